@@ -1,0 +1,81 @@
+"""Retrograph's engine: a LangGraph-compatible state-graph runtime built as a stepper.
+
+Port LangGraph code by changing its imports to `from engine import ...`.
+"""
+from .channels import MISSING
+from .checkpoint import (
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointHeader,
+    InMemorySaver,
+    MemorySaver,
+    PlannedTask,
+    SqliteSaver,
+    register_type,
+)
+from .constants import END, START
+from .errors import (
+    CheckpointDecodeError,
+    CheckpointError,
+    EmptyInputError,
+    GraphCompileError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidRouteError,
+    InvalidUpdateError,
+    MissingThreadIdError,
+    NotARetrographDatabase,
+    ResumeError,
+    SerializationError,
+    UnsupportedSchemaVersion,
+)
+from .graph import CompiledStateGraph, StateGraph
+from .messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    MessagesState,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    add_messages,
+)
+from .runtime import (
+    ChannelDiff,
+    ChannelWrite,
+    CustomData,
+    Run,
+    RunEvent,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StepCommitted,
+    TaskFailed,
+    TaskFinished,
+    TaskInterrupted,
+    TaskStarted,
+    get_config,
+    get_stream_writer,
+    interrupt,
+)
+from .types import Command, Interrupt, Send, StateSnapshot, TaskInfo
+
+__all__ = [
+    # building and running
+    "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
+    "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo",
+    # messages
+    "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",
+    "SystemMessage", "ToolMessage", "RemoveMessage",
+    # checkpoints
+    "InMemorySaver", "MemorySaver", "SqliteSaver", "BaseCheckpointSaver", "Checkpoint", "CheckpointHeader",
+    "PlannedTask", "register_type",
+    # the stepper and its events
+    "Run", "RunEvent", "RunStarted", "TaskStarted", "TaskFinished", "TaskFailed", "TaskInterrupted",
+    "StepCommitted", "RunInterrupted", "RunFinished", "CustomData", "ChannelDiff", "ChannelWrite", "MISSING",
+    # errors
+    "GraphRecursionError", "InvalidUpdateError", "InvalidRouteError", "GraphCompileError", "EmptyInputError", "MissingThreadIdError",
+    "ResumeError", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
+    "UnsupportedSchemaVersion", "NotARetrographDatabase",
+]

@@ -1,0 +1,56 @@
+"""A channel is how one state key folds the writes of a superstep into a new value.
+
+Channels are stateless specs: the run keeps the values in a plain dict, so a snapshot,
+a rewind or a fork is a dict copy, and a channel is a pure function of (old, writes).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, Final
+
+__all__ = ["Channel", "MISSING", "Applied"]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Final = _Missing()
+"""The value of a channel that was never written."""
+
+
+class Applied:
+    """What applying a superstep's writes to one channel produced."""
+
+    __slots__ = ("value", "appended")
+
+    def __init__(self, value: Any, appended: list[Any] | None = None) -> None:
+        self.value = value
+        self.appended = appended
+        """When set, `value == old + appended` (a pure list append): storage keeps only it."""
+
+
+class Channel(ABC):
+    """The merge rule of one state key."""
+
+    __slots__ = ("key",)
+
+    reducer_name: str = "last value"
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def initial(self) -> Any:
+        """The value before any write: MISSING, or the reducer's empty value."""
+        return MISSING
+
+    @abstractmethod
+    def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
+        """Fold one superstep's writes (in the order the reducer applies them) into `old`."""

@@ -1,0 +1,26 @@
+"""A plain key: keeps the last value, and accepts one write per superstep."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InvalidUpdateError
+from .base import Applied, Channel
+
+__all__ = ["LastValue"]
+
+
+class LastValue(Channel):
+    __slots__ = ()
+
+    reducer_name = "last value"
+
+    def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
+        if len(writes) != 1:
+            if not writes:
+                return Applied(old)
+            raise InvalidUpdateError(
+                f"At key '{self.key}': Can receive only one value per step. "
+                "Use an Annotated key to handle multiple values."
+            )
+        return Applied(writes[0])

@@ -1,0 +1,574 @@
+"""The checkpoint value serializer: JSON-like data plus an allow-list of registered types.
+
+Why not pickle: a checkpoint file someone hands you must be safe to open. Decoding only
+builds builtin values and instances of types *registered in this process*; a type name
+found in the data is looked up in the registry, never imported. Unknown names come back
+as inert `UnknownValue` data with a warning.
+
+Format: orjson-encoded JSON. Values JSON cannot hold exactly are tagged dicts
+`{"$t": tag, ...}` (tuple, set, bytes, nan, big int, datetime, registered objects...). A
+user dict that itself has a "$t" key is wrapped in a "dict" tag, so every dict
+round-trips. A list is always encoded as a plain JSON array, which lets the stores keep
+an appended list as byte-level segments (see `join_list_segments`).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import datetime as dt
+import enum
+import uuid
+import warnings
+from collections.abc import Iterable
+from decimal import Decimal
+from math import isfinite
+from typing import Any
+
+import orjson
+
+from ..errors import CheckpointDecodeError, SerializationError
+from ..types import Interrupt, Send
+from .base import PlannedTask
+
+__all__ = [
+    "Serializer",
+    "register_type",
+    "UnknownValue",
+    "UnknownTypeWarning",
+    "DEFAULT_MAX_BYTES",
+    "MAX_DEPTH",
+    "join_list_segments",
+    "dumps_extras",
+    "loads_extras",
+    "encode_channel",
+]
+
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+"""Largest encoded value stored or loaded (32 MB): bounds the memory a hostile file can
+make a load take. Raise it with `Serializer(max_bytes=...)` for bigger states."""
+
+MAX_DEPTH = 100
+"""Deepest nesting of containers stored or loaded; keeps recursion far from Python's limit."""
+
+_TAG = "$t"
+_TAG_BYTES = b'"$t"'
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+_MB = 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class UnknownValue:
+    """A stored object whose type is not registered in this process: inert data.
+
+    `data` is the object's fields (a dict) or, for an Enum member, the member's name.
+    Saving it again writes it back unchanged, so nothing is lost by loading it.
+    """
+
+    type_name: str
+    data: Any
+
+    def __repr__(self) -> str:
+        return f"<UnknownValue {self.type_name} {self.data!r}>"
+
+    def __hash__(self) -> int:  # data may be a dict; equal values share a type name
+        return hash(self.type_name)
+
+
+class UnknownTypeWarning(UserWarning):
+    """Stored data names a type that is not registered; it was loaded as UnknownValue."""
+
+
+# -- the registry -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _TypeInfo:
+    cls: type
+    name: str
+    kind: str  # "dataclass" | "pydantic" | "namedtuple" | "enum"
+    fields: tuple[tuple[str, bool], ...] = ()  # (name, passed to __init__) for dataclasses
+
+
+def _is_pydantic(cls: type) -> bool:
+    return hasattr(cls, "model_fields") and hasattr(cls, "model_construct")
+
+
+def _describe(cls: type) -> _TypeInfo:
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if isinstance(cls, type) and issubclass(cls, enum.Enum):
+        return _TypeInfo(cls=cls, name=name, kind="enum")
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        fields = tuple((f.name, f.init) for f in dataclasses.fields(cls))
+        return _TypeInfo(cls=cls, name=name, kind="dataclass", fields=fields)
+    if isinstance(cls, type) and _is_pydantic(cls):
+        return _TypeInfo(cls=cls, name=name, kind="pydantic")
+    if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return _TypeInfo(cls=cls, name=name, kind="namedtuple")
+    raise TypeError(
+        f"register_type({getattr(cls, '__name__', cls)!r}): only dataclasses, pydantic models, "
+        "NamedTuples and Enum classes can be registered; store other objects as plain data"
+    )
+
+
+class _Registry:
+    """Class <-> stable name. Registering a new class under a taken name replaces the old
+    one (a reloaded graph file defines its classes anew)."""
+
+    def __init__(self) -> None:
+        self.by_type: dict[type, _TypeInfo] = {}
+        self.by_name: dict[str, _TypeInfo] = {}
+
+    def add(self, cls: type, name: str | None = None) -> None:
+        info = _describe(cls)
+        if name is not None:
+            info = dataclasses.replace(info, name=name)
+        old = self.by_name.get(info.name)
+        if old is not None and old.cls is not cls:
+            self.by_type.pop(old.cls, None)
+        self.by_type[cls] = info
+        self.by_name[info.name] = info
+
+
+_GLOBAL = _Registry()
+# Engine types get short stable names so that moving a module never orphans old files.
+_GLOBAL.add(Send, "rg.Send")
+_GLOBAL.add(Interrupt, "rg.Interrupt")
+_GLOBAL.add(PlannedTask, "rg.PlannedTask")
+
+
+def register_type(*types: type) -> None:
+    """Allow every Serializer to store and rebuild these dataclasses, pydantic models,
+    NamedTuples or Enums. Rebuilding looks the stored name up here; nothing is imported."""
+    for cls in types:
+        _GLOBAL.add(cls)
+
+
+# -- encoding -----------------------------------------------------------------------------
+
+
+class _Unencodable(Exception):
+    """Internal: carries the offending value and its path out of the recursive encoder."""
+
+    def __init__(self, value: Any, reason: str) -> None:
+        self.value = value
+        self.reason = reason
+        self.path: list[str] = []
+
+
+def _b64(v: bytes | bytearray) -> str:
+    return base64.b64encode(v).decode("ascii")
+
+
+_SIMPLE_ENCODERS: dict[type, Any] = {
+    bytes: lambda v: {_TAG: "bytes", "v": _b64(v)},
+    bytearray: lambda v: {_TAG: "bytearray", "v": _b64(v)},
+    dt.datetime: lambda v: {_TAG: "datetime", "v": v.isoformat()},
+    dt.date: lambda v: {_TAG: "date", "v": v.isoformat()},
+    dt.time: lambda v: {_TAG: "time", "v": v.isoformat()},
+    dt.timedelta: lambda v: {_TAG: "timedelta", "v": [v.days, v.seconds, v.microseconds]},
+    uuid.UUID: lambda v: {_TAG: "uuid", "v": str(v)},
+    Decimal: lambda v: {_TAG: "decimal", "v": str(v)},
+}
+
+
+def _float(v: float) -> Any:
+    return v if isfinite(v) else {_TAG: "float", "v": repr(v)}
+
+
+def _type_name(v: Any) -> str:
+    t = type(v)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+class Serializer:
+    """Turns state values into bytes and back, without pickle and without imports.
+
+    Knows JSON-like values, tuple, set, frozenset, bytes, bytearray, complex, big ints,
+    nan/inf, datetime/date/time/timedelta, UUID, Decimal, plus the types registered on
+    this serializer or globally with `register_type` (dataclasses, pydantic v2 models,
+    NamedTuples, Enums).
+    """
+
+    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._own = _Registry()
+
+    def register(self, *types: type) -> None:
+        """Allow this serializer (only) to store and rebuild these types."""
+        for cls in types:
+            self._own.add(cls)
+
+    def _info_for(self, t: type) -> _TypeInfo | None:
+        return self._own.by_type.get(t) or _GLOBAL.by_type.get(t)
+
+    def _info_named(self, name: str) -> _TypeInfo | None:
+        return self._own.by_name.get(name) or _GLOBAL.by_name.get(name)
+
+    # -- dumps --------------------------------------------------------------------------
+    def dumps(self, value: Any, *, where: str | None = None) -> bytes:
+        """Encode `value`. `where` names it in errors (e.g. the state key `"messages"`),
+        so a failure reads "`messages[3].payload` is a `Payload`..."."""
+        t = type(value)
+        if t is str or t is bool or value is None or (t is int and _I64_MIN <= value <= _I64_MAX):
+            return orjson.dumps(value)
+        try:
+            tree = self._enc(value, 0)
+        except _Unencodable as e:
+            raise self._error(e, where) from None
+        try:
+            out = orjson.dumps(tree)
+        except orjson.JSONEncodeError as e:  # a str with a lone surrogate, e.g. "\\ud800"
+            raise SerializationError(
+                f"Cannot checkpoint `{where or 'value'}`: {e}. Clean the text first, e.g. "
+                "`s.encode('utf-8', 'replace').decode()`."
+            ) from None
+        if len(out) > self.max_bytes:
+            name = where or "value"
+            raise SerializationError(
+                f"Cannot checkpoint `{name}`: it takes {len(out) / _MB:.1f} MB encoded, over the "
+                f"{self.max_bytes / _MB:.0f} MB limit per stored value. Keep big data outside the "
+                "state (store a file path or an id), or raise the limit with "
+                "`Serializer(max_bytes=...)` / `SqliteSaver(path, max_value_bytes=...)`."
+            )
+        return out
+
+    def _enc(self, v: Any, depth: int) -> Any:
+        t = type(v)
+        if t is str or t is bool or v is None:
+            return v
+        if t is int:
+            return v if _I64_MIN <= v <= _I64_MAX else {_TAG: "int", "v": hex(v)}
+        if t is float:
+            return _float(v)
+        if depth >= MAX_DEPTH:
+            raise _Unencodable(v, "deep")
+        d = depth + 1
+        enc = self._enc
+        if t is list:
+            try:
+                return [x if type(x) is str else enc(x, d) for x in v]
+            except _Unencodable as e:
+                raise self._locate(e, enumerate(v), d, "[{}]") from None
+        if t is dict:
+            if all(type(k) is str for k in v):
+                try:
+                    out = {k: (x if type(x) is str else enc(x, d)) for k, x in v.items()}
+                except _Unencodable as e:
+                    raise self._locate(e, v.items(), d, "[{!r}]") from None
+                return {_TAG: "dict", "v": out} if _TAG in v else out
+            try:
+                return {_TAG: "map", "v": [[enc(k, d), enc(x, d)] for k, x in v.items()]}
+            except _Unencodable as e:
+                keys = [(f"<key {k!r}>", k) for k in v]
+                raise self._locate(e, keys, d, "{}", then=(v.items(), "[{!r}]")) from None
+        if t is tuple or t is set or t is frozenset:
+            try:
+                return {_TAG: t.__name__, "v": [enc(x, d) for x in v]}
+            except _Unencodable as e:
+                items = enumerate(v) if t is tuple else (("*", x) for x in v)
+                raise self._locate(e, items, d, "[{}]" if t is tuple else "{{{}}}") from None
+        simple = _SIMPLE_ENCODERS.get(t)
+        if simple is not None:
+            return simple(v)
+        if t is complex:
+            return {_TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
+        info = self._info_for(t)
+        if info is not None:
+            return self._enc_registered(v, info, d)
+        if t is UnknownValue:
+            if isinstance(v.data, str):
+                return {_TAG: "enum", "n": v.type_name, "v": v.data}
+            data = v.data if type(v.data) is dict else {"data": v.data}
+            return {_TAG: "obj", "n": v.type_name, "v": {k: self._enc(x, d) for k, x in data.items()}}
+        raise _Unencodable(v, "enum" if isinstance(v, enum.Enum) else "type")
+
+    def _enc_registered(self, v: Any, info: _TypeInfo, d: int) -> Any:
+        if info.kind == "enum":
+            return {_TAG: "enum", "n": info.name, "v": v._name_}
+        if info.kind == "dataclass":
+            fields = {name: getattr(v, name) for name, _ in info.fields}
+        elif info.kind == "pydantic":
+            fields = {name: getattr(v, name) for name in type(v).model_fields}
+            fields.update(getattr(v, "__pydantic_extra__", None) or {})
+        else:
+            fields = dict(zip(v._fields, v))
+        enc = self._enc
+        try:
+            return {_TAG: "obj", "n": info.name, "v": {k: enc(x, d) for k, x in fields.items()}}
+        except _Unencodable as e:
+            raise self._locate(e, fields.items(), d, ".{}") from None
+
+    def _locate(
+        self, e: _Unencodable, items: Iterable[tuple[Any, Any]], d: int, fmt: str,
+        then: tuple[Iterable[tuple[Any, Any]], str] | None = None,
+    ) -> _Unencodable:
+        """Add the path segment of the item that failed (found again: errors are rare)."""
+        for key, x in items:
+            try:
+                self._enc(x, d)
+            except _Unencodable:
+                e.path.append(fmt.format(key))
+                return e
+        if then is not None:
+            return self._locate(e, then[0], d, then[1])
+        return e
+
+    def _error(self, e: _Unencodable, where: str | None) -> SerializationError:
+        path = (where or "value") + "".join(reversed(e.path))
+        cls = type(e.value)
+        name, short = _type_name(e.value), cls.__name__
+        if e.reason == "deep":
+            text = (
+                f"Cannot checkpoint `{path}`: it is nested more than {MAX_DEPTH} levels deep. "
+                "Flatten the data (e.g. a list of records instead of a linked chain)."
+            )
+        elif e.reason == "enum" or dataclasses.is_dataclass(cls) or _is_pydantic(cls) or (
+            issubclass(cls, tuple) and hasattr(cls, "_fields")
+        ):
+            text = (
+                f"Cannot checkpoint `{path}`: it is a `{name}`, a type the checkpoint serializer "
+                f"does not know. Register it with `engine.register_type({short})` (or name it in "
+                "the state schema passed to `StateGraph(...)`), or store plain data instead."
+            )
+        else:
+            text = (
+                f"Cannot checkpoint `{path}`: it is a `{name}`, which checkpoints cannot store "
+                "(they hold plain data and registered types only, never pickles). Store plain data "
+                "instead (dict, list, str, int, float, bool, None), or a dataclass registered with "
+                "`engine.register_type(...)`."
+            )
+        err = SerializationError(text)
+        err.path = path  # type: ignore[attr-defined]
+        err.type_name = name  # type: ignore[attr-defined]
+        return err
+
+    # -- loads --------------------------------------------------------------------------
+    def loads(self, data: bytes) -> Any:
+        """Decode bytes made by `dumps`. Garbage raises `CheckpointDecodeError`, nothing else."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise CheckpointDecodeError(f"checkpoint data must be bytes, not {type(data).__name__}")
+        if isinstance(data, memoryview):
+            data = data.tobytes()
+        if len(data) > self.max_bytes:
+            raise CheckpointDecodeError(
+                f"a stored value takes {len(data) / _MB:.1f} MB, over the {self.max_bytes / _MB:.0f} MB "
+                "limit; it was not loaded. If you trust the file, raise the limit with "
+                "`Serializer(max_bytes=...)` / `SqliteSaver(path, max_value_bytes=...)`."
+            )
+        try:
+            raw = orjson.loads(data)
+        except orjson.JSONDecodeError as e:
+            raise CheckpointDecodeError(f"stored value is not valid checkpoint data ({e})") from None
+        if _TAG_BYTES not in data:
+            return raw
+        try:
+            return self._dec(raw, 0)
+        except (CheckpointDecodeError, Warning):
+            raise
+        except RecursionError:
+            raise CheckpointDecodeError(f"stored value is nested more than {MAX_DEPTH} levels deep") from None
+        except Exception as e:  # any malformed tag: a bad base64, date, int, shape...
+            raise CheckpointDecodeError(
+                f"stored value is malformed ({type(e).__name__}: {str(e)[:200]})"
+            ) from None
+
+    def _dec(self, v: Any, depth: int) -> Any:
+        t = type(v)
+        if t is list:
+            if depth >= MAX_DEPTH:
+                raise RecursionError
+            d, dec = depth + 1, self._dec
+            return [x if type(x) is str else dec(x, d) for x in v]
+        if t is dict:
+            if depth >= MAX_DEPTH:
+                raise RecursionError
+            if _TAG in v:
+                return self._dec_tagged(v, depth + 1)
+            d, dec = depth + 1, self._dec
+            return {k: (x if type(x) is str else dec(x, d)) for k, x in v.items()}
+        return v
+
+    def _dec_tagged(self, v: dict[str, Any], d: int) -> Any:
+        tag, x = v[_TAG], v.get("v")
+        if tag == "tuple":
+            return tuple(self._dec(i, d) for i in _list(x))
+        if tag == "set":
+            return {self._dec(i, d) for i in _list(x)}
+        if tag == "frozenset":
+            return frozenset(self._dec(i, d) for i in _list(x))
+        if tag == "dict":
+            return {k: self._dec(i, d) for k, i in _dict(x).items()}
+        if tag == "map":
+            return {self._dec(k, d): self._dec(i, d) for k, i in (_pair(p) for p in _list(x))}
+        if tag == "float":
+            if x not in ("nan", "inf", "-inf"):
+                raise ValueError(f"bad float {x!r}")
+            return float(x)
+        if tag == "int":
+            return int(_str(x), 16)
+        if tag == "complex":
+            re, im = _pair(x)
+            return complex(self._dec(re, d), self._dec(im, d))
+        if tag == "bytes":
+            return base64.b64decode(_str(x), validate=True)
+        if tag == "bytearray":
+            return bytearray(base64.b64decode(_str(x), validate=True))
+        if tag == "datetime":
+            return dt.datetime.fromisoformat(_str(x))
+        if tag == "date":
+            return dt.date.fromisoformat(_str(x))
+        if tag == "time":
+            return dt.time.fromisoformat(_str(x))
+        if tag == "timedelta":
+            days, secs, micros = _list(x, 3)
+            return dt.timedelta(days=_int(days), seconds=_int(secs), microseconds=_int(micros))
+        if tag == "uuid":
+            return uuid.UUID(_str(x))
+        if tag == "decimal":
+            return Decimal(_str(x))
+        if tag == "obj":
+            return self._dec_obj(_str(v.get("n")), {k: self._dec(i, d) for k, i in _dict(x).items()})
+        if tag == "enum":
+            return self._dec_enum(_str(v.get("n")), _str(x))
+        _warn(f"Checkpoint data holds a value tagged {str(tag)[:80]!r}, unknown to this version "
+              "of Retrograph; it is loaded as an inert UnknownValue.")
+        return UnknownValue(f"tag:{str(tag)[:80]}", self._dec({k: i for k, i in v.items() if k != _TAG}, d))
+
+    def _dec_obj(self, name: str, fields: dict[str, Any]) -> Any:
+        info = self._info_named(name)
+        if info is None or info.kind == "enum":
+            _warn_unknown(name)
+            return UnknownValue(name, fields)
+        cls = info.cls
+        try:
+            if info.kind == "dataclass":
+                known = {n for n, _ in info.fields}
+                extra = set(fields) - known
+                if extra:
+                    raise TypeError(f"stored fields {sorted(extra)} are not fields of the class")
+                obj = cls(**{n: fields[n] for n, init in info.fields if init and n in fields})
+                for n, init in info.fields:
+                    if not init and n in fields:
+                        object.__setattr__(obj, n, fields[n])
+                return obj
+            if info.kind == "pydantic":
+                return cls.model_construct(**fields)  # type: ignore[attr-defined]
+            return cls(**fields)
+        except Exception as e:  # a field renamed or removed since the data was written
+            _warn(f"Checkpoint data holds a `{name}` that cannot be rebuilt with the registered "
+                  f"class ({type(e).__name__}: {e}); it is loaded as an inert UnknownValue.")
+            return UnknownValue(name, fields)
+
+    def _dec_enum(self, name: str, member: str) -> Any:
+        info = self._info_named(name)
+        if info is None or info.kind != "enum":
+            _warn_unknown(name)
+            return UnknownValue(name, member)
+        try:
+            return info.cls[member]  # type: ignore[index]
+        except KeyError:
+            _warn(f"Checkpoint data holds `{name}.{member}`, which the registered enum lacks; "
+                  "it is loaded as an inert UnknownValue.")
+            return UnknownValue(name, member)
+
+
+def _warn(text: str) -> None:
+    warnings.warn(text, UnknownTypeWarning, stacklevel=4)
+
+
+def _warn_unknown(name: str) -> None:
+    short = name.rsplit(".", 1)[-1][:80]
+    _warn(f"Checkpoint data holds a `{name[:200]}`, a type not registered in this process; it is "
+          f"loaded as an inert UnknownValue. To get the object back, register the class with "
+          f"`engine.register_type({short})` before loading.")
+
+
+def _list(x: Any, n: int | None = None) -> list[Any]:
+    if type(x) is not list or (n is not None and len(x) != n):
+        raise ValueError(f"expected a list{'' if n is None else f' of {n}'}, got {type(x).__name__}")
+    return x
+
+
+def _pair(x: Any) -> list[Any]:
+    return _list(x, 2)
+
+
+def _dict(x: Any) -> dict[str, Any]:
+    if type(x) is not dict:
+        raise ValueError(f"expected an object, got {type(x).__name__}")
+    return x
+
+
+def _str(x: Any) -> str:
+    if type(x) is not str:
+        raise ValueError(f"expected a string, got {type(x).__name__}")
+    return x
+
+
+def _int(x: Any) -> int:
+    if type(x) is not int:
+        raise ValueError(f"expected an integer, got {type(x).__name__}")
+    return x
+
+
+def join_list_segments(segments: Iterable[bytes]) -> bytes:
+    """One JSON array from list segments: each segment is the inside of an encoded list
+    (`dumps(items)[1:-1]`, possibly empty). How the stores rebuild an appended list."""
+    return b"[" + b",".join(s for s in segments if s) + b"]"
+
+
+def dumps_extras(serde: Serializer, checkpoint: Any) -> bytes | None:
+    """The plan, barriers and metadata of a checkpoint as one blob (None when all empty)."""
+    tasks, barriers, metadata = tuple(checkpoint.tasks), dict(checkpoint.barriers), dict(checkpoint.metadata)
+    if not (tasks or barriers or metadata):
+        return None
+    try:
+        return serde.dumps([tasks, barriers, metadata])
+    except SerializationError:  # encode the parts apart so the message names the right one
+        serde.dumps(tasks, where="tasks")
+        serde.dumps(barriers, where="barriers")
+        serde.dumps(metadata, where="metadata")
+        raise
+
+
+def loads_extras(
+    serde: Serializer, data: bytes | None
+) -> tuple[tuple[PlannedTask, ...], dict[str, tuple[str, ...]], dict[str, Any]]:
+    """Inverse of `dumps_extras`, checking the shape (the bytes may come from a hostile file)."""
+    if data is None:
+        return (), {}, {}
+    got = serde.loads(data)
+    if type(got) is not list or len(got) != 3:
+        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed")
+    tasks, barriers, metadata = got
+    if (
+        type(tasks) is not tuple
+        or not all(type(t) is PlannedTask for t in tasks)
+        or type(barriers) is not dict
+        or not all(type(v) is tuple for v in barriers.values())
+        or type(metadata) is not dict
+    ):
+        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed")
+    return tasks, barriers, metadata
+
+
+def encode_channel(
+    serde: Serializer, key: str, value: Any, base_count: int | None = None, n_appended: int | None = None
+) -> tuple[str, bytes, int | None]:
+    """How a store keeps one changed channel value: `(kind, data, item count)`.
+
+    kind "append": `data` is the new items' list segment, to add after the base version
+    (which holds `base_count` items); used only when the value really is the base plus
+    `n_appended` items. kind "list": a full list as one segment. kind "value": anything else.
+    """
+    if base_count is not None and type(value) is list and len(value) == base_count + (n_appended or 0):
+        try:
+            return "append", serde.dumps(value[base_count:], where=key)[1:-1], len(value)
+        except SerializationError:
+            serde.dumps(value, where=key)  # raises again, with the item's index in the whole list
+            raise
+    data = serde.dumps(value, where=key)
+    if type(value) is list:
+        return "list", data[1:-1], len(value)
+    return "value", data, None

@@ -1,0 +1,93 @@
+"""The exceptions a user of the engine may catch.
+
+Each subclasses the builtin a user would already catch (ValueError, RuntimeError...),
+and each message names the node, key or file at fault and says what to do.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "GraphRecursionError",
+    "InvalidUpdateError",
+    "GraphCompileError",
+    "EmptyInputError",
+    "CheckpointError",
+    "CheckpointDecodeError",
+    "SerializationError",
+    "UnsupportedSchemaVersion",
+    "NotARetrographDatabase",
+    "MissingThreadIdError",
+    "ResumeError",
+    "GraphInterrupt",
+    "InvalidRouteError",
+]
+
+
+class GraphRecursionError(RecursionError):
+    """The run needed more supersteps than `recursion_limit` allows."""
+
+
+class InvalidUpdateError(ValueError):
+    """A node's update cannot be applied to the state (bad type, two writes to a plain key...)."""
+
+
+class GraphCompileError(ValueError):
+    """The graph is malformed. Lists every problem found, not only the first."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        if len(self.problems) == 1:
+            text = self.problems[0]
+        else:
+            text = f"{len(self.problems)} problems in the graph:\n" + "\n".join(
+                f"  - {p}" for p in self.problems
+            )
+        super().__init__(text)
+
+
+class EmptyInputError(ValueError):
+    """A fresh run was started with no input and no checkpoint to continue from."""
+
+
+class MissingThreadIdError(ValueError):
+    """A checkpointer is set but the config names no `configurable.thread_id`."""
+
+
+class ResumeError(ValueError):
+    """A resume value does not match any pending interrupt."""
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint store is unusable: corrupt, foreign or written by a newer version."""
+
+
+class CheckpointDecodeError(CheckpointError, ValueError):
+    """Stored bytes could not be decoded into a value."""
+
+
+class UnsupportedSchemaVersion(CheckpointError):
+    """The database was written by a newer Retrograph with a schema this one cannot read."""
+
+
+class NotARetrographDatabase(CheckpointError):
+    """The file is not a SQLite database, or holds no Retrograph checkpoints."""
+
+
+class SerializationError(TypeError):
+    """A state value cannot be stored in a checkpoint."""
+
+
+class GraphInterrupt(Exception):
+    """Raised inside a node by `interrupt()` to pause the run; the engine catches it.
+
+    A node must let it propagate: catching it (`except Exception`) swallows the pause.
+    """
+
+    def __init__(self, interrupts: Sequence[object]) -> None:
+        self.interrupts = tuple(interrupts)
+        super().__init__(self.interrupts)
+
+
+class InvalidRouteError(ValueError):
+    """A router or a Command sent the run somewhere that does not exist."""

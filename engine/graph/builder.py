@@ -1,0 +1,276 @@
+"""StateGraph: the builder users write their graph with (LangGraph's API)."""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from ..constants import END, RESERVED_NAMES, START
+
+__all__ = ["StateGraph", "NodeSpec", "Branch"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeSpec:
+    """A node as added: its function (or compiled subgraph) and options."""
+
+    name: str
+    fn: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+    destinations: tuple[str, ...] = ()
+    """Where a node returning Command(goto=...) may go (from `destinations=` or a
+    `Command[Literal[...]]` return hint), for drawing."""
+
+    @property
+    def is_subgraph(self) -> bool:
+        return hasattr(self.fn, "get_graph") and hasattr(self.fn, "ainvoke")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Branch:
+    """A conditional edge: `router(state)` decides where to go after `source`."""
+
+    source: str
+    router: Callable[..., Any]
+    path_map: dict[Hashable, str] | None
+    name: str
+
+    @property
+    def targets(self) -> tuple[str, ...] | None:
+        """The nodes the router can reach, or None when it may go anywhere (dynamic)."""
+        if self.path_map is not None:
+            return tuple(dict.fromkeys(self.path_map.values()))
+        hinted = literal_targets(self.router)
+        return hinted
+
+
+def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The names in a `-> Literal["a", "b"]` return hint (also inside Command[...])."""
+    try:
+        hints = get_type_hints(fn)
+    except Exception:
+        hints = getattr(fn, "__annotations__", {}) or {}
+    ret = hints.get("return")
+    if ret is None:
+        return None
+    found: list[str] = []
+
+    def walk(tp: Any) -> None:
+        if get_origin(tp) is Literal:
+            found.extend(str(a) for a in get_args(tp))
+        else:
+            for a in get_args(tp):
+                walk(a)
+
+    walk(ret)
+    return tuple(found) if found else None
+
+
+def _name_of(fn: Any) -> str:
+    name = getattr(fn, "name", None) if hasattr(fn, "get_graph") else None
+    return name or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+class StateGraph:
+    """A graph whose nodes read a shared state and return partial updates to it."""
+
+    def __init__(
+        self,
+        state_schema: Any = None,
+        config_schema: Any = None,
+        *,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        context_schema: Any = None,
+        **legacy: Any,
+    ) -> None:
+        input_schema = input_schema if input_schema is not None else legacy.pop("input", None)
+        output_schema = output_schema if output_schema is not None else legacy.pop("output", None)
+        if legacy:
+            raise TypeError(f"StateGraph() got unexpected arguments: {', '.join(sorted(legacy))}")
+        if state_schema is None:
+            if input_schema is None:
+                raise ValueError("StateGraph needs a state schema: StateGraph(MyState)")
+            state_schema = input_schema
+        self.state_schema = state_schema
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.config_schema = config_schema
+        self.context_schema = context_schema
+        self.nodes: dict[str, NodeSpec] = {}
+        self.edges: list[tuple[str, str]] = []
+        self.waiting_edges: list[tuple[tuple[str, ...], str]] = []
+        self.branches: dict[str, dict[str, Branch]] = {}
+        self.problems: list[str] = []
+        self.compiled = False
+
+    # -- nodes --------------------------------------------------------------------
+    def add_node(
+        self,
+        node: str | Callable[..., Any],
+        action: Callable[..., Any] | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        destinations: Sequence[str] | dict[str, str] | None = None,
+        **_ignored: Any,
+    ) -> StateGraph:
+        """Add a node: `add_node("name", fn)`, or `add_node(fn)` to name it after fn."""
+        if action is None:
+            if isinstance(node, str):
+                raise ValueError(f"add_node({node!r}) needs a function: add_node({node!r}, fn)")
+            action, node = node, _name_of(node)
+        if not isinstance(node, str):
+            raise TypeError(f"a node name must be a string, got {type(node).__name__}")
+        if not callable(action) and not hasattr(action, "ainvoke"):
+            raise TypeError(f"node `{node}`: {action!r} is not callable; pass a function or a compiled graph")
+        if node in self.nodes:
+            raise ValueError(f"Node `{node}` already present. Give each node a unique name.")
+        if node in RESERVED_NAMES:
+            raise ValueError(f"Node name `{node}` is reserved for the graph's own use; choose another name.")
+        for ch in (":", "|"):
+            if ch in node:
+                raise ValueError(f"Node name `{node}` must not contain {ch!r}; choose another name.")
+        dests: tuple[str, ...] = tuple(destinations) if destinations else ()
+        if not dests and callable(action) and not hasattr(action, "ainvoke"):
+            dests = literal_targets(action) or ()
+        self.nodes[node] = NodeSpec(name=node, fn=action, metadata=dict(metadata or {}), destinations=dests)
+        return self
+
+    def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> StateGraph:
+        """Add nodes chained by plain edges, in order."""
+        if not nodes:
+            raise ValueError("add_sequence needs at least one node")
+        previous: str | None = None
+        for item in nodes:
+            if isinstance(item, tuple):
+                name, fn = item
+            else:
+                name, fn = _name_of(item), item
+            self.add_node(name, fn)
+            if previous is not None:
+                self.add_edge(previous, name)
+            previous = name
+        return self
+
+    # -- edges --------------------------------------------------------------------
+    def add_edge(self, start_key: str | Sequence[str], end_key: str) -> StateGraph:
+        """A plain edge `a -> b`; with a list of sources, `b` waits for all of them."""
+        if isinstance(start_key, str):
+            if start_key == END:
+                raise ValueError("END cannot be the start of an edge: edges go from a node to END")
+            if end_key == START:
+                raise ValueError("START cannot be the end of an edge: edges go from START to a node")
+            self.edges.append((start_key, end_key))
+            return self
+        sources = tuple(start_key)
+        if not sources:
+            raise ValueError(f"add_edge([], {end_key!r}) needs at least one source")
+        if len(sources) == 1:
+            return self.add_edge(sources[0], end_key)
+        for s in sources:
+            if s == START:
+                raise ValueError("START cannot be one of several sources of a waiting edge")
+            if s == END:
+                raise ValueError("END cannot be the start of an edge")
+        self.waiting_edges.append((sources, end_key))
+        return self
+
+    def add_conditional_edges(
+        self,
+        source: str,
+        path: Callable[..., Any],
+        path_map: dict[Hashable, str] | Sequence[str] | None = None,
+        then: str | None = None,
+    ) -> StateGraph:
+        """After `source`, call `path(state)` to pick the next node(s), names, END or Sends."""
+        if then is not None:
+            raise ValueError("add_conditional_edges(then=...) is not supported; add an edge from each target")
+        if not callable(path):
+            raise TypeError(f"the router of `{source}` must be callable, got {type(path).__name__}")
+        mapping: dict[Hashable, str] | None
+        if path_map is None:
+            mapping = None
+        elif isinstance(path_map, dict):
+            mapping = dict(path_map)
+        else:
+            mapping = {name: name for name in path_map}
+        name = getattr(path, "__name__", "condition")
+        if name == "<lambda>":
+            name = "condition"
+        existing = self.branches.setdefault(source, {})
+        if name in existing:
+            base, i = name, 2
+            while f"{base}_{i}" in existing:
+                i += 1
+            name = f"{base}_{i}"
+        existing[name] = Branch(source=source, router=path, path_map=mapping, name=name)
+        return self
+
+    def set_entry_point(self, key: str) -> StateGraph:
+        return self.add_edge(START, key)
+
+    def set_conditional_entry_point(
+        self, path: Callable[..., Any], path_map: dict[Hashable, str] | Sequence[str] | None = None
+    ) -> StateGraph:
+        return self.add_conditional_edges(START, path, path_map)
+
+    def set_finish_point(self, key: str) -> StateGraph:
+        return self.add_edge(key, END)
+
+    # -- compile ------------------------------------------------------------------
+    def validate(self, interrupt: Sequence[str] = ()) -> None:
+        from .validate import validate_graph
+
+        validate_graph(self, interrupt)
+
+    def compile(
+        self,
+        checkpointer: Any = None,
+        *,
+        interrupt_before: Sequence[str] | Literal["*"] | None = None,
+        interrupt_after: Sequence[str] | Literal["*"] | None = None,
+        debug: bool = False,
+        name: str | None = None,
+        store: Any = None,
+        cache: Any = None,
+    ) -> Any:
+        """Check the graph (every problem reported at once) and make it runnable."""
+        from .compiled import CompiledStateGraph
+
+        before = _breakpoints(interrupt_before, self.nodes)
+        after = _breakpoints(interrupt_after, self.nodes)
+        self.validate(tuple(before) + tuple(after))
+        self.compiled = True
+        return CompiledStateGraph(
+            self,
+            checkpointer=checkpointer,
+            interrupt_before=before,
+            interrupt_after=after,
+            name=name or "LangGraph",
+        )
+
+
+def _breakpoints(spec: Sequence[str] | str | None, nodes: dict[str, NodeSpec]) -> tuple[str, ...]:
+    if not spec:
+        return ()
+    if spec == "*":
+        return tuple(nodes)
+    if isinstance(spec, str):
+        return (spec,)
+    return tuple(spec)
+
+
+def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
+    """Whether a node or router function takes `config` and/or `writer` besides the state."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False, False
+    params = list(sig.parameters.values())
+    names = {p.name for p in params}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    wants_config = "config" in names or (
+        len(positional) >= 2 and positional[1].default is inspect.Parameter.empty and positional[1].name != "writer"
+    )
+    return wants_config, "writer" in names

@@ -1,0 +1,346 @@
+"""CompiledStateGraph: a validated graph you can run, inspect, rewind and draw.
+
+invoke/stream and their async twins are thin drivers over `Run`; `new_run()` hands the
+same Run to a debugger that advances it one move at a time.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..checkpoint.base import ERROR, INTERRUPT, Checkpoint, PendingWrite
+from ..constants import INTERRUPT_KEY, START
+from ..errors import MissingThreadIdError
+from ..runtime.run import Run
+from ..runtime.stream import StreamCollector
+from ..runtime.task import NodeRunner
+from ..schema import StateSchema
+from ..types import StateSnapshot, TaskInfo
+
+if TYPE_CHECKING:
+    from .builder import StateGraph
+
+__all__ = ["CompiledStateGraph"]
+
+
+class CompiledStateGraph:
+    """Runnable graph. Built by `StateGraph.compile()`."""
+
+    def __init__(
+        self,
+        builder: StateGraph,
+        *,
+        checkpointer: Any = None,
+        interrupt_before: Sequence[str] = (),
+        interrupt_after: Sequence[str] = (),
+        name: str = "LangGraph",
+    ) -> None:
+        self.builder = builder
+        self.name = name
+        self.checkpointer = checkpointer if checkpointer not in (True, False) else None
+        self.interrupt_before = tuple(interrupt_before)
+        self.interrupt_after = tuple(interrupt_after)
+        self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema)
+        self.joins: dict[str, tuple[tuple[str, ...], str]] = {}
+        joins_of: dict[str, list[str]] = {}
+        for sources, target in builder.waiting_edges:
+            join = f"join:{'+'.join(sources)}:{target}"
+            self.joins[join] = (sources, target)
+            for s in sources:
+                joins_of.setdefault(s, []).append(join)
+        edges_of: dict[str, list[str]] = {}
+        for src, dst in builder.edges:
+            if dst not in edges_of.setdefault(src, []):
+                edges_of[src].append(dst)
+        self.runners: dict[str, NodeRunner] = {
+            START: NodeRunner(START, None, edges_of.get(START, ()),
+                              tuple(builder.branches.get(START, {}).values()), ()),
+        }
+        for name_, spec in builder.nodes.items():
+            self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
+                                             tuple(builder.branches.get(name_, {}).values()),
+                                             joins_of.get(name_, ()))
+        self.node_names: tuple[str, ...] = tuple(builder.nodes)
+        self._register_types()
+
+    def _register_types(self) -> None:
+        serde = getattr(self.checkpointer, "serde", None)
+        if serde is not None and hasattr(serde, "register"):
+            serde.register(*self.schema.registrable_types())
+
+    def with_checkpointer(self, checkpointer: Any) -> CompiledStateGraph:
+        """The same graph (same breakpoints and name) saving into another checkpointer;
+        the studio uses it to put any user graph on its own SQLite file."""
+        return CompiledStateGraph(self.builder, checkpointer=checkpointer, interrupt_before=self.interrupt_before,
+                                  interrupt_after=self.interrupt_after, name=self.name)
+
+    # -- runs ---------------------------------------------------------------------
+    def new_run(
+        self,
+        input: Any = None,
+        config: Mapping[str, Any] | None = None,
+        *,
+        interrupt_before: Sequence[str] | None = None,
+        interrupt_after: Sequence[str] | None = None,
+        inline_sync: bool = False,
+    ) -> Run:
+        """A Run that a debugger advances move by move (start, run_task, commit)."""
+        return Run(self, input, config, interrupt_before=interrupt_before,
+                   interrupt_after=interrupt_after, inline_sync=inline_sync)
+
+    async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
+        chunks = collector.chunks if collector is not None else None
+        await run.start()
+        while True:
+            if chunks:
+                while chunks:
+                    yield chunks.popleft()
+            if run.status != "ready":
+                break
+            if run.pending:
+                await run.run_pending()
+                if chunks:
+                    while chunks:
+                        yield chunks.popleft()
+                continue
+            if run.ready_to_commit:
+                run.commit()
+            else:
+                break
+        if chunks:
+            while chunks:
+                yield chunks.popleft()
+        if run.status == "failed" and run.error is not None:
+            raise run.error
+
+    def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
+                 interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None) -> Run:
+        return Run(self, input, config, interrupt_before=interrupt_before,
+                   interrupt_after=interrupt_after, inline_sync=inline_sync)
+
+    async def astream(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        stream_mode: str | Sequence[str] = "values",
+        interrupt_before: Sequence[str] | None = None,
+        interrupt_after: Sequence[str] | None = None,
+        _inline_sync: bool = False,
+        **_ignored: Any,
+    ) -> AsyncIterator[Any]:
+        """Run the graph, yielding chunks of the chosen stream mode(s)."""
+        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after)
+        collector = StreamCollector(modes, self.schema, run.thread_id)
+        run.subscribe(collector)
+        async for chunk in self._drive(run, collector):
+            yield chunk
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: Mapping[str, Any] | None = None,
+        *,
+        interrupt_before: Sequence[str] | None = None,
+        interrupt_after: Sequence[str] | None = None,
+        _inline_sync: bool = False,
+        **_ignored: Any,
+    ) -> dict[str, Any]:
+        """Run the graph to the end (or to an interrupt) and return its output state."""
+        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after)
+        async for _ in self._drive(run, None):
+            pass
+        out = self.schema.output(run.preview if run.preview is not None else run.values)
+        interrupts = run.interrupts
+        if interrupts:
+            out[INTERRUPT_KEY] = list(interrupts)
+        return out
+
+    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""
+        return _run_sync(self.ainvoke(input, config, _inline_sync=True, **kwargs))
+
+    def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
+        """Synchronous astream."""
+        return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    # -- state and history ----------------------------------------------------------
+    def _saver(self) -> Any:
+        if self.checkpointer is None:
+            raise ValueError("No checkpointer set: compile(checkpointer=InMemorySaver()) to keep state")
+        return self.checkpointer
+
+    @staticmethod
+    def _thread(config: Mapping[str, Any] | None) -> tuple[str, str | None]:
+        conf = (config or {}).get("configurable", {}) or {}
+        thread_id = conf.get("thread_id")
+        if thread_id is None:
+            raise MissingThreadIdError(
+                "config needs a thread: {'configurable': {'thread_id': 'some-id'}}"
+            )
+        return str(thread_id), conf.get("checkpoint_id")
+
+    @staticmethod
+    def checkpoint_config(thread_id: str, checkpoint_id: str | None) -> dict[str, Any] | None:
+        if checkpoint_id is None:
+            return None
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+
+    def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = ()) -> StateSnapshot:
+        """A checkpoint as get_state() shows it."""
+        finished: set[str] = set()
+        interrupts: dict[str, list[Any]] = {}
+        errors: dict[str, str] = {}
+        for w in pending:
+            if w.channel == INTERRUPT:
+                interrupts.setdefault(w.task_id, []).append(w.value)
+            elif w.channel == ERROR:
+                errors[w.task_id] = w.value.get("message", "") if isinstance(w.value, dict) else str(w.value)
+            elif not w.channel.startswith("__resume"):
+                finished.add(w.task_id)
+        tasks = tuple(
+            TaskInfo(id=t.id, name=t.name, trigger=t.trigger, error=errors.get(t.id),
+                     interrupts=tuple(interrupts.get(t.id, ())))
+            for t in ckpt.tasks
+        )
+        all_interrupts = tuple(i for t in tasks for i in t.interrupts)
+        next_names = tuple(t.name for t in ckpt.tasks if t.id not in finished or t.id in interrupts)
+        channels = self.schema.channels
+        return StateSnapshot(
+            values={k: v for k, v in ckpt.values.items() if k in channels},
+            next=next_names,
+            config=self.checkpoint_config(ckpt.thread_id, ckpt.id) or {},
+            metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
+            created_at=ckpt.created_at,
+            parent_config=self.checkpoint_config(ckpt.thread_id, ckpt.parent_id),
+            tasks=tasks,
+            interrupts=all_interrupts,
+        )
+
+    def get_state(self, config: Mapping[str, Any]) -> StateSnapshot:
+        saver = self._saver()
+        thread_id, checkpoint_id = self._thread(config)
+        ckpt = saver.get(thread_id, checkpoint_id)
+        if ckpt is None:
+            return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
+                                 parent_config=None, tasks=(), interrupts=())
+        return self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id))
+
+    async def aget_state(self, config: Mapping[str, Any]) -> StateSnapshot:
+        return self.get_state(config)
+
+    def get_state_history(
+        self, config: Mapping[str, Any], *, before: Mapping[str, Any] | None = None, limit: int | None = None,
+        filter: Mapping[str, Any] | None = None,
+    ) -> Iterator[StateSnapshot]:
+        """The thread's checkpoints, newest first (every branch), lazily."""
+        saver = self._saver()
+        thread_id, _ = self._thread(config)
+        before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
+        for ckpt in saver.list(thread_id, before=before_id, limit=limit):
+            if filter and any(ckpt.metadata.get(k) != v and {"source": ckpt.source, "step": ckpt.step}.get(k) != v
+                              for k, v in filter.items()):
+                continue
+            yield self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id))
+
+    async def aget_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> AsyncIterator[StateSnapshot]:
+        for snap in self.get_state_history(config, **kwargs):
+            yield snap
+
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+        """Write `values` as if `as_node` had returned them; returns the new checkpoint's config."""
+        saver = self._saver()
+        thread_id, checkpoint_id = self._thread(config)
+        base = saver.get(thread_id, checkpoint_id)
+        if checkpoint_id and base is None:
+            raise ValueError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
+        run = Run(self, None, config)
+        ckpt = run.apply_update(base, values, as_node)
+        return self.checkpoint_config(thread_id, ckpt.id) or {}
+
+    async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+        return self.update_state(config, values, as_node)
+
+    # -- drawing --------------------------------------------------------------------
+    def get_graph(self, xray: bool | int = False) -> Any:
+        """The structure as a drawable graph (networkx DiGraph inside; DOT, Mermaid, PNG, SVG)."""
+        from .drawing import DrawableGraph
+
+        return DrawableGraph.from_compiled(self, xray=xray)
+
+    @property
+    def nodes(self) -> dict[str, Any]:
+        return {START: None, **{n: s.fn for n, s in self.builder.nodes.items()}}
+
+    def __repr__(self) -> str:
+        return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _run_sync(coro: Any) -> Any:
+    """Run a coroutine to the end from sync code, also when called inside a running loop."""
+    if not _loop_running():
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(coro)
+        finally:
+            _close_loop(loop)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = _run_sync(coro)
+        except BaseException as exc:  # re-raised on the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="retrograph-invoke")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()
+
+
+def _iterate_sync(agen: Any) -> Iterator[Any]:
+    """Iterate an async generator from sync code, chunk by chunk."""
+    if _loop_running():
+        # Inside someone's event loop (a notebook, a GUI): collect on a helper thread.
+        yield from _run_sync(_collect(agen))
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        while True:
+            try:
+                chunk = loop.run_until_complete(agen.__anext__())
+            except StopAsyncIteration:
+                break
+            yield chunk
+    finally:
+        try:
+            loop.run_until_complete(agen.aclose())
+        finally:
+            _close_loop(loop)
+
+
+async def _collect(agen: Any) -> list[Any]:
+    return [chunk async for chunk in agen]
+
+

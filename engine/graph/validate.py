@@ -1,0 +1,71 @@
+"""Checks a StateGraph before it runs, reporting every problem in one error."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..constants import END, START
+from ..errors import GraphCompileError
+
+if TYPE_CHECKING:
+    from .builder import StateGraph
+
+__all__ = ["validate_graph"]
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean `{close[0]}`?" if close else ""
+
+
+def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> None:
+    """Raise GraphCompileError (a ValueError) naming every node or edge at fault."""
+    problems: list[str] = list(graph.problems)
+    nodes = graph.nodes
+    known = sorted(nodes)
+
+    def unknown(name: str, where: str) -> None:
+        problems.append(
+            f"{where} refers to unknown node `{name}`.{_did_you_mean(name, known)} "
+            f"Add it with add_node({name!r}, fn) or fix the name."
+        )
+
+    for src, dst in graph.edges:
+        if src != START and src not in nodes:
+            unknown(src, f"Edge `{src}` -> `{dst}`")
+        if dst != END and dst not in nodes:
+            unknown(dst, f"Edge `{src}` -> `{dst}`")
+    for sources, dst in graph.waiting_edges:
+        label = "[" + ", ".join(f"`{s}`" for s in sources) + f"] -> `{dst}`"
+        for s in sources:
+            if s not in nodes:
+                unknown(s, f"Waiting edge {label}")
+        if dst != END and dst not in nodes:
+            unknown(dst, f"Waiting edge {label}")
+    for source, branches in graph.branches.items():
+        if source != START and source not in nodes:
+            unknown(source, f"Conditional edges from `{source}`")
+        for branch in branches.values():
+            if branch.path_map is None:
+                continue
+            for key, target in branch.path_map.items():
+                if target != END and target not in nodes:
+                    unknown(target, f"The path_map of the router `{branch.name}` after `{source}` (key {key!r})")
+    for name, spec in nodes.items():
+        for dest in spec.destinations:
+            if dest != END and dest not in nodes:
+                unknown(dest, f"The destinations of node `{name}`")
+
+    has_entry = any(src == START for src, _ in graph.edges) or START in graph.branches
+    if not has_entry:
+        problems.append(
+            "The graph has no entry point: add an edge from START, e.g. "
+            "add_edge(START, 'first_node'), or set_entry_point('first_node')."
+        )
+    for name in dict.fromkeys(interrupt_nodes):
+        if name not in nodes:
+            unknown(name, "interrupt_before/interrupt_after")
+    if problems:
+        raise GraphCompileError(problems)

@@ -1,0 +1,65 @@
+"""What a running node can reach: interrupt(), its stream writer and its config."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import GraphInterrupt
+from ..types import Interrupt
+
+__all__ = ["interrupt", "get_stream_writer", "get_config", "TaskContext"]
+
+
+@dataclass(slots=True)
+class TaskContext:
+    task_id: str
+    name: str
+    config: dict[str, Any]
+    writer: Callable[[Any], None]
+    resume: list[Any] = field(default_factory=list)
+    """Resume values handed to this task, in order; the n-th interrupt() returns the n-th."""
+    calls: int = 0
+
+
+current_task: ContextVar[TaskContext | None] = ContextVar("retrograph_task", default=None)
+
+
+def _require(what: str) -> TaskContext:
+    ctx = current_task.get()
+    if ctx is None:
+        raise RuntimeError(f"{what} can only be called inside a node while a graph runs it")
+    return ctx
+
+
+def interrupt_id(task_id: str, index: int) -> str:
+    return hashlib.blake2b(f"{task_id}:{index}".encode(), digest_size=16).hexdigest()
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the run and show `value` to a human; returns the value they resume with.
+
+    The node runs again from the top on resume: its n-th interrupt() call returns the
+    n-th resume value, so code before the call must be safe to repeat.
+    """
+    ctx = _require("interrupt()")
+    index = ctx.calls
+    ctx.calls += 1
+    if index < len(ctx.resume):
+        return ctx.resume[index]
+    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, index))])
+
+
+def get_stream_writer() -> Callable[[Any], None]:
+    """A function that sends data to the `custom` stream mode from inside a node."""
+    ctx = current_task.get()
+    if ctx is None:
+        return lambda _payload: None
+    return ctx.writer
+
+
+def get_config() -> dict[str, Any]:
+    """The config of the run the calling node belongs to."""
+    return _require("get_config()").config

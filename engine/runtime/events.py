@@ -1,0 +1,137 @@
+"""Events a Run emits. Stream modes and the studio are views over these.
+
+Each is a frozen keyword-only dataclass; subscribers read the fields they know and
+ignore the rest, so adding a field never breaks anyone.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..checkpoint.base import PlannedTask
+from ..types import Interrupt, Send
+from .diff import ChannelDiff
+
+__all__ = [
+    "RunEvent",
+    "RunStarted",
+    "TaskStarted",
+    "TaskFinished",
+    "TaskFailed",
+    "TaskInterrupted",
+    "StepCommitted",
+    "RunInterrupted",
+    "RunFinished",
+    "CustomData",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunEvent:
+    run_id: str
+    thread_id: str | None
+    step: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(RunEvent):
+    """The run is set up: `checkpoint_id` is where it starts from.
+
+    `mode`: "input" (fresh input), "resume" (continue or Command(resume=)),
+    "fork" (replay of an older checkpoint, on a new branch)."""
+
+    checkpoint_id: str
+    mode: str
+    next: tuple[PlannedTask, ...]
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskStarted(RunEvent):
+    task_id: str
+    name: str
+    trigger: str
+    input: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskFinished(RunEvent):
+    task_id: str
+    name: str
+    trigger: str
+    update: Any
+    """What the node returned, as the `updates` stream shows it (a dict, or None)."""
+    writes: tuple[tuple[str, Any], ...]
+    """The state writes, in order: (key, value)."""
+    routes: tuple[str, ...]
+    """Nodes this task triggers next (edges, router, Command goto)."""
+    sends: tuple[Send, ...]
+    dropped_keys: tuple[str, ...]
+    """Keys the node returned that the schema does not have; dropped, as LangGraph does."""
+    duration_s: float
+    replayed: bool = False
+    """True when the result was loaded from the saved pending writes, not run again."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskFailed(RunEvent):
+    task_id: str
+    name: str
+    error: BaseException
+    traceback: str
+    duration_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskInterrupted(RunEvent):
+    task_id: str
+    name: str
+    interrupts: tuple[Interrupt, ...]
+    duration_s: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepCommitted(RunEvent):
+    """A superstep's writes were applied and its checkpoint saved."""
+
+    checkpoint_id: str
+    parent_id: str | None
+    source: str
+    diffs: tuple[ChannelDiff, ...]
+    next: tuple[PlannedTask, ...]
+    nodes_ran: tuple[str, ...]
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunInterrupted(RunEvent):
+    """The run paused: `reason` is "interrupt" (a node called interrupt()),
+    "before" or "after" (a breakpoint on `nodes`)."""
+
+    checkpoint_id: str
+    reason: str
+    nodes: tuple[str, ...]
+    interrupts: tuple[Interrupt, ...] = ()
+    values: Mapping[str, Any] = field(default_factory=dict)
+    """The state with the writes of the superstep's finished tasks applied (not saved:
+    the superstep commits when the interrupted tasks are resumed)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFinished(RunEvent):
+    """Always the last event: `status` is done, interrupted, failed or cancelled."""
+
+    status: str
+    values: Mapping[str, Any]
+    checkpoint_id: str | None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CustomData(RunEvent):
+    """Something a node sent through its stream writer."""
+
+    task_id: str
+    name: str
+    payload: Any = field(default=None)

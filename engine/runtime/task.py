@@ -1,0 +1,198 @@
+"""Running one node: build its input, call it, and turn what it returned into writes
+and routes. Nothing here touches the shared state; the Run applies writes at commit."""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..channels import MISSING, Channel
+from ..constants import END, START
+from ..errors import InvalidRouteError, InvalidUpdateError
+from ..graph.builder import Branch, accepts_config
+from ..types import Command, Interrupt, Send
+
+if TYPE_CHECKING:
+    from ..checkpoint.base import PlannedTask
+
+__all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update"]
+
+
+@dataclass(slots=True)
+class TaskResult:
+    """What one task produced; kept aside until the superstep commits."""
+
+    task: PlannedTask
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    routes: list[tuple[str, str]] = field(default_factory=list)
+    """(target node, reason) pairs: reason is "edge:a", "branch:a" or "command:a"."""
+    sends: list[Send] = field(default_factory=list)
+    update: Any = None
+    dropped: tuple[str, ...] = ()
+    error: BaseException | None = None
+    traceback: str = ""
+    interrupts: tuple[Interrupt, ...] = ()
+    resume: list[Any] = field(default_factory=list)
+    duration_s: float = 0.0
+    replayed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.interrupts
+
+
+def _is_model_instance(value: Any) -> bool:
+    return (dataclasses.is_dataclass(value) and not isinstance(value, type)) or (
+        hasattr(value, "model_fields") and hasattr(value, "model_dump") and not isinstance(value, type)
+    )
+
+
+def _as_items(update: Any) -> list[tuple[str, Any]] | None:
+    if update is None:
+        return []
+    if isinstance(update, Mapping):
+        return list(update.items())
+    if _is_model_instance(update):
+        if hasattr(update, "model_fields_set"):
+            return [(k, getattr(update, k)) for k in update.model_fields_set]
+        return [(f.name, getattr(update, f.name)) for f in dataclasses.fields(update)]
+    if isinstance(update, (list, tuple)) and all(isinstance(x, tuple) and len(x) == 2 for x in update):
+        return [(str(k), v) for k, v in update]
+    return None
+
+
+def normalize_update(
+    node: str, result: Any, channels: Mapping[str, Channel]
+) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command | None]:
+    """(writes, dropped keys, update as streamed, the Command if one was returned)."""
+    command = result if isinstance(result, Command) else None
+    update = command.update if command is not None else result
+    items = _as_items(update)
+    if items is None:
+        shown = repr(update)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise InvalidUpdateError(
+            f"Expected dict, got {shown}: node `{node}` returned a {type(update).__name__}. "
+            "A node must return a dict of state updates (e.g. {'key': value}), a Command, or None."
+        )
+    writes: list[tuple[str, Any]] = []
+    dropped: list[str] = []
+    for key, value in items:
+        if key in channels:
+            writes.append((key, value))
+        else:
+            dropped.append(key)
+    streamed = update if (update is None or isinstance(update, dict)) else dict(items)
+    return writes, tuple(dropped), streamed, command
+
+
+def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Sequence[str]) -> tuple[list[str], list[Send]]:
+    """Run a conditional edge's router and resolve what it returned into nodes and Sends."""
+    wants_config, _ = accepts_config(branch.router)
+    raw = branch.router(state, config) if wants_config else branch.router(state)
+    if inspect.isawaitable(raw):
+        raise TypeError(
+            f"the router `{branch.name}` after `{branch.source}` is async; routers must be plain functions"
+        )
+    return resolve_targets(branch, raw, known)
+
+
+def resolve_targets(branch: Branch, raw: Any, known: Sequence[str]) -> tuple[list[str], list[Send]]:
+    values = list(raw) if isinstance(raw, (list, tuple)) else [raw]
+    names: list[str] = []
+    sends: list[Send] = []
+    where = f"the router `{branch.name}` after `{branch.source}`"
+    for value in values:
+        if isinstance(value, Send):
+            sends.append(value)
+            continue
+        if branch.path_map is not None:
+            if not isinstance(value, Hashable) or value not in branch.path_map:
+                keys = ", ".join(repr(k) for k in branch.path_map)
+                raise KeyError(
+                    f"{where} returned {value!r}, which is not in its path_map (keys: {keys}). "
+                    "Return one of the keys, or add this value to the path_map."
+                )
+            value = branch.path_map[value]
+        if value is None:
+            raise InvalidRouteError(
+                f"{where} returned None. Return a node name, END, a list of them, or Send objects."
+            )
+        if not isinstance(value, str):
+            raise InvalidRouteError(
+                f"{where} returned {value!r} ({type(value).__name__}). "
+                "Return a node name, END, a list of them, or Send objects."
+            )
+        if value == END:
+            continue
+        if value not in known:
+            raise InvalidRouteError(
+                f"{where} returned {value!r}, which is not a node of this graph "
+                f"(nodes: {', '.join(known)}). Return one of them or END."
+            )
+        names.append(value)
+    return names, sends
+
+
+class NodeRunner:
+    """A node prepared for running: its call convention and its outgoing edges."""
+
+    __slots__ = (
+        "name", "fn", "is_async", "is_subgraph", "wants_config", "wants_writer",
+        "edges", "branches", "joins",
+    )
+
+    def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
+                 joins: Sequence[str]) -> None:
+        self.name = name
+        self.fn = fn
+        self.is_subgraph = hasattr(fn, "ainvoke") and hasattr(fn, "get_graph")
+        target = fn
+        if not self.is_subgraph and not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(fn):
+            target = getattr(fn, "__call__", fn)
+        self.is_async = (not self.is_subgraph) and (
+            inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
+        )
+        if self.is_subgraph or name == START:
+            self.wants_config, self.wants_writer = False, False
+        else:
+            self.wants_config, self.wants_writer = accepts_config(fn)
+        self.edges = tuple(e for e in edges if e != END)
+        self.branches = tuple(branches)
+        self.joins = tuple(joins)
+
+    def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+        kwargs: dict[str, Any] = {}
+        if self.wants_writer:
+            kwargs["writer"] = writer
+        if self.wants_config:
+            return self.fn(state, config, **kwargs)
+        return self.fn(state, **kwargs)
+
+    async def call_async(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+        if self.is_subgraph:
+            sub_config = {k: v for k, v in config.items() if k != "configurable"}
+            return await self.fn.ainvoke(state, sub_config)
+        result = self.call_sync(state, config, writer)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]],
+                     channels: Mapping[str, Channel]) -> dict[str, Any]:
+    """The state a router sees: the step's snapshot plus this task's own writes."""
+    if not writes:
+        return dict(values)
+    grouped: dict[str, list[Any]] = {}
+    for key, value in writes:
+        grouped.setdefault(key, []).append(value)
+    view = dict(values)
+    for key, ws in grouped.items():
+        view[key] = channels[key].apply(view.get(key, MISSING), ws).value
+    return view
+
+
+

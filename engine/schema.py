@@ -1,0 +1,134 @@
+"""Reading a state schema (TypedDict, dataclass or Pydantic model) into channels.
+
+`Annotated[T, fn]` gives a reducer channel whose empty value is `T()` when that can be
+built; every other field is a plain last-value channel.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, get_args, get_origin, get_type_hints
+
+from .channels import MISSING, Channel, LastValue, ReducerChannel
+
+__all__ = ["StateSchema", "schema_fields"]
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "model_fields") and hasattr(tp, "model_validate")
+
+
+def schema_fields(schema: Any) -> dict[str, Any]:
+    """Field name -> annotation (with Annotated extras kept) of a schema class."""
+    if schema is None:
+        return {}
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    if _is_pydantic_model(schema):
+        hints = get_type_hints(schema, include_extras=True)
+        return {name: hints.get(name, Any) for name in schema.model_fields}
+    try:
+        hints = get_type_hints(schema, include_extras=True)
+    except Exception:  # unresolvable forward refs: fall back to raw annotations
+        hints = dict(getattr(schema, "__annotations__", {}))
+    if dataclasses.is_dataclass(schema):
+        return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(schema)}
+    return {k: v for k, v in hints.items() if not k.startswith("_")}
+
+
+def _empty_factory(tp: Any) -> Callable[[], Any] | None:
+    """`list -> []`, `int -> 0`: the reducer's starting value, when T() can be built."""
+    origin = get_origin(tp) or tp
+    if origin is typing.Union or origin is Any:
+        return None
+    if isinstance(origin, type):
+        try:
+            origin()
+        except Exception:
+            return None
+        return origin
+    return None
+
+
+def _channel_for(key: str, annotation: Any) -> Channel:
+    if get_origin(annotation) is typing.Annotated:
+        args = get_args(annotation)
+        base, extras = args[0], args[1:]
+        reducers = [x for x in extras if callable(x) and not isinstance(x, type)]
+        if reducers:
+            return ReducerChannel(key, reducers[-1], _empty_factory(base))
+    return LastValue(key)
+
+
+class StateSchema:
+    """The channels of a graph and how to hand the state to a node."""
+
+    def __init__(
+        self,
+        state_schema: Any,
+        input_schema: Any = None,
+        output_schema: Any = None,
+    ) -> None:
+        self.state_schema = state_schema
+        fields = schema_fields(state_schema)
+        in_fields = schema_fields(input_schema) if input_schema is not None else fields
+        out_fields = schema_fields(output_schema) if output_schema is not None else fields
+        all_fields = dict(fields)
+        for extra in (in_fields, out_fields):
+            for k, v in extra.items():
+                all_fields.setdefault(k, v)
+        self.channels: dict[str, Channel] = {k: _channel_for(k, v) for k, v in all_fields.items()}
+        self.input_keys: tuple[str, ...] = tuple(in_fields)
+        self.output_keys: tuple[str, ...] = tuple(out_fields)
+        self.state_keys: tuple[str, ...] = tuple(fields)
+        self._builder = self._make_builder(state_schema)
+
+    # -- values -----------------------------------------------------------------
+    def initial_values(self) -> dict[str, Any]:
+        """Reducer channels start from their empty value; plain keys start unset."""
+        out: dict[str, Any] = {}
+        for key, ch in self.channels.items():
+            v = ch.initial()
+            if v is not MISSING:
+                out[key] = v
+        return out
+
+    def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: values[k] for k in self.output_keys if k in values}
+
+    def node_input(self, values: Mapping[str, Any]) -> Any:
+        """The state as a node receives it: a dict, or an instance of the schema class."""
+        if self._builder is None:
+            return {k: values[k] for k in self.state_keys if k in values}
+        return self._builder(values)
+
+    def registrable_types(self) -> list[type]:
+        """Classes named in the schema that checkpoints may need to store."""
+        found: list[type] = []
+
+        def walk(tp: Any) -> None:
+            if isinstance(tp, type) and (dataclasses.is_dataclass(tp) or _is_pydantic_model(tp)):
+                if tp not in found:
+                    found.append(tp)
+                    for sub in schema_fields(tp).values():
+                        walk(sub)
+                return
+            for arg in get_args(tp):
+                walk(arg)
+
+        for schema in (self.state_schema,):
+            if isinstance(schema, type) and (dataclasses.is_dataclass(schema) or _is_pydantic_model(schema)):
+                found.append(schema)
+        for ann in schema_fields(self.state_schema).values():
+            walk(ann)
+        return found
+
+    def _make_builder(self, schema: Any) -> Callable[[Mapping[str, Any]], Any] | None:
+        keys = self.state_keys
+        if _is_pydantic_model(schema):
+            return lambda values: schema(**{k: values[k] for k in keys if k in values})
+        if isinstance(schema, type) and dataclasses.is_dataclass(schema):
+            return lambda values: schema(**{k: values[k] for k in keys if k in values})
+        return None
+

@@ -1,0 +1,73 @@
+"""Values users hand to the engine or get back from it: Send, Command, Interrupt, snapshots."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig"]
+
+RunnableConfig = dict[str, Any]
+"""A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
+
+
+@dataclass(frozen=True, eq=True)
+class Send:
+    """Run `node` in the next superstep with `arg` as its input instead of the state."""
+
+    node: str
+    arg: Any
+
+    def __repr__(self) -> str:
+        return f"Send(node={self.node!r}, arg={self.arg!r})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    """Returned by a node to update the state and choose where to go, or passed to
+    invoke() to resume an interrupted run (`resume=`)."""
+
+    update: Any = None
+    goto: str | Send | Sequence[str | Send] = ()
+    resume: Any = None
+    graph: str | None = None
+
+    PARENT = "__parent__"
+
+    def goto_targets(self) -> list[str | Send]:
+        if isinstance(self.goto, (str, Send)):
+            return [self.goto]
+        return list(self.goto or ())
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """A pause requested by `interrupt(value)`; `id` names it for a targeted resume."""
+
+    value: Any
+    id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskInfo:
+    """A task of the superstep that a snapshot is about to run (or stopped in)."""
+
+    id: str
+    name: str
+    trigger: str = ""
+    error: str | None = None
+    interrupts: tuple[Interrupt, ...] = ()
+    result: Mapping[str, Any] | None = None
+
+
+class StateSnapshot(NamedTuple):
+    """The state of a thread at one checkpoint, as get_state() returns it."""
+
+    values: dict[str, Any]
+    next: tuple[str, ...]
+    config: RunnableConfig
+    metadata: dict[str, Any]
+    created_at: str | None
+    parent_config: RunnableConfig | None
+    tasks: tuple[TaskInfo, ...] = ()
+    interrupts: tuple[Interrupt, ...] = ()
