@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -123,12 +122,14 @@ class ThreadInfo:
     updated_at: str
 
 
+_PROCESS_TAG = os.urandom(3).hex()
 _last_ms = 0
 _seq = 0
 
 
 def new_checkpoint_id() -> str:
-    """A unique id that sorts in creation order (time, then a sequence, then randomness).
+    """A unique id that sorts in creation order: milliseconds, a sequence within the
+    millisecond, and a per-process tag (so two processes writing one file never clash).
 
     Module-level so a test can patch it to make histories comparable.
     """
@@ -139,17 +140,29 @@ def new_checkpoint_id() -> str:
         _seq += 1
     else:
         _last_ms, _seq = ms, 0
-    return f"{ms:012x}-{_seq:06x}-{os.urandom(4).hex()}"
+    return f"{ms:012x}-{_seq:06x}-{_PROCESS_TAG}"
+
+
+_iso_second = -1
+_iso_prefix = ""
 
 
 def now_iso() -> str:
-    """The current time as ISO 8601 UTC; module-level so tests can patch it."""
-    return datetime.now(timezone.utc).isoformat()
+    """The current time as ISO 8601 UTC (microseconds); module-level so tests can patch it.
+
+    Formats the date part once per second: it is called on every superstep."""
+    global _iso_second, _iso_prefix
+    now_us = time.time_ns() // 1000
+    second, micros = divmod(now_us, 1_000_000)
+    if second != _iso_second:
+        _iso_second = second
+        _iso_prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{_iso_prefix}.{micros:06d}+00:00"
 
 
 def new_task_id(checkpoint_id: str, index: int, name: str) -> str:
     """Deterministic: the same plan of the same checkpoint yields the same task ids."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{checkpoint_id}/{index}/{name}"))
+    return f"{checkpoint_id}/{index}"
 
 
 class BaseCheckpointSaver(ABC):

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
-from ..errors import SerializationError
 from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
 from .serde import (
     DEFAULT_MAX_BYTES,
@@ -23,11 +22,10 @@ from .serde import (
     encode_channel,
     join_list_segments,
     loads_extras,
+    too_big_error,
 )
 
 __all__ = ["InMemorySaver", "MemorySaver"]
-
-_MB = 1024 * 1024
 
 
 class _Chain:
@@ -130,7 +128,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     base = None
                 size = len(plan[1]) + 2 + (base[0].sizes[base[1]] if base is not None else 0)
                 if size > self.serde.max_bytes:
-                    raise _too_big(key, size, self.serde.max_bytes)
+                    raise too_big_error(key, size, self.serde.max_bytes)
                 staged.append((key, plan, base))
             for key in c.values:
                 if key not in c.versions:
@@ -243,14 +241,6 @@ class InMemorySaver(BaseCheckpointSaver):
                 for tid, th in found
                 if th.order
             ]
-
-
-def _too_big(key: str, size: int, limit: int) -> SerializationError:
-    return SerializationError(
-        f"Cannot checkpoint `{key}`: it would take {size / _MB:.1f} MB encoded, over the "
-        f"{limit / _MB:.0f} MB limit per stored value. Keep big data outside the state (store a file "
-        "path or an id), or raise the limit with `max_value_bytes=...` when creating the saver."
-    )
 
 
 MemorySaver = InMemorySaver

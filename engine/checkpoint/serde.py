@@ -14,7 +14,6 @@ an appended list as byte-level segments (see `join_list_segments`).
 from __future__ import annotations
 
 import base64
-import binascii
 import dataclasses
 import datetime as dt
 import enum
@@ -42,6 +41,7 @@ __all__ = [
     "dumps_extras",
     "loads_extras",
     "encode_channel",
+    "too_big_error",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -572,3 +572,12 @@ def encode_channel(
     if type(value) is list:
         return "list", data[1:-1], len(value)
     return "value", data, None
+
+
+def too_big_error(key: str, size: int, limit: int) -> SerializationError:
+    """A channel value that would outgrow the store's per-value limit once saved."""
+    return SerializationError(
+        f"Cannot checkpoint `{key}`: it would take {size / _MB:.1f} MB encoded, over the "
+        f"{limit / _MB:.0f} MB limit per stored value. Keep big data outside the state (store a file "
+        "path or an id), or raise the limit with `max_value_bytes=...` when creating the saver."
+    )

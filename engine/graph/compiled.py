@@ -63,6 +63,7 @@ class CompiledStateGraph:
                                              tuple(builder.branches.get(name_, {}).values()),
                                              joins_of.get(name_, ()))
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
+        self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()
 
     def _register_types(self) -> None:

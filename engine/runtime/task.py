@@ -88,9 +88,9 @@ def normalize_update(
     return writes, tuple(dropped), streamed, command
 
 
-def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Sequence[str]) -> tuple[list[str], list[Send]]:
+def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Sequence[str] | frozenset[str],
+                wants_config: bool) -> tuple[list[str], list[Send]]:
     """Run a conditional edge's router and resolve what it returned into nodes and Sends."""
-    wants_config, _ = accepts_config(branch.router)
     raw = branch.router(state, config) if wants_config else branch.router(state)
     if inspect.isawaitable(raw):
         raise TypeError(
@@ -99,7 +99,7 @@ def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Seque
     return resolve_targets(branch, raw, known)
 
 
-def resolve_targets(branch: Branch, raw: Any, known: Sequence[str]) -> tuple[list[str], list[Send]]:
+def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[str]) -> tuple[list[str], list[Send]]:
     values = list(raw) if isinstance(raw, (list, tuple)) else [raw]
     names: list[str] = []
     sends: list[Send] = []
@@ -130,7 +130,7 @@ def resolve_targets(branch: Branch, raw: Any, known: Sequence[str]) -> tuple[lis
         if value not in known:
             raise InvalidRouteError(
                 f"{where} returned {value!r}, which is not a node of this graph "
-                f"(nodes: {', '.join(known)}). Return one of them or END."
+                f"(nodes: {', '.join(sorted(known))}). Return one of them or END."
             )
         names.append(value)
     return names, sends
@@ -141,7 +141,7 @@ class NodeRunner:
 
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "wants_config", "wants_writer",
-        "edges", "branches", "joins",
+        "edges", "branches", "joins", "known",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -160,8 +160,10 @@ class NodeRunner:
         else:
             self.wants_config, self.wants_writer = accepts_config(fn)
         self.edges = tuple(e for e in edges if e != END)
-        self.branches = tuple(branches)
+        self.branches = tuple((b, accepts_config(b.router)[0]) for b in branches)
+        """(branch, whether its router takes `config`), computed once."""
         self.joins = tuple(joins)
+        self.known: frozenset[str] = frozenset()
 
     def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
         kwargs: dict[str, Any] = {}

@@ -1,0 +1,188 @@
+"""Committing a superstep: apply every write through the reducers in LangGraph's order,
+record a ChannelDiff per key, save the checkpoint and plan the next superstep.
+
+A mixin of `Run` (run.py); update_state() commits through the same code.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..channels import MISSING
+from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso
+from ..constants import END, START
+from ..errors import InvalidRouteError, InvalidUpdateError
+from ..types import Send
+from .diff import ChannelDiff, ChannelWrite
+from .events import RunInterrupted, StepCommitted
+from .task import TaskResult
+
+if TYPE_CHECKING:
+    from .run import Run
+
+__all__ = ["RunCommit"]
+
+
+class RunCommit:
+    """commit() and update_state(): the only code that changes a thread's state."""
+
+    # -- 3. commit --------------------------------------------------------------------
+    @property
+    def ready_to_commit(self: Run) -> bool:
+        return self.status == "ready" and bool(self.plan) and not self.pending
+
+    def commit(self: Run) -> StepCommitted:
+        """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next."""
+        if not self.ready_to_commit:
+            raise RuntimeError(
+                f"cannot commit: {len(self.pending)} task(s) still pending" if self.pending
+                else f"cannot commit: the run is {self.status}"
+            )
+        try:
+            return self._commit()
+        except Exception as exc:
+            self._fail(exc)
+            raise
+
+    def apply_update(self: Run, base: Checkpoint | None, values: Any, as_node: str | None) -> Checkpoint:
+        """update_state(): apply `values` as if `as_node` had written them, on a new
+        checkpoint (source "update") whose next tasks follow `as_node`'s edges."""
+        graph = self.graph
+        if as_node is None:
+            if base is None or not base.nodes_ran:
+                as_node = START
+            elif len(base.nodes_ran) == 1:
+                as_node = base.nodes_ran[0]
+            else:
+                raise InvalidUpdateError(
+                    f"Ambiguous update, specify as_node: {', '.join(base.nodes_ran)} all ran in the last "
+                    "superstep, so pass as_node='<one of them>' to say whose update this is."
+                )
+        if as_node not in graph.runners:
+            raise InvalidUpdateError(
+                f"update_state(as_node={as_node!r}): no such node (nodes: {', '.join(graph.node_names)})"
+            )
+        if base is None:  # a fresh thread: the update is its first checkpoint (step 0)
+            base = Checkpoint(id="", thread_id=self.thread_id or "", parent_id=None, step=-1, source="update",
+                              created_at=now_iso(), values=graph.schema.initial_values(), versions={})
+        self._set_checkpoint(base)
+        self.status = "ready"
+        task = PlannedTask(id=new_task_id(base.id, 0, as_node), name=as_node, trigger="update")
+        result = TaskResult(task=task)
+        self._route(graph.runners[as_node], task, values, result)
+        self.plan = (task,)
+        self.results = {task.id: result}
+        self._commit(source="update")
+        assert self.checkpoint is not None
+        return self.checkpoint
+
+    def _commit(self: Run, source: str = "loop") -> StepCommitted:
+        graph = self.graph
+        channels = graph.schema.channels
+        ordered = [self.results[t.id] for t in self.plan]
+        grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
+        for result in ordered:
+            for key, value in result.writes:
+                grouped.setdefault(key, []).append((result, value))
+        parent = self.checkpoint
+        assert parent is not None
+        cid = new_checkpoint_id()
+        values = self.values
+        new_values = dict(values)
+        versions = dict(parent.versions)
+        diffs: list[ChannelDiff] = []
+        appended: dict[str, tuple[str, Sequence[Any]]] = {}
+        for key, writes in grouped.items():
+            old = values.get(key, MISSING)
+            applied = channels[key].apply(old, [v for _, v in writes])
+            new_values[key] = applied.value
+            previous_version = versions.get(key)
+            versions[key] = cid
+            if applied.appended is not None and previous_version is not None:
+                appended[key] = (previous_version, applied.appended)
+            diffs.append(ChannelDiff(
+                key=key, reducer=channels[key].reducer_name, before=old,
+                writes=tuple(ChannelWrite(node=r.task.name, task_id=r.task.id, value=v) for r, v in writes),
+                after=applied.value,
+                appended=tuple(applied.appended) if applied.appended is not None else None,
+            ))
+        for key in new_values:
+            if key not in versions:  # a reducer's empty value, never stored yet
+                versions[key] = cid
+        barriers = dict(parent.barriers)
+        plan = self._next_plan(cid, ordered, barriers)
+        nodes_ran = tuple(dict.fromkeys(r.task.name for r in ordered))
+        ckpt = Checkpoint(
+            id=cid, thread_id=self.thread_id or "", parent_id=parent.id or None, step=parent.step + 1,
+            source=source, created_at=now_iso(), values=new_values, versions=versions,
+            barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
+        )
+        self._save(ckpt, changed=tuple(grouped), appended=appended)
+        self._set_checkpoint(ckpt)
+        committed = StepCommitted(
+            **self._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
+            diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
+        )
+        self.last_commit = committed
+        self._emit(committed)
+        if source == "loop":
+            self._after_commit(nodes_ran)
+        return committed
+
+    def _next_plan(self: Run, cid: str, ordered: Sequence[TaskResult],
+                   barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
+        """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
+        graph = self.graph
+        triggered: dict[str, list[str]] = {}
+        sends: list[tuple[Send, str]] = []
+        for result in ordered:
+            name = result.task.name
+            for target, why in result.routes:
+                reasons = triggered.setdefault(target, [])
+                if why not in reasons:
+                    reasons.append(why)
+            for send in result.sends:
+                sends.append((send, f"send:{name}"))
+            for join in graph.runners[name].joins if name in graph.runners else ():
+                sources, target = graph.joins[join]
+                seen = barriers.get(join, ())
+                if name not in seen:
+                    seen = seen + (name,)
+                if set(seen) >= set(sources):
+                    barriers.pop(join, None)
+                    triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
+                else:
+                    barriers[join] = seen
+        tasks: list[PlannedTask] = []
+
+        for i, name in enumerate(sorted(n for n in triggered if n != END)):
+            tasks.append(PlannedTask(id=new_task_id(cid, i, name), name=name, trigger=",".join(triggered[name])))
+        for send, why in sends:
+            if send.node not in graph.runners or send.node == START:
+                raise InvalidRouteError(
+                    f"Send({send.node!r}, ...) names no node of this graph (nodes: {', '.join(graph.node_names)})"
+                )
+            i = len(tasks)
+            tasks.append(PlannedTask(id=new_task_id(cid, i, send.node), name=send.node, trigger=why,
+                                     is_send=True, arg=send.arg))
+        return tuple(tasks)
+
+    def _after_commit(self: Run, nodes_ran: tuple[str, ...]) -> None:
+        if not self.plan:
+            self._finish("done")
+            return
+        after = tuple(n for n in nodes_ran if n in self.interrupt_after)
+        before = tuple(t.name for t in self.plan if t.name in self.interrupt_before)
+        if after or before:
+            self.status = "interrupted"
+            self._emit(RunInterrupted(**self._base(step=self.step), checkpoint_id=self.checkpoint.id,
+                                      reason="after" if after else "before", nodes=after or before,
+                                      values=self.values))
+            self._finish("interrupted")
+
+    def _save(self: Run, ckpt: Checkpoint, changed: Sequence[str],
+              appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+        if self.saver is None:
+            return
+        self.saver.put(ckpt, appended=appended or None)
+

@@ -1,0 +1,221 @@
+"""Starting a Run: save the input, or continue / resume / fork a thread's checkpoint.
+
+A mixin of `Run` (run.py), kept apart so each module stays about one idea.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import asyncio
+import threading
+
+from ..checkpoint.base import (
+    DONE,
+    ERROR,
+    INTERRUPT,
+    RESUME,
+    ROUTE,
+    SEND,
+    Checkpoint,
+    PendingWrite,
+    PlannedTask,
+    new_checkpoint_id,
+    new_task_id,
+    now_iso,
+)
+from ..constants import START
+from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
+from ..types import Command
+from .events import RunStarted
+from .task import TaskResult
+
+if TYPE_CHECKING:
+    from .run import Run
+
+__all__ = ["RunStart"]
+
+
+class RunStart:
+    """start(): the first move of every Run."""
+
+    # -- 0. start -------------------------------------------------------------------
+    async def start(self: Run) -> RunStarted:
+        """Load the thread, save the input (or fork an old checkpoint) and plan the first superstep."""
+        if self.status != "new":
+            raise RuntimeError(f"this run was already started (status: {self.status})")
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        cfg = self.config["configurable"]
+        if self.saver is not None and self.thread_id is None:
+            raise MissingThreadIdError(
+                "This graph has a checkpointer, so each run needs a thread: pass "
+                "config={'configurable': {'thread_id': 'some-id'}} to invoke/stream."
+            )
+        addressed = cfg.get("checkpoint_id")
+        base = None
+        if self.saver is not None:
+            base = self.saver.get(self.thread_id, addressed)
+            if addressed and base is None:
+                raise ValueError(
+                    f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
+                    "pick one from get_state_history()"
+                )
+        is_command = isinstance(self.input, Command)
+        resume = self.input.resume if is_command else None
+        if self.input is None or (is_command and resume is not None):
+            mode = self._start_resume(base, addressed, resume)
+        else:
+            mode = self._start_input(base)
+        self.status = "ready"
+        started = RunStarted(
+            **self._base(step=self.step),
+            checkpoint_id=self.checkpoint.id if self.checkpoint else "",
+            mode=mode,
+            next=self.plan,
+            values=self.values,
+        )
+        self._emit(started)
+        for result in list(self.results.values()):
+            if result.replayed and result.ok:
+                self._emit_finished(result)
+        if not self.pending and not self.results and not self.plan:
+            self._finish("done")
+        else:
+            self._after_tasks_check()
+        return started
+
+    def _start_input(self: Run, base: Checkpoint | None) -> str:
+        schema = self.graph.schema
+        values = dict(base.values) if base is not None else schema.initial_values()
+        cid = new_checkpoint_id()
+        versions = dict(base.versions) if base is not None else {k: cid for k in values}
+        command = self.input if isinstance(self.input, Command) else None
+        start_task = PlannedTask(id=new_task_id(cid, 0, START), name=START, trigger="input",
+                                 is_send=True, arg=self.input if command is None else None)
+        if command is not None:
+            self._start_command = command
+        ckpt = Checkpoint(
+            id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,
+            step=(base.step + 1) if base else -1, source="input", created_at=now_iso(),
+            values=values, versions=versions, barriers=dict(base.barriers) if base else {},
+            tasks=(start_task,), nodes_ran=(), metadata=self._metadata(),
+        )
+        self._save(ckpt, changed=() if base is not None else tuple(values))
+        self._set_checkpoint(ckpt)
+        self._first_step = ckpt.step + 1
+        return "input"
+
+    def _start_resume(self: Run, base: Checkpoint | None, addressed: str | None, resume: Any) -> str:
+        if base is None:
+            if self.saver is None and resume is not None:
+                raise RuntimeError("Cannot use Command(resume=...) without a checkpointer: compile(checkpointer=...)")
+            raise EmptyInputError(
+                "Received no input and there is no checkpoint to continue from: pass an input dict, "
+                "or a config naming a thread (and checkpoint) that has one."
+            )
+        latest = self.saver.get(self.thread_id) if addressed else base
+        superseded = latest is not None and latest.id != base.id
+        time_travel = bool(addressed) and resume is None
+        mode = "resume"
+        if time_travel and (base.source not in ("update", "fork") or superseded):
+            fork_id = new_checkpoint_id()
+            fork = replace(
+                base, id=fork_id, parent_id=base.id, step=base.step + 1, source="fork",
+                created_at=now_iso(), metadata=self._metadata(),
+                tasks=tuple(replace(t, id=new_task_id(fork_id, i, t.name)) for i, t in enumerate(base.tasks)),
+            )
+            self._save(fork, changed=())
+            base, mode = fork, "fork"
+            pending: list[PendingWrite] = []
+        else:
+            pending = self.saver.pending_writes(self.thread_id, base.id) if self.saver else []
+        self._set_checkpoint(base)
+        self._first_step = base.step + 1
+        self._load_pending(pending, keep_resume=not time_travel)
+        if resume is not None:
+            self._apply_resume(resume)
+        return mode
+
+    def _metadata(self: Run) -> dict[str, Any]:
+        """Only what the user put under config['metadata']; configurable keys (API keys
+        included) are never persisted."""
+        meta = self.config.get("metadata")
+        return dict(meta) if isinstance(meta, Mapping) else {}
+
+    def _set_checkpoint(self: Run, ckpt: Checkpoint) -> None:
+        self.checkpoint = ckpt
+        self.values = dict(ckpt.values)
+        self.plan = ckpt.tasks
+        self.results = {}
+        self._resume_for = {}
+
+    def _load_pending(self: Run, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
+        """Give back the results of tasks that finished before a crash or an interrupt."""
+        by_task: dict[str, list[PendingWrite]] = {}
+        for w in pending:
+            by_task.setdefault(w.task_id, []).append(w)
+        tasks = {t.id: t for t in self.plan}
+        for task_id, writes in by_task.items():
+            task = tasks.get(task_id)
+            if task is None:
+                continue
+            result = TaskResult(task=task, replayed=True)
+            finished = False
+            for w in writes:
+                if w.channel == ROUTE:
+                    result.routes.append((w.value[0], w.value[1]))
+                    finished = True
+                elif w.channel == SEND:
+                    result.sends.append(w.value)
+                    finished = True
+                elif w.channel == RESUME:
+                    if keep_resume:
+                        self._resume_for[task_id] = list(w.value)
+                elif w.channel == INTERRUPT:
+                    result.interrupts = result.interrupts + (w.value,)
+                elif w.channel == ERROR:
+                    pass  # a failed task runs again
+                elif w.channel == DONE:
+                    finished = True
+                else:
+                    result.writes.append((w.channel, w.value))
+                    finished = True
+            if finished:  # a task resumed and finished after its interrupt: the result wins
+                result.interrupts = ()
+            if result.interrupts:
+                self.results[task_id] = result
+            elif finished:
+                result.update = dict(result.writes) if result.writes else None
+                self.results[task_id] = result
+
+    def _apply_resume(self: Run, resume: Any) -> None:
+        """Hand a resume value to the interrupted task(s); they run again from the top."""
+        waiting = [r for r in self.results.values() if r.interrupts]
+        if not waiting:
+            raise ResumeError(
+                "Command(resume=...) was given but no interrupt is pending on this thread"
+                f" (checkpoint {self.checkpoint.id if self.checkpoint else None}). Invoke with an input instead."
+            )
+        by_id = {i.id: r for r in waiting for i in r.interrupts}
+        if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
+            targets = [(by_id[k], v) for k, v in resume.items()]
+        elif isinstance(resume, Mapping) and resume and any(isinstance(k, str) and len(k) == 32 for k in resume) \
+                and not any(k in by_id for k in resume):
+            raise ResumeError(
+                f"resume names interrupt ids {', '.join(map(repr, resume))} but the pending ones are "
+                f"{', '.join(map(repr, by_id))}; the interrupt may have been resumed already"
+            )
+        else:
+            if len(waiting) > 1:
+                raise ResumeError(
+                    f"{len(waiting)} interrupts are pending ({', '.join(repr(i) for i in by_id)}): "
+                    "resume with a dict {interrupt_id: value} to say which value goes where"
+                )
+            targets = [(waiting[0], resume)]
+        for result, value in targets:
+            task_id = result.task.id
+            self._resume_for[task_id] = [*self._resume_for.get(task_id, []), value]
+            del self.results[task_id]
+

@@ -1,0 +1,25 @@
+"""`retrograph` and `python -m studio`: dispatch to the headless commands or the window."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from .cli import cmd_draw, cmd_run, parse_args
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run it; returns the process exit code."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "draw":
+        return cmd_draw(args)
+    from .app import run_window  # Qt only from here on
+
+    return run_window(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""Driving the engine's `Run` move by move: the studio's stepping commands (Qt-free).
+
+There is no second scheduler here: every command is a sequence of the Run's own moves
+(`start`, `run_task`, `run_pending`, `commit`). The driver adds what a debugger needs
+around them: the studio's breakpoints (checked against `run.pending` before a task and
+against the committed nodes after a superstep), pause, stop, run-to-node, resume, and
+the choice of where a new Run starts (fresh input, the thread's latest checkpoint, or an
+older one, which the engine forks onto a new branch).
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Command, Interrupt, Run, RunEvent
+
+__all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt"]
+
+
+class Refused(RuntimeError):
+    """A command that cannot run now; the message says why and what to do instead."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """How a command ended: `reason` is one of stepped, committed, breakpoint, paused,
+    interrupted, failed, done, target (run-to-node reached)."""
+
+    reason: str
+    message: str = ""
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingInterrupt:
+    task_id: str
+    node: str
+    interrupt: Interrupt
+
+
+class RunDriver:
+    """Holds the current Run of one thread and advances it on request."""
+
+    def __init__(self, listener: Callable[[RunEvent], None]) -> None:
+        self.graph: Any = None
+        self.thread_id: str | None = None
+        self.input: Any = None
+        self.head_id: str | None = None
+        """The checkpoint the next Run starts from; None means the thread's latest."""
+        self.latest_id: Callable[[], str | None] = lambda: None
+        self.head_finished: Callable[[], bool] = lambda: False
+        self.before: set[str] = set()
+        self.after: set[str] = set()
+        self.interrupts: list[PendingInterrupt] = []
+        self.run: Run | None = None
+        self.pause_requested = False
+        self._listener = listener
+        self._unsubscribe: Callable[[], None] | None = None
+
+    # -- the run ---------------------------------------------------------------------
+    def drop_run(self) -> None:
+        """Forget the current Run (cancelling it when it could still move)."""
+        run = self.run
+        if run is not None:
+            if run.status in ("new", "ready"):
+                run.cancel()
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+        self.run, self._unsubscribe = None, None
+
+    def _config(self, *, at_head: bool) -> dict[str, Any]:
+        conf: dict[str, Any] = {"thread_id": self.thread_id}
+        if at_head and self.head_id is not None and self.head_id != self.latest_id():
+            conf["checkpoint_id"] = self.head_id
+        return {"configurable": conf}
+
+    def _failed(self, run: Run) -> bool:
+        return run.status == "failed" or any(r.error is not None for r in run.results.values())
+
+    async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
+        run = self.graph.new_run(run_input, config)
+        self.run = run
+        self._unsubscribe = run.subscribe(self._listener)
+        await run.start()
+        return run
+
+    async def ensure_run(self) -> Run:
+        """The Run to advance: the current one, or a new one from the head checkpoint."""
+        if self.graph is None:
+            raise Refused("No graph code is loaded: this database is open read-only. "
+                          "Open it with --graph FILE to continue its runs.")
+        run = self.run
+        if run is not None and run.status == "ready" and not self._failed(run):
+            return run
+        if self.interrupts:
+            raise Refused("The run is waiting at an interrupt: enter a resume value in the Interrupts panel "
+                          "and press Resume.")
+        self.drop_run()
+        if self.latest_id() is None:
+            if self.input is None:
+                raise Refused("No input for a new run: use Run ▸ New run… (Ctrl+N) to enter one.")
+            run = await self._start(self.input, self._config(at_head=False))
+        else:
+            if self.head_finished():
+                raise Refused("This run has finished. Rewind to an earlier checkpoint in the timeline, "
+                              "or Restart (a new thread with the same input).")
+            run = await self._start(None, self._config(at_head=True))
+        if run.status != "ready":
+            raise Refused(f"The run is {run.status}: nothing to run from this checkpoint.")
+        return run
+
+    # -- moves -----------------------------------------------------------------------
+    def _commit_if_ready(self, run: Run) -> Outcome | None:
+        if not run.ready_to_commit:
+            return None
+        event = run.commit()
+        return Outcome(reason="committed", nodes=event.nodes_ran)
+
+    def _end_of(self, run: Run, stepped: tuple[str, ...]) -> Outcome:
+        if self._failed(run):
+            failed = tuple(r.task.name for r in run.results.values() if r.error is not None)
+            return Outcome(reason="failed", nodes=failed or stepped)
+        if run.status == "interrupted":
+            return Outcome(reason="interrupted", nodes=stepped)
+        if run.status == "done":
+            return Outcome(reason="done", nodes=stepped)
+        return Outcome(reason="stepped", nodes=stepped)
+
+    async def step_node(self, task_id: str | None = None) -> Outcome:
+        """Run one task (the first pending, or `task_id`); commit when it was the last one."""
+        run = await self.ensure_run()
+        stepped: tuple[str, ...] = ()
+        if run.pending:
+            task = next((t for t in run.pending if t.id == task_id), run.pending[0])
+            result = await run.run_task(task.id)
+            stepped = (task.name,)
+            if result.error is not None or run.status != "ready":
+                return self._end_of(run, stepped)
+        committed = self._commit_if_ready(run)
+        if committed is not None:
+            stepped = stepped or committed.nodes
+        return self._end_of(run, stepped)
+
+    async def step_superstep(self) -> Outcome:
+        """Run every pending task of the superstep concurrently, then commit it."""
+        run = await self.ensure_run()
+        names = tuple(t.name for t in run.pending)
+        if run.pending:
+            await run.run_pending()
+            if run.status != "ready" or self._failed(run):
+                return self._end_of(run, names)
+        committed = self._commit_if_ready(run)
+        return self._end_of(run, committed.nodes if committed else names)
+
+    async def continue_(self, target: str | None = None) -> Outcome:
+        """Run supersteps until a breakpoint, an interrupt, an error, the end, a pause,
+        or (with `target`) until `target` is about to run. Breakpoints at the spot the
+        run is paused at now are passed, as a debugger's continue does."""
+        self.pause_requested = False
+        first = True
+        while True:
+            run = await self.ensure_run()
+            due = {t.name for t in run.pending}
+            if target is not None and target in due and not first:
+                return Outcome(reason="target", nodes=(target,), message=f"Reached `{target}`: it runs next.")
+            hit = tuple(sorted(due & self.before))
+            if hit and not first:
+                return Outcome(reason="breakpoint", nodes=hit, message=f"Breakpoint before {', '.join(hit)}.")
+            if self.pause_requested:
+                return Outcome(reason="paused", message="Paused.")
+            ran = tuple(t.name for t in run.pending)
+            if run.pending:
+                await run.run_pending()
+                if run.status != "ready" or self._failed(run):
+                    return self._end_of(run, ran)
+            committed = self._commit_if_ready(run)
+            nodes = committed.nodes if committed is not None else ran
+            after = tuple(sorted(set(nodes) & self.after))
+            if run.status != "ready":
+                return self._end_of(run, nodes)
+            if after:
+                return Outcome(reason="breakpoint", nodes=after, message=f"Breakpoint after {', '.join(after)}.")
+            if self.pause_requested:
+                return Outcome(reason="paused", message="Paused.")
+            first = False
+            await asyncio.sleep(0)  # let the window repaint between supersteps
+
+    async def resume(self, value: Any, interrupt_id: str | None = None) -> Outcome:
+        """Hand `value` to the pending interrupt and run the interrupted node again."""
+        if self.graph is None:
+            raise Refused("No graph code is loaded: cannot resume a run of a read-only database.")
+        if not self.interrupts:
+            raise Refused("No interrupt is pending on this thread (it may have been resumed already).")
+        waiting = list(self.interrupts)
+        if interrupt_id is not None and all(p.interrupt.id != interrupt_id for p in waiting):
+            raise Refused(f"The interrupt {interrupt_id} is no longer pending; it may have been resumed already.")
+        if len(waiting) > 1 and interrupt_id is not None:
+            resume: Any = {interrupt_id: value}
+        else:
+            resume = value
+        task_id = next((p.task_id for p in waiting if interrupt_id in (None, p.interrupt.id)), None)
+        self.drop_run()
+        self.interrupts = []
+        try:
+            run = await self._start(Command(resume=resume), self._config(at_head=True))
+        except Exception:
+            self.interrupts = waiting  # nothing was resumed: keep showing them
+            raise
+        if run.status != "ready":
+            return self._end_of(run, ())
+        return await self.step_node(task_id)
+
+    def cancel(self) -> None:
+        """Stop the run: nothing more is planned or committed; what was saved stays."""
+        self.drop_run()

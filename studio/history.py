@@ -1,0 +1,99 @@
+"""The checkpoint tree of one thread, as the session sees it (Qt-free).
+
+Rows come from `saver.list_headers()` (cheap: no values) and from the live run's
+commits. Parent links make a tree: forks and edits are branches, never a flat list.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from .viewmodel import TimelineRow
+
+__all__ = ["History"]
+
+
+class History:
+    """Checkpoint rows of one thread with parent/child links and newest-first order."""
+
+    def __init__(self, rows: Iterable[TimelineRow] = ()) -> None:
+        self._rows: dict[str, TimelineRow] = {}
+        self._children: dict[str | None, list[str]] = {}
+        self._latest: str | None = None
+        self.reset(rows)
+
+    def reset(self, rows: Iterable[TimelineRow]) -> None:
+        self._rows = {}
+        self._children = {}
+        self._latest = None
+        for row in rows:
+            self.add(row)
+
+    def add(self, row: TimelineRow) -> bool:
+        """Add a row; False when it was already known."""
+        if row.id in self._rows:
+            return False
+        self._rows[row.id] = row
+        self._children.setdefault(row.parent_id, []).append(row.id)
+        # checkpoint ids sort in creation order
+        if self._latest is None or row.id > self._latest:
+            self._latest = row.id
+        return True
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, checkpoint_id: object) -> bool:
+        return checkpoint_id in self._rows
+
+    def __iter__(self) -> Iterator[TimelineRow]:
+        return iter(self._rows.values())
+
+    def get(self, checkpoint_id: str | None) -> TimelineRow | None:
+        return self._rows.get(checkpoint_id) if checkpoint_id else None
+
+    def rows(self) -> tuple[TimelineRow, ...]:
+        """Oldest first (creation order)."""
+        return tuple(sorted(self._rows.values(), key=lambda r: r.id))
+
+    @property
+    def latest_id(self) -> str | None:
+        return self._latest
+
+    def parent(self, checkpoint_id: str) -> str | None:
+        row = self._rows.get(checkpoint_id)
+        return row.parent_id if row is not None and row.parent_id in self._rows else None
+
+    def children(self, checkpoint_id: str | None) -> tuple[str, ...]:
+        return tuple(sorted(self._children.get(checkpoint_id, ())))
+
+    def branches(self) -> int:
+        """How many checkpoints have more than one child (fork points)."""
+        return sum(1 for kids in self._children.values() if len(kids) > 1)
+
+    def ancestors(self, checkpoint_id: str | None, limit: int | None = None) -> list[str]:
+        """`checkpoint_id` and its parents, newest first."""
+        out: list[str] = []
+        current = checkpoint_id
+        while current is not None and current in self._rows and (limit is None or len(out) < limit):
+            out.append(current)
+            current = self._rows[current].parent_id
+        return out
+
+    def back(self, viewed: str | None) -> str | None:
+        """The parent of the viewed checkpoint (None when it has none)."""
+        return self.parent(viewed) if viewed else None
+
+    def forward(self, viewed: str | None, head: str | None) -> str | None:
+        """The child of `viewed` towards `head` when head descends from it, else its newest child."""
+        if viewed is None:
+            return None
+        kids = self.children(viewed)
+        if not kids:
+            return None
+        if head is not None:
+            path = self.ancestors(head)
+            if viewed in path:
+                i = path.index(viewed)
+                if i > 0:
+                    return path[i - 1]
+        return kids[-1]

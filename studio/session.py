@@ -1,0 +1,697 @@
+"""The one bridge between the window and the engine.
+
+The session owns the compiled graph (put on the studio's SQLite file), the thread, the
+current `Run` (through `RunDriver`), the breakpoints, the checkpoint history and which
+checkpoint is viewed. It turns the Run's events into Qt signals carrying the plain
+records of `studio.viewmodel`; panels never see the engine.
+
+Commands are coroutines scheduled on the qasync loop. One stepping command runs at a
+time: another one asked for meanwhile is refused with a message (the window also
+disables its buttons while `busy`). Pause and stop act on the command in flight.
+Viewing commands (select, back/forward, compare) read through `CheckpointReader` on a
+worker thread and may run while a node is busy.
+
+Restart starts a new thread with the same input, so the old run stays browsable.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from engine import (
+    CheckpointError,
+    RunEvent,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StepCommitted,
+    TaskFailed,
+    TaskFinished,
+    TaskInterrupted,
+    TaskStarted,
+)
+
+from . import convert
+from .driver import Outcome, PendingInterrupt, Refused, RunDriver
+from .history import History
+from .loader import LoadedGraph, LoadError, load_graph
+from .records import ErrorView, StatusView, ThreadView
+from .session_views import SessionViews
+from .store import CheckpointReader, open_saver
+from .viewmodel import GraphMarks, GraphView, NodeDetails
+
+__all__ = ["Session", "new_thread_id"]
+
+log = logging.getLogger(__name__)
+
+
+def new_thread_id(stem: str = "run") -> str:
+    """A readable, unique thread id: `<graph>-<date>-<time>-<4 hex>`."""
+    return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
+
+
+class Session(SessionViews, QObject):
+    """Owns the graph, the run, the thread's history and the view; emits records."""
+
+    graphLoaded = Signal(object)        # GraphView
+    stateChanged = Signal(object)       # Mapping of the viewed checkpoint's values
+    diffChanged = Signal(object)        # StepDiff | None
+    marksChanged = Signal(object)       # GraphMarks
+    timelineReset = Signal(object)      # tuple[TimelineRow, ...] (oldest first)
+    timelineRowAdded = Signal(object)   # TimelineRow
+    headChanged = Signal(object)        # checkpoint id | None
+    viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
+    eventAdded = Signal(object)         # EventRow
+    eventsCleared = Signal()
+    interruptsChanged = Signal(object)  # tuple[InterruptView, ...]
+    detailsChanged = Signal(object)     # NodeDetails
+    subgraphShown = Signal(object, object)  # node name, GraphView of its inner graph
+    compareReady = Signal(object)       # CompareView
+    threadsChanged = Signal(object)     # tuple[ThreadView, ...]
+    statusChanged = Signal(object)      # StatusView
+    busyChanged = Signal(bool)
+    errorChanged = Signal(object)       # ErrorView | None
+    message = Signal(str)               # a transient status-bar line
+    commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
+
+    def __init__(self, db_path: str | Path, parent: QObject | None = None, *, poll_ms: int = 1500) -> None:
+        QObject.__init__(self, parent)
+        self.db_path = Path(db_path)
+        self.saver: Any = None
+        self.reader: CheckpointReader | None = None
+        self.loaded: LoadedGraph | None = None
+        self.spec: str | None = None
+        self.graph: Any = None
+        self.graph_view: GraphView | None = None
+        self._nx: Any = None
+        self._known_edges: set[tuple[str, str]] = set()
+        self.thread_id: str | None = None
+        self.history = History()
+        self.driver = RunDriver(self._on_run_event)
+        self.driver.latest_id = lambda: self.history.latest_id
+        self.driver.head_finished = self._head_finished
+        self.viewed_id: str | None = None
+        self.selected_node: str | None = None
+        self.error: ErrorView | None = None
+        self.status = "no graph"
+        self._task: asyncio.Task[Any] | None = None
+        self._task_name = ""
+        self._view_task: asyncio.Task[Any] | None = None
+        self._reload_pending = False
+        self._running: set[str] = set()
+        self._failed: set[str] = set()
+        self._taken: set[tuple[str, str]] = set()
+        self._trail: list[str] = []
+        self._dropped: dict[str, list[tuple[str, Any]]] = {}
+        self._diffs: dict[str, Any] = {}
+        self._last_io: dict[str, dict[str, Any]] = {}
+        self._values: dict[str, Any] = {}
+        self._closed = False
+        self._poll = QTimer(self)
+        self._poll.setInterval(poll_ms)
+        self._poll.timeout.connect(self._on_poll)
+
+    # -- properties ----------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def run(self) -> Any:
+        return self.driver.run
+
+    @property
+    def head_id(self) -> str | None:
+        return self.driver.head_id or self.history.latest_id
+
+    @property
+    def read_only(self) -> bool:
+        return self.graph is None
+
+    @property
+    def breakpoints(self) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(self.driver.before), frozenset(self.driver.after)
+
+    def _head_finished(self) -> bool:
+        row = self.history.get(self.head_id)
+        return row is not None and not row.next
+
+    # -- opening ---------------------------------------------------------------------------
+    def _open_saver(self) -> bool:
+        if self.saver is not None:
+            return True
+        try:
+            self.saver = open_saver(self.db_path)
+        except (CheckpointError, OSError) as exc:
+            self._set_error(ErrorView(kind="database", title="Cannot open the checkpoint database",
+                                      message=str(exc), hint="Choose another file with --db FILE."))
+            return False
+        self.reader = CheckpointReader(self.db_path)
+        self._poll.start()
+        return True
+
+    def open_graph(self, spec: str, *, thread_id: str | None = None, input: Any = None) -> bool:
+        """Import the graph file (its code runs, as `python file.py` would) and open a thread."""
+        self.spec = spec
+        result = load_graph(spec)
+        if isinstance(result, LoadError):
+            self._on_load_error(result)
+            self._emit_status()
+            return False
+        if not self._open_saver():
+            return False
+        self._install(result)
+        if input is not None:
+            self.driver.input = input
+        elif result.example_input is not None:
+            self.driver.input = result.example_input
+        self.open_thread(thread_id or new_thread_id(result.path.stem))
+        return True
+
+    def open_database(self, path: str | Path, graph_spec: str | None = None) -> bool:
+        """Post-mortem: browse every thread of a checkpoint file, with the graph's code when given."""
+        path = Path(path)
+        if not path.exists():
+            self._set_error(ErrorView(kind="database", title="No such database",
+                                      message=f"{path}: no such file", hint="Check the path."))
+            return False
+        self.db_path = path
+        if graph_spec is not None:
+            result = load_graph(graph_spec)
+            self.spec = graph_spec
+            if isinstance(result, LoadError):
+                self._on_load_error(result)
+            elif self._open_saver():
+                self._install(result)
+        if not self._open_saver():
+            return False
+        self._schedule_view(self._open_latest_thread())
+        return True
+
+    async def _open_latest_thread(self) -> None:
+        threads = await self.refresh_threads()
+        if threads:
+            await self._load_thread(threads[0].thread_id)
+        else:
+            self.message.emit(f"{self.db_path} holds no threads yet.")
+            self._emit_status()
+
+    async def refresh_threads(self) -> tuple[ThreadView, ...]:
+        assert self.reader is not None
+        infos = await self.reader.threads()
+        views = tuple(ThreadView(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
+                      for t in infos)
+        self.threadsChanged.emit(views)
+        return views
+
+    def _install(self, loaded: LoadedGraph) -> None:
+        self.loaded = loaded
+        self.graph = loaded.graph.with_checkpointer(self.saver)
+        if self.reader is not None:
+            self.reader.register(self.graph.schema.registrable_types())
+        self.driver.graph = self.graph
+        try:
+            self.graph_view = convert.graph_view(self.graph)
+            self._nx = self.graph.get_graph().nx
+        except Exception as exc:  # drawing must never stop the debugger
+            log.exception("drawing the graph failed")
+            self.graph_view, self._nx = None, None
+            self.message.emit(f"Could not draw the graph: {exc}")
+        self._known_edges = {(e.source, e.target) for e in (self.graph_view.edges if self.graph_view else ())
+                             if e.kind not in ("dynamic",)}
+        nodes = set(self.graph.node_names)
+        self.driver.before &= nodes
+        self.driver.after &= nodes
+        if self.graph_view is not None:
+            self.graphLoaded.emit(self.graph_view)
+        self._emit_marks()
+
+    def open_thread(self, thread_id: str) -> None:
+        """Show `thread_id` (its history loads off the UI thread)."""
+        self._schedule_view(self._load_thread(thread_id))
+
+    async def _load_thread(self, thread_id: str) -> None:
+        self.driver.drop_run()
+        self.driver.thread_id = self.thread_id = thread_id
+        self.driver.head_id = None
+        self.driver.interrupts = []
+        self.viewed_id = None
+        self._reset_marks()
+        self._diffs.clear()
+        self.eventsCleared.emit()
+        assert self.reader is not None
+        headers = await self.reader.headers(thread_id)
+        self.history.reset(convert.timeline_row(h) for h in headers)
+        self.timelineReset.emit(self.history.rows())
+        self.headChanged.emit(self.head_id)
+        if self.history.latest_id is not None:
+            await self._show_checkpoint(self.history.latest_id, live=True)
+        else:
+            self._values = {}
+            self.stateChanged.emit({})
+            self.diffChanged.emit(None)
+            self.interruptsChanged.emit(())
+            self.viewChanged.emit(None)
+            self._emit_marks()
+        self._emit_status()
+
+    def set_input(self, value: Any) -> None:
+        """The input of the next new run (and of Restart)."""
+        self.driver.input = value
+
+    @property
+    def input(self) -> Any:
+        return self.driver.input
+
+    # -- reload ----------------------------------------------------------------------------
+    def reload(self) -> bool:
+        """Import the graph file again; the thread, its history and the breakpoints stay.
+        The next step retries from the head: a failed task runs again with the new code,
+        tasks of that superstep that had finished are not re-run."""
+        if self.spec is None:
+            self.message.emit("No graph file to reload.")
+            return False
+        if self.busy:
+            self._reload_pending = True
+            self.message.emit("The graph file changed: reloading once the running command ends.")
+            return False
+        result = load_graph(self.spec)
+        if isinstance(result, LoadError):
+            self._on_load_error(result)
+            self._emit_status()
+            return False
+        if not self._open_saver():
+            return False
+        self.driver.drop_run()
+        self._install(result)
+        self._failed.clear()
+        self._set_error(None)
+        row = self.history.get(self.head_id)
+        where = f" from step {row.step}" if row is not None else ""
+        self.message.emit(f"Reloaded {result.path.name}: F10 or F5 goes on{where}.")
+        if self.thread_id is None:
+            self.open_thread(new_thread_id(result.path.stem))
+        self._emit_status()
+        return True
+
+    def _on_load_error(self, error: LoadError) -> None:
+        hint = "Fix the file and save it (the studio reloads it), or press Ctrl+R."
+        self._set_error(ErrorView(kind="load", title=error.title, message=error.message,
+                                  detail=error.detail, hint=hint))
+
+    # -- command guard ---------------------------------------------------------------------
+    def _submit(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> bool:
+        if self._closed:
+            return False
+        if self.busy:
+            self.message.emit(f"Busy with {self._task_name}: wait, or Pause (stop after it) / Stop (Shift+F5).")
+            return False
+        self._task_name = name
+        self._task = asyncio.ensure_future(self._guarded(name, factory))
+        self.busyChanged.emit(True)
+        self._emit_status()
+        return True
+
+    async def _guarded(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> None:
+        result: Outcome | Exception | None = None
+        try:
+            if self.viewed_id is not None and self.viewed_id != self.head_id:
+                await self._show_checkpoint(self.head_id, live=True)
+            result = await factory()
+            if isinstance(result, Outcome):
+                self._on_outcome(result)
+        except asyncio.CancelledError:
+            result = None
+            self._on_cancelled()
+        except Refused as exc:
+            result = exc
+            self.message.emit(str(exc))
+        except Exception as exc:  # an engine error (bad update, recursion limit, ...): shown, never fatal
+            result = exc
+            log.debug("command %s failed", name, exc_info=True)
+            self._set_error(ErrorView(kind="command", title=f"{name.capitalize()} failed",
+                                      message=f"{type(exc).__name__}: {exc}", node=None,
+                                      hint="The history is unchanged; rewind, edit the state, or fix the code "
+                                           "and reload."))
+        finally:
+            self._task = None
+            self._running.clear()
+            if not self._closed:
+                self.busyChanged.emit(False)
+                self._emit_marks()
+                self._emit_status()
+                self.commandFinished.emit(name, result)
+                if self._reload_pending:
+                    self._reload_pending = False
+                    self.reload()
+
+    def _on_outcome(self, outcome: Outcome) -> None:
+        if outcome.message:
+            self.message.emit(outcome.message)
+        if outcome.reason in ("breakpoint", "paused", "target"):
+            self.status = "paused"
+
+    def _on_cancelled(self) -> None:
+        still = sorted(self._running)
+        self.driver.cancel()
+        self.status = "stopped"
+        text = "Stopped."
+        if still:
+            text += (f" `{', '.join(still)}` was running; a sync node keeps running in its worker thread "
+                     "until it returns, and its result is discarded.")
+        self.eventAdded.emit(convert.EventRow(kind="error", step=self._step(), node=", ".join(still), text=text))
+        self.message.emit(text)
+
+    # -- stepping commands -----------------------------------------------------------------
+    def step(self) -> bool:
+        """F10: run one node; when it was the superstep's last task, commit (the diff shows)."""
+        return self._submit("step", self.driver.step_node)
+
+    def step_superstep(self) -> bool:
+        return self._submit("step superstep", self.driver.step_superstep)
+
+    def continue_run(self) -> bool:
+        """F5: run until a breakpoint, an interrupt, an error or the end."""
+        return self._submit("continue", self.driver.continue_)
+
+    def run_to(self, node: str | None = None) -> bool:
+        """Ctrl+F10: continue until `node` (default: the selected node) is about to run."""
+        node = node or self.selected_node
+        if not node or (self.graph is not None and node not in self.graph.node_names):
+            self.message.emit("Run to node: select a node in the graph first.")
+            return False
+        return self._submit("run to node", lambda: self.driver.continue_(target=node))
+
+    def step_into(self) -> bool:
+        """F11: step the next node; a subgraph node also shows its inner graph.
+
+        The engine runs a subgraph as one task (its inner supersteps are not exposed), so
+        its inner graph is shown with the input it got and the output it returned."""
+        run = self.run
+        pending = run.pending if run is not None and run.status == "ready" else ()
+        nxt = pending[0].name if pending else None
+        if nxt is not None and self.graph is not None:
+            fn = self.graph.nodes.get(nxt)
+            if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
+                try:
+                    self.subgraphShown.emit(nxt, convert.graph_view(fn))
+                except Exception as exc:
+                    self.message.emit(f"Could not draw the subgraph `{nxt}`: {exc}")
+                self.message.emit(f"`{nxt}` is a subgraph: the engine runs it as one step; "
+                                  "its inner graph is shown in the inspector.")
+        return self._submit("step into", self.driver.step_node)
+
+    def pause(self) -> None:
+        """Stop after the running task(s) finish (continue and run-to)."""
+        if self.busy:
+            self.driver.pause_requested = True
+            self.message.emit("Pausing after the running step…")
+
+    def stop(self) -> None:
+        """Shift+F5: cancel the command in flight and the run; what was committed stays."""
+        if self.busy and self._task is not None:
+            self._task.cancel()
+        elif self.run is not None:
+            self.driver.cancel()
+            self.status = "stopped"
+            self.message.emit("Stopped. F10 starts again from the head checkpoint.")
+            self._emit_status()
+
+    def restart(self) -> bool:
+        """A new thread with the same input (the old thread keeps its history)."""
+        if self.busy:
+            self.message.emit("Stop the running command first (Shift+F5).")
+            return False
+        if self.graph is None:
+            self.message.emit("No graph code loaded: nothing to restart.")
+            return False
+        stem = self.loaded.path.stem if self.loaded is not None else "run"
+        self.status = "ready"
+        self.open_thread(new_thread_id(stem))
+        self.message.emit("Restarted on a new thread with the same input; F10 steps, F5 runs.")
+        return True
+
+    def new_run(self, value: Any) -> bool:
+        """Start a fresh thread with `value` as the input."""
+        self.set_input(value)
+        return self.restart()
+
+    def resume(self, value: Any, interrupt_id: str | None = None) -> bool:
+        """Answer the pending interrupt with `value`; the interrupted node runs again."""
+        return self._submit("resume", lambda: self.driver.resume(value, interrupt_id))
+
+    def toggle_breakpoint(self, node: str | None = None, where: str = "before") -> None:
+        """F9: toggle a breakpoint before (or after) `node` (default: the selected node)."""
+        node = node or self.selected_node
+        if not node or self.graph is None or node not in self.graph.node_names:
+            self.message.emit("Toggle breakpoint: select a node in the graph first.")
+            return
+        points = self.driver.before if where == "before" else self.driver.after
+        if node in points:
+            points.discard(node)
+            self.message.emit(f"Breakpoint {where} `{node}` removed.")
+        else:
+            points.add(node)
+            self.message.emit(f"Breakpoint {where} `{node}` set.")
+        self._emit_marks()
+
+    def set_breakpoints(self, before: set[str], after: set[str]) -> None:
+        self.driver.before, self.driver.after = set(before), set(after)
+        self._emit_marks()
+
+    # -- run events -> signals -------------------------------------------------------------
+    def _on_run_event(self, event: RunEvent) -> None:
+        try:
+            self._handle_event(event)
+        except Exception:  # a display bug must never break the run
+            log.exception("handling %s failed", type(event).__name__)
+
+    def _handle_event(self, event: RunEvent) -> None:
+        row = convert.event_row(event)
+        if row is not None and not (isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"):
+            self.eventAdded.emit(row)
+        if isinstance(event, TaskStarted):
+            self._running.add(event.name)
+            self.status = "running"
+            self._last_io.setdefault(event.name, {})["input"] = event.input
+            self._emit_marks()
+        elif isinstance(event, TaskFinished):
+            self._running.discard(event.name)
+            self._last_io.setdefault(event.name, {})["output"] = event.update
+            if event.dropped_keys and isinstance(event.update, dict):
+                self._dropped.setdefault(event.name, []).extend((k, event.update.get(k)) for k in event.dropped_keys)
+            for target in event.routes:
+                if (event.name, target) not in self._known_edges:
+                    self._taken.add((event.name, target))
+            self._refresh_details(event.name)
+            self._emit_marks()
+        elif isinstance(event, TaskFailed):
+            self._running.discard(event.name)
+            self._failed.add(event.name)
+            self.status = "failed"
+            self._set_error(ErrorView(
+                kind="node", node=event.name, title=f"Node `{event.name}` raised {type(event.error).__name__}",
+                message=str(event.error), detail=event.traceback,
+                hint="The run is paused at this superstep. Fix the code and save (the studio reloads it) "
+                     "or press Ctrl+R, then F10/F5 retries: nodes of this step that finished are kept."))
+            self._emit_marks()
+        elif isinstance(event, TaskInterrupted):
+            self._running.discard(event.name)
+            self.driver.interrupts.extend(PendingInterrupt(task_id=event.task_id, node=event.name, interrupt=i)
+                                          for i in event.interrupts)
+            self._emit_interrupts()
+        elif isinstance(event, StepCommitted):
+            self._on_committed(event)
+        elif isinstance(event, RunStarted):
+            self._on_started(event)
+        elif isinstance(event, RunInterrupted):
+            self.status = "interrupted"
+            self.message.emit(row.text if row is not None else "Interrupted.")
+            self._emit_marks()
+        elif isinstance(event, RunFinished):
+            self.status = {"done": "done", "failed": "failed", "cancelled": "stopped",
+                           "interrupted": "interrupted"}.get(event.status, event.status)
+            if event.status == "failed" and event.error is not None and self.error is None:
+                self._set_error(ErrorView(kind="command", title="The run failed",
+                                          message=f"{type(event.error).__name__}: {event.error}"))
+            self._emit_status()
+
+    def _on_started(self, event: RunStarted) -> None:
+        run = self.run
+        ckpt = run.checkpoint if run is not None else None
+        if ckpt is not None and ckpt.id not in self.history:
+            row = convert.timeline_row(ckpt)
+            self.history.add(row)
+            self.timelineRowAdded.emit(row)
+        self.driver.head_id = event.checkpoint_id or self.driver.head_id
+        self.headChanged.emit(self.head_id)
+        self.status = "ready"
+        if event.mode == "fork":
+            self.message.emit("Forked: the next steps make a new branch; the old one is kept.")
+        if event.mode in ("fork", "input"):
+            self._show_live(dict(event.values), None, event.checkpoint_id)
+        self._emit_marks()
+
+    def _on_committed(self, event: StepCommitted) -> None:
+        diff = convert.diff_from_commit(event, self._dropped)
+        self._dropped = {}
+        self._diffs[event.checkpoint_id] = diff
+        run = self.run
+        ckpt = run.checkpoint if run is not None and run.checkpoint is not None else None
+        if ckpt is not None and ckpt.id == event.checkpoint_id:
+            row = convert.timeline_row(ckpt)
+            if self.history.add(row):
+                self.timelineRowAdded.emit(row)
+        self.driver.head_id = event.checkpoint_id
+        self.headChanged.emit(event.checkpoint_id)
+        self._failed.clear()
+        if self.error is not None and self.error.kind == "node":
+            self._set_error(None)
+        self._trail = (self._trail + [n for n in event.nodes_ran if n != "__start__"])[-8:]
+        self.status = "ready" if event.next else "done"
+        self._show_live(event.values, diff, event.checkpoint_id)
+        self._emit_marks()
+
+    def _show_live(self, values: Any, diff: Any, checkpoint_id: str | None) -> None:
+        self.viewed_id = None
+        self._values = values
+        self.stateChanged.emit(values)
+        self.diffChanged.emit(diff)
+        self.viewChanged.emit(checkpoint_id)
+
+    # -- marks and status ------------------------------------------------------------------
+    def _reset_marks(self) -> None:
+        self._running.clear()
+        self._failed.clear()
+        self._taken.clear()
+        self._trail = []
+        self._dropped = {}
+        self._set_error(None) if self.error is not None and self.error.kind == "node" else None
+        self.interruptsChanged.emit(())
+
+    def _next_nodes(self) -> tuple[str, ...]:
+        run = self.run
+        if run is not None and run.status == "ready":
+            return tuple(dict.fromkeys(t.name for t in run.pending))
+        row = self.history.get(self.head_id)
+        return row.next if row is not None else ()
+
+    def marks(self) -> GraphMarks:
+        before, after = self.breakpoints
+        interrupted = frozenset(p.node for p in self.driver.interrupts)
+        return GraphMarks(
+            running=frozenset(self._running), next=frozenset(self._next_nodes()) - interrupted,
+            trail=tuple(self._trail), breakpoints_before=before, breakpoints_after=after,
+            failed=frozenset(self._failed), interrupted=interrupted, selected=self.selected_node,
+            taken_edges=frozenset(self._taken),
+        )
+
+    def _emit_marks(self) -> None:
+        if self.viewed_id is None:
+            self.marksChanged.emit(self.marks())
+
+    def _emit_interrupts(self) -> None:
+        self.interruptsChanged.emit(convert.interrupt_views((p.node, p.interrupt) for p in self.driver.interrupts))
+
+    def _step(self) -> int | None:
+        row = self.history.get(self.viewed_id or self.head_id)
+        return row.step if row is not None else None
+
+    def status_view(self) -> StatusView:
+        status = self.status
+        if self.graph is None and self.reader is not None and self.loaded is None:
+            status = "read-only"
+        if self.busy:
+            status = "running"
+        elif self.driver.interrupts:
+            status = "interrupted"
+        return StatusView(
+            thread_id=self.thread_id, step=self._step(), status=status, busy=self.busy,
+            can_step=self.graph is not None and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
+            graph_name=self.loaded.spec if self.loaded else "", db_path=str(self.db_path),
+            next_nodes=self._next_nodes(),
+        )
+
+    def _emit_status(self) -> None:
+        if not self._closed:
+            self.statusChanged.emit(self.status_view())
+
+    def _set_error(self, error: ErrorView | None) -> None:
+        self.error = error
+        self.errorChanged.emit(error)
+
+    def clear_error(self) -> None:
+        self._set_error(None)
+
+    # -- node details ----------------------------------------------------------------------
+    def select_node(self, name: str | None) -> None:
+        """The node clicked in the graph: its inspector details, and the run-to/F9 target."""
+        self.selected_node = name
+        if name:
+            self._refresh_details(name, force=True)
+        self._emit_marks()
+
+    def node_details(self, name: str) -> NodeDetails:
+        io = self._last_io.get(name, {})
+        extra: dict[str, Any] = {}
+        before, after = self.breakpoints
+        extra["breakpoint"] = ", ".join(w for w, s in (("before", before), ("after", after)) if name in s) or "none"
+        fn = self.graph.nodes.get(name) if self.graph is not None else None
+        if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
+            try:
+                extra["subgraph"] = convert.graph_view(fn)
+            except Exception:
+                pass
+        return convert.node_details(self.graph, self._nx, name, last_input=io.get("input", convert.UNSET),
+                                    last_output=io.get("output", convert.UNSET), extra=extra)
+
+    def _refresh_details(self, name: str, force: bool = False) -> None:
+        if force or name == self.selected_node:
+            self.detailsChanged.emit(self.node_details(name))
+
+    # -- polling and closing ---------------------------------------------------------------
+    def _on_poll(self) -> None:
+        """Pick up checkpoints written by another process (a running script, a second studio)."""
+        if self.busy or self.reader is None or self.thread_id is None or self._closed:
+            return
+        if self._view_task is not None and not self._view_task.done():
+            return
+        self._view_task = asyncio.ensure_future(self._poll_once())
+
+    async def _poll_once(self) -> None:
+        try:
+            headers = await self.reader.headers(self.thread_id, limit=50)  # type: ignore[union-attr]
+        except Exception:
+            return
+        added = [convert.timeline_row(h) for h in reversed(headers) if h.id not in self.history]
+        for row in added:
+            self.history.add(row)
+            self.timelineRowAdded.emit(row)
+        if added and self.viewed_id is None and self.driver.head_id in (None, added[0].parent_id):
+            self.driver.drop_run()
+            self.driver.head_id = None
+            self.headChanged.emit(self.head_id)
+            await self._show_checkpoint(self.history.latest_id, live=True)
+            self.message.emit(f"{len(added)} new checkpoint(s) written by another process.")
+
+    def close(self) -> None:
+        """Stop everything this session started: the command, the poll, the reader's thread."""
+        if self._closed:
+            return
+        self._closed = True
+        self._poll.stop()
+        for task in (self._task, self._view_task):
+            if task is not None and not task.done():
+                task.cancel()
+        self.driver.drop_run()
+        if self.reader is not None:
+            self.reader.close(wait=True)
+        if self.saver is not None:
+            self.saver.close()

@@ -1,0 +1,97 @@
+"""Reading the checkpoint database off the UI thread.
+
+`CheckpointReader` owns one worker thread and its own `SqliteSaver` connection (opened on
+that thread), so listing 100,000 headers or decoding a big state never blocks the
+window, and reads see a consistent snapshot while the run (or another process) writes
+through another connection. Only reads go through here; the run writes through the
+session's saver on the UI thread, one small transaction per superstep.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = ["CheckpointReader", "open_saver"]
+
+T = TypeVar("T")
+
+
+def open_saver(path: str | Path) -> Any:
+    """A SqliteSaver on `path` (raises the engine's CheckpointError kinds for a bad file)."""
+    from engine import SqliteSaver
+
+    return SqliteSaver(str(path))
+
+
+class CheckpointReader:
+    """Runs read queries against the database on one dedicated worker thread."""
+
+    def __init__(self, path: str | Path, *, types: Iterable[type] = ()) -> None:
+        self.path = Path(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="retrograph-io")
+        self._saver: Any = None
+        self._types: list[type] = list(types)
+        self._closed = False
+
+    def register(self, types: Iterable[type]) -> None:
+        """Types of the graph's state schema, so the reader rebuilds them (else inert data)."""
+        self._types.extend(t for t in types if t not in self._types)
+        if self._saver is not None:
+            self._executor.submit(self._register_now)
+
+    def _register_now(self) -> None:
+        serde = getattr(self._saver, "serde", None)
+        if serde is not None and hasattr(serde, "register") and self._types:
+            serde.register(*self._types)
+
+    def _get_saver(self) -> Any:
+        if self._saver is None:
+            self._saver = open_saver(self.path)
+            self._register_now()
+        return self._saver
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(saver, *args)` on the reader's thread."""
+        if self._closed:
+            raise RuntimeError("the checkpoint reader is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: fn(self._get_saver(), *args))
+
+    async def threads(self) -> list[Any]:
+        return await self.call(lambda s: list(s.threads()))
+
+    async def headers(self, thread_id: str, *, limit: int | None = None) -> list[Any]:
+        return await self.call(lambda s: list(s.list_headers(thread_id, limit=limit)))
+
+    async def checkpoint(self, thread_id: str, checkpoint_id: str | None = None) -> Any:
+        return await self.call(lambda s: s.get(thread_id, checkpoint_id))
+
+    async def checkpoint_and_parent(self, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, list[Any]]:
+        """A checkpoint, its parent and its pending writes, in one trip to the thread."""
+
+        def read(s: Any) -> tuple[Any, Any, list[Any]]:
+            ckpt = s.get(thread_id, checkpoint_id)
+            parent = s.get(thread_id, ckpt.parent_id) if ckpt is not None and ckpt.parent_id else None
+            pending = list(s.pending_writes(thread_id, checkpoint_id)) if ckpt is not None else []
+            return ckpt, parent, pending
+
+        return await self.call(read)
+
+    def close(self, *, wait: bool = True) -> None:
+        """Close the connection on its own thread, then stop the thread."""
+        if self._closed:
+            return
+        self._closed = True
+
+        def shut() -> None:
+            if self._saver is not None:
+                try:
+                    self._saver.close()
+                finally:
+                    self._saver = None
+
+        self._executor.submit(shut)
+        self._executor.shutdown(wait=wait)
