@@ -289,3 +289,24 @@ def test_command_as_input_updates_and_routes():
     g.add_edge(START, "a")
     out = g.compile().invoke(Command(update={"log": ["cmd"], "n": 1}, goto="b"))
     assert out == {"log": ["cmd", "a", "b"], "n": 1}
+
+
+def test_interrupt_inside_a_subgraph_pauses_the_parent_and_resumes():
+    def ask(s):
+        return {"log": [f"inner:{interrupt('inner?')}"]}
+
+    inner = StateGraph(S)
+    inner.add_node("ask", ask)
+    inner.add_edge(START, "ask")
+    g = StateGraph(S)
+    g.add_node("before", lambda s: {"log": ["before"]})
+    g.add_node("sub", inner.compile())
+    g.add_edge(START, "before")
+    g.add_edge("before", "sub")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "nested"}}
+    first = graph.invoke({"log": []}, cfg)
+    assert first["__interrupt__"][0].value == "inner?"
+    assert graph.get_state(cfg).next == ("sub",)
+    out = graph.invoke(Command(resume="ok"), cfg)
+    assert out["log"] == ["before", "before", "inner:ok"]

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import ERROR, INTERRUPT, Checkpoint, PendingWrite
 from ..constants import INTERRUPT_KEY, START
-from ..errors import MissingThreadIdError
+from ..errors import GraphInterrupt, MissingThreadIdError
+from ..runtime.context import current_task
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner
@@ -115,6 +116,9 @@ class CompiledStateGraph:
                 yield chunks.popleft()
         if run.status == "failed" and run.error is not None:
             raise run.error
+        if run.status == "interrupted" and run.interrupts and current_task.get() is not None:
+            # a subgraph paused: the pause belongs to the parent graph's task
+            raise GraphInterrupt(run.interrupts)
 
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None) -> Run:

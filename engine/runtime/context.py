@@ -22,6 +22,15 @@ class TaskContext:
     resume: list[Any] = field(default_factory=list)
     """Resume values handed to this task, in order; the n-th interrupt() returns the n-th."""
     calls: int = 0
+    parent: TaskContext | None = None
+    """The task of the enclosing graph when this one runs inside a subgraph node: its
+    interrupts belong to that task, which re-runs the whole subgraph on resume."""
+
+    def root(self) -> TaskContext:
+        ctx = self
+        while ctx.parent is not None:
+            ctx = ctx.parent
+        return ctx
 
 
 current_task: ContextVar[TaskContext | None] = ContextVar("retrograph_task", default=None)
@@ -44,7 +53,7 @@ def interrupt(value: Any) -> Any:
     The node runs again from the top on resume: its n-th interrupt() call returns the
     n-th resume value, so code before the call must be safe to repeat.
     """
-    ctx = _require("interrupt()")
+    ctx = _require("interrupt()").root()
     index = ctx.calls
     ctx.calls += 1
     if index < len(ctx.resume):

@@ -216,7 +216,8 @@ class Run(RunStart, RunCommit):
         runner: NodeRunner = graph.runners[task.name]
         result = TaskResult(task=task)
         ctx = TaskContext(task_id=task.id, name=task.name, config=self.config,
-                          writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())))
+                          writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
+                          parent=current_task.get())
         state = task.arg if task.is_send else graph.schema.node_input(self.values)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
@@ -246,7 +247,7 @@ class Run(RunStart, RunCommit):
             result.traceback = tb.format_exc()
         finally:
             current_task.reset(token)
-        result.resume = ctx.resume
+        result.resume = ctx.root().resume if ctx.parent is None else []
         result.duration_s = time.perf_counter() - started
         return result
 
