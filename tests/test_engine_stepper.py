@@ -258,3 +258,38 @@ def test_stepping_cost_is_bounded_by_change_not_history():
     saver.list = counting_list
     graph.invoke({"log": ["y"]}, cfg)
     assert calls["list"] == 0, "a step must not walk the history"
+
+
+def test_step_into_a_subgraph_with_a_gate():
+    inner = StateGraph(S)
+    inner.add_node("research", lambda s: {"log": ["research"]})
+    inner.add_node("write", lambda s: {"log": ["write"]})
+    inner.add_edge(START, "research")
+    inner.add_edge("research", "write")
+    g = StateGraph(S)
+    g.add_node("team", inner.compile())
+    g.add_edge(START, "team")
+    graph = g.compile()
+    seen_moves = []
+    events = []
+
+    async def gate(child):
+        seen_moves.append((child.namespace, [t.name for t in child.pending], child.ready_to_commit))
+
+    async def scenario():
+        run = graph.new_run({"log": []})
+        run.gate = gate
+        run.subscribe(events.append)
+        await run.superstep()
+        result = await run.run_task()  # the whole subgraph, move by move through the gate
+        assert result.writes == [("log", ["research", "write"])]
+        await run.run_to_end()
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.values["log"] == ["research", "write"]
+    assert (("team",), ["research"], False) in seen_moves
+    assert (("team",), ["write"], False) in seen_moves
+    assert (("team",), [], True) in seen_moves
+    inner_names = [e.name for e in events if isinstance(e, TaskFinished) and e.namespace == ("team",)]
+    assert inner_names == ["__start__", "research", "write"]

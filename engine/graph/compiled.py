@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import ERROR, INTERRUPT, Checkpoint, PendingWrite
 from ..constants import INTERRUPT_KEY, START
-from ..errors import GraphInterrupt, MissingThreadIdError
-from ..runtime.context import current_task
+from ..errors import MissingThreadIdError
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner
@@ -87,10 +86,11 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         inline_sync: bool = False,
+        **options: Any,
     ) -> Run:
         """A Run that a debugger advances move by move (start, run_task, commit)."""
         return Run(self, input, config, interrupt_before=interrupt_before,
-                   interrupt_after=interrupt_after, inline_sync=inline_sync)
+                   interrupt_after=interrupt_after, inline_sync=inline_sync, **options)
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
         chunks = collector.chunks if collector is not None else None
@@ -116,9 +116,6 @@ class CompiledStateGraph:
                 yield chunks.popleft()
         if run.status == "failed" and run.error is not None:
             raise run.error
-        if run.status == "interrupted" and run.interrupts and current_task.get() is not None:
-            # a subgraph paused: the pause belongs to the parent graph's task
-            raise GraphInterrupt(run.interrupts)
 
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None) -> Run:

@@ -32,6 +32,8 @@ class RunEvent:
     run_id: str
     thread_id: str | None
     step: int
+    namespace: tuple[str, ...] = ()
+    """Empty for the top graph; ("node",) for events of the subgraph run inside `node`."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -54,6 +54,7 @@ from .events import (
     TaskStarted,
 )
 from .commit import RunCommit
+from .nested import Gate, run_subgraph
 from .start import RunStart
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
 
 DEFAULT_RECURSION_LIMIT = 10007
+_FROM_GRAPH: Any = object()
 
 
 class Run(RunStart, RunCommit):
@@ -81,6 +83,7 @@ class Run(RunStart, RunCommit):
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         inline_sync: bool = False,
+        checkpointer: Any = _FROM_GRAPH,
     ) -> None:
         self.graph = graph
         self.config: dict[str, Any] = dict(config or {})
@@ -90,7 +93,13 @@ class Run(RunStart, RunCommit):
         self.interrupt_after = frozenset(graph.interrupt_after if interrupt_after is None else interrupt_after)
         self.recursion_limit = int(self.config.get("recursion_limit", DEFAULT_RECURSION_LIMIT))
         self.inline_sync = inline_sync
-        self.saver = graph.checkpointer
+        self.saver = graph.checkpointer if checkpointer is _FROM_GRAPH else checkpointer
+        self.namespace: tuple[str, ...] = ()
+        """The node path of a subgraph's run inside its parents (empty for the top run)."""
+        self.gate: Gate | None = None
+        """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
+        self.child: Run | None = None
+        """The subgraph run in progress inside the current task, if any."""
         self.run_id = str(uuid.uuid4())
         self.thread_id: str | None = self.config["configurable"].get("thread_id")
         if self.thread_id is not None:
@@ -115,6 +124,10 @@ class Run(RunStart, RunCommit):
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
+    @property
+    def listeners(self) -> tuple[Callable[[RunEvent], None], ...]:
+        return tuple(self._listeners)
+
     def _emit(self, event: RunEvent) -> None:
         for listener in tuple(self._listeners):
             listener(event)
@@ -136,7 +149,8 @@ class Run(RunStart, RunCommit):
         return tuple(i for r in self.results.values() for i in r.interrupts)
 
     def _base(self, **fields: Any) -> dict[str, Any]:
-        return {"run_id": self.run_id, "thread_id": self.thread_id, "step": fields.pop("step", self.step + 1), **fields}
+        return {"run_id": self.run_id, "thread_id": self.thread_id, "step": fields.pop("step", self.step + 1),
+                "namespace": self.namespace, **fields}
 
     # -- 2. run tasks ----------------------------------------------------------------
     async def run_task(self, task_id: str | None = None) -> TaskResult:
@@ -227,7 +241,9 @@ class Run(RunStart, RunCommit):
         try:
             if task.name == START:
                 output = self._start_output(task)
-            elif runner.is_async or runner.is_subgraph:
+            elif runner.is_subgraph:
+                output = await run_subgraph(self, runner.fn, task, state)
+            elif runner.is_async:
                 output = await runner.call_async(state, self.config, ctx.writer)
             elif self.inline_sync and len(self.plan) == 1:
                 output = runner.call_sync(state, self.config, ctx.writer)

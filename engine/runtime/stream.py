@@ -61,6 +61,8 @@ class StreamCollector:
         modes = self.modes
         if "events" in modes:
             self._put("events", event)
+        if event.namespace:  # a subgraph's inner events: only the raw `events` mode shows them
+            return
         if isinstance(event, TaskFinished):
             if event.name == START:
                 return

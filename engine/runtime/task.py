@@ -174,9 +174,6 @@ class NodeRunner:
         return self.fn(state, **kwargs)
 
     async def call_async(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
-        if self.is_subgraph:
-            sub_config = {k: v for k, v in config.items() if k != "configurable"}
-            return await self.fn.ainvoke(state, sub_config)
         result = self.call_sync(state, config, writer)
         if inspect.isawaitable(result):
             result = await result
