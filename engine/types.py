@@ -1,11 +1,11 @@
 """Values users hand to the engine or get back from it: Send, Command, Interrupt, snapshots."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig"]
+__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy"]
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
@@ -71,3 +71,38 @@ class StateSnapshot(NamedTuple):
     parent_config: RunnableConfig | None
     tasks: tuple[TaskInfo, ...] = ()
     interrupts: tuple[Interrupt, ...] = ()
+
+
+def _retry_by_default(exc: BaseException) -> bool:
+    """Retry errors that are usually transient; not the ones a bug in the node causes."""
+    return not isinstance(exc, (ValueError, TypeError, ArithmeticError, ImportError, LookupError,
+                                NameError, SyntaxError, RuntimeError, AttributeError))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """Run a node again when it raises: `add_node("fetch", fetch, retry_policy=RetryPolicy())`."""
+
+    initial_interval: float = 0.5
+    backoff_factor: float = 2.0
+    max_interval: float = 128.0
+    max_attempts: int = 3
+    jitter: bool = True
+    retry_on: type[BaseException] | Sequence[type[BaseException]] | Callable[[BaseException], bool] = (
+        _retry_by_default
+    )
+
+    def should_retry(self, exc: BaseException) -> bool:
+        rule = self.retry_on
+        if isinstance(rule, type):
+            return isinstance(exc, rule)
+        if isinstance(rule, Sequence):
+            return isinstance(exc, tuple(rule))
+        return bool(rule(exc))
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before attempt `attempt + 1` (attempt counts from 1)."""
+        import random
+
+        wait = min(self.max_interval, self.initial_interval * self.backoff_factor ** (attempt - 1))
+        return wait + (random.uniform(0, 1) if self.jitter else 0.0)

@@ -310,3 +310,40 @@ def test_interrupt_inside_a_subgraph_pauses_the_parent_and_resumes():
     assert graph.get_state(cfg).next == ("sub",)
     out = graph.invoke(Command(resume="ok"), cfg)
     assert out["log"] == ["before", "before", "inner:ok"]
+
+
+def test_command_to_parent_from_inside_a_subgraph():
+    inner = StateGraph(S)
+    inner.add_node("escalate", lambda s: Command(graph=Command.PARENT, goto="human", update={"log": ["escalated"]}))
+    inner.add_edge(START, "escalate")
+    g = StateGraph(S)
+    g.add_node("team", inner.compile())
+    g.add_node("human", lambda s: {"log": ["human"]})
+    g.add_edge(START, "team")
+    assert g.compile().invoke({"log": []})["log"] == ["escalated", "human"]
+
+
+def test_retry_policy_runs_a_flaky_node_again():
+    from engine import RetryPolicy
+
+    attempts = []
+
+    def flaky(s):
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("network blip")
+        return {"log": ["ok"]}
+
+    g = StateGraph(S)
+    g.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0.001, jitter=False))
+    g.add_edge(START, "flaky")
+    assert g.compile().invoke({"log": []})["log"] == ["ok"]
+    assert len(attempts) == 3
+
+    attempts.clear()
+    g2 = StateGraph(S)
+    g2.add_node("flaky", flaky, retry_policy=RetryPolicy(initial_interval=0.001, max_attempts=2, jitter=False))
+    g2.add_edge(START, "flaky")
+    with pytest.raises(ConnectionError, match="network blip"):
+        g2.compile().invoke({"log": []})
+    assert len(attempts) == 2

@@ -21,6 +21,8 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Where a node returning Command(goto=...) may go (from `destinations=` or a
     `Command[Literal[...]]` return hint), for drawing."""
+    retry: Any = None
+    """A RetryPolicy, or None: run once."""
 
     @property
     def is_subgraph(self) -> bool:
@@ -113,6 +115,8 @@ class StateGraph:
         *,
         metadata: dict[str, Any] | None = None,
         destinations: Sequence[str] | dict[str, str] | None = None,
+        retry_policy: Any = None,
+        retry: Any = None,
         **_ignored: Any,
     ) -> StateGraph:
         """Add a node: `add_node("name", fn)`, or `add_node(fn)` to name it after fn."""
@@ -134,7 +138,11 @@ class StateGraph:
         dests: tuple[str, ...] = tuple(destinations) if destinations else ()
         if not dests and callable(action) and not hasattr(action, "ainvoke"):
             dests = literal_targets(action) or ()
-        self.nodes[node] = NodeSpec(name=node, fn=action, metadata=dict(metadata or {}), destinations=dests)
+        policy = retry_policy if retry_policy is not None else retry
+        if isinstance(policy, (list, tuple)):
+            policy = policy[0] if policy else None
+        self.nodes[node] = NodeSpec(name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
+                                    retry=policy)
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> StateGraph:

@@ -61,7 +61,7 @@ class CompiledStateGraph:
         for name_, spec in builder.nodes.items():
             self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
                                              tuple(builder.branches.get(name_, {}).values()),
-                                             joins_of.get(name_, ()))
+                                             joins_of.get(name_, ()), retry=spec.retry)
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()

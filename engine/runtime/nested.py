@@ -16,13 +16,22 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .run import Run
 
-__all__ = ["run_subgraph", "Gate"]
+__all__ = ["run_subgraph", "Gate", "ParentCommand"]
+
+class ParentCommand(Exception):
+    """A node inside a subgraph returned Command(graph=Command.PARENT): the command is
+    handed to the parent graph as the output of the subgraph's node."""
+
+    def __init__(self, command: Any) -> None:
+        self.command = command
+        super().__init__(command)
+
 
 Gate = Callable[["Run"], Awaitable[None]]
 """Awaited with the (child) run before each of its moves: a task, or a commit."""
 
 
-async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any) -> dict[str, Any]:
+async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any) -> Any:
     """Run `subgraph` on `state` as a child of `parent`'s task; returns its output state."""
     config = {k: v for k, v in parent.config.items() if k not in ("configurable", "recursion_limit")}
     child = subgraph.new_run(state, config, inline_sync=parent.inline_sync, checkpointer=None)
@@ -50,6 +59,8 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
                 break
     finally:
         parent.child = None
+    if child.status == "failed" and isinstance(child.error, ParentCommand):
+        return child.error.command
     if child.status == "failed" and child.error is not None:
         raise child.error
     if child.status == "interrupted" and child.interrupts:

@@ -19,6 +19,7 @@ import threading
 import time
 import traceback as tb
 import uuid
+from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from .events import (
     TaskStarted,
 )
 from .commit import RunCommit
-from .nested import Gate, run_subgraph
+from .nested import Gate, ParentCommand, run_subgraph
 from .start import RunStart
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 
@@ -239,19 +240,20 @@ class Run(RunStart, RunCommit):
         started = time.perf_counter()
         token = current_task.set(ctx)
         try:
-            if task.name == START:
-                output = self._start_output(task)
-            elif runner.is_subgraph:
-                output = await run_subgraph(self, runner.fn, task, state)
-            elif runner.is_async:
-                output = await runner.call_async(state, self.config, ctx.writer)
-            elif self.inline_sync and len(self.plan) == 1:
-                output = runner.call_sync(state, self.config, ctx.writer)
-            else:
-                context = contextvars.copy_context()
-                output = await asyncio.get_running_loop().run_in_executor(
-                    None, context.run, runner.call_sync, state, self.config, ctx.writer
-                )
+            attempt = 1
+            while True:
+                try:
+                    output = await self._call(runner, task, state, ctx)
+                    break
+                except (GraphInterrupt, ParentCommand):
+                    raise
+                except Exception as exc:
+                    policy = runner.retry
+                    if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
+                        raise
+                    await asyncio.sleep(policy.delay(attempt))
+                    attempt += 1
+                    ctx.calls = 0
             self._route(runner, task, output, result)
         except GraphInterrupt as exc:
             result.interrupts = tuple(i for i in exc.interrupts if isinstance(i, Interrupt))
@@ -266,6 +268,21 @@ class Run(RunStart, RunCommit):
         result.resume = ctx.root().resume if ctx.parent is None else []
         result.duration_s = time.perf_counter() - started
         return result
+
+    async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
+        """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
+        if task.name == START:
+            return self._start_output(task)
+        if runner.is_subgraph:
+            return await run_subgraph(self, runner.fn, task, state)
+        if runner.is_async:
+            return await runner.call_async(state, self.config, ctx.writer)
+        if self.inline_sync and len(self.plan) == 1:
+            return runner.call_sync(state, self.config, ctx.writer)
+        context = contextvars.copy_context()
+        return await asyncio.get_running_loop().run_in_executor(
+            None, context.run, runner.call_sync, state, self.config, ctx.writer
+        )
 
     def _start_output(self, task: PlannedTask) -> Any:
         """The hidden __start__ task writes the input into the state."""
@@ -286,9 +303,11 @@ class Run(RunStart, RunCommit):
             result.routes.append((target, f"edge:{source}"))
         if command is not None:
             if command.graph == Command.PARENT:
-                raise InvalidUpdateError(
-                    f"node `{source}` returned Command(graph=Command.PARENT) but this graph has no parent"
-                )
+                if not self.namespace:
+                    raise InvalidUpdateError(
+                        f"node `{source}` returned Command(graph=Command.PARENT) but this graph has no parent"
+                    )
+                raise ParentCommand(replace(command, graph=None))
             for goto in command.goto_targets():
                 if isinstance(goto, Send):
                     result.sends.append(goto)

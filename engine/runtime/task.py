@@ -141,12 +141,13 @@ class NodeRunner:
 
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "wants_config", "wants_writer",
-        "edges", "branches", "joins", "known",
+        "edges", "branches", "joins", "known", "retry",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
-                 joins: Sequence[str]) -> None:
+                 joins: Sequence[str], retry: Any = None) -> None:
         self.name = name
+        self.retry = retry
         self.fn = fn
         self.is_subgraph = hasattr(fn, "ainvoke") and hasattr(fn, "get_graph")
         target = fn
