@@ -137,6 +137,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         from engine import SqliteSaver
 
         graph = graph.with_checkpointer(SqliteSaver(args.db))
+    if args.db or graph.checkpointer is not None or args.thread:
         config = {"configurable": {"thread_id": args.thread or f"{loaded.path.stem}-cli"}}
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
     mode: Any = modes[0] if len(modes) == 1 else modes
@@ -178,7 +179,8 @@ def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:
         elif suffix == ".png":
             out.write_bytes(drawable.draw_png())
         elif suffix == ".svg":
-            out.write_bytes(drawable.draw_svg())
+            svg = drawable.draw_svg()
+            out.write_bytes(svg if isinstance(svg, bytes) else svg.encode("utf-8"))
         else:
             print(f"retrograph: cannot draw to {out.name}: use .svg, .png, .dot or .mmd", file=err)
             return 2

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine import Command, Interrupt, Run, RunEvent
 
-__all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt"]
+__all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate"]
 
 
 class Refused(RuntimeError):
@@ -40,6 +40,41 @@ class PendingInterrupt:
     interrupt: Interrupt
 
 
+class InnerGate:
+    """The engine's subgraph gate: parks a subgraph's child Run before each of its moves
+    until the user asks for the next one ("step into")."""
+
+    def __init__(self) -> None:
+        self.child: Run | None = None
+        self.parked = asyncio.Event()
+        self._release = asyncio.Event()
+        self.free = False
+
+    async def __call__(self, child: Run) -> None:
+        if self.free:
+            return
+        self.child = child
+        self.parked.set()
+        await self._release.wait()
+        self._release.clear()
+
+    def release(self) -> None:
+        """Let the child make one move (the next `parked` marks the one after it)."""
+        self.parked.clear()
+        self._release.set()
+
+    def run_free(self) -> None:
+        """Let the child run to its end without stopping."""
+        self.free = True
+        self.parked.clear()
+        self._release.set()
+
+
+def _is_subgraph(graph: Any, name: str) -> bool:
+    fn = graph.nodes.get(name) if graph is not None else None
+    return hasattr(fn, "get_graph") and hasattr(fn, "ainvoke")
+
+
 class RunDriver:
     """Holds the current Run of one thread and advances it on request."""
 
@@ -58,10 +93,15 @@ class RunDriver:
         self.pause_requested = False
         self._listener = listener
         self._unsubscribe: Callable[[], None] | None = None
+        self.gate: InnerGate | None = None
+        self.inside: str | None = None
+        """The subgraph node being stepped into (its task is parked at the gate)."""
+        self._outer: asyncio.Future[Any] | None = None
 
     # -- the run ---------------------------------------------------------------------
     def drop_run(self) -> None:
         """Forget the current Run (cancelling it when it could still move)."""
+        self._leave_inside(cancel=True)
         run = self.run
         if run is not None:
             if run.status in ("new", "ready"):
@@ -129,7 +169,10 @@ class RunDriver:
         return Outcome(reason="stepped", nodes=stepped)
 
     async def step_node(self, task_id: str | None = None) -> Outcome:
-        """Run one task (the first pending, or `task_id`); commit when it was the last one."""
+        """Run one task (the first pending, or `task_id`); commit when it was the last one.
+        Inside a subgraph: one move of the subgraph's run."""
+        if self.inside is not None:
+            return await self._inner_move()
         run = await self.ensure_run()
         stepped: tuple[str, ...] = ()
         if run.pending:
@@ -145,6 +188,8 @@ class RunDriver:
 
     async def step_superstep(self) -> Outcome:
         """Run every pending task of the superstep concurrently, then commit it."""
+        if self.inside is not None:
+            return await self._inner_move()
         run = await self.ensure_run()
         names = tuple(t.name for t in run.pending)
         if run.pending:
@@ -160,6 +205,10 @@ class RunDriver:
         run is paused at now are passed, as a debugger's continue does."""
         self.pause_requested = False
         first = True
+        if self.inside is not None:
+            outcome = await self.step_out()
+            if outcome.reason != "stepped" or self.pause_requested:
+                return outcome
         while True:
             run = await self.ensure_run()
             due = {t.name for t in run.pending}
@@ -211,6 +260,73 @@ class RunDriver:
         if run.status != "ready":
             return self._end_of(run, ())
         return await self.step_node(task_id)
+
+    # -- stepping into a subgraph ------------------------------------------------------
+    async def step_into(self) -> Outcome:
+        """F11: when the next task is a subgraph node, run it with the gate so its inner
+        moves are stepped one by one; otherwise the same as step_node."""
+        if self.inside is not None:
+            return await self._inner_move()
+        run = await self.ensure_run()
+        task = run.pending[0] if run.pending else None
+        if task is None or not _is_subgraph(self.graph, task.name):
+            return await self.step_node()
+        self.gate = InnerGate()
+        run.gate = self.gate
+        self.inside = task.name
+        self._outer = asyncio.ensure_future(run.run_task(task.id))
+        return await self._until_parked(entered=True)
+
+    async def _until_parked(self, *, entered: bool = False) -> Outcome:
+        """Wait until the child parks before its next move, or the subgraph's task ends."""
+        assert self.gate is not None and self._outer is not None
+        node = self.inside or ""
+        while True:
+            parked = asyncio.ensure_future(self.gate.parked.wait())
+            try:
+                await asyncio.wait({parked, self._outer}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                parked.cancel()
+            if self._outer.done():
+                return self._finish_inside()
+            child = self.gate.child
+            # a commit right after the superstep's last task: take it too, as the outer F10 does
+            if not entered and child is not None and child.ready_to_commit and not child.pending:
+                self.gate.release()
+                continue
+            names = tuple(t.name for t in child.pending) if child is not None else ()
+            text = f"Inside `{node}`: next {', '.join(names) or 'commit'}; F10 steps, F5 runs it to its end."
+            return Outcome(reason="inside", nodes=(node,), message=text)
+
+    async def _inner_move(self) -> Outcome:
+        assert self.gate is not None
+        self.gate.release()
+        return await self._until_parked()
+
+    async def step_out(self) -> Outcome:
+        """Run the rest of the subgraph at full speed and finish its task."""
+        if self.inside is None or self.gate is None or self._outer is None:
+            return Outcome(reason="stepped")
+        self.gate.run_free()
+        await asyncio.wait({self._outer})
+        return self._finish_inside()
+
+    def _finish_inside(self) -> Outcome:
+        outer, node, run = self._outer, self.inside or "", self.run
+        self._leave_inside(cancel=False)
+        assert outer is not None and run is not None
+        outer.result()  # a CancelledError or an engine error propagates to the command
+        if run.status != "ready" or self._failed(run):
+            return self._end_of(run, (node,))
+        self._commit_if_ready(run)
+        return self._end_of(run, (node,))
+
+    def _leave_inside(self, *, cancel: bool) -> None:
+        if self.run is not None:
+            self.run.gate = None
+        if cancel and self._outer is not None and not self._outer.done():
+            self._outer.cancel()
+        self.gate, self.inside, self._outer = None, None, None
 
     def cancel(self) -> None:
         """Stop the run: nothing more is planned or committed; what was saved stays."""

@@ -19,12 +19,14 @@ class History:
         self._rows: dict[str, TimelineRow] = {}
         self._children: dict[str | None, list[str]] = {}
         self._latest: str | None = None
+        self._in_order = True
         self.reset(rows)
 
     def reset(self, rows: Iterable[TimelineRow]) -> None:
         self._rows = {}
         self._children = {}
         self._latest = None
+        self._in_order = True
         for row in rows:
             self.add(row)
 
@@ -37,6 +39,8 @@ class History:
         # checkpoint ids sort in creation order
         if self._latest is None or row.id > self._latest:
             self._latest = row.id
+        else:
+            self._in_order = False
         return True
 
     def __len__(self) -> int:
@@ -53,6 +57,8 @@ class History:
 
     def rows(self) -> tuple[TimelineRow, ...]:
         """Oldest first (creation order)."""
+        if self._in_order:
+            return tuple(self._rows.values())
         return tuple(sorted(self._rows.values(), key=lambda r: r.id))
 
     @property

@@ -8,7 +8,6 @@ Opening a graph file runs its code, exactly as `python file.py` would.
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -21,7 +20,21 @@ __all__ = ["LoadedGraph", "LoadError", "load_graph", "parse_spec", "PREFERRED_NA
 PREFERRED_NAMES = ("graph", "app")
 """Module-level names picked, in this order, when a file holds several graphs."""
 
-_counter = itertools.count(1)
+_OURS: set[str] = set()
+"""Module names this loader put in sys.modules (a reload may replace them)."""
+
+
+def _module_name(path: Path) -> str:
+    """The file's stem, as `import stem` would name it, so the names of its classes stored
+    in checkpoints stay the same across reloads and match a script that imports the file;
+    a prefixed name when the stem is taken by another module (`json.py`, `engine.py`...)."""
+    stem = path.stem
+    if stem.isidentifier() and (stem not in sys.modules or stem in _OURS):
+        name = stem
+    else:
+        name = f"retrograph_user_{stem}"
+    _OURS.add(name)
+    return name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +128,7 @@ def _import(path: Path) -> ModuleType | LoadError:
         detail = f"{text}\n{' ' * max((exc.offset or 1) - 1, 0)}^" if text else ""
         return LoadError(kind="syntax", path=path, line=exc.lineno, detail=detail,
                          message=f"{where}: {exc.msg}")
-    module_name = f"retrograph_user_{path.stem}_{next(_counter)}"
+    module_name = _module_name(path)
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         return LoadError(kind="import", path=path, message=f"{path} is not an importable Python file")

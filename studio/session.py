@@ -25,27 +25,17 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine import (
-    CheckpointError,
-    RunEvent,
-    RunFinished,
-    RunInterrupted,
-    RunStarted,
-    StepCommitted,
-    TaskFailed,
-    TaskFinished,
-    TaskInterrupted,
-    TaskStarted,
-)
+from engine import CheckpointError
 
 from . import convert
-from .driver import Outcome, PendingInterrupt, Refused, RunDriver
+from .driver import Outcome, Refused, RunDriver
 from .history import History
 from .loader import LoadedGraph, LoadError, load_graph
-from .records import ErrorView, StatusView, ThreadView
+from .records import ErrorView, ThreadView
+from .session_events import InnerView, SessionEvents
 from .session_views import SessionViews
 from .store import CheckpointReader, open_saver
-from .viewmodel import GraphMarks, GraphView, NodeDetails
+from .viewmodel import GraphView
 
 __all__ = ["Session", "new_thread_id"]
 
@@ -57,7 +47,19 @@ def new_thread_id(stem: str = "run") -> str:
     return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
 
 
-class Session(SessionViews, QObject):
+FIRST_PAGE = 1000
+"""Checkpoints shown at once when a thread opens; the rest of a long history follows."""
+
+
+def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple[History, tuple[Any, ...]]:
+    """On the reader's thread: the thread's (newest `limit`) headers as a History and its
+    rows, oldest first."""
+    headers = list(saver.list_headers(thread_id, limit=limit))  # newest first
+    history = History(convert.timeline_row(h) for h in reversed(headers))
+    return history, history.rows()
+
+
+class Session(SessionEvents, SessionViews, QObject):
     """Owns the graph, the run, the thread's history and the view; emits records."""
 
     graphLoaded = Signal(object)        # GraphView
@@ -104,6 +106,7 @@ class Session(SessionViews, QObject):
         self._task: asyncio.Task[Any] | None = None
         self._task_name = ""
         self._view_task: asyncio.Task[Any] | None = None
+        self._history_task: asyncio.Task[Any] | None = None
         self._reload_pending = False
         self._running: set[str] = set()
         self._failed: set[str] = set()
@@ -113,6 +116,7 @@ class Session(SessionViews, QObject):
         self._diffs: dict[str, Any] = {}
         self._last_io: dict[str, dict[str, Any]] = {}
         self._values: dict[str, Any] = {}
+        self._inner: InnerView | None = None
         self._closed = False
         self._poll = QTimer(self)
         self._poll.setInterval(poll_ms)
@@ -175,30 +179,47 @@ class Session(SessionViews, QObject):
         self.open_thread(thread_id or new_thread_id(result.path.stem))
         return True
 
-    def open_database(self, path: str | Path, graph_spec: str | None = None) -> bool:
-        """Post-mortem: browse every thread of a checkpoint file, with the graph's code when given."""
+    def open_database(self, path: str | Path, graph_spec: str | None = None, *,
+                      thread_id: str | None = None) -> bool:
+        """Post-mortem: browse every thread of a checkpoint file (opening it runs no code);
+        with the graph's code given too, its runs can go on."""
         path = Path(path)
         if not path.exists():
             self._set_error(ErrorView(kind="database", title="No such database",
                                       message=f"{path}: no such file", hint="Check the path."))
             return False
+        if path.resolve() != self.db_path.resolve():
+            self._close_database()
         self.db_path = path
         if graph_spec is not None:
-            result = load_graph(graph_spec)
             self.spec = graph_spec
+            result = load_graph(graph_spec)
             if isinstance(result, LoadError):
                 self._on_load_error(result)
             elif self._open_saver():
                 self._install(result)
         if not self._open_saver():
             return False
-        self._schedule_view(self._open_latest_thread())
+        self._schedule_view(self._open_first_thread(thread_id))
         return True
 
-    async def _open_latest_thread(self) -> None:
+    def _close_database(self) -> None:
+        """Let go of the current file (another one is being opened)."""
+        self.driver.drop_run()
+        if self.reader is not None:
+            self.reader.close(wait=True)
+            self.reader = None
+        if self.saver is not None:
+            self.saver.close()
+            self.saver = None
+        self.graph = self.driver.graph = None
+        self.loaded = None
+        self.thread_id = None
+
+    async def _open_first_thread(self, thread_id: str | None) -> None:
         threads = await self.refresh_threads()
-        if threads:
-            await self._load_thread(threads[0].thread_id)
+        if thread_id is not None or threads:
+            await self._load_thread(thread_id or threads[0].thread_id)
         else:
             self.message.emit(f"{self.db_path} holds no threads yet.")
             self._emit_status()
@@ -238,6 +259,8 @@ class Session(SessionViews, QObject):
         self._schedule_view(self._load_thread(thread_id))
 
     async def _load_thread(self, thread_id: str) -> None:
+        if self._history_task is not None and not self._history_task.done():
+            self._history_task.cancel()
         self.driver.drop_run()
         self.driver.thread_id = self.thread_id = thread_id
         self.driver.head_id = None
@@ -247,9 +270,12 @@ class Session(SessionViews, QObject):
         self._diffs.clear()
         self.eventsCleared.emit()
         assert self.reader is not None
-        headers = await self.reader.headers(thread_id)
-        self.history.reset(convert.timeline_row(h) for h in headers)
-        self.timelineReset.emit(self.history.rows())
+        await self.refresh_threads()
+        history, rows = await self.reader.call(_read_history, thread_id, FIRST_PAGE)
+        self.history = history
+        self.timelineReset.emit(rows)
+        if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
+            self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
         self.headChanged.emit(self.head_id)
         if self.history.latest_id is not None:
             await self._show_checkpoint(self.history.latest_id, live=True)
@@ -260,7 +286,26 @@ class Session(SessionViews, QObject):
             self.interruptsChanged.emit(())
             self.viewChanged.emit(None)
             self._emit_marks()
+        self._follow_next_details()
         self._emit_status()
+
+    async def _load_full_history(self, thread_id: str) -> None:
+        assert self.reader is not None
+        try:
+            full, _ = await self.reader.call(_read_history, thread_id, None)
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:
+            self.message.emit(f"Could not read the whole history: {exc}")
+            return
+        if self.thread_id != thread_id or self._closed:
+            return
+        for row in self.history.rows():  # rows committed while the rest was loading
+            full.add(row)
+        self.history = full
+        self.timelineReset.emit(full.rows())
+        self.headChanged.emit(self.head_id)
+        self.viewChanged.emit(self.viewed_id or self.head_id)
 
     def set_input(self, value: Any) -> None:
         """The input of the next new run (and of Restart)."""
@@ -291,6 +336,8 @@ class Session(SessionViews, QObject):
             return False
         self.driver.drop_run()
         self._install(result)
+        if self.driver.input is None:
+            self.driver.input = result.example_input
         self._failed.clear()
         self._set_error(None)
         row = self.history.get(self.head_id)
@@ -343,8 +390,13 @@ class Session(SessionViews, QObject):
         finally:
             self._task = None
             self._running.clear()
+            if self._inner is not None and self.driver.inside is None:
+                self._leave_subgraph_view()
+            if self.status == "running":
+                self.status = "ready"
             if not self._closed:
                 self.busyChanged.emit(False)
+                self._follow_next_details()
                 self._emit_marks()
                 self._emit_status()
                 self.commandFinished.emit(name, result)
@@ -357,6 +409,8 @@ class Session(SessionViews, QObject):
             self.message.emit(outcome.message)
         if outcome.reason in ("breakpoint", "paused", "target"):
             self.status = "paused"
+        elif outcome.reason == "inside":
+            self.status = f"inside {outcome.nodes[0]}"
 
     def _on_cancelled(self) -> None:
         still = sorted(self._running)
@@ -390,23 +444,9 @@ class Session(SessionViews, QObject):
         return self._submit("run to node", lambda: self.driver.continue_(target=node))
 
     def step_into(self) -> bool:
-        """F11: step the next node; a subgraph node also shows its inner graph.
-
-        The engine runs a subgraph as one task (its inner supersteps are not exposed), so
-        its inner graph is shown with the input it got and the output it returned."""
-        run = self.run
-        pending = run.pending if run is not None and run.status == "ready" else ()
-        nxt = pending[0].name if pending else None
-        if nxt is not None and self.graph is not None:
-            fn = self.graph.nodes.get(nxt)
-            if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
-                try:
-                    self.subgraphShown.emit(nxt, convert.graph_view(fn))
-                except Exception as exc:
-                    self.message.emit(f"Could not draw the subgraph `{nxt}`: {exc}")
-                self.message.emit(f"`{nxt}` is a subgraph: the engine runs it as one step; "
-                                  "its inner graph is shown in the inspector.")
-        return self._submit("step into", self.driver.step_node)
+        """F11: on a subgraph node, step its inner nodes one by one (the graph view shows
+        the subgraph until its task ends); elsewhere the same as F10."""
+        return self._submit("step into", self.driver.step_into)
 
     def pause(self) -> None:
         """Stop after the running task(s) finish (continue and run-to)."""
@@ -420,6 +460,9 @@ class Session(SessionViews, QObject):
             self._task.cancel()
         elif self.run is not None:
             self.driver.cancel()
+            self._running.clear()
+            if self._inner is not None:
+                self._leave_subgraph_view()
             self.status = "stopped"
             self.message.emit("Stopped. F10 starts again from the head checkpoint.")
             self._emit_status()
@@ -466,196 +509,6 @@ class Session(SessionViews, QObject):
         self.driver.before, self.driver.after = set(before), set(after)
         self._emit_marks()
 
-    # -- run events -> signals -------------------------------------------------------------
-    def _on_run_event(self, event: RunEvent) -> None:
-        try:
-            self._handle_event(event)
-        except Exception:  # a display bug must never break the run
-            log.exception("handling %s failed", type(event).__name__)
-
-    def _handle_event(self, event: RunEvent) -> None:
-        row = convert.event_row(event)
-        if row is not None and not (isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"):
-            self.eventAdded.emit(row)
-        if isinstance(event, TaskStarted):
-            self._running.add(event.name)
-            self.status = "running"
-            self._last_io.setdefault(event.name, {})["input"] = event.input
-            self._emit_marks()
-        elif isinstance(event, TaskFinished):
-            self._running.discard(event.name)
-            self._last_io.setdefault(event.name, {})["output"] = event.update
-            if event.dropped_keys and isinstance(event.update, dict):
-                self._dropped.setdefault(event.name, []).extend((k, event.update.get(k)) for k in event.dropped_keys)
-            for target in event.routes:
-                if (event.name, target) not in self._known_edges:
-                    self._taken.add((event.name, target))
-            self._refresh_details(event.name)
-            self._emit_marks()
-        elif isinstance(event, TaskFailed):
-            self._running.discard(event.name)
-            self._failed.add(event.name)
-            self.status = "failed"
-            self._set_error(ErrorView(
-                kind="node", node=event.name, title=f"Node `{event.name}` raised {type(event.error).__name__}",
-                message=str(event.error), detail=event.traceback,
-                hint="The run is paused at this superstep. Fix the code and save (the studio reloads it) "
-                     "or press Ctrl+R, then F10/F5 retries: nodes of this step that finished are kept."))
-            self._emit_marks()
-        elif isinstance(event, TaskInterrupted):
-            self._running.discard(event.name)
-            self.driver.interrupts.extend(PendingInterrupt(task_id=event.task_id, node=event.name, interrupt=i)
-                                          for i in event.interrupts)
-            self._emit_interrupts()
-        elif isinstance(event, StepCommitted):
-            self._on_committed(event)
-        elif isinstance(event, RunStarted):
-            self._on_started(event)
-        elif isinstance(event, RunInterrupted):
-            self.status = "interrupted"
-            self.message.emit(row.text if row is not None else "Interrupted.")
-            self._emit_marks()
-        elif isinstance(event, RunFinished):
-            self.status = {"done": "done", "failed": "failed", "cancelled": "stopped",
-                           "interrupted": "interrupted"}.get(event.status, event.status)
-            if event.status == "failed" and event.error is not None and self.error is None:
-                self._set_error(ErrorView(kind="command", title="The run failed",
-                                          message=f"{type(event.error).__name__}: {event.error}"))
-            self._emit_status()
-
-    def _on_started(self, event: RunStarted) -> None:
-        run = self.run
-        ckpt = run.checkpoint if run is not None else None
-        if ckpt is not None and ckpt.id not in self.history:
-            row = convert.timeline_row(ckpt)
-            self.history.add(row)
-            self.timelineRowAdded.emit(row)
-        self.driver.head_id = event.checkpoint_id or self.driver.head_id
-        self.headChanged.emit(self.head_id)
-        self.status = "ready"
-        if event.mode == "fork":
-            self.message.emit("Forked: the next steps make a new branch; the old one is kept.")
-        if event.mode in ("fork", "input"):
-            self._show_live(dict(event.values), None, event.checkpoint_id)
-        self._emit_marks()
-
-    def _on_committed(self, event: StepCommitted) -> None:
-        diff = convert.diff_from_commit(event, self._dropped)
-        self._dropped = {}
-        self._diffs[event.checkpoint_id] = diff
-        run = self.run
-        ckpt = run.checkpoint if run is not None and run.checkpoint is not None else None
-        if ckpt is not None and ckpt.id == event.checkpoint_id:
-            row = convert.timeline_row(ckpt)
-            if self.history.add(row):
-                self.timelineRowAdded.emit(row)
-        self.driver.head_id = event.checkpoint_id
-        self.headChanged.emit(event.checkpoint_id)
-        self._failed.clear()
-        if self.error is not None and self.error.kind == "node":
-            self._set_error(None)
-        self._trail = (self._trail + [n for n in event.nodes_ran if n != "__start__"])[-8:]
-        self.status = "ready" if event.next else "done"
-        self._show_live(event.values, diff, event.checkpoint_id)
-        self._emit_marks()
-
-    def _show_live(self, values: Any, diff: Any, checkpoint_id: str | None) -> None:
-        self.viewed_id = None
-        self._values = values
-        self.stateChanged.emit(values)
-        self.diffChanged.emit(diff)
-        self.viewChanged.emit(checkpoint_id)
-
-    # -- marks and status ------------------------------------------------------------------
-    def _reset_marks(self) -> None:
-        self._running.clear()
-        self._failed.clear()
-        self._taken.clear()
-        self._trail = []
-        self._dropped = {}
-        self._set_error(None) if self.error is not None and self.error.kind == "node" else None
-        self.interruptsChanged.emit(())
-
-    def _next_nodes(self) -> tuple[str, ...]:
-        run = self.run
-        if run is not None and run.status == "ready":
-            return tuple(dict.fromkeys(t.name for t in run.pending))
-        row = self.history.get(self.head_id)
-        return row.next if row is not None else ()
-
-    def marks(self) -> GraphMarks:
-        before, after = self.breakpoints
-        interrupted = frozenset(p.node for p in self.driver.interrupts)
-        return GraphMarks(
-            running=frozenset(self._running), next=frozenset(self._next_nodes()) - interrupted,
-            trail=tuple(self._trail), breakpoints_before=before, breakpoints_after=after,
-            failed=frozenset(self._failed), interrupted=interrupted, selected=self.selected_node,
-            taken_edges=frozenset(self._taken),
-        )
-
-    def _emit_marks(self) -> None:
-        if self.viewed_id is None:
-            self.marksChanged.emit(self.marks())
-
-    def _emit_interrupts(self) -> None:
-        self.interruptsChanged.emit(convert.interrupt_views((p.node, p.interrupt) for p in self.driver.interrupts))
-
-    def _step(self) -> int | None:
-        row = self.history.get(self.viewed_id or self.head_id)
-        return row.step if row is not None else None
-
-    def status_view(self) -> StatusView:
-        status = self.status
-        if self.graph is None and self.reader is not None and self.loaded is None:
-            status = "read-only"
-        if self.busy:
-            status = "running"
-        elif self.driver.interrupts:
-            status = "interrupted"
-        return StatusView(
-            thread_id=self.thread_id, step=self._step(), status=status, busy=self.busy,
-            can_step=self.graph is not None and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
-            graph_name=self.loaded.spec if self.loaded else "", db_path=str(self.db_path),
-            next_nodes=self._next_nodes(),
-        )
-
-    def _emit_status(self) -> None:
-        if not self._closed:
-            self.statusChanged.emit(self.status_view())
-
-    def _set_error(self, error: ErrorView | None) -> None:
-        self.error = error
-        self.errorChanged.emit(error)
-
-    def clear_error(self) -> None:
-        self._set_error(None)
-
-    # -- node details ----------------------------------------------------------------------
-    def select_node(self, name: str | None) -> None:
-        """The node clicked in the graph: its inspector details, and the run-to/F9 target."""
-        self.selected_node = name
-        if name:
-            self._refresh_details(name, force=True)
-        self._emit_marks()
-
-    def node_details(self, name: str) -> NodeDetails:
-        io = self._last_io.get(name, {})
-        extra: dict[str, Any] = {}
-        before, after = self.breakpoints
-        extra["breakpoint"] = ", ".join(w for w, s in (("before", before), ("after", after)) if name in s) or "none"
-        fn = self.graph.nodes.get(name) if self.graph is not None else None
-        if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
-            try:
-                extra["subgraph"] = convert.graph_view(fn)
-            except Exception:
-                pass
-        return convert.node_details(self.graph, self._nx, name, last_input=io.get("input", convert.UNSET),
-                                    last_output=io.get("output", convert.UNSET), extra=extra)
-
-    def _refresh_details(self, name: str, force: bool = False) -> None:
-        if force or name == self.selected_node:
-            self.detailsChanged.emit(self.node_details(name))
-
     # -- polling and closing ---------------------------------------------------------------
     def _on_poll(self) -> None:
         """Pick up checkpoints written by another process (a running script, a second studio)."""
@@ -687,7 +540,7 @@ class Session(SessionViews, QObject):
             return
         self._closed = True
         self._poll.stop()
-        for task in (self._task, self._view_task):
+        for task in (self._task, self._view_task, self._history_task):
             if task is not None and not task.done():
                 task.cancel()
         self.driver.drop_run()

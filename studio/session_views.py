@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
 
 from engine.checkpoint import ERROR, INTERRUPT
 
@@ -224,6 +226,21 @@ class SessionViews:
         self.status = "ready"
         await self._show_checkpoint(new_id, live=True)
         self.message.emit(f"Edited {', '.join(update)} on a new branch (source: update); F10 goes on from it.")
+
+    def fetch_values(self: Session, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Read a checkpoint's values off the UI thread, then call `callback(values)` from
+        the Qt loop (outside any asyncio task, so the callback may open a modal dialog)."""
+
+        async def read() -> None:
+            assert self.reader is not None and self.thread_id is not None
+            ckpt = await self.reader.checkpoint(self.thread_id, checkpoint_id)
+            if ckpt is None:
+                self.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
+                return
+            values = dict(ckpt.values)
+            QTimer.singleShot(0, lambda: callback(values))
+
+        self._schedule_view(read())
 
     def compare(self: Session, left_id: str, right_id: str) -> None:
         """The difference between two checkpoints of the thread (any two, any branches)."""

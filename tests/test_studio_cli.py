@@ -65,7 +65,7 @@ def test_run_reports_a_file_without_a_graph(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("suffix, magic", [(".svg", b"<svg"), (".png", b"\x89PNG"), (".dot", b"digraph"),
-                                           (".mmd", b"graph")])
+                                           (".mmd", b"flowchart")])
 def test_draw_writes_each_format(tmp_path: Path, suffix: str, magic: bytes) -> None:
     path = write_graph(tmp_path, "counter", COUNTER)
     out = tmp_path / f"out{suffix}"

@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "resources" / "examples"
 
 __all__ = ["studio_loop", "settings", "open_window", "write_graph", "act", "run_command", "EXAMPLES",
+           "model_texts", "panel_text", "wait_ready",
            "ROOT", "GRAPH_HEADER"]
 
 GRAPH_HEADER = textwrap.dedent("""\
@@ -137,3 +138,45 @@ def test_write_graph_makes_an_importable_file(tmp_path: Path) -> None:
         graph = b.compile()
     """)
     assert isinstance(load_graph(path), LoadedGraph)
+
+
+def model_texts(widget: Any, limit: int = 5000) -> list[str]:
+    """Every display text of the item views inside `widget` (tree models walked, lazy
+    models fetched), plus the text of its plain-text editors and labels."""
+    from PySide6.QtCore import QModelIndex, Qt
+    from PySide6.QtWidgets import QAbstractItemView, QLabel, QPlainTextEdit, QTextEdit
+
+    texts: list[str] = []
+
+    def walk(model: Any, parent: Any) -> None:
+        if model.canFetchMore(parent):
+            model.fetchMore(parent)
+        for row in range(model.rowCount(parent)):
+            for col in range(max(model.columnCount(parent), 1)):
+                index = model.index(row, col, parent)
+                value = model.data(index, Qt.ItemDataRole.DisplayRole)
+                if value not in (None, ""):
+                    texts.append(str(value))
+                if len(texts) > limit:
+                    return
+            child = model.index(row, 0, parent)
+            if model.hasChildren(child):
+                walk(model, child)
+
+    views = [widget] if isinstance(widget, QAbstractItemView) else []
+    views += widget.findChildren(QAbstractItemView)
+    for view in views:
+        if view.model() is not None and view.isVisibleTo(widget.window()):
+            walk(view.model(), QModelIndex())
+    for editor in widget.findChildren(QPlainTextEdit) + ([widget] if isinstance(widget, QPlainTextEdit) else []):
+        texts.append(editor.toPlainText())
+    for editor in widget.findChildren(QTextEdit):
+        texts.append(editor.toPlainText())
+    for label in widget.findChildren(QLabel):
+        if label.text():
+            texts.append(label.text())
+    return texts
+
+
+def panel_text(widget: Any) -> str:
+    return "\n".join(model_texts(widget))

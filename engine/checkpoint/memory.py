@@ -33,7 +33,7 @@ class _Chain:
 
     A chain that is not a list holds one full value in parts[0]."""
 
-    __slots__ = ("origin", "is_list", "parts", "counts", "sizes")
+    __slots__ = ("origin", "is_list", "parts", "counts", "sizes", "tagged")
 
     def __init__(self, origin: tuple[_Chain, int] | None, is_list: bool) -> None:
         self.origin = origin
@@ -41,11 +41,13 @@ class _Chain:
         self.parts: list[bytes] = []
         self.counts: list[int] = []  # items in the list at each seq
         self.sizes: list[int] = []  # encoded bytes of the whole list at each seq
+        self.tagged: list[bool] = []  # whether the whole list holds tagged values at each seq
 
-    def add(self, data: bytes, n: int | None, size: int) -> int:
+    def add(self, data: bytes, n: int | None, size: int, tagged: bool) -> int:
         self.parts.append(data)
         self.counts.append(n or 0)
         self.sizes.append(size)
+        self.tagged.append(tagged)
         return len(self.parts) - 1
 
     def assemble(self, seq: int) -> bytes:
@@ -103,7 +105,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     "immutable, save the change as a new checkpoint with a new id"
                 )
             # Encode everything first: a failure leaves the store as it was.
-            staged: list[tuple[str, tuple[str, bytes, int | None], tuple[_Chain, int] | None]] = []
+            staged: list[tuple[str, tuple[str, bytes, int | None, bool], tuple[_Chain, int] | None]] = []
             for key, version in c.versions.items():
                 if key not in c.values:
                     continue
@@ -135,16 +137,17 @@ class InMemorySaver(BaseCheckpointSaver):
                     raise ValueError(f"checkpoint `{c.id}`: channel `{key}` has a value but no version")
             extras = dumps_extras(self.serde, c)
             # Apply.
-            for key, (kind, data, n), base in staged:
+            for key, (kind, data, n, tagged), base in staged:
                 size = len(data) + 2
                 if base is None:
                     chain = _Chain(None, kind == "list")
                 else:
                     chain, seq = base
                     size += chain.sizes[seq]
+                    tagged = tagged or chain.tagged[seq]
                     if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
                         chain = _Chain(base, True)
-                th.blobs[(key, c.id)] = (chain, chain.add(data, n, size))
+                th.blobs[(key, c.id)] = (chain, chain.add(data, n, size, tagged))
             header = CheckpointHeader(
                 id=c.id, thread_id=c.thread_id, parent_id=c.parent_id, step=c.step, source=c.source,
                 created_at=c.created_at, next=c.next, nodes_ran=tuple(c.nodes_ran),
@@ -182,15 +185,16 @@ class InMemorySaver(BaseCheckpointSaver):
             if row is None:
                 return None
             raw = {key: th.blobs[(key, v)] for key, v in row.versions.items() if (key, v) in th.blobs}
-            data = {key: chain.assemble(seq) for key, (chain, seq) in raw.items()}
+            data = {key: (chain.assemble(seq), chain.tagged[seq]) for key, (chain, seq) in raw.items()}
         return self._build(row, data)
 
-    def _build(self, row: _Row, data: dict[str, bytes]) -> Checkpoint:
+    def _build(self, row: _Row, data: dict[str, tuple[bytes, bool]]) -> Checkpoint:
         h = row.header
-        tasks, barriers, metadata = loads_extras(self.serde, row.extras)
+        tasks, barriers, metadata = loads_extras(self.serde, row.extras, h.id)
+        loads = self.serde.loads
         return Checkpoint(
             id=h.id, thread_id=h.thread_id, parent_id=h.parent_id, step=h.step, source=h.source,
-            created_at=h.created_at, values={k: self.serde.loads(b) for k, b in data.items()},
+            created_at=h.created_at, values={k: loads(b, plain=not tagged) for k, (b, tagged) in data.items()},
             versions=dict(row.versions), barriers=barriers, tasks=tasks, nodes_ran=h.nodes_ran,
             metadata=metadata,
         )
@@ -232,7 +236,11 @@ class InMemorySaver(BaseCheckpointSaver):
 
     def threads(self) -> list[ThreadInfo]:
         with self._lock:
-            found = sorted(self._threads.items(), key=lambda kv: kv[1].touched, reverse=True)
+            found = sorted(
+                self._threads.items(),
+                key=lambda kv: (kv[1].rows[kv[1].order[-1]].header.created_at, kv[1].touched) if kv[1].order else ("", 0),
+                reverse=True,
+            )
             return [
                 ThreadInfo(
                     thread_id=tid, checkpoints=len(th.order), latest_id=th.order[-1],

@@ -53,7 +53,9 @@ MAX_DEPTH = 100
 
 _TAG = "$t"
 _TAG_BYTES = b'"$t"'
-_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
+_STRICT: frozenset[type] = frozenset({str, bool, type(None)})
+_FAST: frozenset[type] = _STRICT | {int}
 _MB = 1024 * 1024
 
 
@@ -134,7 +136,6 @@ _GLOBAL = _Registry()
 # Engine types get short stable names so that moving a module never orphans old files.
 _GLOBAL.add(Send, "rg.Send")
 _GLOBAL.add(Interrupt, "rg.Interrupt")
-_GLOBAL.add(PlannedTask, "rg.PlannedTask")
 
 
 def register_type(*types: type) -> None:
@@ -148,12 +149,11 @@ def register_type(*types: type) -> None:
 
 
 class _Unencodable(Exception):
-    """Internal: carries the offending value and its path out of the recursive encoder."""
+    """Internal: carries the offending value out of the recursive encoder."""
 
     def __init__(self, value: Any, reason: str) -> None:
         self.value = value
         self.reason = reason
-        self.path: list[str] = []
 
 
 def _b64(v: bytes | bytearray) -> str:
@@ -210,14 +210,15 @@ class Serializer:
         """Encode `value`. `where` names it in errors (e.g. the state key `"messages"`),
         so a failure reads "`messages[3].payload` is a `Payload`..."."""
         t = type(value)
-        if t is str or t is bool or value is None or (t is int and _I64_MIN <= value <= _I64_MAX):
+        if t is bool or value is None or (t is int and _INT_MIN <= value <= _INT_MAX):
             return orjson.dumps(value)
         try:
-            tree = self._enc(value, 0)
+            try:
+                out = orjson.dumps(self._enc(value, 0, _FAST))
+            except orjson.JSONEncodeError:  # a non-str dict key or a huge int: be thorough
+                out = orjson.dumps(self._enc(value, 0, _STRICT))
         except _Unencodable as e:
-            raise self._error(e, where) from None
-        try:
-            out = orjson.dumps(tree)
+            raise self._error(e, _shorten((where or "value") + self._path_to(value, e.value))) from None
         except orjson.JSONEncodeError as e:  # a str with a lone surrogate, e.g. "\\ud800"
             raise SerializationError(
                 f"Cannot checkpoint `{where or 'value'}`: {e}. Clean the text first, e.g. "
@@ -233,12 +234,15 @@ class Serializer:
             )
         return out
 
-    def _enc(self, v: Any, depth: int) -> Any:
+    def _enc(self, v: Any, depth: int, plain: frozenset[type]) -> Any:
+        """Encode into a JSON tree. Children whose type is in `plain` are taken as they are:
+        the fast pass includes int and lets orjson reject non-str keys and huge ints, after
+        which `dumps` redoes the value in the strict pass, which checks everything."""
         t = type(v)
         if t is str or t is bool or v is None:
             return v
         if t is int:
-            return v if _I64_MIN <= v <= _I64_MAX else {_TAG: "int", "v": hex(v)}
+            return v if _INT_MIN <= v <= _INT_MAX else {_TAG: "int", "v": hex(v)}
         if t is float:
             return _float(v)
         if depth >= MAX_DEPTH:
@@ -246,28 +250,14 @@ class Serializer:
         d = depth + 1
         enc = self._enc
         if t is list:
-            try:
-                return [x if type(x) is str else enc(x, d) for x in v]
-            except _Unencodable as e:
-                raise self._locate(e, enumerate(v), d, "[{}]") from None
+            return [x if type(x) in plain else enc(x, d, plain) for x in v]
         if t is dict:
-            if all(type(k) is str for k in v):
-                try:
-                    out = {k: (x if type(x) is str else enc(x, d)) for k, x in v.items()}
-                except _Unencodable as e:
-                    raise self._locate(e, v.items(), d, "[{!r}]") from None
-                return {_TAG: "dict", "v": out} if _TAG in v else out
-            try:
-                return {_TAG: "map", "v": [[enc(k, d), enc(x, d)] for k, x in v.items()]}
-            except _Unencodable as e:
-                keys = [(f"<key {k!r}>", k) for k in v]
-                raise self._locate(e, keys, d, "{}", then=(v.items(), "[{!r}]")) from None
+            if plain is _STRICT and not all(type(k) is str for k in v):
+                return {_TAG: "map", "v": [[enc(k, d, plain), enc(x, d, plain)] for k, x in v.items()]}
+            out = {k: (x if type(x) in plain else enc(x, d, plain)) for k, x in v.items()}
+            return {_TAG: "dict", "v": out} if _TAG in v else out
         if t is tuple or t is set or t is frozenset:
-            try:
-                return {_TAG: t.__name__, "v": [enc(x, d) for x in v]}
-            except _Unencodable as e:
-                items = enumerate(v) if t is tuple else (("*", x) for x in v)
-                raise self._locate(e, items, d, "[{}]" if t is tuple else "{{{}}}") from None
+            return {_TAG: t.__name__, "v": [x if type(x) in plain else enc(x, d, plain) for x in v]}
         simple = _SIMPLE_ENCODERS.get(t)
         if simple is not None:
             return simple(v)
@@ -275,47 +265,60 @@ class Serializer:
             return {_TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
         info = self._info_for(t)
         if info is not None:
-            return self._enc_registered(v, info, d)
+            if info.kind == "enum":
+                return {_TAG: "enum", "n": info.name, "v": v._name_}
+            fields = self._fields(v, info)
+            return {_TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
         if t is UnknownValue:
             if isinstance(v.data, str):
                 return {_TAG: "enum", "n": v.type_name, "v": v.data}
             data = v.data if type(v.data) is dict else {"data": v.data}
-            return {_TAG: "obj", "n": v.type_name, "v": {k: self._enc(x, d) for k, x in data.items()}}
+            return {_TAG: "obj", "n": v.type_name, "v": {k: enc(x, d, plain) for k, x in data.items()}}
         raise _Unencodable(v, "enum" if isinstance(v, enum.Enum) else "type")
 
-    def _enc_registered(self, v: Any, info: _TypeInfo, d: int) -> Any:
-        if info.kind == "enum":
-            return {_TAG: "enum", "n": info.name, "v": v._name_}
+    @staticmethod
+    def _fields(v: Any, info: _TypeInfo) -> Iterable[tuple[str, Any]]:
         if info.kind == "dataclass":
-            fields = {name: getattr(v, name) for name, _ in info.fields}
-        elif info.kind == "pydantic":
+            return [(name, getattr(v, name)) for name, _ in info.fields]
+        if info.kind == "pydantic":
             fields = {name: getattr(v, name) for name in type(v).model_fields}
             fields.update(getattr(v, "__pydantic_extra__", None) or {})
-        else:
-            fields = dict(zip(v._fields, v))
-        enc = self._enc
-        try:
-            return {_TAG: "obj", "n": info.name, "v": {k: enc(x, d) for k, x in fields.items()}}
-        except _Unencodable as e:
-            raise self._locate(e, fields.items(), d, ".{}") from None
+            return fields.items()
+        return zip(v._fields, v)
 
-    def _locate(
-        self, e: _Unencodable, items: Iterable[tuple[Any, Any]], d: int, fmt: str,
-        then: tuple[Iterable[tuple[Any, Any]], str] | None = None,
-    ) -> _Unencodable:
-        """Add the path segment of the item that failed (found again: errors are rare)."""
-        for key, x in items:
-            try:
-                self._enc(x, d)
-            except _Unencodable:
-                e.path.append(fmt.format(key))
-                return e
-        if then is not None:
-            return self._locate(e, then[0], d, then[1])
-        return e
+    def _children(self, v: Any) -> Iterable[tuple[str, Any]]:
+        """(path segment, child) pairs in the order the encoder visits them."""
+        t = type(v)
+        if t is list or t is tuple:
+            return ((f"[{i}]", x) for i, x in enumerate(v))
+        if t is dict:
+            return (
+                pair
+                for k, x in v.items()
+                for pair in (((f"<key {k!r}>", k),) if type(k) is not str else ()) + ((f"[{k!r}]", x),)
+            )
+        if t is set or t is frozenset:
+            return (("{*}", x) for x in v)
+        if t is UnknownValue and type(v.data) is dict:
+            return ((f".{k}", x) for k, x in v.data.items())
+        info = self._info_for(t)
+        if info is not None and info.kind != "enum":
+            return ((f".{k}", x) for k, x in self._fields(v, info))
+        return ()
 
-    def _error(self, e: _Unencodable, where: str | None) -> SerializationError:
-        path = (where or "value") + "".join(reversed(e.path))
+    def _path_to(self, root: Any, target: Any) -> str:
+        """Where `target` sits inside `root` (a depth-first search run only on errors)."""
+        stack: list[tuple[Any, str, int]] = [(root, "", 0)]
+        while stack:
+            v, path, depth = stack.pop()
+            if v is target:
+                return path
+            if depth < MAX_DEPTH:
+                kids = [(x, path + seg, depth + 1) for seg, x in self._children(v)]
+                stack.extend(reversed(kids))
+        return ""
+
+    def _error(self, e: _Unencodable, path: str) -> SerializationError:
         cls = type(e.value)
         name, short = _type_name(e.value), cls.__name__
         if e.reason == "deep":
@@ -344,8 +347,12 @@ class Serializer:
         return err
 
     # -- loads --------------------------------------------------------------------------
-    def loads(self, data: bytes) -> Any:
-        """Decode bytes made by `dumps`. Garbage raises `CheckpointDecodeError`, nothing else."""
+    def loads(self, data: bytes, *, plain: bool = False) -> Any:
+        """Decode bytes made by `dumps`. Garbage raises `CheckpointDecodeError`, nothing else.
+
+        `plain=True` says the bytes hold no tagged values (a store that noted it when
+        saving), which skips searching a big value for them; wrong, it only leaves a
+        tag undecoded as the plain dict it is."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise CheckpointDecodeError(f"checkpoint data must be bytes, not {type(data).__name__}")
         if isinstance(data, memoryview):
@@ -360,7 +367,7 @@ class Serializer:
             raw = orjson.loads(data)
         except orjson.JSONDecodeError as e:
             raise CheckpointDecodeError(f"stored value is not valid checkpoint data ({e})") from None
-        if _TAG_BYTES not in data:
+        if plain or _TAG_BYTES not in data:
             return raw
         try:
             return self._dec(raw, 0)
@@ -473,6 +480,10 @@ class Serializer:
             return UnknownValue(name, member)
 
 
+def _shorten(path: str) -> str:
+    return path if len(path) <= 160 else f"{path[:70]}...{path[-70:]}"
+
+
 def _warn(text: str) -> None:
     warnings.warn(text, UnknownTypeWarning, stacklevel=4)
 
@@ -519,59 +530,78 @@ def join_list_segments(segments: Iterable[bytes]) -> bytes:
 
 
 def dumps_extras(serde: Serializer, checkpoint: Any) -> bytes | None:
-    """The plan, barriers and metadata of a checkpoint as one blob (None when all empty)."""
-    tasks, barriers, metadata = tuple(checkpoint.tasks), dict(checkpoint.barriers), dict(checkpoint.metadata)
+    """The plan, barriers and metadata of a checkpoint as one compact blob (None when all
+    are empty): a task is `[id, name, trigger]`, plus the Send argument for a Send; an id
+    of the usual form `<checkpoint id>/<index>` is stored as null."""
+    tasks = [
+        [None if t.id == f"{checkpoint.id}/{i}" else t.id, t.name, t.trigger, *((t.arg,) if t.is_send else ())]
+        for i, t in enumerate(checkpoint.tasks)
+    ]
+    barriers = {k: list(v) for k, v in checkpoint.barriers.items()}
+    metadata = dict(checkpoint.metadata)
     if not (tasks or barriers or metadata):
         return None
     try:
         return serde.dumps([tasks, barriers, metadata])
     except SerializationError:  # encode the parts apart so the message names the right one
-        serde.dumps(tasks, where="tasks")
+        for i, task in enumerate(tasks):
+            serde.dumps(task, where=f"tasks[{i}]")
         serde.dumps(barriers, where="barriers")
         serde.dumps(metadata, where="metadata")
         raise
 
 
 def loads_extras(
-    serde: Serializer, data: bytes | None
+    serde: Serializer, data: bytes | None, checkpoint_id: str
 ) -> tuple[tuple[PlannedTask, ...], dict[str, tuple[str, ...]], dict[str, Any]]:
     """Inverse of `dumps_extras`, checking the shape (the bytes may come from a hostile file)."""
     if data is None:
         return (), {}, {}
     got = serde.loads(data)
-    if type(got) is not list or len(got) != 3:
-        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed")
-    tasks, barriers, metadata = got
-    if (
-        type(tasks) is not tuple
-        or not all(type(t) is PlannedTask for t in tasks)
-        or type(barriers) is not dict
-        or not all(type(v) is tuple for v in barriers.values())
-        or type(metadata) is not dict
-    ):
-        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed")
-    return tasks, barriers, metadata
+    try:
+        tasks, barriers, metadata = got
+        if type(tasks) is not list or type(barriers) is not dict or type(metadata) is not dict:
+            raise ValueError
+        plan = []
+        for i, t in enumerate(tasks):
+            if type(t) is not list or len(t) not in (3, 4) or not all(type(x) is str for x in t[1:3]):
+                raise ValueError
+            task_id = f"{checkpoint_id}/{i}" if t[0] is None else t[0]
+            if type(task_id) is not str:
+                raise ValueError
+            plan.append(PlannedTask(id=task_id, name=t[1], trigger=t[2], is_send=len(t) == 4,
+                                    arg=t[3] if len(t) == 4 else None))
+        joins = {}
+        for k, v in barriers.items():
+            if type(v) is not list or not all(type(x) is str for x in v):
+                raise ValueError
+            joins[k] = tuple(v)
+    except (ValueError, TypeError):
+        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed") from None
+    return tuple(plan), joins, metadata
 
 
 def encode_channel(
     serde: Serializer, key: str, value: Any, base_count: int | None = None, n_appended: int | None = None
-) -> tuple[str, bytes, int | None]:
-    """How a store keeps one changed channel value: `(kind, data, item count)`.
+) -> tuple[str, bytes, int | None, bool]:
+    """How a store keeps one changed channel value: `(kind, data, item count, tagged)`.
 
     kind "append": `data` is the new items' list segment, to add after the base version
     (which holds `base_count` items); used only when the value really is the base plus
-    `n_appended` items. kind "list": a full list as one segment. kind "value": anything else.
+    `n_appended` items. kind "list": a full list as one segment. kind "value": anything
+    else. `tagged`: whether `data` holds tagged values (see `Serializer.loads(plain=)`).
     """
     if base_count is not None and type(value) is list and len(value) == base_count + (n_appended or 0):
         try:
-            return "append", serde.dumps(value[base_count:], where=key)[1:-1], len(value)
+            data = serde.dumps(value[base_count:], where=key)[1:-1]
         except SerializationError:
             serde.dumps(value, where=key)  # raises again, with the item's index in the whole list
             raise
+        return "append", data, len(value), _TAG_BYTES in data
     data = serde.dumps(value, where=key)
     if type(value) is list:
-        return "list", data[1:-1], len(value)
-    return "value", data, None
+        return "list", data[1:-1], len(value), _TAG_BYTES in data
+    return "value", data, None, _TAG_BYTES in data
 
 
 def too_big_error(key: str, size: int, limit: int) -> SerializationError:

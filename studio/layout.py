@@ -1,0 +1,298 @@
+"""Graphviz `dot` layout of a `GraphView`, as plain coordinates (Qt-free).
+
+The graph panel calls `layout_graph` on a worker thread and draws the result as Qt items.
+Coordinates are in points with y pointing down (Qt's convention), origin top-left.
+
+Graphviz is not thread-safe, so every call goes through one lock. Big graphs use a fast
+mode: dot still ranks and orders the nodes, but edges are straight segments and their
+labels float beside them (`xlabel`), which keeps a 200-node graph well under a second
+where full spline routing can take a minute on a tangled graph.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .viewmodel import EdgeView, GraphView, NodeView
+
+__all__ = ["NodeBox", "EdgePath", "ClusterBox", "GraphLayout", "layout_graph", "estimate_size",
+           "FAST_NODES", "FAST_EDGES", "JOIN_PREFIX"]
+
+FAST_NODES = 60
+FAST_EDGES = 120
+"""Above either size, `layout_graph` uses the fast mode unless told otherwise."""
+
+JOIN_PREFIX = "⋈"
+"""Id prefix of the join points drawn where the edges of a waiting edge meet."""
+
+_LOCK = threading.Lock()
+_DPI = 72.0
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeBox:
+    id: str
+    label: str
+    kind: str
+    """A NodeView kind ("start", "end", "node", "subgraph", "any"), or "join"."""
+    x: float
+    """Centre."""
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class EdgePath:
+    source: str
+    target: str
+    """The ends as the GraphView names them (a join point's segments name the join)."""
+    kind: str
+    label: str
+    points: tuple[Point, ...]
+    """A cubic Bézier chain: start, then three points per segment."""
+    arrow: tuple[Point, Point] | None
+    """(base, tip) of the arrowhead, or None for a segment into a join point."""
+    label_pos: Point | None
+    index: int
+    """The edge's position in `GraphView.edges`, or -1 for a join point's exit segment."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterBox:
+    id: str
+    """The subgraph node this cluster stands for."""
+    label: str
+    x: float
+    """Top-left corner."""
+    y: float
+    w: float
+    h: float
+    label_pos: Point | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphLayout:
+    nodes: Mapping[str, NodeBox]
+    edges: tuple[EdgePath, ...]
+    clusters: tuple[ClusterBox, ...]
+    width: float
+    height: float
+    fast: bool
+    seconds: float
+    """Time spent in graphviz (and building its graph)."""
+
+
+def estimate_size(node: NodeView) -> tuple[float, float]:
+    """A box size in points when the caller has no font metrics."""
+    if node.kind in ("start", "end"):
+        return 64.0, 26.0
+    if node.kind == "any":
+        return 84.0, 30.0
+    return max(64.0, 7.2 * len(node.label) + 30.0), 32.0
+
+
+class _Plan:
+    """The GraphView turned into what dot sees: clusters, redirected ends, join points."""
+
+    def __init__(self, view: GraphView) -> None:
+        self.nodes: dict[str, NodeView] = {n.id: n for n in view.nodes}
+        self.members: dict[str, tuple[str, ...]] = {}
+        for node in view.nodes:
+            if node.subgraph_nodes:
+                self.members[node.id] = node.subgraph_nodes
+        for inner in {m for ms in self.members.values() for m in ms}:
+            if inner not in self.nodes:  # named in subgraph_nodes only: draw it anyway
+                short = inner.rsplit(":", 1)[-1]
+                kind = "start" if short == "__start__" else "end" if short == "__end__" else "node"
+                label = {"start": "START", "end": "END"}.get(kind, short)
+                self.nodes[inner] = NodeView(id=inner, label=label, kind=kind)
+        self.parent: dict[str, str] = {m: sub for sub, ms in self.members.items() for m in ms}
+        for edge in view.edges:
+            for end in (edge.source, edge.target):
+                if end not in self.nodes:
+                    self.nodes[end] = NodeView(id=end, label="any node", kind="any")
+
+    def drawn(self) -> list[NodeView]:
+        """The nodes dot places (a subgraph with members is a cluster, not a box)."""
+        return [n for n in self.nodes.values() if n.id not in self.members]
+
+    def entry(self, node_id: str) -> str:
+        seen = set()
+        while node_id in self.members and node_id not in seen:
+            seen.add(node_id)
+            ms = self.members[node_id]
+            node_id = next((m for m in ms if m.endswith("__start__")), ms[0])
+        return node_id
+
+    def exit(self, node_id: str) -> str:
+        seen = set()
+        while node_id in self.members and node_id not in seen:
+            seen.add(node_id)
+            ms = self.members[node_id]
+            node_id = next((m for m in ms if m.endswith("__end__")), ms[-1])
+        return node_id
+
+
+def _cluster_name(index: int) -> str:
+    return f"cluster_{index}"
+
+
+def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | None = None, *,
+                 fast: bool | None = None) -> GraphLayout:
+    """Lay out `view` with graphviz dot; `sizes` gives node box sizes in points."""
+    import pygraphviz  # local: only drawing needs graphviz
+
+    started = time.perf_counter()
+    plan = _Plan(view)
+    if not plan.nodes:
+        return GraphLayout(nodes={}, edges=(), clusters=(), width=0.0, height=0.0, fast=False, seconds=0.0)
+    if fast is None:
+        fast = len(plan.nodes) > FAST_NODES or len(view.edges) > FAST_EDGES
+    sizes = sizes or {}
+
+    g = pygraphviz.AGraph(directed=True, strict=False, name="G")
+    g.graph_attr.update(rankdir="TB", nodesep="0.35", ranksep="0.45", fontsize="10", fontname="Helvetica",
+                        compound="true", splines="false" if fast else "true", outputorder="edgesfirst")
+    if fast:  # fewer network-simplex and crossing-minimisation passes
+        g.graph_attr.update(nslimit="0.05", nslimit1="0.05", mclimit="0.05", searchsize="10")
+    g.edge_attr.update(fontsize="9", fontname="Helvetica", arrowsize="0.7")
+    g.node_attr.update(fixedsize="true", label="", shape="box")
+
+    clusters: dict[str, str] = {}  # subgraph node -> cluster name
+    for i, sub in enumerate(plan.members):
+        clusters[sub] = _cluster_name(i)
+
+    def add_members(parent_graph: pygraphviz.AGraph, sub: str) -> None:
+        members = [m for m in plan.members[sub] if m not in plan.members]
+        child = parent_graph.add_subgraph(members, name=clusters[sub], label=plan.nodes[sub].label,
+                                          labeljust="l", fontsize="10", margin="12")
+        for inner in plan.members[sub]:
+            if inner in plan.members:
+                add_members(child, inner)
+
+    for node in plan.drawn():
+        w, h = sizes.get(node.id) or estimate_size(node)
+        shape = "ellipse" if node.kind in ("start", "end", "any") else "box"
+        g.add_node(node.id, width=f"{w / _DPI:.3f}", height=f"{h / _DPI:.3f}", shape=shape)
+    for sub in plan.members:
+        if sub not in plan.parent:
+            add_members(g, sub)
+
+    joins: dict[str, list[int]] = defaultdict(list)
+    for i, edge in enumerate(view.edges):
+        if edge.kind == "join":
+            joins[edge.target].append(i)
+    join_points = {t: JOIN_PREFIX + t for t, idx in joins.items() if len(idx) > 1}
+    for target, point in join_points.items():
+        g.add_node(point, shape="point", width="0.1", height="0.1")
+        g.add_edge(point, plan.entry(target), key="j" + point, id=f"x{len(view.edges)}",
+                   **_ends(plan, clusters, point, target))
+
+    label_attr = "xlabel" if fast else "label"
+    for i, edge in enumerate(view.edges):
+        target = join_points.get(edge.target, edge.target) if edge.kind == "join" else edge.target
+        attrs = _ends(plan, clusters, edge.source, target)
+        if edge.label:
+            attrs[label_attr] = edge.label
+        if edge.kind in ("dynamic",) and plan.nodes[edge.target].kind == "any":
+            attrs["weight"] = "0"
+        g.add_edge(plan.exit(edge.source), plan.entry(target), key=str(i), id=f"e{i}", **attrs)
+
+    with _LOCK:
+        g.layout(prog="dot")
+    return _read(g, view, plan, clusters, join_points, fast, time.perf_counter() - started)
+
+
+def _ends(plan: _Plan, clusters: Mapping[str, str], source: str, target: str) -> dict[str, str]:
+    attrs = {}
+    if source in plan.members:
+        attrs["ltail"] = clusters[source]
+    if target in plan.members:
+        attrs["lhead"] = clusters[target]
+    return attrs
+
+
+def _floats(text: str) -> Point:
+    x, y = text.split(",")[:2]
+    return float(x), float(y)
+
+
+def _read(g: object, view: GraphView, plan: _Plan, clusters: Mapping[str, str],
+          join_points: Mapping[str, str], fast: bool, seconds: float) -> GraphLayout:
+    llx, lly, urx, ury = (float(v) for v in g.graph_attr["bb"].split(","))  # type: ignore[attr-defined]
+
+    def flip(p: Point) -> Point:
+        return p[0] - llx, ury - p[1]
+
+    boxes: dict[str, NodeBox] = {}
+    for n in g.nodes():  # type: ignore[attr-defined]
+        name = str(n)
+        x, y = flip(_floats(n.attr["pos"]))
+        w, h = float(n.attr["width"]) * _DPI, float(n.attr["height"]) * _DPI
+        if name.startswith(JOIN_PREFIX) and name not in plan.nodes:
+            boxes[name] = NodeBox(id=name, label="", kind="join", x=x, y=y, w=w, h=h)
+        else:
+            node = plan.nodes[name]
+            boxes[name] = NodeBox(id=name, label=node.label, kind=node.kind, x=x, y=y, w=w, h=h)
+
+    paths = []
+    for e in g.edges():  # type: ignore[attr-defined]
+        ident = e.attr.get("id") or ""
+        points, arrow = _spline(e.attr.get("pos") or "", flip)
+        if not points:
+            continue
+        lp = e.attr.get("lp") or e.attr.get("xlp")
+        label_pos = flip(_floats(lp)) if lp else None
+        if ident.startswith("x"):  # a join point's exit
+            point = str(e[0])
+            target = next(t for t, p in join_points.items() if p == point)
+            paths.append(EdgePath(source=point, target=target, kind="join", label="", points=points,
+                                  arrow=arrow, label_pos=None, index=-1))
+            continue
+        i = int(ident[1:])
+        edge: EdgeView = view.edges[i]
+        into_join = edge.kind == "join" and edge.target in join_points
+        paths.append(EdgePath(source=edge.source, target=join_points[edge.target] if into_join else edge.target,
+                              kind=edge.kind, label=edge.label, points=points,
+                              arrow=None if into_join else arrow, label_pos=label_pos, index=i))
+
+    boxes_out = []
+    by_name = {name: sub for sub, name in clusters.items()}
+
+    def walk(graph: object) -> None:
+        for sg in graph.subgraphs():  # type: ignore[attr-defined]
+            sub = by_name.get(sg.name)
+            bb = sg.graph_attr.get("bb")
+            if sub is not None and bb:
+                x0, y0, x1, y1 = (float(v) for v in bb.split(","))
+                lp = sg.graph_attr.get("lp")
+                boxes_out.append(ClusterBox(id=sub, label=plan.nodes[sub].label, x=x0 - llx, y=ury - y1,
+                                            w=x1 - x0, h=y1 - y0, label_pos=flip(_floats(lp)) if lp else None))
+            walk(sg)
+
+    walk(g)
+    return GraphLayout(nodes=boxes, edges=tuple(paths), clusters=tuple(boxes_out), width=urx - llx,
+                       height=ury - lly, fast=fast, seconds=seconds)
+
+
+def _spline(pos: str, flip: object) -> tuple[tuple[Point, ...], tuple[Point, Point] | None]:
+    """Parse dot's `pos` of an edge: "e,x,y s,x,y x,y x,y …" (first spline only)."""
+    end = None
+    points: list[Point] = []
+    for token in pos.split(";")[0].split():
+        if token.startswith("e,"):
+            end = flip(_floats(token[2:]))  # type: ignore[operator]
+        elif token.startswith("s,"):
+            continue
+        else:
+            points.append(flip(_floats(token)))  # type: ignore[operator]
+    if len(points) < 2:
+        return (), None
+    arrow = (points[-1], end) if end is not None else None
+    return tuple(points), arrow

@@ -1,0 +1,166 @@
+"""Small pieces the panels share: colours, fonts, item roles and a badge delegate.
+
+Not a panel: panels import this module, never each other. Colours are chosen to read
+on a light background with or without `resources/style.qss`.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QWidget
+
+__all__ = [
+    "BadgeRole",
+    "FullTextRole",
+    "KindRole",
+    "BADGE_COLOURS",
+    "ROLE_COLOURS",
+    "ADDED",
+    "REMOVED",
+    "CHANGED",
+    "MUTED",
+    "BadgeDelegate",
+    "mono_font",
+    "colour",
+    "tool_button",
+    "title_label",
+    "paint_badge",
+    "escape",
+]
+
+BadgeRole = Qt.ItemDataRole.UserRole + 1
+"""(text, kind) of a pill drawn before the cell's text."""
+FullTextRole = Qt.ItemDataRole.UserRole + 2
+"""The full value of a cell, for a detail pane."""
+KindRole = Qt.ItemDataRole.UserRole + 3
+"""A short word that classifies the row ("error", "added", "head", …)."""
+
+# (background, text) of a badge, by kind.
+BADGE_COLOURS: Mapping[str, tuple[str, str]] = {
+    # checkpoint sources
+    "input": ("#e0ecff", "#1d4ed8"),
+    "loop": ("#e3f5e9", "#15803d"),
+    "update": ("#fff1dc", "#b45309"),
+    "fork": ("#f1e8ff", "#7e22ce"),
+    # events
+    "start": ("#e8eef6", "#334e68"),
+    "finish": ("#e3f5e9", "#15803d"),
+    "error": ("#fde2e2", "#b91c1c"),
+    "interrupt": ("#f1e8ff", "#7e22ce"),
+    "commit": ("#e0ecff", "#1d4ed8"),
+    "run": ("#eef0f3", "#3e4c59"),
+    "custom": ("#fff1dc", "#b45309"),
+    # message roles
+    "user": ("#e0ecff", "#1d4ed8"),
+    "ai": ("#e3f5e9", "#15803d"),
+    "tool": ("#fff1dc", "#b45309"),
+    "system": ("#eef0f3", "#3e4c59"),
+    "other": ("#eef0f3", "#3e4c59"),
+    # diff statuses
+    "added": ("#dcfce7", "#166534"),
+    "removed": ("#fee2e2", "#991b1b"),
+    "changed": ("#fef3c7", "#92400e"),
+    "same": ("#eef0f3", "#52606d"),
+    "dropped": ("#eef0f3", "#7b8794"),
+}
+ROLE_COLOURS = {k: BADGE_COLOURS[k] for k in ("user", "ai", "tool", "system", "other")}
+
+ADDED = "#dcfce7"
+REMOVED = "#fee2e2"
+CHANGED = "#fef3c7"
+MUTED = "#7b8794"
+
+
+def colour(name: str) -> QColor:
+    return QColor(name)
+
+
+def mono_font(point_delta: int = 0) -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    if point_delta and font.pointSize() > 0:
+        font.setPointSize(font.pointSize() + point_delta)
+    return font
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def tool_button(text: str, tip: str, parent: QWidget | None = None) -> QToolButton:
+    button = QToolButton(parent)
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setAutoRaise(True)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    return button
+
+
+def title_label(text: str = "", parent: QWidget | None = None) -> QLabel:
+    label = QLabel(text, parent)
+    label.setObjectName("panelTitle")
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFont) -> float:
+    """Draw a rounded pill at the left of `rect`, vertically centred; returns its width."""
+    bg, fg = BADGE_COLOURS.get(kind, BADGE_COLOURS["other"])
+    small = QFont(font)
+    if small.pointSizeF() > 0:
+        small.setPointSizeF(max(7.0, small.pointSizeF() - 1))
+    small.setBold(True)
+    metrics = QFontMetrics(small)
+    width = metrics.horizontalAdvance(text) + 12
+    height = min(rect.height() - 4, metrics.height() + 4)
+    pill = QRectF(rect.left(), rect.top() + (rect.height() - height) / 2, width, height)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(bg))
+    painter.drawRoundedRect(pill, height / 2, height / 2)
+    painter.setPen(QColor(fg))
+    painter.setFont(small)
+    painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+    painter.restore()
+    return width
+
+
+class BadgeDelegate(QStyledItemDelegate):
+    """Paints `BadgeRole` (text, kind) as a pill, then the cell's display text after it."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        badge = index.data(BadgeRole)
+        if not badge:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        text = opt.text
+        opt.text = ""
+        style = opt.widget.style() if opt.widget else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        rect = QRectF(opt.rect.adjusted(4, 0, -4, 0))
+        width = paint_badge(painter, rect, str(badge[0]), str(badge[1]), opt.font)
+        if text:
+            painter.save()
+            selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+            role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+            fg = index.data(Qt.ItemDataRole.ForegroundRole)
+            painter.setPen(opt.palette.color(role) if selected or fg is None else fg.color()
+                           if hasattr(fg, "color") else QColor(fg))
+            painter.setFont(opt.font)
+            text_rect = rect.adjusted(width + 6, 0, 0, 0)
+            elided = QFontMetrics(opt.font).elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
+            painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+            painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(size.width() + 40, max(size.height(), 22)) if index.data(BadgeRole) else size

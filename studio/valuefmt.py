@@ -1,0 +1,347 @@
+"""Short, bounded text for arbitrary state values (Qt-free).
+
+The panels show values they know nothing about: strings of a megabyte, lists of ten
+thousand messages, dataclasses, pydantic models. Every function here does bounded work
+(it never walks a whole big value), so a panel can call them from `data()` on every paint.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Message",
+    "ELLIPSIS",
+    "fold",
+    "preview",
+    "type_label",
+    "is_message",
+    "is_message_list",
+    "as_message",
+    "role_kind",
+    "children_of",
+    "has_children",
+    "pretty",
+    "search_text",
+]
+
+ELLIPSIS = "…"
+
+_SCALARS = (str, bytes, int, float, complex, bool, type(None))
+_PRETTY_ITEMS = 500
+"""`pretty` shows at most this many items of a list (a detail pane, not an export)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    """A chat message read from a LangChain-like object or a `{"role", "content"}` dict."""
+
+    role: str
+    content: str
+    name: str = ""
+    id: str = ""
+    tool_calls: tuple[tuple[str, Any], ...] = ()
+    """(tool name, arguments) pairs of an AI message that calls tools."""
+    tool_call_id: str = ""
+
+
+def fold(text: str, limit: int = 120) -> str:
+    """The first line of `text`, cut to `limit` characters; "…" marks anything left out."""
+    first, newline, _ = text.partition("\n")
+    if len(first) > limit:
+        return first[: limit - 1] + ELLIPSIS
+    return first + ELLIPSIS if newline else first
+
+
+# -- messages -----------------------------------------------------------------------
+
+def is_message(value: Any) -> bool:
+    """A dict with a role/type and content, or an object with `type` and `content` attributes."""
+    if isinstance(value, Mapping):
+        role = value.get("role", value.get("type"))
+        return isinstance(role, str) and "content" in value
+    if isinstance(value, (type, *_SCALARS, Sequence)):
+        return False
+    return isinstance(getattr(value, "type", None), str) and hasattr(value, "content")
+
+
+def is_message_list(value: Any) -> bool:
+    """A non-empty list or tuple whose first and last items are messages (checks two items)."""
+    return (isinstance(value, (list, tuple)) and len(value) > 0
+            and is_message(value[0]) and is_message(value[-1]))
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks: [{"type": "text", "text": ...}, ...]
+        parts = []
+        for block in content[:50]:
+            if isinstance(block, Mapping):
+                parts.append(str(block.get("text", block.get("type", ""))))
+            else:
+                parts.append(str(block))
+        return "\n".join(parts)
+    return "" if content is None else str(content)
+
+
+def as_message(value: Any) -> Message:
+    """Read a message (see `is_message`) into a `Message`."""
+    get = value.get if isinstance(value, Mapping) else (lambda k, d=None: getattr(value, k, d))
+    role = get("role") or get("type") or "?"
+    calls = []
+    for call in (get("tool_calls") or ())[:50]:
+        if isinstance(call, Mapping):
+            fn = call.get("function") if isinstance(call.get("function"), Mapping) else call
+            calls.append((str(fn.get("name", "?")), fn.get("args", fn.get("arguments", {}))))
+        else:
+            calls.append((str(getattr(call, "name", "?")), getattr(call, "args", {})))
+    return Message(role=str(role), content=_text(get("content")), name=str(get("name") or ""),
+                   id=str(get("id") or ""), tool_calls=tuple(calls),
+                   tool_call_id=str(get("tool_call_id") or ""))
+
+
+def role_kind(role: str) -> str:
+    """"user", "ai", "tool", "system" or "other": the colour family of a role badge."""
+    role = role.lower()
+    if role in ("human", "user"):
+        return "user"
+    if role in ("ai", "assistant", "aimessagechunk"):
+        return "ai"
+    if role in ("tool", "function"):
+        return "tool"
+    if role in ("system", "developer"):
+        return "system"
+    return "other"
+
+
+def _call_text(name: str, args: Any, limit: int = 80) -> str:
+    if isinstance(args, Mapping):
+        inner = ", ".join(f"{k}={_short_repr(v, 30)}" for k, v in list(args.items())[:6])
+    else:
+        inner = _short_repr(args, 40)
+    return fold(f"{name}({inner})", limit)
+
+
+def _message_preview(m: Message, limit: int) -> str:
+    text = m.content.strip()
+    if m.tool_calls:
+        calls = ", ".join(_call_text(n, a, 60) for n, a in m.tool_calls[:3])
+        text = f"{text}  ⚒ {calls}" if text else f"⚒ {calls}"
+    return fold(text, limit) if text else "(empty)"
+
+
+# -- previews -----------------------------------------------------------------------
+
+def _short_repr(value: Any, limit: int) -> str:
+    if limit < 12 and not isinstance(value, (str, int, float, bool, type(None))):
+        return ELLIPSIS  # deep nesting: stop here, the row's children show the rest
+    return preview(value, max(limit, 5))
+
+
+def _object_name(value: Any) -> str:
+    return type(value).__name__
+
+
+def preview(value: Any, limit: int = 120) -> str:
+    """One line that says what `value` is, at most `limit` characters; bounded work."""
+    if isinstance(value, str):
+        return _string_preview(value, limit)
+    if isinstance(value, (bool, int, float, complex, type(None))):
+        return fold(repr(value), limit)
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if is_message(value):
+        m = as_message(value)
+        return _message_preview(m, limit)
+    if isinstance(value, Mapping):
+        return _join("{", "}", ((f"{_key_text(k)}: ", v) for k, v in value.items()), len(value), limit)
+    if isinstance(value, (list, tuple)):
+        if is_message_list(value):
+            n = len(value)
+            last = as_message(value[-1])
+            head = f"{n:,} message{'s' if n != 1 else ''} · last {last.role}: "
+            return head + _message_preview(last, max(limit - len(head), 10))
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        return _join(open_, close, (("", v) for v in value), len(value), limit)
+    if isinstance(value, Set):
+        return _join("{", "}", (("", v) for v in value), len(value), limit)
+    fields = _fields(value)
+    if fields is not None:
+        return _join(f"{_object_name(value)}(", ")", ((f"{k}=", v) for k, v in fields), len(fields), limit)
+    try:
+        return fold(repr(value), limit)
+    except Exception as exc:  # a broken __repr__ must not break the panel
+        return f"<{_object_name(value)}: repr failed: {exc}>"
+
+
+def _string_preview(value: str, limit: int) -> str:
+    first, newline, _ = value[: limit + 1].partition("\n")
+    more = bool(newline) or len(value) > len(first)
+    text = json.dumps(first, ensure_ascii=False)[1:-1]
+    if len(text) > limit - 3:
+        text, more = text[: limit - 3], True
+    return f'"{text}{ELLIPSIS if more else ""}"'
+
+
+def _key_text(key: Any) -> str:
+    return key if isinstance(key, str) else repr(key)
+
+
+def _join(open_: str, close: str, items: Any, count: int, limit: int) -> str:
+    out = open_
+    shown = 0
+    for prefix, item in items:
+        piece = prefix + _short_repr(item, min(40, limit // 2))
+        if len(out) + len(piece) + 2 > limit - 8 and shown:
+            break
+        out += (", " if shown else "") + piece
+        shown += 1
+    if shown < count:
+        out += f", … +{count - shown}" if shown else f"… {count}"
+    return out + close
+
+
+def type_label(value: Any) -> str:
+    """"str", "int", "list[3]", "dict[5]", "messages[10000]", "AIMessage", …"""
+    if isinstance(value, str):
+        return f"str[{len(value)}]" if len(value) > 120 or "\n" in value else "str"
+    if isinstance(value, (Mapping, list, tuple, Set)):
+        return f"{type(value).__name__}[{len(value)}]"
+    return _object_name(value)
+
+
+# -- children -------------------------------------------------------------------------
+
+def _fields(value: Any) -> list[tuple[str, Any]] | None:
+    """The attributes shown as children of an object, or None for an opaque value."""
+    if isinstance(value, (type, *_SCALARS)) or callable(value) and not dataclasses.is_dataclass(value):
+        return None
+    if dataclasses.is_dataclass(value):
+        return [(f.name, getattr(value, f.name, None)) for f in dataclasses.fields(value)]
+    model_fields = getattr(type(value), "model_fields", None)
+    if isinstance(model_fields, Mapping):  # pydantic v2
+        return [(name, getattr(value, name, None)) for name in model_fields]
+    if hasattr(value, "_asdict"):  # namedtuple
+        return list(value._asdict().items())
+    attrs = getattr(value, "__dict__", None)
+    if isinstance(attrs, dict) and attrs:
+        return [(k, v) for k, v in attrs.items() if not k.startswith("_")]
+    return None
+
+
+def _message_children(value: Any) -> list[tuple[str, Any]]:
+    m = as_message(value)
+    items: list[tuple[str, Any]] = [("role", m.role), ("content", m.content)]
+    if m.tool_calls:
+        items.append(("tool_calls", [{"name": n, "args": a} for n, a in m.tool_calls]))
+    for key in ("name", "id", "tool_call_id"):
+        if getattr(m, key):
+            items.append((key, getattr(m, key)))
+    return items
+
+
+def has_children(value: Any) -> bool:
+    """Whether a tree row for `value` can expand (cheap: no children are built)."""
+    if isinstance(value, _SCALARS):
+        return False
+    if isinstance(value, (Mapping, list, tuple, Set)):
+        return len(value) > 0
+    return is_message(value) or bool(_fields(value))
+
+
+def children_of(value: Any) -> Sequence[tuple[str, Any]]:
+    """(label, child) pairs of a container; lists stay lazy (a view, not a copy)."""
+    if isinstance(value, (list, tuple)):
+        return _IndexedChildren(value)
+    if isinstance(value, Mapping):
+        return [(_key_text(k), v) for k, v in value.items()]
+    if isinstance(value, Set):
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = list(value)
+        return [(f"{{{i}}}", v) for i, v in enumerate(items)]
+    if is_message(value):
+        return _message_children(value)
+    return _fields(value) or []
+
+
+class _IndexedChildren(Sequence):
+    """`[i]`-labelled children of a list, built only for the rows asked for."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return f"[{i if i >= 0 else len(self._items) + i}]", self._items[i]
+
+
+# -- full text --------------------------------------------------------------------------
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    if depth > 40:
+        return preview(value, 200)
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    if is_message(value) and not isinstance(value, Mapping):
+        m = as_message(value)
+        out: dict[str, Any] = {"type": m.role, "content": m.content}
+        if m.tool_calls:
+            out["tool_calls"] = [{"name": n, "args": _jsonable(a, depth + 1)} for n, a in m.tool_calls]
+        for key in ("name", "id", "tool_call_id"):
+            if getattr(m, key):
+                out[key] = getattr(m, key)
+        return out
+    if isinstance(value, Mapping):
+        out_map: dict[str, Any] = {}
+        for i, (k, v) in enumerate(value.items()):
+            if i >= _PRETTY_ITEMS:
+                out_map[ELLIPSIS] = f"{len(value) - _PRETTY_ITEMS:,} more keys"
+                break
+            out_map[_key_text(k)] = _jsonable(v, depth + 1)
+        return out_map
+    if isinstance(value, (list, tuple, Set)):
+        items = list(value) if isinstance(value, Set) else value
+        out_list = [_jsonable(v, depth + 1) for v in items[:_PRETTY_ITEMS]]
+        if len(items) > _PRETTY_ITEMS:
+            out_list.append(f"{ELLIPSIS} {len(items) - _PRETTY_ITEMS:,} more items")
+        return out_list
+    fields = _fields(value)
+    if fields is not None:
+        return {"__type__": _object_name(value), **{k: _jsonable(v, depth + 1) for k, v in fields}}
+    try:
+        return repr(value)
+    except Exception:
+        return f"<{_object_name(value)}>"
+
+
+def pretty(value: Any, max_chars: int = 200_000) -> str:
+    """The full value as indented text (JSON-like; objects by their fields), capped."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(_jsonable(value), indent=2, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(value)
+    if len(text) > max_chars:
+        text = text[:max_chars] + f"\n… ({len(text) - max_chars:,} more characters)"
+    return text
+
+
+def search_text(value: Any) -> str | None:
+    """The text a search box matches for a leaf value, or None for a container."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float, bool, complex, type(None), bytes)):
+        return repr(value)
+    return None

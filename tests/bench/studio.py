@@ -1,0 +1,140 @@
+"""Studio benchmarks, each run offscreen in a child process (see studio_child.py).
+
+- a graph of N nodes and 2N edges laid out (off the UI thread) and drawn;
+- one node step with a 10,000-message state, until every panel is redrawn (median);
+- a database whose thread holds 100,000 checkpoints opened, its timeline shown, and the
+  process's peak memory meanwhile.
+
+A row whose panels are not written yet is marked "pending" with the reason.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .graphs import ENGINE, note_graph
+from .harness import Context, Row, Target
+
+__all__ = ["NAME", "run"]
+
+NAME = "studio"
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_CHAT_GRAPH = '''\
+"""Benchmark graph: a chat node that appends one reply per step to {messages} messages."""
+from engine import END, START, AIMessage, HumanMessage, MessagesState, StateGraph
+
+FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor " * 1
+
+
+def chat(state):
+    return {{"messages": [AIMessage(content=f"reply {{len(state['messages'])}}: " + FILLER)]}}
+
+
+def again(state):
+    return "chat" if len(state["messages"]) < 10**9 else END
+
+
+builder = StateGraph(MessagesState)
+builder.add_node("chat", chat)
+builder.add_edge(START, "chat")
+builder.add_conditional_edges("chat", again, ["chat", END])
+graph = builder.compile()
+
+example_input = {{"messages": [HumanMessage(content=f"message {{i}}: " + FILLER) for i in range({messages})]}}
+'''
+
+
+def _child(ctx: Context, workload: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.bench.studio_child", workload, json.dumps(args)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-12:]
+        raise RuntimeError(f"studio child `{workload}` failed (exit {proc.returncode}):\n" + "\n".join(tail))
+    return json.loads(lines[-1])
+
+
+def _pending(row: Row, result: dict[str, Any]) -> bool:
+    if result.get("status") == "pending":
+        row.status, row.note = "pending", result.get("why", "")
+        return True
+    return False
+
+
+def _graph_row(ctx: Context) -> Row:
+    p = ctx.profile
+    ctx.progress(f"studio: drawing a {p.studio_nodes}-node graph")
+    row = Row(key="studio.graph", workload=f"studio: {p.studio_nodes}-node, {p.studio_edges}-edge graph laid out "
+              "and drawn", unit="s", target=Target(kind="max", limit=1.5))
+    result = _child(ctx, "graph", {"nodes": p.studio_nodes, "edges": p.studio_edges, "repeats": p.studio_repeats},
+                    600)
+    if not _pending(row, result):
+        row.engine = result["seconds"]
+        row.note = (f"median of {p.studio_repeats} fresh panels ({result['nodes']} nodes, {result['edges']} "
+                    f"edges); first (cold) {result['cold_seconds']:.2f} s; longest UI-thread stall "
+                    f"{result['worst_stall_ms']:.0f} ms")
+    return row
+
+
+def _step_row(ctx: Context) -> Row:
+    p = ctx.profile
+    ctx.progress(f"studio: stepping with {p.studio_messages:,} messages")
+    row = Row(key="studio.step", workload=f"studio: one node step, {p.studio_messages:,}-message state, "
+              "every panel refreshed", unit="ms", target=Target(kind="max", limit=50.0))
+    graph_file = ctx.workdir / "chat_graph.py"
+    graph_file.write_text(_CHAT_GRAPH.format(messages=p.studio_messages), encoding="utf-8")
+    result = _child(ctx, "step", {"graph_file": str(graph_file), "db": ctx.new_db("studio-step"),
+                                  "messages": p.studio_messages, "repeats": p.studio_repeats}, 600)
+    if not _pending(row, result):
+        row.engine = result["median_ms"]
+        row.note = f"median of {p.studio_repeats} steps (F10), slowest {result['max_ms']:.0f} ms"
+    return row
+
+
+def _timeline_rows(ctx: Context) -> list[Row]:
+    p = ctx.profile
+    n = p.studio_checkpoints
+    rows = [
+        Row(key="studio.timeline", workload=f"studio: {n:,}-checkpoint thread opened, timeline shown", unit="s",
+            target=Target(kind="max", limit=2.0)),
+        Row(key="studio.timeline_rss", workload=f"studio: peak process memory with {n:,} checkpoints open",
+            unit="MB", target=Target(kind="max", limit=500.0)),
+    ]
+    probe = _child(ctx, "probe", {}, 300)
+    if probe.get("status") == "pending":
+        for row in rows:
+            _pending(row, probe)
+        return rows
+    ctx.progress(f"studio: writing a {n:,}-checkpoint thread")
+    db = ctx.new_db("studio-timeline")
+    saver = ENGINE.sqlite_saver(db)
+    try:
+        note_graph(ENGINE, n - 2, saver).invoke(
+            {"n": 0, "note": ""}, {"recursion_limit": n + 10, "configurable": {"thread_id": "long"}})
+    finally:
+        saver.close()
+    ctx.progress("studio: opening it")
+    result = _child(ctx, "timeline", {"db": db, "checkpoints": n}, 600)
+    if not _pending(rows[0], result):
+        rows[0].engine = result["seconds"]
+        if result.get("scroll_median_ms") is not None:
+            rows[0].note = (f"{result['rows']:,} rows; paging the timeline: median {result['scroll_median_ms']:.1f} ms,"
+                            f" slowest {result['scroll_max_ms']:.1f} ms per page")
+        rows[1].engine = result["peak_rss_mb"]
+        rows[1].note = "VmHWM of the studio process (Qt, engine and the open thread)"
+    else:
+        _pending(rows[1], result)
+    return rows
+
+
+def run(ctx: Context) -> list[Row]:
+    return [_graph_row(ctx), _step_row(ctx), *_timeline_rows(ctx)]

@@ -1,0 +1,247 @@
+"""One studio benchmark in a process of its own (offscreen Qt), reporting JSON.
+
+`python -m tests.bench.studio_child WORKLOAD '{"arg": ...}'` prints one JSON line: the
+figures, or `{"status": "pending", "why": ...}` while the panels it needs are not there.
+A process of its own keeps Qt out of the engine benchmarks and makes its peak RSS the
+studio's own.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parents[2]
+_PANELS = ("GraphPanel", "StatePanel", "DiffPanel", "TimelinePanel", "EventsPanel", "InspectorPanel",
+           "InterruptPanel")
+
+__all__ = ["main"]
+
+
+class Pending(Exception):
+    """The studio code this workload measures is not written yet."""
+
+
+def _require_panels(graph_only: bool) -> Any:
+    if not (ROOT / "studio" / "panels" / "graph_view.py").exists():
+        raise Pending("studio/panels/graph_view.py is not there yet")
+    try:
+        import studio.panels as panels
+    except ImportError as exc:
+        raise Pending(f"studio.panels does not import yet ({exc})") from None
+    missing = [n for n in (("GraphPanel",) if graph_only else _PANELS) if not hasattr(panels, n)]
+    if missing:
+        raise Pending(f"studio.panels has no {', '.join(missing)} yet")
+    return panels
+
+
+def _peak_rss_mb() -> float:
+    """The process's peak resident memory (VmHWM), in MB."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class _StallMeter:
+    """The longest gap between ticks of a 5 ms timer: how long the UI thread was blocked."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.worst = 0.0
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(5)
+        self._timer.timeout.connect(self._tick)
+        self._timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self._last)
+        self._last = now
+
+    def stop(self) -> float:
+        self._timer.stop()
+        self._tick()
+        return self.worst
+
+
+def big_graph(nodes: int, edges: int) -> Any:
+    """A compiled engine graph of `nodes` nodes and `edges` plain edges (START/END included):
+    a chain, then skips of growing length until the edge count is reached."""
+    from engine import END, START, StateGraph
+
+    names = [f"n{i:03d}" for i in range(nodes)]
+    builder = StateGraph(dict)
+    for name in names:
+        builder.add_node(name, lambda state: {})
+    pairs = [(START, names[0]), (names[-1], END)] + list(zip(names, names[1:]))
+    skip = 2
+    while len(pairs) < edges and skip < nodes:
+        pairs += [(names[i], names[i + skip]) for i in range(0, nodes - skip, skip - 1)][: edges - len(pairs)]
+        skip += 1
+    for source, target in pairs:
+        builder.add_edge(source, target)
+    return builder.compile()
+
+
+async def _until(check: Any, timeout_s: float = 120.0) -> None:
+    deadline = time.perf_counter() + timeout_s
+    while not check():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the studio did not settle in time")
+        await asyncio.sleep(0.001)
+
+
+# -- workloads ------------------------------------------------------------------------------------
+async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict[str, Any]:
+    """Lay out and draw the graph in a fresh GraphPanel, `repeats` times (plus a cold run)."""
+    panels = _require_panels(graph_only=True)
+    from studio import convert
+
+    compiled = big_graph(nodes, edges)
+    counts = compiled.get_graph().nx
+    times, stalls = [], []
+    for _ in range(repeats + 1):
+        panel = panels.GraphPanel()
+        panel.resize(1400, 900)
+        panel.show()
+        app.processEvents()
+        meter = _StallMeter()
+        start = time.perf_counter()
+        panel.set_graph(convert.graph_view(compiled))
+        pending = getattr(panel, "is_layout_pending", lambda: False)
+        await _until(lambda: not pending())
+        app.processEvents()
+        panel.repaint()
+        times.append(time.perf_counter() - start)
+        stalls.append(meter.stop())
+        getattr(panel, "shutdown", lambda: None)()
+        panel.close()
+        panel.deleteLater()
+        app.processEvents()
+    return {"seconds": statistics.median(times[1:]), "cold_seconds": times[0],
+            "worst_stall_ms": max(stalls[1:]) * 1e3, "nodes": counts.number_of_nodes(),
+            "edges": counts.number_of_edges()}
+
+
+def _window(db: str) -> tuple[Any, Any]:
+    from PySide6.QtCore import QSettings
+
+    from studio.main_window import MainWindow
+    from studio.session import Session
+
+    settings = QSettings(str(Path(db).with_suffix(".ini")), QSettings.Format.IniFormat)
+    window = MainWindow(Session(db), settings=settings, watch=False)
+    window.resize(1600, 1000)
+    window.show()
+    return window, window.session
+
+
+def _settled(window: Any) -> bool:
+    task = window.session._view_task  # the session's in-flight view refresh, if any
+    return (task is None or task.done()) and not window.session.busy and window.panels.ready()
+
+
+async def step_workload(app: Any, graph_file: str, db: str, messages: int, repeats: int) -> dict[str, Any]:
+    """One node step (F10) with a `messages`-message state, until every panel is redrawn."""
+    _require_panels(graph_only=False)
+    from studio.app import wait_signal
+
+    window, session = _window(db)
+    if not window.open_graph(graph_file):
+        raise RuntimeError(f"the studio could not open {graph_file}")
+    await _until(lambda: _settled(window))
+
+    async def step() -> float:
+        start = time.perf_counter()
+        if not session.step():
+            raise RuntimeError("the session refused to step")
+        _, outcome = await wait_signal(session.commandFinished, 120.0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        await _until(lambda: _settled(window))
+        app.processEvents()
+        window.repaint()
+        return time.perf_counter() - start
+
+    for _ in range(3):  # the input superstep, then warm-up steps of the node
+        await step()
+    times = [await step() for _ in range(repeats)]
+    shown = len((window.panels.values or {}).get("messages", ()))
+    if shown < messages:
+        raise RuntimeError(f"the state panel shows {shown} messages, expected {messages}+")
+    window.close()
+    return {"median_ms": statistics.median(times) * 1e3, "max_ms": max(times) * 1e3, "messages": shown}
+
+
+async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, Any]:
+    """Open a database whose thread holds `checkpoints` checkpoints; time until its timeline
+    is shown; then page through the timeline view."""
+    _require_panels(graph_only=False)
+    from PySide6.QtWidgets import QAbstractItemView
+
+    window, session = _window(db)
+    app.processEvents()
+    start = time.perf_counter()
+    if not window.open_database(db):
+        raise RuntimeError(f"the studio could not open {db}")
+    await _until(lambda: _settled(window) and len(session.history) > 0)
+    app.processEvents()
+    window.repaint()
+    seconds = time.perf_counter() - start
+    if len(session.history) < checkpoints:
+        raise RuntimeError(f"the timeline holds {len(session.history)} of {checkpoints} checkpoints")
+    scroll_ms: list[float] = []
+    views = window.panels.timeline.findChildren(QAbstractItemView)
+    if isinstance(window.panels.timeline, QAbstractItemView):
+        views.insert(0, window.panels.timeline)
+    if views:
+        bar = views[0].verticalScrollBar()
+        for _ in range(50):
+            t = time.perf_counter()
+            bar.setValue(bar.value() + max(bar.pageStep(), 1))
+            views[0].viewport().repaint()
+            app.processEvents()
+            scroll_ms.append((time.perf_counter() - t) * 1e3)
+    peak = _peak_rss_mb()
+    window.close()
+    return {"seconds": seconds, "peak_rss_mb": peak, "rows": len(session.history),
+            "scroll_median_ms": statistics.median(scroll_ms) if scroll_ms else None,
+            "scroll_max_ms": max(scroll_ms) if scroll_ms else None}
+
+
+async def probe_workload(app: Any) -> dict[str, Any]:
+    """Whether every panel is written (so the caller knows to build a big database)."""
+    _require_panels(graph_only=False)
+    return {"status": "ready"}
+
+
+def main(argv: list[str]) -> int:
+    name, args = argv[0], json.loads(argv[1]) if len(argv) > 1 else {}
+    sys.path.insert(0, str(ROOT))
+    from studio.app import make_app, make_loop
+
+    app = make_app()
+    loop = make_loop(app)
+    workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload}[name]
+    try:
+        with loop:
+            result = loop.run_until_complete(workload(app, **args))
+    except Pending as why:
+        result = {"status": "pending", "why": str(why)}
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

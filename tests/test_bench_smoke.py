@@ -1,0 +1,55 @@
+"""The benchmark suite's smoke mode runs to the end and prints every workload's row.
+
+No timing is asserted here: figures belong to the benchmark's table, not to a test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+EXPECTED_ROWS = (
+    "superstep, no checkpointer",
+    "superstep, InMemorySaver",
+    "superstep, SqliteSaver",
+    "Send fan-out and join",
+    "storage, 20 appends",
+    "storage growth",
+    "get_state, first checkpoint of a 300-step thread",
+    "get_state, middle checkpoint of a 300-step thread",
+    "get_state, last checkpoint of a 300-step thread",
+    "list_headers(limit=100)",
+    "get_state_history, first 100",
+    "step cost, last tenth / first tenth of a 300-step thread",
+    "get_state, last checkpoint of a 300-step append-only thread",
+    "step cost, last tenth / first tenth of a 300-step append-only thread",
+    "studio: 20-node, 40-edge graph laid out and drawn",
+    "studio: one node step",
+    "studio: 500-checkpoint thread opened, timeline shown",
+    "studio: peak process memory",
+)
+
+
+@pytest.mark.timeout(300)
+def test_smoke_run_prints_every_workload(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.bench", "--smoke", "--json", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for label in EXPECTED_ROWS:
+        assert label in proc.stdout, f"no row `{label}` in:\n{proc.stdout}"
+    assert "crashed" not in proc.stdout
+    rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
+    verdicts = {row["verdict"] for row in rows}
+    assert verdicts <= {"met", "MISSED", "pending", "no ref", "info"}, verdicts
+    measured = [row for row in rows if row["verdict"] != "pending"]
+    assert all(row["engine"] is not None for row in measured)

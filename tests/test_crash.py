@@ -1,0 +1,154 @@
+"""Crash safety: the kill harness at a reduced size, a proof that it can fail, and what a
+user sees after a crash between a superstep's saved task writes and its commit.
+
+Full size: `python -m tests.crash --kills 200`.
+"""
+from __future__ import annotations
+
+import operator
+import os
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import pytest
+
+from crash.harness import HarnessFailure, run_harness  # tests/ is on sys.path under pytest
+from engine import START, Command, SqliteSaver, StateGraph, interrupt
+
+CI_KILLS = 25
+
+
+def test_kill_harness_reduced_size():
+    seed = int(os.environ["RETROGRAPH_CRASH_SEED"]) if "RETROGRAPH_CRASH_SEED" in os.environ else None
+    report = run_harness(CI_KILLS, seed)
+    assert report.kills >= CI_KILLS
+    assert report.integrity_checks >= CI_KILLS
+    assert report.final_states_compared == report.trials >= 1
+    assert report.saved_tasks_checked > 0 and report.checkpoints_confirmed > 0
+
+
+def test_kill_harness_catches_a_store_that_loses_saved_writes():
+    with pytest.raises(HarnessFailure, match="ran again after their writes were reported saved: audit@"):
+        run_harness(2, seed=7, sabotage=True)
+
+
+# -- a crash after every task of a superstep saved its writes, before the commit -------
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+class Crash(Exception):
+    """Stands for SIGKILL at the commit: the checkpoint is never written."""
+
+
+class CrashingSaver(SqliteSaver):
+    def __init__(self, path: Path, crash_at_step: int) -> None:
+        super().__init__(path)
+        self.crash_at_step = crash_at_step
+
+    def put(self, checkpoint, **kwargs):
+        if checkpoint.step == self.crash_at_step:
+            raise Crash(f"killed before saving step {checkpoint.step}")
+        super().put(checkpoint, **kwargs)
+
+
+def _fan_in(runs: list[str]):
+    def node(name):
+        def fn(state):
+            runs.append(name)
+            return {"log": [name]}
+        return fn
+
+    g = StateGraph(S)
+    for name in "abc":
+        g.add_node(name, node(name))
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")
+    g.add_edge(["a", "b"], "c")
+    return g
+
+
+def _interrupt_beside_a_sibling(runs: list[str]):
+    def review(state):
+        runs.append("review")
+        return {"log": [interrupt("ok?")]}
+
+    def audit(state):
+        runs.append("audit")
+        return {"log": ["audit"]}
+
+    g = StateGraph(S)
+    g.add_node("review", review)
+    g.add_node("audit", audit)
+    g.add_edge(START, "review")
+    g.add_edge(START, "audit")
+    return g
+
+
+CFG = {"configurable": {"thread_id": "t"}}
+
+
+def _crash_in_fan_in(tmp_path: Path, runs: list[str]):
+    db = tmp_path / "runs.sqlite"
+    with CrashingSaver(db, crash_at_step=1) as saver, pytest.raises(Crash):
+        _fan_in(runs).compile(checkpointer=saver).invoke({"log": []}, CFG)
+    return db
+
+
+def test_after_a_crash_before_commit_the_run_continues_without_rerunning_saved_tasks(tmp_path):
+    runs: list[str] = []
+    db = _crash_in_fan_in(tmp_path, runs)
+    with SqliteSaver(db) as saver:
+        graph = _fan_in(runs).compile(checkpointer=saver)
+        state = graph.get_state(CFG)
+        assert state.next == ()  # as in LangGraph: tasks whose writes are saved are not "next"
+        assert [t.name for t in state.tasks] == ["a", "b"]
+        assert graph.invoke(None, CFG) == {"log": ["a", "b", "c"]}
+    assert sorted(runs) == ["a", "b", "c"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine/graph/compiled.py CompiledStateGraph.snapshot: get_state() of the latest checkpoint "
+    "ignores the saved writes of finished tasks; LangGraph applies them to `values` (here "
+    "{'log': ['a', 'b']}) and shows each in `tasks[i].result`, so a thread that crashed before the "
+    "commit shows what was saved"))
+def test_get_state_after_a_crash_before_commit_shows_the_saved_writes(tmp_path):
+    db = _crash_in_fan_in(tmp_path, [])
+    with SqliteSaver(db) as saver:
+        state = _fan_in([]).compile(checkpointer=saver).get_state(CFG)
+    assert state.values == {"log": ["a", "b"]}
+    assert [t.result for t in state.tasks] == [{"log": ["a"]}, {"log": ["b"]}]
+
+
+def _crash_after_resume(tmp_path: Path, runs: list[str]) -> Path:
+    db = tmp_path / "runs.sqlite"
+    with CrashingSaver(db, crash_at_step=1) as saver:
+        graph = _interrupt_beside_a_sibling(runs).compile(checkpointer=saver)
+        assert graph.invoke({"log": []}, CFG)["__interrupt__"][0].value == "ok?"
+        with pytest.raises(Crash):
+            graph.invoke(Command(resume="yes"), CFG)
+    return db
+
+
+def test_after_a_crash_following_a_resume_the_answer_is_kept(tmp_path):
+    runs: list[str] = []
+    db = _crash_after_resume(tmp_path, runs)
+    with SqliteSaver(db) as saver:
+        graph = _interrupt_beside_a_sibling(runs).compile(checkpointer=saver)
+        assert graph.invoke(None, CFG) == {"log": ["audit", "yes"]}
+        assert graph.get_state(CFG).next == ()
+    assert runs == ["audit", "review", "review"], "audit ran once; review asked, then answered"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine/graph/compiled.py CompiledStateGraph.snapshot: a task that was resumed and finished "
+    "(its writes saved) keeps its old __interrupt__ write, so get_state() still lists the answered "
+    "interrupt and next=('review',); Command(resume=...) then raises ResumeError 'no interrupt is "
+    "pending'. LangGraph shows interrupts=() and next=(). Fix: treat a task with any finished write "
+    "as finished in snapshot(), as Run._load_pending already does"))
+def test_get_state_after_a_crash_following_a_resume_lists_no_interrupt(tmp_path):
+    db = _crash_after_resume(tmp_path, [])
+    with SqliteSaver(db) as saver:
+        state = _interrupt_beside_a_sibling([]).compile(checkpointer=saver).get_state(CFG)
+    assert state.interrupts == ()
+    assert state.next == ()

@@ -1,0 +1,157 @@
+"""Errors land in the window's banner, never in a crash; history survives every one of them."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from test_studio_support import (  # noqa: F401 (fixtures)
+    act,
+    open_window,
+    panel_text,
+    settings,
+    studio_loop,
+    wait_ready,
+    write_graph,
+)
+
+FLAKY = """
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    def plan(s):
+        return {"log": ["plan"]}
+    def fetch(s):
+        return {"log": ["fetch"]}
+    def parse(s):
+        BODY
+
+    builder = StateGraph(S)
+    builder.add_node("plan", plan)
+    builder.add_node("fetch", fetch)
+    builder.add_node("parse", parse)
+    builder.add_edge(START, "plan")
+    builder.add_edge("plan", "fetch")
+    builder.add_edge("plan", "parse")
+    builder.add_edge("fetch", END)
+    builder.add_edge("parse", END)
+    graph = builder.compile()
+    example_input = {"log": []}
+"""
+
+
+def _flaky(tmp_path: Path, body: str) -> Path:
+    return write_graph(tmp_path, "flaky", FLAKY.replace("BODY", body))
+
+
+def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path) -> None:
+    path = _flaky(tmp_path, "raise ValueError('bad page 7')")
+    window = open_window(path, watch=False)
+    s = window.session
+    outcome = act(qtbot, window, "continue_")
+    assert outcome.reason == "failed" and outcome.nodes == ("parse",)
+    banner = window.banner
+    assert banner.isVisible() and banner.title.text() == "Node `parse` raised ValueError"
+    assert banner.text.text() == "bad page 7" and "Traceback" in banner.details.toPlainText()
+    assert "parse" in s.marks().failed
+    kept = len(s.history)
+    head = s.head_id
+    assert s.history.get(head).next == ("fetch", "parse")  # paused at that superstep
+    _flaky(tmp_path, "return {'log': ['parsed']}")
+    window.actions.reload.trigger()  # Ctrl+R
+    assert not banner.isVisible()
+    outcome = act(qtbot, window, "continue_")
+    assert outcome.reason == "done"
+    assert s._values["log"] == ["plan", "fetch", "parsed"]
+    assert len(s.history) == kept + 1 and s.history.parent(s.head_id) == head
+    events = panel_text(window.panels.events)
+    assert "fetch wrote log (replayed from saved writes)" in events  # the finished sibling did not re-run
+
+
+def test_saving_the_file_reloads_it(open_window, qtbot, tmp_path: Path) -> None:
+    path = _flaky(tmp_path, "raise ValueError('broken')")
+    window = open_window(path)
+    act(qtbot, window, "continue_")
+    old = window.session.graph
+    _flaky(tmp_path, "return {'log': ['ok']}")
+    qtbot.waitUntil(lambda: window.session.graph is not old, timeout=5000)
+    assert not window.banner.isVisible()
+    assert act(qtbot, window, "continue_").reason == "done"
+
+
+def test_syntax_error_shows_file_and_line(open_window, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "typo.py"
+    path.write_text("from engine import StateGraph\n\ngraph = StateGraph(dict\n")
+    window = open_window(path)
+    assert window.banner.isVisible()
+    assert window.banner.title.text() == "Syntax error in the graph file"
+    assert window.banner.text.text().startswith(f"{path}:3: ")
+    assert not window.actions.step.isEnabled()
+
+
+def test_file_without_graph_shows_a_message(open_window, qtbot, tmp_path: Path) -> None:
+    path = tmp_path / "nothing.py"
+    path.write_text("ANSWER = 42\n")
+    window = open_window(path)
+    assert window.banner.title.text() == "No graph in the file"
+    assert "defines no graph" in window.banner.text.text()
+
+
+def test_invalid_input_json_shows_a_message_and_keeps_the_text(open_window, qtbot, tmp_path: Path) -> None:
+    path = _flaky(tmp_path, "return {}")
+    window = open_window(path, input_text='{"log": [1, 2}')
+    assert window.banner.title.text() == "Invalid --input"
+    assert window.banner.text.text() == ("The input is not valid JSON: Expecting ',' delimiter at line 1, "
+                                         "column 14.")
+    assert window.input_text == '{"log": [1, 2}'
+    refused = act(qtbot, window, "step")
+    assert "No input for a new run" in str(refused)
+    from studio.dialogs import InputDialog
+
+    dialog = InputDialog(window.input_text, window)
+    qtbot.addWidget(dialog)
+    dialog._on_accept()  # the Start button
+    assert not dialog.problem.isHidden() and "line 1, column 14" in dialog.problem.text()
+    assert dialog.text == '{"log": [1, 2}'  # nothing lost
+    dialog.editor.setPlainText('{"log": ["x"]}')
+    dialog._on_accept()
+    assert dialog.value == {"log": ["x"]}
+
+
+def test_resume_of_an_interrupt_that_is_gone(open_window, qtbot, tmp_path: Path) -> None:
+    path = write_graph(tmp_path, "ask", """
+        class S(TypedDict):
+            answer: str
+        def ask(s):
+            return {"answer": interrupt("name?")}
+        b = StateGraph(S)
+        b.add_node("ask", ask)
+        b.add_edge(START, "ask")
+        graph = b.compile()
+        example_input = {"answer": ""}
+    """)
+    window = open_window(path)
+    s = window.session
+    assert act(qtbot, window, "continue_").reason == "interrupted"
+    outcome = act_resume(qtbot, window, "ada", "0" * 32)
+    assert "no longer pending" in str(outcome)
+    assert s.driver.interrupts  # still waiting, nothing lost
+    assert act_resume(qtbot, window, "ada", None).reason == "done"
+    assert s._values == {"answer": "ada"}
+
+
+def act_resume(qtbot, window, value, interrupt_id):
+    with qtbot.waitSignal(window.session.commandFinished, timeout=10000) as blocker:
+        window.session.resume(value, interrupt_id)
+    wait_ready(qtbot, window)
+    return blocker.args[1]
+
+
+def test_a_database_that_is_not_retrograph_is_refused(open_window, qtbot, tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes(x)")
+    window = open_window(database=foreign)
+    assert window.banner.title.text() == "Cannot open the checkpoint database"
+    assert "not a Retrograph checkpoint file" in window.banner.text.text()
+    with sqlite3.connect(foreign) as conn:  # left untouched
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
