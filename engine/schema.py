@@ -30,8 +30,12 @@ def schema_fields(schema: Any) -> dict[str, Any]:
         return {name: hints.get(name, Any) for name in schema.model_fields}
     try:
         hints = get_type_hints(schema, include_extras=True)
-    except Exception:  # unresolvable forward refs: fall back to raw annotations
-        hints = dict(getattr(schema, "__annotations__", {}))
+    except Exception as exc:
+        raise TypeError(
+            f"cannot read the state schema {getattr(schema, '__qualname__', schema)!r}: its annotations "
+            f"do not resolve ({type(exc).__name__}: {exc}). With `from __future__ import annotations`, "
+            "every name used in them must be importable from the schema's module; import it at module level."
+        ) from exc
     if dataclasses.is_dataclass(schema):
         return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(schema)}
     return {k: v for k, v in hints.items() if not k.startswith("_")}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy"]
 
@@ -22,17 +22,22 @@ class Send:
         return f"Send(node={self.node!r}, arg={self.arg!r})"
 
 
+Destination = TypeVar("Destination")
+
+
 @dataclass(frozen=True, kw_only=True)
-class Command:
+class Command(Generic[Destination]):
     """Returned by a node to update the state and choose where to go, or passed to
-    invoke() to resume an interrupted run (`resume=`)."""
+    invoke() to resume an interrupted run (`resume=`).
+
+    `-> Command[Literal["a", "b"]]` on a node tells the drawing where it may go."""
 
     update: Any = None
     goto: str | Send | Sequence[str | Send] = ()
     resume: Any = None
     graph: str | None = None
 
-    PARENT = "__parent__"
+    PARENT: ClassVar[str] = "__parent__"
 
     def goto_targets(self) -> list[str | Send]:
         if isinstance(self.goto, (str, Send)):

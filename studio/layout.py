@@ -198,6 +198,8 @@ def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | Non
     for i, edge in enumerate(view.edges):
         target = join_points.get(edge.target, edge.target) if edge.kind == "join" else edge.target
         attrs = _ends(plan, clusters, edge.source, target)
+        if target != edge.target:
+            attrs["arrowhead"] = "none"  # the sources meet at the join point; one arrow leaves it
         if edge.label:
             attrs[label_attr] = edge.label
         if edge.kind in ("dynamic",) and plan.nodes[edge.target].kind == "any":

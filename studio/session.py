@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -489,6 +489,13 @@ class Session(SessionEvents, SessionViews, QObject):
     def resume(self, value: Any, interrupt_id: str | None = None) -> bool:
         """Answer the pending interrupt with `value`; the interrupted node runs again."""
         return self._submit("resume", lambda: self.driver.resume(value, interrupt_id))
+
+    def resume_all(self, values: Mapping[str, Any]) -> bool:
+        """The Interrupts panel's Resume: `{interrupt_id: value}` for the pending interrupts."""
+        if len(values) == 1:
+            [(interrupt_id, value)] = values.items()
+            return self.resume(value, interrupt_id)
+        return self._submit("resume", lambda: self.driver.resume(dict(values), None))
 
     def toggle_breakpoint(self, node: str | None = None, where: str = "before") -> None:
         """F9: toggle a breakpoint before (or after) `node` (default: the selected node)."""

@@ -125,7 +125,7 @@ def test_after_a_parallel_failure_only_the_failed_node_runs_again():
 
     async def flaky(state):
         runs.append("flaky")
-        await asyncio.sleep(0)  # lets `quick` finish first, so its writes are saved
+        await asyncio.sleep(0.05)  # setup: `quick` is done and saved before this fails
         error = next(attempts)
         if error is not None:
             raise error

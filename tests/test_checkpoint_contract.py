@@ -95,7 +95,7 @@ def test_a_checkpoint_comes_back_exactly_as_it_was_put(saver: Any) -> None:
 
 
 def test_get_without_an_id_gives_the_latest_and_unknowns_give_none(saver: Any) -> None:
-    th, made = appender(saver, 3)
+    _, made = appender(saver, 3)
     assert saver.get("t").id == made[-1].id
     assert saver.get("t", "no-such-id") is None
     assert saver.get("nobody") is None
@@ -203,13 +203,13 @@ def test_a_random_tree_of_appends_and_replacements_loads_exactly(saver: Any) -> 
     rng = random.Random(4)
     th = Thread(saver)
     made = [th.put(None, {"items": ["root"], "other": 0})]
-    for n in range(400):
-        parent = made[-1] if rng.random() < 0.8 else rng.choice(made)
+    for n in range(600):
+        parent = made[-1] if rng.random() < 0.98 else rng.choice(made)
         roll = rng.random()
-        if roll < 0.85:
+        if roll < 0.99:
             new = [f"{n}.{i}" for i in range(rng.choice([0, 1, 1, 1, 2, 5]))]
             c = th.put(parent, {"items": parent.values["items"] + new}, appended={"items": new})
-        elif roll < 0.95:
+        elif roll < 0.994:
             c = th.put(parent, {"items": parent.values["items"][1:]})  # not an append
         else:
             c = th.put(parent, {"other": n})
@@ -277,6 +277,31 @@ def test_a_value_that_cannot_be_stored_names_its_key_and_stores_nothing(saver: A
         th.put(first, {"messages": [{"socket": threading.Lock()}], "other": 1})
     assert saver.get("t").id == first.id
     assert [h.id for h in saver.list_headers("t")] == [first.id]
+
+
+def test_history_can_be_read_from_another_thread_while_a_run_writes(saver: Any) -> None:
+    """The studio lists history from a worker thread while the run puts checkpoints."""
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            appender(saver, 120)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    worker = threading.Thread(target=write)
+    worker.start()
+    pages = 0
+    while worker.is_alive():
+        headers = saver.list_headers("t")
+        first = next(headers, None)  # a half-consumed listing must not block the writer
+        latest = saver.get("t")
+        if first is not None and latest is not None:
+            assert len(latest.values["items"]) == latest.values["count"] + 1
+            pages += 1
+    worker.join()
+    assert not errors
+    assert len(list(saver.list_headers("t"))) == 120
 
 
 def test_memory_saver_has_its_langgraph_name() -> None:

@@ -18,24 +18,36 @@ from typing import Any
 import orjson
 import pytest
 
-from engine.checkpoint import Checkpoint, PendingWrite, SqliteSaver, UnknownTypeWarning, UnknownValue
-from engine.errors import CheckpointDecodeError, CheckpointError, NotARetrographDatabase, UnsupportedSchemaVersion
+from engine.checkpoint import (
+    Checkpoint,
+    PendingWrite,
+    SqliteSaver,
+    UnknownTypeWarning,
+    UnknownValue,
+)
+from engine.errors import (
+    CheckpointDecodeError,
+    CheckpointError,
+    NotARetrographDatabase,
+    UnsupportedSchemaVersion,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def saved_db(tmp_path: Path, steps: int = 1) -> Path:
-    """A real checkpoint file: thread `t`, checkpoints c1..cN; `notes` set once (a dict),
-    `items` appended to at every step."""
+    """A real checkpoint file: thread `t`, checkpoints c0001..cN; `notes` (a dict too big
+    to be kept inline) and `flag` (kept inline in its row) set once, `items` appended to
+    at every step."""
     path = tmp_path / "run.db"
     with SqliteSaver(path) as saver:
         parent = None
         for n in range(1, steps + 1):
             cid = f"c{n:04d}"
             items = [f"item {i}" for i in range(n)]
-            versions = {"notes": "c0001", "items": cid}
+            versions = {"notes": "c0001", "flag": "c0001", "items": cid}
             c = Checkpoint(id=cid, thread_id="t", parent_id=parent, step=n, source="loop", created_at="2026",
-                           values={"notes": {"text": "hello"}, "items": items}, versions=versions)
+                           values={"notes": {"text": "hello " * 60}, "flag": True, "items": items}, versions=versions)
             saver.put(c, appended={"items": (parent, items[-1:])} if parent else None)
             parent = cid
     return path
@@ -111,6 +123,20 @@ def test_a_reference_to_a_callable_loads_as_inert_data(tmp_path: Path, name: str
     assert not marker.exists()
 
 
+def test_values_kept_inline_are_as_inert(tmp_path: Path) -> None:
+    path, marker = saved_db(tmp_path, steps=2), tmp_path / "pwned"
+    crafted = orjson.dumps({"$t": "obj", "n": "os.system", "v": {"command": f"touch {marker}"}}).decode()
+    poke(path, "UPDATE checkpoints SET inline = ? WHERE id = 'c0001'", orjson.dumps({"flag": crafted}))
+    with SqliteSaver(path) as saver, pytest.warns(UnknownTypeWarning, match="holds a `os.system`"):
+        assert saver.get("t", "c0002").values["flag"] == UnknownValue("os.system", {"command": f"touch {marker}"})
+    poke(path, "UPDATE checkpoints SET inline = ? WHERE id = 'c0001'", pickle.dumps(Boom(marker)))
+    with SqliteSaver(path) as saver, pytest.raises(
+        CheckpointDecodeError, match=r"checkpoint 'c0002': its inline values are malformed"
+    ):
+        saver.get("t", "c0002")
+    assert not marker.exists()
+
+
 def test_a_tag_in_a_value_saved_as_plain_stays_a_plain_dict(tmp_path: Path) -> None:
     path = saved_db(tmp_path)
     crafted = {"$t": "obj", "n": "os.system", "v": {"command": "touch x"}}
@@ -175,9 +201,10 @@ def test_the_size_limit_is_the_same_for_saving_and_loading(tmp_path: Path) -> No
         assert saver.get("t") is None  # nothing was saved that could not be loaded
     with SqliteSaver(tmp_path / "big.db") as default:
         default.put(c)
-    with SqliteSaver(tmp_path / "big.db", max_value_bytes=1024 * 1024) as cautious:
-        with pytest.raises(CheckpointDecodeError, match=r"channel `blob` of checkpoint `c1` takes 2\.0 MB, over the 1 MB"):
-            cautious.get("t")
+    with SqliteSaver(tmp_path / "big.db", max_value_bytes=1024 * 1024) as cautious, pytest.raises(
+        CheckpointDecodeError, match=r"channel `blob` of checkpoint `c1` takes 2\.0 MB, over the 1 MB"
+    ):
+        cautious.get("t")
     with SqliteSaver(tmp_path / "big.db", max_value_bytes=4 * 1024 * 1024) as trusting:
         assert trusting.get("t") == c
 
@@ -211,9 +238,8 @@ def test_a_corrupt_file_is_reported_with_what_to_do(tmp_path: Path) -> None:
     data[4096:] = b"\xaa" * (len(data) - 4096)  # every page after the first is garbage
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"run\.db` is corrupt or truncated \(SQLite: .*\)\. Retrograph changed "
-                                              r"nothing; restore it from a backup, or salvage .*\.recover"):
-        with SqliteSaver(path) as saver:
-            saver.get("t")
+                                              r"nothing; restore it from a backup, or salvage .*\.recover"), SqliteSaver(path) as saver:
+        saver.get("t")  # the damage shows when opening or, at the latest, when reading
 
 
 def test_a_truncated_file_is_reported_before_sqlite_reads_it(tmp_path: Path) -> None:

@@ -347,3 +347,31 @@ def test_retry_policy_runs_a_flaky_node_again():
     with pytest.raises(ConnectionError, match="network blip"):
         g2.compile().invoke({"log": []})
     assert len(attempts) == 2
+
+
+def test_command_is_subscriptable_for_destination_hints():
+    def decide(s) -> Command[Literal["yes", "no"]]:
+        return Command(goto="yes")
+
+    g = StateGraph(S)
+    g.add_node("decide", decide)
+    g.add_node("yes", lambda s: {"log": ["yes"]})
+    g.add_node("no", lambda s: {"log": ["no"]})
+    g.add_edge(START, "decide")
+    graph = g.compile()
+    assert graph.invoke({"log": []})["log"] == ["yes"]
+    kinds = {(u, v): d["kind"] for u, v, d in graph.get_graph().nx.edges(data=True)}
+    assert kinds[("decide", "yes")] == "command" and kinds[("decide", "no")] == "command"
+
+
+def test_unresolvable_schema_annotations_are_a_clear_error():
+    ns: dict = {}
+    exec(
+        "from __future__ import annotations\n"
+        "from typing import TypedDict\n"
+        "class Broken(TypedDict):\n"
+        "    items: Annotated[list, add]\n",
+        ns,
+    )
+    with pytest.raises(TypeError, match="cannot read the state schema 'Broken'.*do not resolve"):
+        StateGraph(ns["Broken"]).compile()

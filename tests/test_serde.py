@@ -17,7 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.checkpoint import Serializer, UnknownTypeWarning, UnknownValue, register_type
+from engine.checkpoint import (
+    Serializer,
+    UnknownTypeWarning,
+    UnknownValue,
+    register_type,
+)
 from engine.checkpoint.serde import join_list_segments
 from engine.errors import CheckpointDecodeError, SerializationError
 from engine.types import Interrupt, Send
@@ -71,7 +76,7 @@ def roundtrip(value: Any) -> Any:
 VALUES = [
     None, True, False, 0, -7, 2**63 - 1, 2**64 - 1, 2**64, -(2**63) - 1, 10**40, 1.5, -0.0, math.inf, -math.inf,
     "", "ünïcødé ✓", [], [1, "a", None], {}, {"a": {"b": [1, 2.5]}},
-    (), (1, (2, "x")), {1, 2}, frozenset({"a"}), {1: "int key", (1, "t"): "tuple key", None: 0, True: 1},
+    (), (1, (2, "x")), {1, 2}, frozenset({"a"}), {1: "int key", (1, "t"): "tuple key", None: 0, 2.5: 1},
     b"", b"\x00\xff bytes", bytearray(b"ba"), 3 + 4j,
     dt.datetime(2024, 5, 1, 12, 30, 1, 5), dt.datetime(2024, 5, 1, tzinfo=dt.timezone(dt.timedelta(hours=-3))),
     dt.date(1999, 12, 31), dt.time(23, 59, 59, 999999), dt.timedelta(days=-2, seconds=5, microseconds=7),
@@ -275,7 +280,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_any_state_value_round_trips(value: Any) -> None:
     back = roundtrip(value)
@@ -283,7 +288,7 @@ def test_any_state_value_round_trips(value: Any) -> None:
     assert type(back) is type(value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_give_a_value_or_the_decode_error(data: bytes) -> None:
     with warnings.catch_warnings():
@@ -305,7 +310,7 @@ hostile = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile)
 def test_crafted_tags_give_a_value_or_the_decode_error(tree: Any) -> None:
     data = orjson.dumps(tree)

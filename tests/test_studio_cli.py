@@ -81,9 +81,9 @@ def test_screenshot_renders_the_window_after_steps(tmp_path: Path) -> None:
         pytest.skip("the react_agent example is not there yet")
     out = tmp_path / "shot.png"
     done = _retrograph(str(example), "--db", str(tmp_path / "runs.sqlite"), "--steps", "3",
-                       "--screenshot", str(out), "--size", "1200x800", timeout=120)
+                       "--screenshot", str(out), "--size", "1500x950", timeout=120)
     assert done.returncode == 0, done.stderr
     from PySide6.QtGui import QImage
 
     image = QImage(str(out))
-    assert (image.width(), image.height()) == (1200, 800)
+    assert (image.width(), image.height()) == (1500, 950)

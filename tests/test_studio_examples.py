@@ -4,6 +4,7 @@ from __future__ import annotations
 from test_studio_support import (  # noqa: F401 (fixtures)
     EXAMPLES,
     act,
+    answer,
     open_window,
     panel_text,
     run_command,
@@ -30,11 +31,11 @@ def test_react_agent_step_by_step_then_rewind_and_branch(open_window, qtbot) -> 
     assert outcome.reason == "done"
     assert "The result is 42" in panel_text(panels.state)
     # time travel: back to just after the first agent step, and go on from there
-    panels.timeline.checkpointSelected.emit(after_agent)
+    panels.timeline.checkpoint_selected.emit(after_agent)
     wait_ready(qtbot, window)
     assert "ToolMessage" not in {type(m).__name__ for m in panels.values["messages"]}
     assert "What is 6 * 7" in panel_text(panels.state)
-    panels.timeline.rewindRequested.emit(after_agent)
+    panels.timeline.rewind_requested.emit(after_agent)
     wait_ready(qtbot, window)
     act(qtbot, window, "step")
     assert s.history.branches() == 1
@@ -48,7 +49,7 @@ def test_approval_interrupt_is_answered_in_the_window(open_window, qtbot) -> Non
     assert outcome.reason == "interrupted"
     assert "Refund $120.00 to Ada?" in panel_text(window.panels.interrupts)
     [pending] = s.driver.interrupts
-    run_command(qtbot, window, lambda: window.panels.interrupts.resumeRequested.emit("yes", pending.interrupt.id))
+    answer(qtbot, window, pending.interrupt.id, '"yes"')
     assert s._values["approved"] is True
     assert act(qtbot, window, "continue_").reason == "done"
     assert s._values["status"].startswith("refunded")

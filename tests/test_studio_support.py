@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "resources" / "examples"
 
 __all__ = ["studio_loop", "settings", "open_window", "write_graph", "act", "run_command", "EXAMPLES",
-           "model_texts", "panel_text", "wait_ready",
+           "model_texts", "panel_text", "wait_ready", "answer",
            "ROOT", "GRAPH_HEADER"]
 
 GRAPH_HEADER = textwrap.dedent("""\
@@ -160,7 +160,7 @@ def model_texts(widget: Any, limit: int = 5000) -> list[str]:
                 if len(texts) > limit:
                     return
             child = model.index(row, 0, parent)
-            if model.hasChildren(child):
+            if model.rowCount(child) > 0 or model.canFetchMore(child):
                 walk(model, child)
 
     views = [widget] if isinstance(widget, QAbstractItemView) else []
@@ -180,3 +180,14 @@ def model_texts(widget: Any, limit: int = 5000) -> list[str]:
 
 def panel_text(widget: Any) -> str:
     return "\n".join(model_texts(widget))
+
+
+def answer(qtbot: Any, window: Any, interrupt_id: str, text: str, timeout: int = 20000) -> Any:
+    """Type `text` (JSON) as the resume value of an interrupt and press Resume."""
+    panel = window.panels.interrupts
+    panel.set_resume_text(interrupt_id, text)
+    assert panel.resume_button.isEnabled(), "the Resume button is disabled"
+    with qtbot.waitSignal(window.session.commandFinished, timeout=timeout) as blocker:
+        panel.resume_button.click()
+    wait_ready(qtbot, window)
+    return blocker.args[1]

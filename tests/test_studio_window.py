@@ -5,6 +5,7 @@ from pathlib import Path
 
 from test_studio_support import (  # noqa: F401 (fixtures)
     act,
+    answer,
     open_window,
     panel_text,
     run_command,
@@ -82,7 +83,7 @@ def test_breakpoint_then_interrupt_and_resume(open_window, qtbot, tmp_path: Path
     refused = act(qtbot, window, "step")  # stepping past an interrupt needs a value
     assert "resume value" in str(refused)
     [pending] = s.driver.interrupts
-    run_command(qtbot, window, lambda: window.panels.interrupts.resumeRequested.emit("yes", pending.interrupt.id))
+    answer(qtbot, window, pending.interrupt.id, '"yes"')
     assert s._values["items"][-1] == "answer:yes"
     assert s.status_view().status == "done"
     assert panel_text(window.panels.interrupts).count("ship it?") == 0
@@ -94,7 +95,7 @@ def test_rewind_then_step_makes_a_branch(open_window, qtbot, tmp_path: Path) -> 
     act(qtbot, window, "continue_")  # to the interrupt
     rows = s.history.rows()
     after_a = next(r for r in rows if r.nodes == ("a",))
-    window.panels.timeline.checkpointSelected.emit(after_a.id)  # view it (read-only)
+    window.panels.timeline.checkpoint_selected.emit(after_a.id)  # view it (read-only)
     wait_ready(qtbot, window)
     assert s.viewed_id == after_a.id and "beta" not in panel_text(window.panels.state)
     window.actions.rewind.trigger()
@@ -130,13 +131,18 @@ def test_edit_state_and_fork(open_window, qtbot, tmp_path: Path, monkeypatch) ->
     for _ in range(2):
         act(qtbot, window, "step")
     edited = {"items": ["alpha", "edited"], "n": 41}
+    import json
+
     from PySide6.QtWidgets import QDialog
 
-    from studio import wiring
+    from studio.panels import StateEditorDialog
 
-    dialog_cls = wiring._panels_module().StateEditorDialog
-    monkeypatch.setattr(dialog_cls, "exec", lambda self: QDialog.DialogCode.Accepted)
-    monkeypatch.setattr(dialog_cls, "values", lambda self: edited)
+    def type_and_accept(dialog):  # what the user does in the modal dialog
+        dialog.editor.setPlainText(json.dumps(edited))
+        dialog.ok_button.click()
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(StateEditorDialog, "exec", type_and_accept)
     before = s.head_id
     window.actions.edit_fork.trigger()
     qtbot.waitUntil(lambda: s.head_id != before, timeout=5000)

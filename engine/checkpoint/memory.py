@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
-from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .base import (
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointHeader,
+    PendingWrite,
+    ThreadInfo,
+)
 from .serde import (
     DEFAULT_MAX_BYTES,
     Serializer,
@@ -81,7 +87,10 @@ class _Thread:
 
 
 class InMemorySaver(BaseCheckpointSaver):
-    """Checkpoints in memory; thread-safe; lost when the process ends."""
+    """Checkpoints in memory; thread-safe; lost when the process ends.
+
+    History is listed in the order checkpoints were put, newest first; `before` names a
+    checkpoint of the thread (an unknown one lists nothing)."""
 
     def __init__(self, *, serde: Serializer | None = None, max_value_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
@@ -119,8 +128,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     continue
                 base = None
                 if appended and key in appended:
-                    base_version, items = appended[key]
-                    base = th.blobs.get((key, base_version))
+                    base = th.blobs.get((key, appended[key][0]))
                     if base is not None and not base[0].is_list:
                         base = None
                 base_count = base[0].counts[base[1]] if base is not None else None

@@ -97,7 +97,7 @@ def _is_pydantic(cls: type) -> bool:
 
 
 def _describe(cls: type) -> _TypeInfo:
-    name = f"{cls.__module__}.{cls.__qualname__}"
+    name = f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', '?')}"
     if isinstance(cls, type) and issubclass(cls, enum.Enum):
         return _TypeInfo(cls=cls, name=name, kind="enum")
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
@@ -375,7 +375,7 @@ class Serializer:
             raise
         except RecursionError:
             raise CheckpointDecodeError(f"stored value is nested more than {MAX_DEPTH} levels deep") from None
-        except Exception as e:  # any malformed tag: a bad base64, date, int, shape...
+        except Exception as e:  # noqa: BLE001 - any malformed tag: a bad base64, date, shape...
             raise CheckpointDecodeError(
                 f"stored value is malformed ({type(e).__name__}: {str(e)[:200]})"
             ) from None
@@ -462,7 +462,7 @@ class Serializer:
             if info.kind == "pydantic":
                 return cls.model_construct(**fields)  # type: ignore[attr-defined]
             return cls(**fields)
-        except Exception as e:  # a field renamed or removed since the data was written
+        except Exception as e:  # noqa: BLE001 - the class changed since the data was written
             _warn(f"Checkpoint data holds a `{name}` that cannot be rebuilt with the registered "
                   f"class ({type(e).__name__}: {e}); it is loaded as an inert UnknownValue.")
             return UnknownValue(name, fields)

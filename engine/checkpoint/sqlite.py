@@ -30,8 +30,19 @@ from typing import Any
 
 import orjson
 
-from ..errors import CheckpointDecodeError, CheckpointError, NotARetrographDatabase, UnsupportedSchemaVersion
-from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from ..errors import (
+    CheckpointDecodeError,
+    CheckpointError,
+    NotARetrographDatabase,
+    UnsupportedSchemaVersion,
+)
+from .base import (
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointHeader,
+    PendingWrite,
+    ThreadInfo,
+)
 from .serde import (
     DEFAULT_MAX_BYTES,
     Serializer,
@@ -57,7 +68,7 @@ _SCHEMA = (
     """CREATE TABLE checkpoints(
         cid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, id TEXT NOT NULL, parent,
         step INTEGER NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL,
-        next BLOB NOT NULL, nodes_ran BLOB NOT NULL, versions BLOB NOT NULL, extras BLOB)""",
+        next BLOB NOT NULL, nodes_ran BLOB NOT NULL, versions BLOB NOT NULL, extras BLOB, inline BLOB)""",
     "CREATE UNIQUE INDEX checkpoints_by_id ON checkpoints(tid, id)",
     # sid = chain << 20 | seq; every 64 segments of a chain move into one row of chunks.
     "CREATE TABLE segments(sid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, data BLOB NOT NULL)",
@@ -77,14 +88,17 @@ _PARENT = (
     " (SELECT p.id FROM checkpoints AS p WHERE p.cid = checkpoints.parent) ELSE parent END"
 )
 _HEADER_COLS = f"cid, id, {_PARENT}, step, source, created_at, next, nodes_ran"
-_ROW_COLS = _HEADER_COLS + ", versions, extras"
+_ROW_COLS = _HEADER_COLS + ", versions, extras, inline"
 _INSERT_CHECKPOINT = (
-    "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras)"
-    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
+    "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
+    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
 )
 _INSERT_SEGMENT = "INSERT INTO segments(sid, tid, data) VALUES (?, ?, ?)"
 
-Entry = list  # versions-map entry: [version] (no value) or [version, sid, item count | None, bytes, tagged]
+# A versions-map entry: [version] (no value), [version, cid of the row holding it inline],
+# or [version, sid, item count (None: not a list), bytes, tagged].
+Entry = list
+_INLINE = 256  # a changed value this small (and not a list) lives in its checkpoint's row
 
 
 @dataclass(kw_only=True)
@@ -101,7 +115,11 @@ class _StaleCache(Exception):
 
 
 class SqliteSaver(BaseCheckpointSaver):
-    """Checkpoints in a SQLite file (or `":memory:"`); safe to share between threads."""
+    """Checkpoints in a SQLite file (or `":memory:"`); safe to share between threads.
+
+    History is listed in the order checkpoints were put, newest first; `before` names a
+    checkpoint of the thread (an unknown one lists nothing). Values above
+    `max_value_bytes` (32 MB) are neither saved nor loaded."""
 
     def __init__(
         self,
@@ -259,6 +277,7 @@ class SqliteSaver(BaseCheckpointSaver):
         vmap: dict[str, Entry] = {}
         # Encode everything before the transaction: a failure leaves the file as it was.
         staged: list[tuple[str, bytes, int | None]] = []  # (key, segment, sid of its base)
+        inline: dict[str, str] = {}
         for key, version in c.versions.items():
             if key not in c.values:
                 vmap[key] = [version]
@@ -266,12 +285,16 @@ class SqliteSaver(BaseCheckpointSaver):
                 vmap[key] = self._entry(tid, c, key, version, pmap)
             else:
                 base = self._find(tid, key, appended[key][0], pmap) if appended and key in appended else None
-                if base is not None and base[2] is None:
+                if base is not None and (len(base) != 5 or base[2] is None):
                     base = None  # the base is not a list
                 n_items = len(appended[key][1]) if base is not None and appended else None
                 kind, data, count, tagged = encode_channel(
                     self.serde, key, c.values[key], base[2] if base is not None else None, n_items
                 )
+                if kind == "value" and len(data) <= _INLINE:
+                    inline[key] = data.decode()
+                    vmap[key] = [version, 0]  # 0: this row, whose number the insert gives
+                    continue
                 if kind != "append":
                     base = None
                 size = len(data) + 2 + (base[3] if base is not None else 0)
@@ -284,25 +307,33 @@ class SqliteSaver(BaseCheckpointSaver):
                 raise ValueError(f"checkpoint `{c.id}`: channel `{key}` has a value but no version")
         row = [
             tid, c.id, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
-            orjson.dumps(list(c.next)), orjson.dumps(list(c.nodes_ran)), None, dumps_extras(self.serde, c), tid,
+            orjson.dumps(list(c.next)), orjson.dumps(list(c.nodes_ran)), None, dumps_extras(self.serde, c),
+            orjson.dumps(inline) if inline else None, tid,
         ]
+        drop_writes = c.parent_id is not None and (parent is None or parent.has_writes)
         conn = self._db()
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for key, data, base_sid in staged:
-                    vmap[key][1] = self._store(conn, tid, data, base_sid)
-                row[8] = _dump_versions(vmap, c.id)
+            if not staged and not drop_writes:  # one statement: its own transaction
+                row[8] = _dump_versions(vmap, c.id, 0)
                 cid = self._insert_checkpoint(conn, tid, row, c.thread_id)
-                if c.parent_id is not None and (parent is None or parent.has_writes):
-                    conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for key, data, base_sid in staged:
+                        vmap[key][1] = self._store(conn, tid, data, base_sid)
+                    row[8] = _dump_versions(vmap, c.id, 0)
+                    cid = self._insert_checkpoint(conn, tid, row, c.thread_id)
+                    if drop_writes:
+                        conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._forget()
             raise self._translate(e) from None
+        for key in inline:
+            vmap[key][1] = cid
         self._remember(tid, c.id, _Known(cid=cid, vmap=vmap, has_writes=False))
         if parent is not None:
             parent.has_writes = False
@@ -411,7 +442,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if row is None:
             return None
         try:
-            known = _Known(cid=row[0], vmap=_parse_versions(row[1], checkpoint_id), has_writes=True)
+            known = _Known(cid=row[0], vmap=_parse_versions(row[1], checkpoint_id, row[0]), has_writes=True)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
         self._remember(tid, checkpoint_id, known)
@@ -429,7 +460,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if entry is None or entry[0] != version:
             owner = self._lookup(tid, version)
             entry = owner.vmap.get(key) if owner is not None else None
-        return entry if entry is not None and entry[0] == version and len(entry) == 5 else None
+        return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
 
     def _entry(self, tid: int, c: Checkpoint, key: str, version: str, pmap: dict[str, Entry] | None) -> Entry:
         entry = self._find(tid, key, version, pmap)
@@ -487,8 +518,9 @@ class SqliteSaver(BaseCheckpointSaver):
                 ).fetchone()
             if row is None:
                 return None
-            vmap = self._check(row, _parse_versions, row[8], row[1])
+            vmap = self._check(row, _parse_versions, row[8], row[1], row[0])
             data = {key: (self._assemble(conn, row[1], key, e), e[4]) for key, e in vmap.items() if len(e) == 5}
+            data.update(self._inline(conn, row, vmap))
         header = self._check(row, _header, thread_id, row)
         tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], row[1])
         return Checkpoint(
@@ -498,6 +530,23 @@ class SqliteSaver(BaseCheckpointSaver):
             versions={key: e[0] for key, e in vmap.items()}, barriers=barriers, tasks=tasks,
             nodes_ran=header.nodes_ran, metadata=metadata,
         )
+
+    def _inline(self, conn: sqlite3.Connection, row: tuple[Any, ...], vmap: dict[str, Entry]) -> dict[str, tuple[bytes, int]]:
+        """The small values kept inline: in this row, or in the rows that changed them."""
+        rows: dict[int, Any] = {row[0]: row[10]}
+        out = {}
+        for key, e in vmap.items():
+            if len(e) == 2:
+                if e[1] not in rows:
+                    found = conn.execute("SELECT inline FROM checkpoints WHERE cid = ?", (e[1],)).fetchone()
+                    rows[e[1]] = found[0] if found is not None else None
+                if type(rows[e[1]]) is bytes:
+                    rows[e[1]] = self._check(row, _parse_inline, rows[e[1]])
+                held = rows[e[1]]
+                if held is None or key not in held:
+                    raise _missing(self.path, row[1], key)
+                out[key] = (held[key].encode(), 1)
+        return out
 
     def _check(self, row: tuple[Any, ...], fn: Any, *args: Any) -> Any:
         """Run a decoding step, naming the file and the checkpoint if the stored data is bad."""
@@ -671,20 +720,34 @@ def _identify(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
     return app_id, version, tables
 
 
-def _dump_versions(vmap: dict[str, Entry], own_id: str) -> bytes:
-    """The versions map as stored: a version equal to the checkpoint's own id is ""."""
-    return orjson.dumps({k: ["", *e[1:]] if e[0] == own_id else e for k, e in vmap.items()})
+def _dump_versions(vmap: dict[str, Entry], own_id: str, own_cid: int) -> bytes:
+    """The versions map as stored: the checkpoint's own id is "", its own row number 0."""
+    return orjson.dumps({
+        k: ["" if e[0] == own_id else e[0], *((0,) if len(e) == 2 and e[1] == own_cid else e[1:])]
+        for k, e in vmap.items()
+    })
 
 
-def _parse_versions(data: Any, own_id: str) -> dict[str, Entry]:
+def _parse_inline(data: Any) -> dict[str, str]:
+    try:
+        held = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        held = None
+    if type(held) is not dict or not all(type(v) is str for v in held.values()):
+        raise CheckpointDecodeError("its inline values are malformed")
+    return held
+
+
+def _parse_versions(data: Any, own_id: str, own_cid: int) -> dict[str, Entry]:
     try:
         vmap = orjson.loads(data)
     except (orjson.JSONDecodeError, TypeError):
         vmap = None
     if type(vmap) is not dict or not all(
         type(e) is list and e and type(e[0]) is str and (
-            len(e) == 1 or (len(e) == 5 and type(e[1]) is int and type(e[3]) is int and type(e[4]) is int
-                            and (e[2] is None or type(e[2]) is int))
+            len(e) == 1 or (len(e) == 2 and type(e[1]) is int)
+            or (len(e) == 5 and type(e[1]) is int and type(e[3]) is int and type(e[4]) is int
+                and (e[2] is None or type(e[2]) is int))
         )
         for e in vmap.values()
     ):
@@ -692,6 +755,8 @@ def _parse_versions(data: Any, own_id: str) -> dict[str, Entry]:
     for e in vmap.values():
         if e[0] == "":
             e[0] = own_id
+        if len(e) == 2 and e[1] == 0:
+            e[1] = own_cid
     return vmap
 
 

@@ -1,5 +1,7 @@
-"""Building and compiling graphs."""
+"""Building, compiling and drawing graphs."""
 from .builder import Branch, NodeSpec, StateGraph
 from .compiled import CompiledStateGraph
+from .drawing import DrawableGraph
+from .render import Layout, layout
 
-__all__ = ["StateGraph", "CompiledStateGraph", "NodeSpec", "Branch"]
+__all__ = ["StateGraph", "CompiledStateGraph", "NodeSpec", "Branch", "DrawableGraph", "Layout", "layout"]

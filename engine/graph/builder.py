@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from ..constants import END, RESERVED_NAMES, START
+from ..schema import schema_fields
 
 __all__ = ["StateGraph", "NodeSpec", "Branch"]
 
@@ -95,6 +96,8 @@ class StateGraph:
             if input_schema is None:
                 raise ValueError("StateGraph needs a state schema: StateGraph(MyState)")
             state_schema = input_schema
+        for schema in (state_schema, input_schema, output_schema):
+            schema_fields(schema)  # a schema whose annotations do not resolve fails here, clearly
         self.state_schema = state_schema
         self.input_schema = input_schema
         self.output_schema = output_schema

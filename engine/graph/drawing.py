@@ -14,8 +14,11 @@ point at (see below). Edge kinds:
 - `command`: a node's `Command(goto=...)` destinations, from `destinations=` or its
   `Command[Literal[...]]` return hint.
 - `dynamic`: a router with neither a path_map nor a Literal hint may go to any node, so
-  it is drawn as one dotted edge to an "any node" marker of its source, never as an edge
-  to END. Routes seen at run time are added with `add_taken_route()` (`taken=True`).
+  it is drawn as one dotted edge to an "any node" marker of its source (labelled with the
+  router's name), never as an edge to END. A node hinted `-> Command` with no targets
+  gets the same, labelled "Command". One marker per source keeps the dotted edge short
+  and says "decided at run time" without fanning out to every node. Routes seen at run
+  time are added with `add_taken_route()` (`taken=True`).
 
 With `xray`, a subgraph node lists its inner nodes in `subgraph_nodes`; those nodes are
 in the same DiGraph, named `"<subgraph>:<inner>"`, with `parent` set to the subgraph node.
@@ -24,11 +27,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_origin, get_type_hints
 
 import networkx as nx
 
 from ..constants import END, START
+from ..types import Command
 from .builder import literal_targets
 from .render import EdgeGeometry, Layout, NodeGeometry, layout, render, to_dot
 
@@ -36,8 +41,17 @@ if TYPE_CHECKING:
     from .compiled import CompiledStateGraph
 
 __all__ = [
-    "DrawableGraph", "Node", "Edge", "NodeKind", "EdgeKind", "any_marker", "to_mermaid",
-    "layout", "Layout", "NodeGeometry", "EdgeGeometry",
+    "DrawableGraph",
+    "Edge",
+    "EdgeGeometry",
+    "EdgeKind",
+    "Layout",
+    "Node",
+    "NodeGeometry",
+    "NodeKind",
+    "any_marker",
+    "layout",
+    "to_mermaid",
 ]
 
 NodeKind = Literal["start", "end", "node", "subgraph", "any"]
@@ -92,52 +106,7 @@ class DrawableGraph:
     def from_compiled(cls, compiled: CompiledStateGraph, *, xray: bool | int = False) -> DrawableGraph:
         """The structure of `compiled`; `xray` expands subgraphs (True: all levels, n: n levels)."""
         builder = compiled.builder
-        g = nx.DiGraph(name=compiled.name)
-        functions: dict[str, Any] = {}
-        g.add_node(START, kind="start", label="START")
-        for name, spec in builder.nodes.items():
-            g.add_node(name, kind="subgraph" if spec.is_subgraph else "node", label=name)
-            functions[name] = spec.fn
-        known = set(builder.nodes) | {END}
-
-        def connect(src: str, dst: str, kind: EdgeKind, label: str | None = None) -> None:
-            if dst == END and END not in g:
-                g.add_node(END, kind="end", label="END")
-            _add_edge(g, src, dst, kind, label)
-
-        for src, dst in builder.edges:
-            connect(src, dst, "edge")
-        for sources, dst in builder.waiting_edges:
-            for src in sources:
-                connect(src, dst, "join")
-        for source, branches in builder.branches.items():
-            for branch in branches.values():
-                if branch.path_map is not None:
-                    for key, target in branch.path_map.items():
-                        label = branch.name if str(key) == target else str(key)
-                        connect(source, target, "conditional", label)
-                    continue
-                hinted = literal_targets(branch.router)
-                if hinted:
-                    for target in hinted:
-                        if target in known:
-                            connect(source, target, "conditional", branch.name)
-                    continue
-                marker = any_marker(source)
-                if marker not in g:
-                    g.add_node(marker, kind="any", label="any node", source=source)
-                _add_edge(g, source, marker, "dynamic", branch.name)
-        for name, spec in builder.nodes.items():
-            for target in spec.destinations:
-                if target in known:
-                    connect(name, target, "command")
-        if END in g:  # keep END last, where a reader looks for it
-            attrs = g.nodes[END]
-            ins = [(u, d) for u, _, d in g.in_edges(END, data=True)]
-            g.remove_node(END)
-            g.add_node(END, **attrs)
-            g.add_edges_from((u, END, d) for u, d in ins)
-
+        g, functions = _structure(compiled)
         depth = _depth(xray)
         if depth:
             for name, spec in builder.nodes.items():
@@ -173,7 +142,7 @@ class DrawableGraph:
         """Node id -> Node, like LangGraph's `get_graph().nodes`."""
         return {
             n: Node(id=n, name=n if d["kind"] in ("start", "end") else d.get("label", n),
-                    kind=d["kind"], data=self.functions.get(n))
+                    kind=d["kind"], data=self.functions.get(n), metadata=d.get("metadata"))
             for n, d in self.nx.nodes(data=True)
         }
 
@@ -196,15 +165,23 @@ class DrawableGraph:
         dotted, joins bold, subgraphs (with xray) as clusters."""
         return to_dot(self.nx, self.name)
 
-    def draw_mermaid(self) -> str:
-        """The graph as a Mermaid flowchart (paste into any Markdown that renders Mermaid)."""
+    def draw_mermaid(self, **_styling: Any) -> str:
+        """The graph as a Mermaid flowchart (paste into any Markdown that renders Mermaid).
+
+        LangGraph's styling options (`with_styles`, `curve_style`...) are accepted so
+        ported calls work, and ignored."""
         return to_mermaid(self.nx)
 
-    def draw_png(self, path: str | None = None) -> bytes:
+    def draw_png(self, path: str | Path | None = None) -> bytes:
         """PNG bytes laid out by graphviz `dot`; also written to `path` when given."""
         return render(self.nx, self.name, "png", path)
 
-    def draw_svg(self, path: str | None = None) -> str:
+    def draw_mermaid_png(self, output_file_path: str | Path | None = None, **_styling: Any) -> bytes:
+        """For ported code: the same PNG as `draw_png`, made offline by graphviz rather
+        than by a Mermaid web service."""
+        return self.draw_png(output_file_path)
+
+    def draw_svg(self, path: str | Path | None = None) -> str:
         """SVG text laid out by graphviz `dot`; also written to `path` when given."""
         return render(self.nx, self.name, "svg", path).decode("utf-8")
 
@@ -214,6 +191,75 @@ class DrawableGraph:
 
     def __repr__(self) -> str:
         return f"<DrawableGraph {self.name!r} nodes={self.nx.number_of_nodes()} edges={self.nx.number_of_edges()}>"
+
+
+def _structure(compiled: CompiledStateGraph) -> tuple[nx.DiGraph, dict[str, Any]]:
+    """The top level of a compiled graph as a drawable DiGraph (subgraphs not expanded)."""
+    builder = compiled.builder
+    g = nx.DiGraph(name=compiled.name)
+    functions: dict[str, Any] = {}
+    g.add_node(START, kind="start", label="START")
+    for name, spec in builder.nodes.items():
+        g.add_node(name, kind="subgraph" if spec.is_subgraph else "node", label=name)
+        if spec.metadata:
+            g.nodes[name]["metadata"] = dict(spec.metadata)
+        functions[name] = spec.fn
+    known = set(builder.nodes) | {END}
+
+    def connect(src: str, dst: str, kind: EdgeKind, label: str | None = None) -> None:
+        if dst == END and END not in g:
+            g.add_node(END, kind="end", label="END")
+        _add_edge(g, src, dst, kind, label)
+
+    def anywhere(src: str, label: str) -> None:
+        marker = any_marker(src)
+        if marker not in g:
+            g.add_node(marker, kind="any", label="any node", source=src)
+        _add_edge(g, src, marker, "dynamic", label)
+
+    for src, dst in builder.edges:
+        connect(src, dst, "edge")
+    for sources, dst in builder.waiting_edges:
+        for src in sources:
+            connect(src, dst, "join")
+    for source, branches in builder.branches.items():
+        for branch in branches.values():
+            if branch.path_map is not None:
+                for key, target in branch.path_map.items():
+                    connect(source, target, "conditional", branch.name if str(key) == target else str(key))
+                continue
+            hinted = [t for t in literal_targets(branch.router) or () if t in known]
+            for target in hinted:
+                connect(source, target, "conditional", branch.name)
+            if not hinted:
+                anywhere(source, branch.name)
+    for name, spec in builder.nodes.items():
+        if spec.destinations:
+            for target in spec.destinations:
+                if target in known:
+                    connect(name, target, "command")
+        elif not spec.is_subgraph and _returns_command(spec.fn):
+            anywhere(name, "Command")
+    if g.out_degree(START) == 0:
+        g.remove_node(START)
+    if END in g:  # keep END last, where a reader looks for it
+        attrs = dict(g.nodes[END])
+        ins = [(u, d) for u, _, d in g.in_edges(END, data=True)]
+        g.remove_node(END)
+        g.add_node(END, **attrs)
+        g.add_edges_from((u, END, d) for u, d in ins)
+    return g, functions
+
+
+def _returns_command(fn: Any) -> bool:
+    """Whether a node's return hint is `Command` without `Literal` targets: it may go anywhere."""
+    try:
+        hint = get_type_hints(fn).get("return")
+    except (NameError, TypeError, AttributeError, SyntaxError):  # unresolvable hints: read them raw
+        hint = getattr(fn, "__annotations__", {}).get("return")
+    if isinstance(hint, str):
+        return hint.split("[")[0].strip().endswith("Command")
+    return hint is Command or get_origin(hint) is Command
 
 
 def _depth(xray: bool | int) -> int:
@@ -295,7 +341,7 @@ def _mermaid_ids(g: nx.DiGraph) -> dict[str, str]:
     ids: dict[str, str] = {}
     used: set[str] = set()
     for n in g.nodes:
-        base = re.sub(r"[^0-9A-Za-z_]", "_", n) or "node"
+        base = re.sub(r"[^0-9A-Za-z_]", "_", n.replace("|*", "_any")) or "node"
         if base.lower() in _MERMAID_RESERVED:
             base += "_"
         candidate, i = base, 2

@@ -14,7 +14,7 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["to_dot", "render", "layout", "Layout", "NodeGeometry", "EdgeGeometry", "LARGE_GRAPH_EDGES"]
+__all__ = ["LARGE_GRAPH_EDGES", "EdgeGeometry", "Layout", "NodeGeometry", "layout", "render", "to_dot"]
 
 Point = tuple[float, float]
 
@@ -54,12 +54,23 @@ _CLUSTER = {"style": "rounded,filled", "fillcolor": "#f8fafc", "color": "#0369a1
 
 # -- DOT --------------------------------------------------------------------------------
 def _quote(text: Any) -> str:
+    """A DOT id: graphviz keeps backslashes in ids as they are and unescapes only `\\"`."""
+    return '"' + str(text).replace('"', '\\"') + '"'
+
+
+def _quote_text(text: Any) -> str:
+    """A DOT label-like value (label, xlabel, tooltip), where backslash sequences mean something."""
     s = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return f'"{s}"'
 
 
+_ESCAPED = frozenset({"label", "xlabel", "tooltip"})
+
+
 def _attrs(attrs: Mapping[str, Any]) -> str:
-    return "[" + ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items() if v is not None) + "]"
+    return "[" + ", ".join(
+        f"{k}={_quote_text(v) if k in _ESCAPED else _quote(v)}" for k, v in attrs.items() if v is not None
+    ) + "]"
 
 
 def _is_cluster(data: Mapping[str, Any]) -> bool:
@@ -141,7 +152,7 @@ def _agraph(dot: str) -> Any:
     try:
         import pygraphviz
     except ImportError as exc:  # pragma: no cover - a dependency of the package
-        raise RuntimeError(
+        raise ImportError(
             "drawing PNG/SVG or laying out needs pygraphviz: pip install 'pygraphviz>=2.0'"
         ) from exc
     return pygraphviz.AGraph(string=dot)

@@ -6,7 +6,6 @@ on the same thread, and `interrupt()` then returns the resume value. That needs 
 checkpointer to keep the paused run: this file compiles with `InMemorySaver()` (the
 studio swaps in its own). Large refunds need approval, small ones go straight through.
 """
-from __future__ import annotations
 
 from typing import Literal, TypedDict
 

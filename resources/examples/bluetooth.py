@@ -5,7 +5,6 @@ its transitions, and a failed pairing goes back to scanning (a cycle through a r
 with a `Literal` hint). Deterministic: the first `failures` pairing attempts fail
 (one by default), so the default run visits scanning and pairing twice.
 """
-from __future__ import annotations
 
 import operator
 from typing import Annotated, Literal, TypedDict

@@ -4,7 +4,6 @@ Teaches: a cycle (`refine` routes back to itself) with a router that decides whe
 a counter in the state, and why `recursion_limit` exists (a loop that never converges
 would hit it). Each step halves the error, so the loop ends after a few supersteps.
 """
-from __future__ import annotations
 
 from typing import Literal, TypedDict
 

@@ -6,7 +6,6 @@ the graph state; a list reducer gathering their outputs; and a reduce step that 
 once after all of them. The router's path_map (`["summarize"]`) tells the drawing where
 the Sends go.
 """
-from __future__ import annotations
 
 import operator
 from typing import Annotated, TypedDict

@@ -6,7 +6,6 @@ waiting edge `add_edge(["rank_web", "search_db"], "merge")`. The web branch has 
 and the database branch one, so without the waiting edge `merge` would run twice; with
 it, `merge` runs once, after both branches finish.
 """
-from __future__ import annotations
 
 import operator
 from typing import Annotated, TypedDict

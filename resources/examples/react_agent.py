@@ -8,7 +8,6 @@ The chat model is scripted: it reads the question, works out which tools it need
 (a calculator for arithmetic, a weather table for "weather in <city>") and calls them one
 per turn, then answers from the tool results. Same question, same run, no network.
 """
-from __future__ import annotations
 
 import ast
 import operator

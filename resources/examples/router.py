@@ -4,7 +4,6 @@ Teaches: `add_conditional_edges` with a path_map (`{"search": "search", "llm": "
 so the drawing shows both labelled branches, and how only the chosen branch runs. The
 classifier is a keyword rule: questions about recent events need a search, others do not.
 """
-from __future__ import annotations
 
 from typing import TypedDict
 

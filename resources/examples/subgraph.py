@@ -5,7 +5,6 @@ its own nodes (fetch -> extract) on the keys it shares with the parent (`topic`,
 and hands its result back as the node's update; its private key `pages` stays inside. Draw with `get_graph(xray=True)` to see
 the inside as a cluster; step into it in the studio with F11.
 """
-from __future__ import annotations
 
 import operator
 from typing import Annotated, TypedDict

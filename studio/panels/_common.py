@@ -68,6 +68,8 @@ BADGE_COLOURS: Mapping[str, tuple[str, str]] = {
 }
 ROLE_COLOURS = {k: BADGE_COLOURS[k] for k in ("user", "ai", "tool", "system", "other")}
 
+_LEFT_MIDDLE = int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft)
+
 ADDED = "#dcfce7"
 REMOVED = "#fee2e2"
 CHANGED = "#fef3c7"
@@ -158,7 +160,7 @@ class BadgeDelegate(QStyledItemDelegate):
             painter.setFont(opt.font)
             text_rect = rect.adjusted(width + 6, 0, 0, 0)
             elided = QFontMetrics(opt.font).elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
-            painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+            painter.drawText(text_rect, _LEFT_MIDDLE, elided)
             painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:

@@ -251,8 +251,11 @@ class ClusterItem(QGraphicsItem):
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(QColor("#486581"))
-        painter.drawText(self.title_rect().adjusted(10, 2, -6, 0),
-                         int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), f"⧉ {self.box.label}")
+        title = self.title_rect().adjusted(10, 2, -8, 0)
+        painter.drawText(title, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.box.label)
+        painter.setFont(label_font(-2.5))
+        painter.setPen(QColor("#9aa5b1"))
+        painter.drawText(title, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), "subgraph")
 
 
 class EdgeItem(QGraphicsPathItem):

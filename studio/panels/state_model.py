@@ -36,6 +36,11 @@ SEARCH_BUDGET = 300_000
 """At most this many values are looked at per search (the rest is reported as skipped)."""
 
 _COLUMNS = ("Key", "Value", "Type")
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole
+_GREY = QColor(MUTED)
 _TOOLTIP_CHARS = 4_000
 Index = QModelIndex | QPersistentModelIndex
 
@@ -269,7 +274,7 @@ class StateModel(QAbstractItemModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -277,7 +282,7 @@ class StateModel(QAbstractItemModel):
         node: _Row = index.internalPointer()
         col = index.column()
         value = node.value
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == 0:
                 return node.label
             if node.chunk:
@@ -289,12 +294,12 @@ class StateModel(QAbstractItemModel):
         if role == BadgeRole and col == 1 and not node.chunk and is_message(value):
             m = as_message(value)
             return m.role, role_kind(m.role)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1 and not node.chunk:
+        if role == _TOOLTIP and col == 1 and not node.chunk:
             if isinstance(value, str):
                 return value[:_TOOLTIP_CHARS] + ("…" if len(value) > _TOOLTIP_CHARS else "")
             return preview(value, 400)
-        if role == Qt.ItemDataRole.ForegroundRole and (col == 2 or node.chunk):
-            return QColor(MUTED)
+        if role == _FOREGROUND and (col == 2 or node.chunk):
+            return _GREY
         if role == FullTextRole:
             return value
         if role == KindRole:

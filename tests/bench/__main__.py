@@ -32,6 +32,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    + " or a row key such as history.load_last (repeatable, comma-separated)")
     p.add_argument("--json", metavar="OUT.json", help="also write the results as JSON")
     p.add_argument("--markdown", metavar="OUT.md", help="also write the table as Markdown")
+    p.add_argument("--studio-python", metavar="PYTHON", default="",
+                   help="run the studio benchmarks with this interpreter (e.g. another Qt version)")
     p.add_argument("--no-langgraph", action="store_true", help="leave the LangGraph columns empty")
     return p.parse_args(argv)
 
@@ -54,11 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[Row] = []
     crashed = False
     with tempfile.TemporaryDirectory(prefix="retrograph-bench-") as tmp:
-        ctx = Context(profile=profile, langgraph=lg, workdir=Path(tmp),
+        ctx = Context(profile=profile, langgraph=lg, workdir=Path(tmp), only=tuple(tokens),
+                      studio_python=args.studio_python,
                       progress=lambda text: print(f"[{time.perf_counter() - started:6.1f}s] {text}",
                                                   file=sys.stderr, flush=True))
         for workload in WORKLOADS:
-            if tokens and not any(t.split(".")[0].startswith(workload.NAME) for t in tokens):
+            if not ctx.wants(workload.NAME):
                 continue
             try:
                 found = workload.run(ctx)
@@ -67,8 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traceback.print_exc()
                 found = [Row(key=f"{workload.NAME}.error", workload=f"{workload.NAME}: crashed", unit="",
                              status="error", note=f"{type(exc).__name__}: {exc}".splitlines()[0])]
-            rows += [r for r in found if not tokens or any(r.key.startswith(t) or r.status == "error"
-                                                            for t in tokens)]
+            rows += [r for r in found if r.status == "error" or ctx.wants(r.key)]
     _print(profile.name, rows, lg is None and not args.no_langgraph, time.perf_counter() - started)
     if args.json:
         write_json(args.json, profile.name, rows)

@@ -180,7 +180,15 @@ class Context:
     langgraph: Any
     workdir: Path
     progress: Callable[[str], None] = lambda _text: None
+    studio_python: str = ""
+    """The interpreter of the studio's child processes (empty: this one)."""
+    only: tuple[str, ...] = ()
+    """`--only` tokens: workload names or row-key prefixes (empty: everything)."""
     _files: int = 0
+
+    def wants(self, key: str) -> bool:
+        """Whether rows under `key` (a row key or a prefix of some) were asked for."""
+        return not self.only or any(key.startswith(t) or t.startswith(key) for t in self.only)
 
     def new_db(self, stem: str) -> str:
         """A path for a new SQLite file in the scratch folder (never reused)."""

@@ -147,6 +147,8 @@ def run(ctx: Context) -> list[Row]:
         ("note", "history", f"a {steps:,}-step thread", [ENGINE, ctx.langgraph]),
         ("append", "history_append", f"a {steps:,}-step append-only thread", [ENGINE]),
     ):
+        if not ctx.wants(f"{key}."):
+            continue
         threads: dict[str, _Thread] = {}
         try:
             for backend in backends:

@@ -53,14 +53,19 @@ example_input = {{"messages": [HumanMessage(content=f"message {{i}}: " + FILLER)
 def _child(ctx: Context, workload: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.run(
-        [sys.executable, "-m", "tests.bench.studio_child", workload, json.dumps(args)],
+        [ctx.studio_python or sys.executable, "-m", "tests.bench.studio_child", workload, json.dumps(args)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s,
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode != 0 or not lines:
+    if not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-12:]
         raise RuntimeError(f"studio child `{workload}` failed (exit {proc.returncode}):\n" + "\n".join(tail))
-    return json.loads(lines[-1])
+    result = json.loads(lines[-1])
+    if proc.returncode != 0:  # measured, then died on the way out: say so next to the figure
+        fatal = [ln for ln in proc.stderr.splitlines() if "Fatal" in ln or "Error" in ln][:1]
+        result["exit_problem"] = f"the studio process exited with {proc.returncode} after measuring" + (
+            f" ({fatal[0].strip()})" if fatal else "")
+    return result
 
 
 def _pending(row: Row, result: dict[str, Any]) -> bool:
@@ -68,6 +73,11 @@ def _pending(row: Row, result: dict[str, Any]) -> bool:
         row.status, row.note = "pending", result.get("why", "")
         return True
     return False
+
+
+def _with_exit_problem(row: Row, result: dict[str, Any]) -> None:
+    if result.get("exit_problem"):
+        row.note = f"{row.note}; {result['exit_problem']}" if row.note else result["exit_problem"]
 
 
 def _graph_row(ctx: Context) -> Row:
@@ -82,6 +92,7 @@ def _graph_row(ctx: Context) -> Row:
         row.note = (f"median of {p.studio_repeats} fresh panels ({result['nodes']} nodes, {result['edges']} "
                     f"edges); first (cold) {result['cold_seconds']:.2f} s; longest UI-thread stall "
                     f"{result['worst_stall_ms']:.0f} ms")
+        _with_exit_problem(row, result)
     return row
 
 
@@ -97,6 +108,7 @@ def _step_row(ctx: Context) -> Row:
     if not _pending(row, result):
         row.engine = result["median_ms"]
         row.note = f"median of {p.studio_repeats} steps (F10), slowest {result['max_ms']:.0f} ms"
+        _with_exit_problem(row, result)
     return row
 
 
@@ -131,10 +143,18 @@ def _timeline_rows(ctx: Context) -> list[Row]:
                             f" slowest {result['scroll_max_ms']:.1f} ms per page")
         rows[1].engine = result["peak_rss_mb"]
         rows[1].note = "VmHWM of the studio process (Qt, engine and the open thread)"
+        _with_exit_problem(rows[0], result)
     else:
         _pending(rows[1], result)
     return rows
 
 
 def run(ctx: Context) -> list[Row]:
-    return [_graph_row(ctx), _step_row(ctx), *_timeline_rows(ctx)]
+    rows: list[Row] = []
+    if ctx.wants("studio.graph"):
+        rows.append(_graph_row(ctx))
+    if ctx.wants("studio.step"):
+        rows.append(_step_row(ctx))
+    if ctx.wants("studio.timeline"):
+        rows += _timeline_rows(ctx)
+    return rows

@@ -29,17 +29,28 @@ class Pending(Exception):
     """The studio code this workload measures is not written yet."""
 
 
-def _require_panels(graph_only: bool) -> Any:
+def _graph_panel() -> Any:
+    """The graph panel class (studio/panels/graph_view.py)."""
     if not (ROOT / "studio" / "panels" / "graph_view.py").exists():
         raise Pending("studio/panels/graph_view.py is not there yet")
+    try:
+        from studio.panels.graph_view import GraphPanel
+    except ImportError as exc:
+        raise Pending(f"studio/panels/graph_view.py does not import yet ({exc})") from None
+    return GraphPanel
+
+
+def _require_window() -> None:
+    """The window's panels are the real ones (the window uses stand-ins until
+    `studio.panels` exports every panel)."""
+    _graph_panel()
     try:
         import studio.panels as panels
     except ImportError as exc:
         raise Pending(f"studio.panels does not import yet ({exc})") from None
-    missing = [n for n in (("GraphPanel",) if graph_only else _PANELS) if not hasattr(panels, n)]
+    missing = [n for n in _PANELS if not hasattr(panels, n)]
     if missing:
-        raise Pending(f"studio.panels has no {', '.join(missing)} yet")
-    return panels
+        raise Pending(f"studio.panels does not export {', '.join(missing)} yet (the window shows stand-ins)")
 
 
 def _peak_rss_mb() -> float:
@@ -105,14 +116,14 @@ async def _until(check: Any, timeout_s: float = 120.0) -> None:
 # -- workloads ------------------------------------------------------------------------------------
 async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict[str, Any]:
     """Lay out and draw the graph in a fresh GraphPanel, `repeats` times (plus a cold run)."""
-    panels = _require_panels(graph_only=True)
+    GraphPanel = _graph_panel()
     from studio import convert
 
     compiled = big_graph(nodes, edges)
     counts = compiled.get_graph().nx
     times, stalls = [], []
     for _ in range(repeats + 1):
-        panel = panels.GraphPanel()
+        panel = GraphPanel()
         panel.resize(1400, 900)
         panel.show()
         app.processEvents()
@@ -154,7 +165,7 @@ def _settled(window: Any) -> bool:
 
 async def step_workload(app: Any, graph_file: str, db: str, messages: int, repeats: int) -> dict[str, Any]:
     """One node step (F10) with a `messages`-message state, until every panel is redrawn."""
-    _require_panels(graph_only=False)
+    _require_window()
     from studio.app import wait_signal
 
     window, session = _window(db)
@@ -187,7 +198,7 @@ async def step_workload(app: Any, graph_file: str, db: str, messages: int, repea
 async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, Any]:
     """Open a database whose thread holds `checkpoints` checkpoints; time until its timeline
     is shown; then page through the timeline view."""
-    _require_panels(graph_only=False)
+    _require_window()
     from PySide6.QtWidgets import QAbstractItemView
 
     window, session = _window(db)
@@ -222,7 +233,7 @@ async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, An
 
 async def probe_workload(app: Any) -> dict[str, Any]:
     """Whether every panel is written (so the caller knows to build a big database)."""
-    _require_panels(graph_only=False)
+    _require_window()
     return {"status": "ready"}
 
 
@@ -232,6 +243,7 @@ def main(argv: list[str]) -> int:
     from studio.app import make_app, make_loop
 
     app = make_app()
+    app.setQuitOnLastWindowClosed(False)  # closing one panel must not stop the loop
     loop = make_loop(app)
     workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload}[name]
     try:

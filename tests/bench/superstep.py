@@ -76,6 +76,8 @@ def run(ctx: Context) -> list[Row]:
     floor_us = median_of(lambda: _floor(steps), runs=max(p.runs, 5)) / steps * 1e6
     rows = []
     for kind, label in _SAVERS.items():
+        if not ctx.wants(f"superstep.{kind}"):
+            continue
         ctx.progress(f"superstep: {label}")
         backends = [ENGINE] + ([ctx.langgraph] if ctx.langgraph else [])
         warm = max(10, steps // 10)

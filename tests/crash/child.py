@@ -97,7 +97,7 @@ def main(db_path: str, log_path: str, conn: Any, sabotage: bool = False) -> None
     """Entry point in the forked child; never raises (errors go to the parent)."""
     try:
         drive(db_path, log_path, conn.send, sabotage=sabotage)
-    except BaseException:  # reported, not printed: the parent owns the output
+    except Exception:  # noqa: BLE001 -- reported, not printed: the parent owns the output
         conn.send(("error", traceback.format_exc()[-3000:]))
     finally:
         conn.close()

@@ -100,7 +100,7 @@ class Report:
     launches: int = 0
     kills: int = 0
     integrity_checks: int = 0
-    checkpoints_confirmed: int = 0
+    checkpoint_lookups: int = 0
     histories_loaded: int = 0
     final_states_compared: int = 0
     executions_checked: int = 0
@@ -112,8 +112,8 @@ class Report:
         return (
             f"seed {self.seed}: {self.kills} kill points in {self.trials} trials ({self.launches} child "
             f"processes), {self.seconds:.1f} s. Checks passed: {self.integrity_checks} integrity checks, "
-            f"{self.checkpoints_confirmed} reported checkpoints found by id, {self.histories_loaded} "
-            f"histories loaded whole, {self.final_states_compared} final states and histories equal to "
+            f"{self.checkpoint_lookups} look-ups of reported checkpoints by id (none missing), "
+            f"{self.histories_loaded} histories loaded whole, {self.final_states_compared} final states and histories equal to "
             f"the uninterrupted run's, {self.executions_checked} logged executions checked against "
             f"{self.saved_tasks_checked} tasks reported saved (0 ran again; {self.allowed_reruns} allowed "
             "re-runs of tasks killed before their writes were saved)."
@@ -204,7 +204,7 @@ def _check_store(db: Path, trial: TrialLog, report: Report, where: str) -> None:
         lost = [(cid, step) for cid, (_, step, _) in trial.checkpoints.items() if cid not in headers]
         if lost:
             raise HarnessFailure(f"{where}: checkpoints reported committed are missing from the history: {lost}")
-        report.checkpoints_confirmed += len(trial.checkpoints)
+        report.checkpoint_lookups += len(trial.checkpoints)
         for header in headers.values():
             if saver.get(gut.THREAD_ID, header.id) is None:
                 raise HarnessFailure(f"{where}: checkpoint {header.id} is listed but does not load")

@@ -1,0 +1,68 @@
+"""graphviz dot layout of a GraphView (Qt-free): boxes, edges, joins, clusters, fast mode."""
+from __future__ import annotations
+
+import random
+
+from studio.layout import JOIN_PREFIX, layout_graph
+from studio.viewmodel import EdgeView, GraphView, NodeView
+
+
+def N(id: str, kind: str = "node", label: str | None = None, **kw) -> NodeView:
+    return NodeView(id=id, label=label or id, kind=kind, **kw)
+
+
+def E(s: str, t: str, kind: str = "edge", label: str = "") -> EdgeView:
+    return EdgeView(source=s, target=t, kind=kind, label=label)
+
+
+def sample_graph() -> GraphView:
+    nodes = (N("__start__", "start", "START"), N("agent"), N("tools"), N("a"), N("b"), N("merge"),
+             N("sub", "subgraph", subgraph_nodes=("sub:__start__", "sub:x", "sub:__end__")),
+             N("sub:__start__", "start", "START"), N("sub:x", label="x"), N("sub:__end__", "end", "END"),
+             N("agent|*", "any", "any node"), N("__end__", "end", "END"))
+    edges = (E("__start__", "agent"), E("agent", "tools", "conditional", "tools"),
+             E("agent", "__end__", "conditional", "end"), E("tools", "agent"), E("tools", "a"), E("tools", "b"),
+             E("a", "merge", "join"), E("b", "merge", "join"), E("merge", "sub"), E("sub", "__end__"),
+             E("sub:__start__", "sub:x"), E("sub:x", "sub:__end__"), E("agent", "agent|*", "dynamic", "route"))
+    return GraphView(name="sample", nodes=nodes, edges=edges)
+
+
+def test_nodes_get_boxes_top_to_bottom_and_edges_get_splines():
+    layout = layout_graph(sample_graph())
+    boxes = layout.nodes
+    assert boxes["__start__"].y < boxes["agent"].y < boxes["tools"].y < boxes["merge"].y < boxes["__end__"].y
+    assert "sub" not in boxes  # a subgraph with members is a cluster, not a box
+    (cluster,) = layout.clusters
+    assert cluster.id == "sub"
+    inner = boxes["sub:x"]
+    assert cluster.x < inner.x < cluster.x + cluster.w and cluster.y < inner.y < cluster.y + cluster.h
+    conditional = next(e for e in layout.edges if e.label == "tools")
+    assert conditional.kind == "conditional" and conditional.label_pos is not None
+    assert len(conditional.points) >= 4 and conditional.arrow is not None
+    assert not layout.fast
+
+
+def test_a_waiting_edge_meets_at_one_join_point():
+    layout = layout_graph(sample_graph())
+    join = JOIN_PREFIX + "merge"
+    assert layout.nodes[join].kind == "join"
+    into = [e for e in layout.edges if e.target == join]
+    assert sorted(e.source for e in into) == ["a", "b"] and all(e.arrow is None for e in into)
+    (out,) = [e for e in layout.edges if e.source == join]
+    assert out.target == "merge" and out.arrow is not None
+
+
+def test_big_graphs_use_the_fast_mode_and_stay_quick():
+    rng = random.Random(3)
+    nodes = tuple(N(f"n{i}") for i in range(200))
+    edges = tuple(E(f"n{rng.randrange(200)}", f"n{rng.randrange(200)}", "conditional" if i % 5 == 0 else "edge",
+                    "x" if i % 5 == 0 else "") for i in range(400))
+    layout = layout_graph(GraphView(name="big", nodes=nodes, edges=edges))
+    print(f"\n200 nodes / 400 edges: graphviz {layout.seconds:.2f} s (fast={layout.fast})")
+    assert layout.fast and len(layout.nodes) == 200 and len(layout.edges) == 400
+    assert layout.seconds < 10
+
+
+def test_an_empty_graph_lays_out_to_nothing():
+    layout = layout_graph(GraphView(name="empty", nodes=(), edges=()))
+    assert layout.nodes == {} and layout.edges == ()
