@@ -62,8 +62,9 @@ def short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def graph_view(compiled: Any) -> GraphView:
-    """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels)."""
+def graph_view(compiled: Any, name: str | None = None) -> GraphView:
+    """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels);
+    `name` replaces LangGraph's default graph name ("LangGraph")."""
     nxg = compiled.get_graph().nx
     nodes = []
     for node_id, attrs in nxg.nodes(data=True):
@@ -76,7 +77,9 @@ def graph_view(compiled: Any) -> GraphView:
         EdgeView(source=str(s), target=str(t), kind=str(a.get("kind") or "edge"), label=str(a.get("label") or ""))
         for s, t, a in nxg.edges(data=True)
     ]
-    return GraphView(name=str(getattr(compiled, "name", "") or "graph"), nodes=tuple(nodes), edges=tuple(edges))
+    own = str(getattr(compiled, "name", "") or "")
+    shown = own if own and (own != "LangGraph" or name is None) else (name or "graph")
+    return GraphView(name=shown, nodes=tuple(nodes), edges=tuple(edges))
 
 
 def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:

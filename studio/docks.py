@@ -78,14 +78,14 @@ def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
     """Give each dock area a sensible share of the shown window (call once it has its size)."""
     width, height = max(window.width(), 800), max(window.height(), 600)
     orientation = Qt.Orientation
-    window.resizeDocks([docks.inspector, docks.state], [int(width * 0.20), int(width * 0.30)],
+    window.resizeDocks([docks.inspector, docks.state], [int(width * 0.19), int(width * 0.28)],
                        orientation.Horizontal)
     window.resizeDocks([docks.state, docks.diff], [int(height * 0.45), int(height * 0.55)], orientation.Vertical)
     window.resizeDocks([docks.inspector, docks.interrupts], [int(height * 0.6), int(height * 0.4)],
                        orientation.Vertical)
     window.resizeDocks([docks.timeline], [int(height * 0.30)], orientation.Vertical)
-    window.resizeDocks([docks.timeline, docks.events], [int(width * 0.28), int(width * 0.22)],
-                       orientation.Horizontal)
+    centre = width - int(width * 0.19) - int(width * 0.28)
+    window.resizeDocks([docks.timeline, docks.events], [centre // 2, centre // 2], orientation.Horizontal)
     docks.default_state = window.saveState(LAYOUT_VERSION)
 
 

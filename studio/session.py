@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine import CheckpointError
 
+from . import qtcompat  # noqa: F401 (guards signal emission; see the module)
 from . import convert
 from .driver import Outcome, Refused, RunDriver
 from .history import History
@@ -239,7 +240,7 @@ class Session(SessionEvents, SessionViews, QObject):
             self.reader.register(self.graph.schema.registrable_types())
         self.driver.graph = self.graph
         try:
-            self.graph_view = convert.graph_view(self.graph)
+            self.graph_view = convert.graph_view(self.graph, loaded.path.stem)
             self._nx = self.graph.get_graph().nx
         except Exception as exc:  # drawing must never stop the debugger
             log.exception("drawing the graph failed")
@@ -510,6 +511,7 @@ class Session(SessionEvents, SessionViews, QObject):
         else:
             points.add(node)
             self.message.emit(f"Breakpoint {where} `{node}` set.")
+        self._refresh_details(node)
         self._emit_marks()
 
     def set_breakpoints(self, before: set[str], after: set[str]) -> None:

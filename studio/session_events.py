@@ -283,13 +283,12 @@ class SessionEvents:
         io = self._last_io.get(name, {})
         extra: dict[str, Any] = {}
         before, after = self.breakpoints
-        extra["breakpoint"] = ", ".join(w for w, s in (("before", before), ("after", after)) if name in s) or "none"
+        where = [w for w, points in (("before", before), ("after", after)) if name in points]
+        if where:
+            extra["breakpoint"] = " and ".join(where)
         fn = self.graph.nodes.get(name) if self.graph is not None else None
         if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
-            try:
-                extra["subgraph"] = convert.graph_view(fn)
-            except Exception:
-                pass
+            extra["subgraph nodes (F11 steps into them)"] = tuple(getattr(fn, "node_names", ()))
         return convert.node_details(self.graph, self._nx, name, last_input=io.get("input", convert.UNSET),
                                     last_output=io.get("output", convert.UNSET), extra=extra)
 

@@ -87,8 +87,11 @@ class Panels:
 
 
 def make_panels(window: QMainWindow) -> Panels:
-    return Panels(graph=GraphPanel(), state=StatePanel(), diff=DiffPanel(), timeline=TimelinePanel(),
-                  events=EventsPanel(), inspector=InspectorPanel(), interrupts=InterruptPanel(), window=window)
+    panels = Panels(graph=GraphPanel(), state=StatePanel(), diff=DiffPanel(), timeline=TimelinePanel(),
+                    events=EventsPanel(), inspector=InspectorPanel(), interrupts=InterruptPanel(), window=window)
+    for panel in (panels.timeline, panels.events):
+        panel.title.hide()  # the dock's title bar already names it
+    return panels
 
 
 def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> None:

@@ -32,6 +32,8 @@ EXPECTED_ROWS = (
     "studio: 20-node, 40-edge graph laid out and drawn",
     "studio: one node step",
     "studio: 500-checkpoint thread opened, timeline shown",
+    "studio: … and all 500 checkpoints in the timeline",
+    "studio: paging through 500 timeline rows",
     "studio: peak process memory",
 )
 

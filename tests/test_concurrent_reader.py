@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import multiprocessing
 import operator
+import sqlite3
 import time
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-from engine import END, START, SqliteSaver, StateGraph
+import pytest
+
+from engine import END, START, CheckpointError, NotARetrographDatabase, SqliteSaver, StateGraph
 
 STEPS = 200
 NAP_S = 0.01
@@ -46,9 +49,10 @@ def expected(step: int) -> dict[str, Any]:
     return {"n": step, "seen": list(range(step)), "total": step * (step - 1) // 2}
 
 
-def write_run(path: str) -> None:
+def write_run(path: str, opened: Any) -> None:
     """The writer process: one long run, one checkpoint per superstep."""
     with SqliteSaver(path) as saver:
+        opened.set()  # the file exists and has its schema
         build(saver).invoke({"n": 0, "seen": [], "total": 0}, {**CFG, "recursion_limit": STEPS + 5})
 
 
@@ -75,14 +79,14 @@ def read_once(graph: Any) -> list[int]:
 def test_a_reader_sees_consistent_snapshots_while_another_process_writes(tmp_path: Path):
     path = str(tmp_path / "live.sqlite")
     ctx = multiprocessing.get_context("spawn")  # not the crash harness's forkserver
-    writer = ctx.Process(target=write_run, args=(path,))
+    opened = ctx.Event()
+    writer = ctx.Process(target=write_run, args=(path, opened))
     writer.start()
     sizes_while_writing: list[int] = []
     try:
         deadline = time.monotonic() + 60
-        while not Path(path).exists():  # the writer creates the file
-            assert writer.is_alive() and time.monotonic() < deadline, "the writer never created the file"
-            time.sleep(0.005)
+        # Opening while the writer creates the file is the xfail test below; not this one.
+        assert opened.wait(60), f"the writer never opened the file (exit code {writer.exitcode})"
         with SqliteSaver(path) as saver:
             graph = build(saver)
             while writer.is_alive():
@@ -91,7 +95,7 @@ def test_a_reader_sees_consistent_snapshots_while_another_process_writes(tmp_pat
                 if writer.is_alive() and steps:
                     sizes_while_writing.append(len(steps))
             writer.join(10)
-            assert writer.exitcode == 0
+            assert writer.exitcode == 0, "the writer failed (its traceback is in the captured stderr)"
             final = read_once(graph)
     finally:
         if writer.is_alive():
@@ -101,3 +105,58 @@ def test_a_reader_sees_consistent_snapshots_while_another_process_writes(tmp_pat
     assert sizes_while_writing == sorted(sizes_while_writing), "a later read saw fewer checkpoints"
     grew = sorted(set(sizes_while_writing))
     assert len(grew) >= 3, f"new checkpoints did not show up as the run went: {grew}"
+
+
+class _Rows:
+    def __init__(self, rows: list[tuple]) -> None:
+        self._rows = rows
+
+    def fetchone(self) -> tuple | None:
+        return self._rows[0] if self._rows else None
+
+    def __iter__(self):
+        return iter(self._rows)
+
+
+@pytest.mark.xfail(strict=True, raises=NotARetrographDatabase, reason=(
+    "engine/checkpoint/sqlite.py SqliteSaver._validate_or_create: the first _identify() reads "
+    "application_id, user_version and the table list in three autocommit statements; when another "
+    "process creates the schema between them it sees application_id 0 with Retrograph's tables and "
+    "refuses the file as 'not a Retrograph checkpoint file' (seen live: ~3% of 200 runs where a "
+    "studio and a run open a new file together). Fix: read the three in one transaction (BEGIN ... "
+    "COMMIT), or re-identify under BEGIN IMMEDIATE whenever application_id is 0"))
+def test_two_processes_opening_a_new_file_at_once_both_succeed(tmp_path: Path, monkeypatch):
+    """Replays the interleaving deterministically: the other process creates the file right
+    after this one read its application id."""
+    path = tmp_path / "new.sqlite"
+    real_connect = sqlite3.connect
+    armed = [True]
+
+    def connect(*args: Any, **kwargs: Any) -> Any:
+        if armed[0]:
+            return Interleaved(real_connect(*args, **kwargs))
+        return real_connect(*args, **{**kwargs, "timeout": 0.2})  # the other process's connection
+
+    class Interleaved:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self._conn = conn
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            cursor = self._conn.execute(sql, *args)
+            if armed[0] and sql.strip().upper() == "PRAGMA APPLICATION_ID":
+                armed[0] = False
+                rows = cursor.fetchall()
+                try:
+                    SqliteSaver(path).close()  # the other process creates the file right now
+                except CheckpointError:  # locked out: this interleaving can no longer happen
+                    pass
+                return _Rows(rows)
+            return cursor
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with SqliteSaver(path) as saver:
+        assert saver.threads() == []
+    assert not armed[0], "the interleaving was not replayed: SqliteSaver no longer reads the id that way"

@@ -310,7 +310,7 @@ hostile = st.recursive(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile)
 def test_crafted_tags_give_a_value_or_the_decode_error(tree: Any) -> None:
     data = orjson.dumps(tree)

@@ -40,6 +40,7 @@ def test_react_agent_step_by_step_then_rewind_and_branch(open_window, qtbot) -> 
     act(qtbot, window, "step")
     assert s.history.branches() == 1
     assert len(s.history.children(after_agent)) == 2
+    assert "↳ branch from step 1" in panel_text(panels.timeline)
 
 
 def test_approval_interrupt_is_answered_in_the_window(open_window, qtbot) -> None:

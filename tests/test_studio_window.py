@@ -107,6 +107,8 @@ def test_rewind_then_step_makes_a_branch(open_window, qtbot, tmp_path: Path) -> 
     assert fork and fork[0].parent_id == after_a.id
     assert len(s.history.children(after_a.id)) == 2
     assert s._values["items"] == ["alpha", "beta", "gamma"]
+    timeline = panel_text(window.panels.timeline)  # the new branch hangs under a header row
+    assert f"↳ branch from step {after_a.step} · 2 checkpoints" in timeline
 
 
 def test_back_and_forward_in_history(open_window, qtbot, tmp_path: Path) -> None:

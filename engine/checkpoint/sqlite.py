@@ -6,11 +6,13 @@ the OS's file cache); a power loss or OS crash may drop the last few commits but
 corrupts the file. Readers in other processes see consistent snapshots while a run writes.
 
 Storage grows with what changed. A channel changed by a checkpoint is stored once; the
-checkpoints after it refer to it. A list that a reducer only appended to is stored as its
-new items: segment `seq` of a *chain* (`sid = chain << 20 | seq`), so loading it is one
-range scan of its chain, plus one per branch point above it. Rows are never rewritten.
-Row numbers carry their thread (`cid = tid << 32 | n`), so a thread's history is one
-range of the checkpoints table, with no extra index to update on each put.
+checkpoints after it refer to it. A small value (not a list) lives in its checkpoint's row.
+A list that a reducer only appended to is stored as its new items: segment `seq` of a
+*chain* (`sid = chain << 20 | seq`); every 64 segments of a chain are moved into one
+chunk row (with where each segment ends), so loading any version of a list reads one
+range of chunks and at most 63 segments per chain, plus one chain per branch point above
+it. No value is ever stored twice. Row numbers carry their thread (`cid = tid << 32 | n`),
+so a thread's history is one range of the checkpoints table: no extra index to update.
 
 Safety: opening never writes to a file that is not Retrograph's; loading never runs code
 (see serde.py); SQLite itself refuses to hand over any value above `max_value_bytes`
@@ -129,7 +131,10 @@ class SqliteSaver(BaseCheckpointSaver):
         max_value_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         if isinstance(path, sqlite3.Connection):
-            raise TypeError("SqliteSaver takes a file path (or ':memory:'), not a sqlite3 connection")
+            raise TypeError(
+                "SqliteSaver takes a file path (or ':memory:'), not a sqlite3 connection: write "
+                "SqliteSaver(path) or `with SqliteSaver.from_conn_string(path) as saver:`"
+            )
         self.path = os.fspath(path)
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
         self._lock = threading.RLock()
@@ -474,21 +479,23 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         rows = [(w.task_id, w.task_name, w.channel, self.serde.dumps(w.value, where=w.channel)) for w in writes]
-        with self._lock:
-            tid = self._tid(thread_id)
+        with self._transaction() as conn:
+            found = conn.execute(
+                f"SELECT tid FROM checkpoints WHERE tid = {_TID} AND id = ?", (thread_id, checkpoint_id)
+            ).fetchone()
+            if found is None:
+                raise ValueError(
+                    f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
+                    "save the checkpoint with put() first"
+                )
+            tid = found[0]
             known = self._known.get((tid, checkpoint_id))
             if known is not None:
                 known.has_writes = True
-            with self._transaction() as conn:
-                if conn.execute("SELECT 1 FROM checkpoints WHERE tid = ? AND id = ?", (tid, checkpoint_id)).fetchone() is None:
-                    raise ValueError(
-                        f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
-                        "save the checkpoint with put() first"
-                    )
-                conn.executemany(
-                    "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value) VALUES (?, ?, ?, ?, ?, ?)",
-                    [(tid, checkpoint_id, *r) for r in rows],
-                )
+            conn.executemany(
+                "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value) VALUES (?, ?, ?, ?, ?, ?)",
+                [(tid, checkpoint_id, *r) for r in rows],
+            )
 
     def delete_thread(self, thread_id: str) -> None:
         with self._transaction() as conn:

@@ -10,8 +10,8 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor, QStandardItem
 
 from ..valuediff import Change, fold_count
-from ..valuefmt import preview
-from ._common import ADDED, CHANGED, MUTED, REMOVED, FullTextRole, KindRole
+from ..valuefmt import as_message, is_message, preview, role_kind
+from ._common import ADDED, CHANGED, MUTED, REMOVED, BadgeRole, FullTextRole, KindRole
 
 __all__ = ["SHOWN", "change_rows", "text_item", "value_row", "note_row", "unbox"]
 
@@ -51,7 +51,11 @@ def value_row(label: str, value: Any, columns: int, *, background: str | None = 
     text = preview(value, 200)
     row = [text_item(label, value=_Boxed(value), background=background, kind=kind, colour=label_colour)]
     row += [text_item("", background=background) for _ in range(columns - 2)]
-    row.append(text_item(text, value=_Boxed(value), background=background, tooltip=preview(value, 600), kind=kind))
+    last = text_item(text, value=_Boxed(value), background=background, tooltip=preview(value, 600), kind=kind)
+    if is_message(value):
+        role = as_message(value).role
+        last.setData((role, role_kind(role)), BadgeRole)
+    row.append(last)
     return row
 
 

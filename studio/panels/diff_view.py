@@ -60,8 +60,8 @@ class DiffPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(0, 150)
-        header.resizeSection(1, 110)
+        header.resizeSection(0, 120)
+        header.resizeSection(1, 100)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
         self.detail = QPlainTextEdit()
         self.detail.setReadOnly(True)
@@ -113,8 +113,10 @@ class DiffPanel(QWidget):
         summary = text_item(change.summary, kind=status, tooltip=change.summary)
         summary.setData((status, status), BadgeRole)
         self.model.appendRow([key, text_item(row.reducer, colour=MUTED), summary])
-        key.appendRow(value_row("before", row.before, n, label_colour=MUTED) if row.before is not UNSET
-                      else [text_item("before", colour=MUTED), text_item(""), text_item("(no value yet)", colour=MUTED)])
+        if row.before is UNSET:
+            key.appendRow([text_item("before", colour=MUTED), text_item(""), text_item("(no value yet)", colour=MUTED)])
+        else:
+            key.appendRow(value_row("before", row.before, n, label_colour=MUTED))
         for write in row.writes:
             key.appendRow(value_row(f"⊕ {write.node}", write.value, n))
         key.appendRow(value_row("→ after", row.after, n))

@@ -9,7 +9,18 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QAction, QContextMenuEvent, QFontMetricsF, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QShowEvent, QTransform, QWheelEvent
+from PySide6.QtGui import (
+    QAction,
+    QContextMenuEvent,
+    QFontMetricsF,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QShowEvent,
+    QTransform,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsView,
@@ -173,6 +184,8 @@ class GraphPanel(QWidget):
         self.status.setStyleSheet(f"color: {MUTED}")
         self.zoom_label = QLabel("")
         self.zoom_label.setStyleSheet(f"color: {MUTED}")
+        self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         fit = tool_button("Fit", "Fit the graph in view (F)")
         fit.clicked.connect(self.fit)
         out = tool_button("−", "Zoom out (-)")

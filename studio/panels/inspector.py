@@ -88,7 +88,7 @@ class InspectorPanel(QWidget):
         self.title.setText(details.name)
         if details.file:
             where = f"{details.file}:{details.line}" if details.line else details.file
-            short = f"{os.path.basename(details.file)}:{details.line}" if details.line else os.path.basename(details.file)
+            short = os.path.basename(details.file) + (f":{details.line}" if details.line else "")
             self.location.setText(f'<a href="open">{escape(short)}</a> '
                                   f'<span style="color:{MUTED}">{escape(os.path.dirname(details.file))}</span>')
             self.location.setToolTip(f"Open {where} in your editor")
@@ -105,9 +105,12 @@ class InspectorPanel(QWidget):
     @staticmethod
     def _edges_html(d: NodeDetails) -> str:
         def names(items: tuple[str, ...]) -> str:
-            return ", ".join(f"<b>{escape(n)}</b>" for n in items) if items else f'<span style="color:{MUTED}">none</span>'
+            if not items:
+                return f'<span style="color:{MUTED}">none</span>'
+            return ", ".join(f"<b>{escape(n)}</b>" for n in items)
 
-        lines = [f"from {names(d.incoming)} &nbsp;→&nbsp; <i>{escape(d.name)}</i> &nbsp;→&nbsp; to {names(d.outgoing)}"]
+        arrow = " &nbsp;→&nbsp; "
+        lines = [f"from {names(d.incoming)}{arrow}<i>{escape(d.name)}</i>{arrow}to {names(d.outgoing)}"]
         for key, value in d.extra.items():
             lines.append(f'<span style="color:{MUTED}">{escape(str(key))}:</span> {escape(preview(value, 120))}')
         return "<br>".join(lines)

@@ -38,7 +38,11 @@ def to_editable(values: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, An
         return keep(value)
 
     def keep(value: Any) -> str:
-        token = f"{_KEPT}{len(kept) + 1}: {preview(value, 80)}⟩"
+        shown = preview(value, 80)
+        name = type(value).__name__
+        if not shown.startswith(name):
+            shown = f"{name}: {shown}"
+        token = f"{_KEPT}{len(kept) + 1}: {shown}⟩"
         kept[token] = value
         return token
 

@@ -286,8 +286,11 @@ class StateModel(QAbstractItemModel):
             if col == 0:
                 return node.label
             if node.chunk:
-                n = node.value.hi - node.value.lo
-                return (f"{n:,} item" + ("" if n == 1 else "s")) if col == 2 else ""
+                chunk = node.value
+                n = chunk.hi - chunk.lo
+                if col == 2:
+                    return f"{n:,} item" + ("" if n == 1 else "s")
+                return f"from {preview(chunk.entries[chunk.lo][1], 100)}"
             if col == 1:
                 return preview(value, 160)
             return type_label(value)

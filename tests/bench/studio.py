@@ -2,10 +2,11 @@
 
 - a graph of N nodes and 2N edges laid out (off the UI thread) and drawn;
 - one node step with a 10,000-message state, until every panel is redrawn (median);
-- a database whose thread holds 100,000 checkpoints opened, its timeline shown, and the
-  process's peak memory meanwhile.
+- a database whose thread holds 100,000 checkpoints opened: until its timeline is shown,
+  until all of it is in the timeline, paging through it, and the process's peak memory.
 
-A row whose panels are not written yet is marked "pending" with the reason.
+A row whose panels are not written yet is marked "pending" with the reason. A child
+that measured and then died on its way out keeps its figures, with the exit in the note.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ _CHAT_GRAPH = '''\
 """Benchmark graph: a chat node that appends one reply per step to {messages} messages."""
 from engine import END, START, AIMessage, HumanMessage, MessagesState, StateGraph
 
-FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor " * 1
+FILLER = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor"
 
 
 def chat(state):
@@ -118,6 +119,9 @@ def _timeline_rows(ctx: Context) -> list[Row]:
     rows = [
         Row(key="studio.timeline", workload=f"studio: {n:,}-checkpoint thread opened, timeline shown", unit="s",
             target=Target(kind="max", limit=2.0)),
+        Row(key="studio.timeline_full", workload=f"studio: … and all {n:,} checkpoints in the timeline", unit="s"),
+        Row(key="studio.timeline_scroll", workload=f"studio: paging through {n:,} timeline rows (median)",
+            unit="ms", target=Target(kind="max", limit=16.7)),
         Row(key="studio.timeline_rss", workload=f"studio: peak process memory with {n:,} checkpoints open",
             unit="MB", target=Target(kind="max", limit=500.0)),
     ]
@@ -136,16 +140,24 @@ def _timeline_rows(ctx: Context) -> list[Row]:
         saver.close()
     ctx.progress("studio: opening it")
     result = _child(ctx, "timeline", {"db": db, "checkpoints": n}, 600)
-    if not _pending(rows[0], result):
-        rows[0].engine = result["seconds"]
-        if result.get("scroll_median_ms") is not None:
-            rows[0].note = (f"{result['rows']:,} rows; paging the timeline: median {result['scroll_median_ms']:.1f} ms,"
-                            f" slowest {result['scroll_max_ms']:.1f} ms per page")
-        rows[1].engine = result["peak_rss_mb"]
-        rows[1].note = "VmHWM of the studio process (Qt, engine and the open thread)"
-        _with_exit_problem(rows[0], result)
+    if any(_pending(row, result) for row in rows):
+        for row in rows:
+            _pending(row, result)
+        return rows
+    shown, full, scroll, rss = rows
+    shown.engine = result["seconds"]
+    shown.note = "from open_database() to the first rows drawn"
+    full.engine = result["full_seconds"]
+    full.note = f"{result['rows']:,} rows; the rest of the history loads after the first rows are shown"
+    if result.get("scroll_median_ms") is not None:
+        scroll.engine = result["scroll_median_ms"]
+        scroll.note = (f"one page of the timeline scrolled and redrawn; slowest {result['scroll_max_ms']:.1f} ms;"
+                       " target: a 60 Hz frame")
     else:
-        _pending(rows[1], result)
+        scroll.status, scroll.note = "pending", "the timeline panel has no item view to scroll"
+    rss.engine = result["peak_rss_mb"]
+    rss.note = "VmHWM of the studio process (Qt, engine and the open thread)"
+    _with_exit_problem(shown, result)
     return rows
 
 

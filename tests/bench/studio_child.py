@@ -196,8 +196,8 @@ async def step_workload(app: Any, graph_file: str, db: str, messages: int, repea
 
 
 async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, Any]:
-    """Open a database whose thread holds `checkpoints` checkpoints; time until its timeline
-    is shown; then page through the timeline view."""
+    """Open a database whose thread holds `checkpoints` checkpoints: time until the
+    timeline is shown, then until the whole history is in it; then page through it."""
     _require_window()
     from PySide6.QtWidgets import QAbstractItemView
 
@@ -209,9 +209,16 @@ async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, An
     await _until(lambda: _settled(window) and len(session.history) > 0)
     app.processEvents()
     window.repaint()
-    seconds = time.perf_counter() - start
-    if len(session.history) < checkpoints:
-        raise RuntimeError(f"the timeline holds {len(session.history)} of {checkpoints} checkpoints")
+    shown = time.perf_counter() - start
+
+    def loaded() -> bool:  # the session may load a first page, then the rest in the background
+        task = getattr(session, "_history_task", None)
+        return (task is None or task.done()) and len(session.history) >= checkpoints
+
+    await _until(loaded)
+    app.processEvents()
+    window.repaint()
+    full = time.perf_counter() - start
     scroll_ms: list[float] = []
     views = window.panels.timeline.findChildren(QAbstractItemView)
     if isinstance(window.panels.timeline, QAbstractItemView):
@@ -226,7 +233,7 @@ async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, An
             scroll_ms.append((time.perf_counter() - t) * 1e3)
     peak = _peak_rss_mb()
     window.close()
-    return {"seconds": seconds, "peak_rss_mb": peak, "rows": len(session.history),
+    return {"seconds": shown, "full_seconds": full, "peak_rss_mb": peak, "rows": len(session.history),
             "scroll_median_ms": statistics.median(scroll_ms) if scroll_ms else None,
             "scroll_max_ms": max(scroll_ms) if scroll_ms else None}
 
