@@ -59,12 +59,12 @@ from .runtime import (
     get_stream_writer,
     interrupt,
 )
-from .types import Command, Interrupt, RetryPolicy, Send, StateSnapshot, TaskInfo
+from .types import Command, Interrupt, Overwrite, RetryPolicy, Send, StateSnapshot, TaskInfo
 
 __all__ = [
     # building and running
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
-    "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo", "RetryPolicy",
+    "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
     # messages
     "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",
     "SystemMessage", "ToolMessage", "RemoveMessage",

@@ -155,11 +155,15 @@ def _as_list(value: Any) -> list[Any]:
 
 def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[BaseMessage] | None]:
     """Merge a superstep's message writes; says what was appended when nothing was replaced."""
-    merged = list(_as_list(left))
-    converted = any(not isinstance(m, BaseMessage) for m in merged)
-    if converted:
-        merged = [to_message(m) for m in merged]
-    index = {m.id: i for i, m in enumerate(merged) if m.id is not None}
+    cached = _INDEXES.get(id(left))
+    if cached is not None and cached[0] is left and cached[2] == len(left):
+        merged, index, converted = list(left), dict(cached[1]), False
+    else:
+        merged = list(_as_list(left))
+        converted = any(not isinstance(m, BaseMessage) for m in merged)
+        if converted:
+            merged = [to_message(m) for m in merged]
+        index = {m.id: i for i, m in enumerate(merged) if m.id is not None}
     appended: list[BaseMessage] | None = []
     removed: set[str] = set()
     for write in writes:
@@ -175,6 +179,8 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[Bas
                 removed.add(msg.id)
                 appended = None
                 continue
+            if msg.id in index and merged[index[msg.id]].id != msg.id:  # list changed in place
+                index = {m.id: i for i, m in enumerate(merged) if m.id is not None}
             if msg.id in index:
                 merged[index[msg.id]] = msg
                 removed.discard(msg.id)
@@ -186,9 +192,22 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[Bas
                     appended.append(msg)
     if removed:
         merged = [m for m in merged if m.id not in removed]
+    else:
+        _remember_index(merged, index)
     if converted or left is MISSING or type(left) is not list:
         appended = None
     return merged, appended
+
+
+_INDEXES: dict[int, tuple[list[BaseMessage], dict[str, int], int]] = {}
+"""id(list) -> (that list, its id -> position index, its length) for the lists add_messages
+returned last: the next step starts from a copy instead of re-reading every message."""
+
+
+def _remember_index(merged: list[BaseMessage], index: dict[str, int]) -> None:
+    if len(_INDEXES) >= 16:
+        _INDEXES.pop(next(iter(_INDEXES)))
+    _INDEXES[id(merged)] = (merged, index, len(merged))
 
 
 def add_messages(left: Any, right: Any) -> list[BaseMessage]:

@@ -5,7 +5,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
-__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy"]
+__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite"]
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
@@ -43,6 +43,14 @@ class Command(Generic[Destination]):
         if isinstance(self.goto, (str, Send)):
             return [self.goto]
         return list(self.goto or ())
+
+
+@dataclass(frozen=True)
+class Overwrite:
+    """A write that replaces a reducer key's value instead of going through its reducer:
+    `{"log": Overwrite([])}` empties an `Annotated[list, operator.add]` key."""
+
+    value: Any
 
 
 @dataclass(frozen=True)

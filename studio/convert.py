@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from engine import (
@@ -41,10 +43,13 @@ from .viewmodel import (
 
 __all__ = [
     "graph_view",
+    "observed_graph",
     "diff_from_commit",
     "diff_from_values",
     "timeline_row",
     "event_row",
+    "history_events",
+    "clock",
     "interrupt_views",
     "node_details",
     "plain",
@@ -80,6 +85,31 @@ def graph_view(compiled: Any, name: str | None = None) -> GraphView:
     own = str(getattr(compiled, "name", "") or "")
     shown = own if own and (own != "LangGraph" or name is None) else (name or "graph")
     return GraphView(name=shown, nodes=tuple(nodes), edges=tuple(edges))
+
+
+def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> GraphView:
+    """Without the graph's code (post-mortem), the graph the history shows: every node that
+    ran or was due, and an edge wherever a checkpoint made by one node planned the next."""
+    edges: dict[tuple[str, str], None] = {}
+    names: dict[str, None] = {START: None}
+    ended = False
+    for row in rows:
+        sources = [n for n in row.nodes if n]
+        for node in (*sources, *row.next):
+            names.setdefault(node, None)
+        for source in sources:
+            for target in row.next:
+                edges.setdefault((source, target), None)
+            if not row.next and row.source == "loop":
+                edges.setdefault((source, END), None)
+                ended = True
+    if ended:
+        names.setdefault(END, None)
+    kinds = {START: "start", END: "end"}
+    nodes = tuple(NodeView(id=n, label="START" if n == START else "END" if n == END else n,
+                           kind=kinds.get(n, "node")) for n in names)
+    return GraphView(name=f"{name} (from the history: no code loaded)", nodes=nodes,
+                     edges=tuple(EdgeView(source=a, target=b, kind="edge") for a, b in edges))
 
 
 def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:
@@ -140,8 +170,67 @@ def timeline_row(header: Any) -> TimelineRow:
     )
 
 
-def event_row(event: RunEvent) -> EventRow | None:
+def clock(created_at: str = "") -> str:
+    """HH:MM:SS in local time of an ISO timestamp (now when empty)."""
+    try:
+        when = datetime.fromisoformat(created_at).astimezone() if created_at else datetime.now()
+    except ValueError:
+        return created_at[:8]
+    return when.strftime("%H:%M:%S")
+
+
+_SAVED = {
+    "input": "input received",
+    "update": "state edited (update_state)",
+    "fork": "forked from an earlier checkpoint",
+}
+
+
+def history_events(rows: Sequence[TimelineRow], *, more_before: bool = False) -> list[EventRow]:
+    """Events read back from a thread's history (a run recorded earlier): one per
+    checkpoint, with the nodes that made it, its source and the time it was saved."""
+    out: list[EventRow] = []
+    if more_before:
+        out.append(EventRow(kind="run", step=rows[0].step if rows else 0, node="",
+                            text="older checkpoints are listed in the Timeline"))
+    for row in rows:
+        ran = [n for n in row.nodes if n]
+        nxt = ", ".join(row.next)
+        if row.source == "loop":
+            what = f"{', '.join(ran) or 'nothing'} ran"
+        else:
+            what = _SAVED.get(row.source, row.source)
+            if row.source == "update" and ran:
+                what += f" as {', '.join(ran)}"
+        what += f"; next: {nxt}" if nxt else "; the run ended"
+        out.append(EventRow(kind=row.source, step=row.step, node="+".join(ran), text=what,
+                            checkpoint_id=row.id, at=clock(row.created_at)))
+    return out
+
+
+def pending_events(step: int, pending: Iterable[Any], *, error_channel: str, interrupt_channel: str) -> list[EventRow]:
+    """The errors and interrupts saved beside a checkpoint (its unfinished superstep)."""
+    out: list[EventRow] = []
+    for w in pending:
+        if w.channel == error_channel:
+            info = w.value if isinstance(w.value, Mapping) else {"message": str(w.value)}
+            out.append(EventRow(kind="error", step=step, node=w.task_name,
+                                text=f"{w.task_name} raised {info.get('type', 'an error')}: {info.get('message', '')}",
+                                traceback=str(info.get("traceback", ""))))
+        elif w.channel == interrupt_channel:
+            value = getattr(w.value, "value", w.value)
+            out.append(EventRow(kind="interrupt", step=step, node=w.task_name,
+                                text=f"{w.task_name} asked: {short(value, 60)}"))
+    return out
+
+
+def event_row(event: RunEvent, at: str = "") -> EventRow | None:
     """One line of the events panel, or None for events the panel does not list."""
+    row = _event_row(event)
+    return replace(row, at=at) if row is not None and at else row
+
+
+def _event_row(event: RunEvent) -> EventRow | None:
     step = event.step
     if isinstance(event, TaskStarted):
         return EventRow(kind="start", step=step, node=event.name, text=f"{event.name} started ({event.trigger})")

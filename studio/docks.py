@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 __all__ = ["Docks", "build_docks", "apply_default_sizes", "save_layout", "restore_layout", "LAYOUT_VERSION"]
 
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 """Bump when the set of docks changes, so an old saved layout is ignored."""
 
 
@@ -74,18 +74,23 @@ def build_docks(window: QMainWindow, *, banner: QWidget, graph: QWidget, state: 
     return docks
 
 
+LEFT, RIGHT, BOTTOM = 0.22, 0.27, 0.30
+"""Default shares of the window: left column (inspector, interrupts), right column (state,
+diffs), bottom row (timeline, events); the graph keeps the rest (about half the width)."""
+
+
 def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
     """Give each dock area a sensible share of the shown window (call once it has its size)."""
     width, height = max(window.width(), 800), max(window.height(), 600)
     orientation = Qt.Orientation
-    window.resizeDocks([docks.inspector, docks.state], [int(width * 0.19), int(width * 0.28)],
-                       orientation.Horizontal)
-    window.resizeDocks([docks.state, docks.diff], [int(height * 0.45), int(height * 0.55)], orientation.Vertical)
-    window.resizeDocks([docks.inspector, docks.interrupts], [int(height * 0.6), int(height * 0.4)],
+    left, right = int(width * LEFT), int(width * RIGHT)
+    window.resizeDocks([docks.inspector, docks.state], [left, right], orientation.Horizontal)
+    window.resizeDocks([docks.state, docks.diff], [int(height * 0.42), int(height * 0.58)], orientation.Vertical)
+    window.resizeDocks([docks.inspector, docks.interrupts], [int(height * 0.55), int(height * 0.45)],
                        orientation.Vertical)
-    window.resizeDocks([docks.timeline], [int(height * 0.30)], orientation.Vertical)
-    centre = width - int(width * 0.19) - int(width * 0.28)
-    window.resizeDocks([docks.timeline, docks.events], [centre // 2, centre // 2], orientation.Horizontal)
+    window.resizeDocks([docks.timeline], [int(height * BOTTOM)], orientation.Vertical)
+    centre = width - left - right
+    window.resizeDocks([docks.timeline, docks.events], [centre * 2 // 5, centre * 3 // 5], orientation.Horizontal)
     docks.default_state = window.saveState(LAYOUT_VERSION)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
@@ -15,9 +16,9 @@ from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWind
 from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar
 from .banner import ErrorBanner
 from .cli import parse_json_input
-from .loader import parse_spec
 from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, restore_layout, save_layout
+from .loader import parse_spec
 from .records import ErrorView, StatusView, ThreadView
 from .session import Session
 from .watcher import FileWatcher
@@ -181,9 +182,9 @@ class MainWindow(QMainWindow):
             getattr(self.actions, name).setEnabled(can_run and not busy)
         self.actions.pause.setEnabled(busy)
         self.actions.stop.setEnabled(busy or self.session.run is not None)
-        for action in (self.actions.rewind, self.actions.edit_fork, self.actions.reload):
-            action.setEnabled(not busy)
-        self.actions.edit_fork.setEnabled(can_run and not busy)
+        self.actions.reload.setEnabled(not busy and self.session.spec is not None)
+        for action in (self.actions.rewind, self.actions.edit_fork):
+            action.setEnabled(can_run and not busy)
 
     def _on_status_changed(self, status: StatusView) -> None:
         self.status_thread.setText(f"thread: {status.thread_id or '—'}")
@@ -197,6 +198,8 @@ class MainWindow(QMainWindow):
             text += f" · next: {', '.join(status.next_nodes)}"
         self.status_state.setText(text)
         self.status_state.setProperty("status", status.status)
+        self.status_state.style().unpolish(self.status_state)
+        self.status_state.style().polish(self.status_state)
         self.actions.stop.setEnabled(status.busy or self.session.run is not None)
         self._on_busy_changed(status.busy)
 

@@ -36,7 +36,7 @@ from .records import ErrorView, ThreadView
 from .session_events import InnerView, SessionEvents
 from .session_views import SessionViews
 from .store import CheckpointReader, open_saver
-from .viewmodel import GraphView
+from .viewmodel import GraphView, NodeDetails
 
 __all__ = ["Session", "new_thread_id"]
 
@@ -73,6 +73,7 @@ class Session(SessionEvents, SessionViews, QObject):
     viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
     eventAdded = Signal(object)         # EventRow
     eventsCleared = Signal()
+    eventsLoaded = Signal(object)       # list[EventRow] read back from the history
     interruptsChanged = Signal(object)  # tuple[InterruptView, ...]
     detailsChanged = Signal(object)     # NodeDetails
     subgraphShown = Signal(object, object)  # node name, GraphView of its inner graph
@@ -119,6 +120,9 @@ class Session(SessionEvents, SessionViews, QObject):
         self._values: dict[str, Any] = {}
         self._inner: InnerView | None = None
         self._closed = False
+        self._static_details: dict[str, NodeDetails] = {}
+        self._pending_events = False
+        """The next head shown adds its saved errors and interrupts to the events."""
         self._poll = QTimer(self)
         self._poll.setInterval(poll_ms)
         self._poll.timeout.connect(self._on_poll)
@@ -235,6 +239,7 @@ class Session(SessionEvents, SessionViews, QObject):
 
     def _install(self, loaded: LoadedGraph) -> None:
         self.loaded = loaded
+        self._static_details.clear()
         self.graph = loaded.graph.with_checkpointer(self.saver)
         if self.reader is not None:
             self.reader.register(self.graph.schema.registrable_types())
@@ -275,6 +280,11 @@ class Session(SessionEvents, SessionViews, QObject):
         history, rows = await self.reader.call(_read_history, thread_id, FIRST_PAGE)
         self.history = history
         self.timelineReset.emit(rows)
+        if rows:  # a thread recorded earlier: its events, as the history tells them
+            self.eventsLoaded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
+            self._pending_events = True
+        if self.graph is None:  # post-mortem without the code: the graph as the history shows it
+            self.graphLoaded.emit(convert.observed_graph(rows, thread_id))
         if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
             self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
         self.headChanged.emit(self.head_id)
@@ -421,7 +431,8 @@ class Session(SessionEvents, SessionViews, QObject):
         if still:
             text += (f" `{', '.join(still)}` was running; a sync node keeps running in its worker thread "
                      "until it returns, and its result is discarded.")
-        self.eventAdded.emit(convert.EventRow(kind="error", step=self._step(), node=", ".join(still), text=text))
+        self.eventAdded.emit(convert.EventRow(kind="error", step=self._step(), node=", ".join(still), text=text,
+                                              at=convert.clock()))
         self.message.emit(text)
 
     # -- stepping commands -----------------------------------------------------------------

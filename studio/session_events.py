@@ -61,7 +61,7 @@ class SessionEvents:
         if namespace:
             self._on_inner_event(event, namespace)
             return
-        row = convert.event_row(event)
+        row = convert.event_row(event, convert.clock())
         if row is not None and not (isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"):
             self.eventAdded.emit(row)
         if self._inner is not None and isinstance(event, (TaskFinished, TaskFailed, TaskInterrupted)) \
@@ -117,7 +117,7 @@ class SessionEvents:
     def _on_inner_event(self: Session, event: RunEvent, namespace: tuple[str, ...]) -> None:
         """Events of a subgraph's child run: listed with their node path; while stepping
         into that subgraph they also drive the graph, state and diff panels."""
-        row = convert.event_row(event)
+        row = convert.event_row(event, convert.clock())
         path = " › ".join(namespace)
         quiet = isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"
         if row is not None and not quiet and not isinstance(event, (RunStarted, RunFinished)):
@@ -289,10 +289,15 @@ class SessionEvents:
         fn = self.graph.nodes.get(name) if self.graph is not None else None
         if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
             extra["subgraph nodes (F11 steps into them)"] = tuple(getattr(fn, "node_names", ()))
-        return convert.node_details(self.graph, self._nx, name, last_input=io.get("input", convert.UNSET),
-                                    last_output=io.get("output", convert.UNSET), extra=extra)
+        static = self._static_details.get(name)
+        if static is None:  # source and edges: read once per node and graph (inspect is slow)
+            static = self._static_details[name] = convert.node_details(self.graph, self._nx, name)
+        return replace(static, last_input=io.get("input", convert.UNSET),
+                       last_output=io.get("output", convert.UNSET), extra=extra)
 
     def _refresh_details(self: Session, name: str, force: bool = False) -> None:
+        """Show `name` in the inspector when the user picked it (`force`) or it is the one
+        on screen. Cheap: the inspector renders a folded preview of big values."""
         if force or name == self.selected_node:
             self.detailsChanged.emit(self.node_details(name))
 

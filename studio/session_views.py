@@ -11,8 +11,6 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
-
 from engine.checkpoint import ERROR, INTERRUPT
 
 from . import convert
@@ -92,6 +90,10 @@ class SessionViews:
         """At the head: show the interrupts and the error a saved run stopped with."""
         from .driver import PendingInterrupt
 
+        if self._pending_events:
+            self._pending_events = False
+            self.eventsLoaded.emit(convert.pending_events(ckpt.step + 1, pending, error_channel=ERROR,
+                                                          interrupt_channel=INTERRUPT))
         if self.run is None or self.run.status != "ready":
             self.driver.interrupts = [PendingInterrupt(task_id=w.task_id, node=w.task_name, interrupt=w.value)
                                       for w in pending if w.channel == INTERRUPT]
@@ -229,7 +231,7 @@ class SessionViews:
 
     def fetch_values(self: Session, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:
         """Read a checkpoint's values off the UI thread, then call `callback(values)` from
-        the Qt loop (outside any asyncio task, so the callback may open a modal dialog)."""
+        the loop (outside any asyncio task, so the callback may open a modal dialog)."""
 
         async def read() -> None:
             assert self.reader is not None and self.thread_id is not None
@@ -238,7 +240,8 @@ class SessionViews:
                 self.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
                 return
             values = dict(ckpt.values)
-            QTimer.singleShot(0, lambda: callback(values))
+            # a plain loop callback, outside this task, so that it may open a modal dialog
+            asyncio.get_running_loop().call_soon(callback, values)
 
         self._schedule_view(read())
 

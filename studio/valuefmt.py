@@ -25,6 +25,7 @@ __all__ = [
     "children_of",
     "has_children",
     "pretty",
+    "pretty_preview",
     "search_text",
 ]
 
@@ -287,8 +288,21 @@ class _IndexedChildren(Sequence):
 
 # -- full text --------------------------------------------------------------------------
 
-def _jsonable(value: Any, depth: int = 0) -> Any:
+class _Budget:
+    """How many items of each list or dict `_jsonable` keeps, and whether it left any out."""
+
+    __slots__ = ("items", "cut")
+
+    def __init__(self, items: int) -> None:
+        self.items = items
+        self.cut = False
+
+
+def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
+    budget = budget or _Budget(_PRETTY_ITEMS)
+    limit = budget.items
     if depth > 40:
+        budget.cut = True
         return preview(value, 200)
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
@@ -296,7 +310,7 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
         m = as_message(value)
         out: dict[str, Any] = {"type": m.role, "content": m.content}
         if m.tool_calls:
-            out["tool_calls"] = [{"name": n, "args": _jsonable(a, depth + 1)} for n, a in m.tool_calls]
+            out["tool_calls"] = [{"name": n, "args": _jsonable(a, depth + 1, budget)} for n, a in m.tool_calls]
         for key in ("name", "id", "tool_call_id"):
             if getattr(m, key):
                 out[key] = getattr(m, key)
@@ -304,38 +318,60 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, Mapping):
         out_map: dict[str, Any] = {}
         for i, (k, v) in enumerate(value.items()):
-            if i >= _PRETTY_ITEMS:
-                out_map[ELLIPSIS] = f"{len(value) - _PRETTY_ITEMS:,} more keys"
+            if i >= limit:
+                out_map[ELLIPSIS] = f"{len(value) - limit:,} more keys"
+                budget.cut = True
                 break
-            out_map[_key_text(k)] = _jsonable(v, depth + 1)
+            out_map[_key_text(k)] = _jsonable(v, depth + 1, budget)
         return out_map
     if isinstance(value, (list, tuple, Set)):
         items = list(value) if isinstance(value, Set) else value
-        out_list = [_jsonable(v, depth + 1) for v in items[:_PRETTY_ITEMS]]
-        if len(items) > _PRETTY_ITEMS:
-            out_list.append(f"{ELLIPSIS} {len(items) - _PRETTY_ITEMS:,} more items")
+        if len(items) <= limit:
+            return [_jsonable(v, depth + 1, budget) for v in items]
+        budget.cut = True
+        if is_message_list(items):  # a conversation: its latest messages matter most
+            earlier = len(items) - limit
+            return [f"{ELLIPSIS} {earlier:,} earlier messages"] + [_jsonable(v, depth + 1, budget)
+                                                                   for v in items[earlier:]]
+        out_list = [_jsonable(v, depth + 1, budget) for v in items[:limit]]
+        out_list.append(f"{ELLIPSIS} {len(items) - limit:,} more items")
         return out_list
     fields = _fields(value)
     if fields is not None:
-        return {"__type__": _object_name(value), **{k: _jsonable(v, depth + 1) for k, v in fields}}
+        return {"__type__": _object_name(value), **{k: _jsonable(v, depth + 1, budget) for k, v in fields}}
     try:
         return repr(value)
     except Exception:
         return f"<{_object_name(value)}>"
 
 
-def pretty(value: Any, max_chars: int = 200_000) -> str:
-    """The full value as indented text (JSON-like; objects by their fields), capped."""
+def _render(value: Any, max_chars: int, budget: _Budget) -> tuple[str, bool]:
     if isinstance(value, str):
         text = value
     else:
         try:
-            text = json.dumps(_jsonable(value), indent=2, ensure_ascii=False)
+            text = json.dumps(_jsonable(value, 0, budget), indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
-            text = repr(value)
+            text = repr(value) if budget.items >= _PRETTY_ITEMS else preview(value, max_chars)
+    cut = budget.cut
     if len(text) > max_chars:
-        text = text[:max_chars] + f"\n… ({len(text) - max_chars:,} more characters)"
-    return text
+        text = text[:max_chars] + f"\n{ELLIPSIS} ({len(text) - max_chars:,} more characters)"
+        cut = True
+    return text, cut
+
+
+def pretty(value: Any, max_chars: int = 200_000) -> str:
+    """The full value as indented text (JSON-like; objects by their fields), capped."""
+    return _render(value, max_chars, _Budget(_PRETTY_ITEMS))[0]
+
+
+def pretty_preview(value: Any, *, items: int = 20, max_chars: int = 6_000) -> tuple[str, bool]:
+    """A quick, folded `pretty`: at most `items` entries of each list or dict (the latest
+    ones of a message list) and `max_chars` characters; True when something was left out.
+    Bounded work whatever the value's size, so a panel can render it on every step."""
+    if isinstance(value, str) and len(value) > max_chars:
+        return value[:max_chars] + f"\n{ELLIPSIS} ({len(value) - max_chars:,} more characters)", True
+    return _render(value, max_chars, _Budget(items))
 
 
 def search_text(value: Any) -> str | None:

@@ -125,13 +125,16 @@ class TimelineRow:
 @dataclass(frozen=True, kw_only=True)
 class EventRow:
     kind: str
-    """"start", "finish", "error", "interrupt", "commit", "run", "custom"."""
+    """"start", "finish", "error", "interrupt", "commit", "run", "custom"; or, for an
+    event read back from the history, the checkpoint's source ("input", "loop", …)."""
     step: int
     node: str
     text: str
     duration_s: float | None = None
     checkpoint_id: str | None = None
     traceback: str = ""
+    at: str = ""
+    """Wall-clock time (HH:MM:SS) the event happened, or the checkpoint was saved."""
 
 
 @dataclass(frozen=True, kw_only=True)

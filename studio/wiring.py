@@ -24,6 +24,7 @@ from .panels import (
     StatePanel,
     TimelinePanel,
 )
+from .records import StatusView
 from .session import Session
 
 __all__ = ["Panels", "make_panels", "connect_panels"]
@@ -86,6 +87,19 @@ class Panels:
         self.graph.shutdown()
 
 
+def resume_blocked(session: Session, status: StatusView) -> str:
+    """Why the Interrupts panel cannot resume now ("" when it can)."""
+    if session.graph is None:
+        return ("Read-only: this database was opened without the graph's code, so its run cannot go on. "
+                "Open it with the code (retrograph open DB --graph FILE.py) to resume.")
+    if status.viewing:
+        return ("Viewing an older checkpoint (read-only). Go back to the head (Ctrl+] or click it in the "
+                "Timeline) to answer the interrupt.")
+    if status.busy:
+        return "A command is running: wait for it, or stop it (Shift+F5)."
+    return ""
+
+
 def make_panels(window: QMainWindow) -> Panels:
     panels = Panels(graph=GraphPanel(), state=StatePanel(), diff=DiffPanel(), timeline=TimelinePanel(),
                     events=EventsPanel(), inspector=InspectorPanel(), interrupts=InterruptPanel(), window=window)
@@ -126,7 +140,9 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
     session.viewChanged.connect(on_view)
     session.eventAdded.connect(ev.add_event)
     session.eventsCleared.connect(ev.clear)
+    session.eventsLoaded.connect(ev.append)
     session.interruptsChanged.connect(intr.set_interrupts)
+    session.statusChanged.connect(lambda status: intr.set_read_only(resume_blocked(session, status)))
     session.detailsChanged.connect(panels.inspector.set_node)
     session.compareReady.connect(lambda record: CompareDialog.for_record(record, window).show())
 

@@ -16,7 +16,14 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from engine import END, START, CheckpointError, NotARetrographDatabase, SqliteSaver, StateGraph
+from engine import (
+    END,
+    START,
+    CheckpointError,
+    NotARetrographDatabase,
+    SqliteSaver,
+    StateGraph,
+)
 
 STEPS = 200
 NAP_S = 0.01

@@ -375,3 +375,37 @@ def test_unresolvable_schema_annotations_are_a_clear_error():
     )
     with pytest.raises(TypeError, match="cannot read the state schema 'Broken'.*do not resolve"):
         StateGraph(ns["Broken"]).compile()
+
+
+def test_overwrite_bypasses_a_reducer():
+    from engine import Overwrite
+
+    g = StateGraph(S)
+    g.add_node("reset", lambda s: {"log": Overwrite(["fresh"]), "n": Overwrite(7)})
+    g.add_node("more", lambda s: {"log": ["more"]})
+    g.add_edge(START, "reset")
+    g.add_edge("reset", "more")
+    assert g.compile().invoke({"log": ["old", "older"], "n": 0}) == {"log": ["fresh", "more"], "n": 7}
+
+
+def test_update_state_with_overwrite_replaces_a_list():
+    from engine import Overwrite
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_edge(START, "a")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "ow"}}
+    graph.invoke({"log": ["x"]}, cfg)
+    graph.update_state(cfg, {"log": Overwrite(["edited"])})
+    assert graph.get_state(cfg).values["log"] == ["edited"]
+
+
+def test_add_messages_stays_correct_across_steps_and_in_place_edits():
+    msgs = add_messages([], [HumanMessage("1", id="1"), HumanMessage("2", id="2")])
+    step2 = add_messages(msgs, AIMessage("3", id="3"))
+    step3 = add_messages(step2, AIMessage("2b", id="2"))
+    assert [m.content for m in step3] == ["1", "2b", "3"]
+    step3.insert(0, HumanMessage("0", id="0"))  # a node edits the list in place
+    step4 = add_messages(step3, AIMessage("1b", id="1"))
+    assert [m.content for m in step4] == ["0", "1b", "2b", "3"]

@@ -144,7 +144,7 @@ def test_node_error_is_an_event_with_traceback_and_the_run_pauses():
     assert isinstance(events[-1], RunFinished) and events[-1].status == "failed"
     state = graph.get_state({"configurable": {"thread_id": "e"}})
     assert state.next == ("boom",)
-    assert state.tasks[0].error == "bad tool call"
+    assert state.tasks[0].error == "ValueError('bad tool call')"
 
 
 def test_rewind_to_a_checkpoint_runs_a_new_branch_and_keeps_the_old(tmp_path):
@@ -293,3 +293,45 @@ def test_step_into_a_subgraph_with_a_gate():
     assert (("team",), [], True) in seen_moves
     inner_names = [e.name for e in events if isinstance(e, TaskFinished) and e.namespace == ("team",)]
     assert inner_names == ["__start__", "research", "write"]
+
+
+def test_a_failing_task_lets_its_siblings_finish_and_keeps_their_writes():
+    import threading
+
+    release = threading.Event()
+
+    def slow(s):
+        release.wait(5)
+        return {"log": ["slow"]}
+
+    def fail(s):
+        release.set()
+        raise RuntimeError("fail")
+
+    g = StateGraph(S)
+    g.add_node("slow", slow)
+    g.add_node("fail", fail)
+    g.add_edge(START, "slow")
+    g.add_edge(START, "fail")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "sib"}}
+    with pytest.raises(RuntimeError, match="fail"):
+        graph.invoke({"log": []}, cfg)
+    assert graph.get_state(cfg).next == ("fail",), "the sibling finished and its writes were kept"
+
+
+def test_routes_to_end_are_reported():
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_edge(START, "a")
+    g.add_conditional_edges("a", lambda s: END)
+    events = []
+
+    async def scenario():
+        run = g.compile().new_run({"log": []})
+        run.subscribe(events.append)
+        await run.run_to_end()
+
+    asyncio.run(scenario())
+    finished = [e for e in events if isinstance(e, TaskFinished) and e.name == "a"][0]
+    assert finished.routes == (END,)

@@ -41,18 +41,36 @@ def events(qtbot):
 
 def test_events_list_kind_step_node_text_and_duration(events):
     m = events.model
-    assert [m.index(r, 0).data(BadgeRole)[0] for r in range(m.rowCount())] == \
+    assert [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())] == \
+        ["Step", "Node", "What happened", "Took", "Time"]
+    assert [m.index(r, 2).data(BadgeRole)[0] for r in range(m.rowCount())] == \
         ["run", "start", "finish", "commit", "error"]
-    assert [m.index(2, c).data() for c in range(1, 5)] == ["0", "agent", "agent wrote messages", "12.3 ms"]
-    assert m.index(4, 4).data() == "1.50 s"
-    assert m.index(4, 3).data(Qt.ItemDataRole.ForegroundRole).name() == "#b91c1c"
+    assert [m.index(2, c).data() for c in range(4)] == ["0", "agent", "agent wrote messages", "12.3 ms"]
+    assert m.index(4, 3).data() == "1.50 s"
+    assert m.index(4, 2).data(Qt.ItemDataRole.ForegroundRole).name() == "#b91c1c"
     assert events.errors.text() == "1 error"
     shot(events, "events")
 
 
+def test_event_columns_are_readable_in_a_narrow_dock(qtbot, events):
+    """Headers are never cut off; step and duration stay narrow, the text takes the rest."""
+    events.resize(460, 300)
+    qtbot.waitUntil(lambda: events.table.viewport().width() < 460)
+    header = events.table.horizontalHeader()
+    fm = header.fontMetrics()
+    for col in range(events.model.columnCount()):
+        title = events.model.headerData(col, Qt.Orientation.Horizontal)
+        assert header.sectionSize(col) >= fm.horizontalAdvance(title) + 8, title
+    widths = [header.sectionSize(c) for c in range(5)]
+    assert widths[2] == max(widths) and widths[2] >= 150
+    assert widths[0] < 60
+    align = events.model.index(2, 3).data(Qt.ItemDataRole.TextAlignmentRole)
+    assert align & int(Qt.AlignmentFlag.AlignRight)
+
+
 def test_an_error_shows_its_traceback(qtbot, events):
     qtbot.mouseClick(events.table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=events.table.visualRect(events.model.index(4, 3)).center())
+                     pos=events.table.visualRect(events.model.index(4, 2)).center())
     assert "ZeroDivisionError: division by zero" in events.detail.toPlainText()
     assert 'File "graph.py", line 12, in tools' in events.detail.toPlainText()
 
@@ -60,11 +78,11 @@ def test_an_error_shows_its_traceback(qtbot, events):
 def test_clicking_an_event_with_a_checkpoint_selects_it(qtbot, events):
     with qtbot.waitSignal(events.checkpoint_selected, timeout=1_000) as blocker:
         qtbot.mouseClick(events.table.viewport(), Qt.MouseButton.LeftButton,
-                         pos=events.table.visualRect(events.model.index(3, 3)).center())
+                         pos=events.table.visualRect(events.model.index(3, 2)).center())
     assert blocker.args == ["cp1"]
     with qtbot.assertNotEmitted(events.checkpoint_selected):
         qtbot.mouseClick(events.table.viewport(), Qt.MouseButton.LeftButton,
-                         pos=events.table.visualRect(events.model.index(1, 3)).center())
+                         pos=events.table.visualRect(events.model.index(1, 2)).center())
 
 
 def test_clear_forgets_everything(events):

@@ -36,9 +36,41 @@ def interrupts(qtbot):
 
 def test_each_interrupt_shows_its_value(interrupts):
     first, second = interrupts.cards()
-    assert '"question": "Send the email?"' in first.findChildren(type(first.editor))[0].toPlainText()
+    assert first.question.text() == "Send the email?"  # the question reads as prose, wrapped
+    assert first.question.wordWrap() and first.question.isVisibleTo(interrupts)
+    assert first.value.toPlainText() == '{\n  "to": "ada@x.org"\n}'  # the rest, pretty-printed
+    assert second.question.text() == "Any notes?" and not second.value.isVisibleTo(interrupts)
     assert interrupts.title.text() == "Interrupts · 2 pending"
     assert not interrupts.resume_button.isEnabled()
+
+
+def test_a_narrow_panel_wraps_instead_of_scrolling_sideways(qtbot, interrupts):
+    from PySide6.QtWidgets import QScrollArea
+
+    interrupts.resize(300, 520)
+    long = {"question": "Refund $120.00 to Ada for the parcel that arrived damaged last Tuesday?",
+            "reason": "parcel arrived damaged, photos attached, customer since 2019, two earlier refunds"}
+    interrupts.set_interrupts([InterruptView(interrupt_id="0ebd780e7c1484279d0cd08ba" * 2, node="review",
+                                             value=long)])
+    scroll = interrupts.findChild(QScrollArea)
+    qtbot.waitUntil(lambda: interrupts.cards()[0].width() <= scroll.viewport().width())
+    assert not scroll.horizontalScrollBar().isVisible()
+    card = interrupts.cards()[0]
+    assert card.question.text().startswith("Refund $120.00")
+    assert '"reason"' in card.value.toPlainText()
+
+
+def test_read_only_disables_resume_and_says_why(interrupts):
+    for card, text in zip(interrupts.cards(), ('{"approved": true}', '"ok"')):
+        card.editor.setPlainText(text)
+    assert interrupts.resume_button.isEnabled()
+    interrupts.set_read_only("Viewing an older checkpoint (read-only).")
+    assert not interrupts.resume_button.isEnabled()
+    assert interrupts.resume_button.toolTip() == "Viewing an older checkpoint (read-only)."
+    assert interrupts.why.isVisibleTo(interrupts) and "older checkpoint" in interrupts.why.text()
+    assert all(card.editor.isReadOnly() for card in interrupts.cards())
+    interrupts.set_read_only("")
+    assert interrupts.resume_button.isEnabled() and not interrupts.why.isVisibleTo(interrupts)
 
 
 def test_invalid_json_is_reported_inline_and_blocks_resume(qtbot, interrupts):

@@ -157,3 +157,48 @@ def test_a_database_that_is_not_retrograph_is_refused(open_window, qtbot, tmp_pa
     assert "not a Retrograph checkpoint file" in window.banner.text.text()
     with sqlite3.connect(foreign) as conn:  # left untouched
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+
+BAD_NODES = {
+    "returns a list": ("def bad(s):\n    return ['not', 'a', 'dict']", "Expected dict"),
+    "router to nowhere": ("def bad(s):\n    return {}\ndef route(s):\n    return 'nowhere'", "nowhere"),
+    "two writes to a plain key": ("def bad(s):\n    return {'n': 1}\ndef twin(s):\n    return {'n': 2}",
+                                  "Can receive only one value per step"),
+    "unstorable value": ("def bad(s):\n    return {'n': object()}", "object"),
+}
+
+
+def _bad_graph(tmp_path: Path, case: str) -> Path:
+    code, _ = BAD_NODES[case]
+    wiring = {
+        "router to nowhere": "b.add_conditional_edges('bad', route)",
+        "two writes to a plain key": "b.add_node('twin', twin)\nb.add_edge(START, 'twin')",
+    }.get(case, "")
+    return write_graph(tmp_path, "bad", f"""
+class S(TypedDict):
+    n: object
+{code}
+b = StateGraph(S)
+b.add_node('bad', bad)
+b.add_edge(START, 'bad')
+{wiring}
+graph = b.compile()
+example_input = {{'n': 0}}
+""")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("case", sorted(BAD_NODES))
+def test_engine_errors_show_in_the_banner_and_keep_history(open_window, qtbot, tmp_path: Path, case: str) -> None:
+    window = open_window(_bad_graph(tmp_path, case))
+    s = window.session
+    act(qtbot, window, "step")  # __start__
+    kept = [r.id for r in s.history.rows()]
+    act(qtbot, window, "step_superstep")
+    assert window.banner.isVisible(), case
+    shown = window.banner.title.text() + " " + window.banner.text.text()
+    assert BAD_NODES[case][1] in shown, shown
+    assert [r.id for r in s.history.rows()] == kept  # nothing was committed, nothing lost
+    assert window.isVisible()

@@ -66,7 +66,10 @@ def test_browse_a_database_without_the_code(open_window, qtbot, tmp_path: Path) 
     assert [t.thread_id for t in window.threads] == ["newer", "older"]
     assert s.thread_id == "newer" and s.graph is None
     assert s.status_view().status == "read-only"
-    assert not window.actions.step.isEnabled()
+    assert not window.actions.step.isEnabled() and not window.actions.rewind.isEnabled()
+    graph = window.panels.graph  # drawn from the history: what ran, and what was due next
+    assert {"__start__", "triage", "assign"} <= set(graph.node_ids())
+    assert "no code loaded" in graph.title.text()
     state = panel_text(window.panels.state)
     assert "printer on fire" in state and "second" in state
     rows = s.history.rows()

@@ -232,3 +232,21 @@ def test_run_to_selected_node_and_breakpoint_after(open_window, qtbot, tmp_path:
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "breakpoint" and outcome.nodes == ("a",)
     assert s._values["items"] == ["alpha"]
+
+
+def test_compare_two_checkpoints(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(_graph(tmp_path))
+    s = window.session
+    act(qtbot, window, "continue_")
+    rows = s.history.rows()
+    first, last = rows[1].id, rows[-1].id
+    with qtbot.waitSignal(s.compareReady, timeout=5000) as blocker:
+        window.panels.timeline.compare_requested.emit(first, last)
+    record = blocker.args[0]
+    assert record.left_id == first and record.right_id == last
+    assert {r.key for r in record.diff.rows} >= {"items", "n"}
+    from studio.panels import CompareDialog
+
+    dialogs = [d for d in window.findChildren(CompareDialog) if d.isVisible()]
+    assert dialogs and "gamma" in panel_text(dialogs[-1])
+    dialogs[-1].close()

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InvalidUpdateError
+from ..types import Overwrite
 from .base import Applied, Channel
 
 __all__ = ["LastValue"]
@@ -23,4 +24,5 @@ class LastValue(Channel):
                 f"At key '{self.key}': Can receive only one value per step. "
                 "Use an Annotated key to handle multiple values."
             )
-        return Applied(writes[0])
+        value = writes[0]
+        return Applied(value.value if type(value) is Overwrite else value)

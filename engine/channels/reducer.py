@@ -5,6 +5,8 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..errors import InvalidUpdateError
+from ..types import Overwrite
 from .base import MISSING, Applied, Channel
 
 __all__ = ["ReducerChannel", "reducer_display_name"]
@@ -39,6 +41,16 @@ class ReducerChannel(Channel):
     def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
         if not writes:
             return Applied(old)
+        overwrites = [i for i, w in enumerate(writes) if type(w) is Overwrite]
+        if overwrites:
+            if len(overwrites) > 1:
+                raise InvalidUpdateError(
+                    f"At key '{self.key}': {len(overwrites)} Overwrite values in one step; "
+                    "only one write may replace the value in a superstep."
+                )
+            at = overwrites[0]
+            rest = self.apply(writes[at].value, writes[at + 1:]) if at + 1 < len(writes) else None
+            return Applied(rest.value if rest is not None else writes[at].value)
         if self._fold is not None:
             value, appended = self._fold(old, writes)
             return Applied(value, appended)

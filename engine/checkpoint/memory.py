@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import count
-from typing import Any
+from typing import Any, Union
 
 from .base import (
     BaseCheckpointSaver,
@@ -21,44 +20,43 @@ from .base import (
     PendingWrite,
     ThreadInfo,
 )
-from .serde import (
-    DEFAULT_MAX_BYTES,
-    Serializer,
+from .records import (
+    check_versions,
     dumps_extras,
     encode_channel,
+    encode_writes,
+    exists_error,
     join_list_segments,
     loads_extras,
+    no_checkpoint_error,
+    no_stored_version_error,
     too_big_error,
 )
+from .serde import DEFAULT_MAX_BYTES, Serializer
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
 
 class _Chain:
-    """Segments of one list channel: version `seq` is origin's value + parts[0..seq].
+    """Segments of one list channel: version `seq` is origin's value + parts[0..seq]."""
 
-    A chain that is not a list holds one full value in parts[0]."""
+    __slots__ = ("origin", "parts", "counts", "sizes", "tagged")
 
-    __slots__ = ("origin", "is_list", "parts", "counts", "sizes", "tagged")
-
-    def __init__(self, origin: tuple[_Chain, int] | None, is_list: bool) -> None:
+    def __init__(self, origin: tuple[_Chain, int] | None) -> None:
         self.origin = origin
-        self.is_list = is_list
         self.parts: list[bytes] = []
         self.counts: list[int] = []  # items in the list at each seq
         self.sizes: list[int] = []  # encoded bytes of the whole list at each seq
         self.tagged: list[bool] = []  # whether the whole list holds tagged values at each seq
 
-    def add(self, data: bytes, n: int | None, size: int, tagged: bool) -> int:
+    def add(self, data: bytes, n: int, size: int, tagged: bool) -> int:
         self.parts.append(data)
-        self.counts.append(n or 0)
+        self.counts.append(n)
         self.sizes.append(size)
         self.tagged.append(tagged)
         return len(self.parts) - 1
 
     def assemble(self, seq: int) -> bytes:
-        if not self.is_list:
-            return self.parts[0]
         pieces: list[list[bytes]] = []
         chain: _Chain | None = self
         while chain is not None:
@@ -69,21 +67,43 @@ class _Chain:
         return join_list_segments(s for part in reversed(pieces) for s in part)
 
 
-@dataclass(frozen=True, kw_only=True)
+# A stored channel value: (encoded value, tagged) for any value but a list; (chain, seq)
+# for a list, which is version `seq` of that chain.
+_Held = Union[tuple[bytes, bool], tuple[_Chain, int]]
+
+
 class _Row:
-    header: CheckpointHeader
-    versions: dict[str, str]
-    extras: bytes | None
+    """A stored checkpoint without its values; its header is built when listed."""
+
+    __slots__ = ("parent_id", "step", "source", "created_at", "next", "nodes_ran", "versions", "extras")
+
+    def __init__(self, c: Checkpoint, extras: bytes | None) -> None:
+        self.parent_id = c.parent_id
+        self.step = c.step
+        self.source = c.source
+        self.created_at = c.created_at
+        self.next = tuple([t.name for t in c.tasks])
+        self.nodes_ran = tuple(c.nodes_ran)
+        self.versions = dict(c.versions)
+        self.extras = extras
+
+    def header(self, thread_id: str, checkpoint_id: str) -> CheckpointHeader:
+        return CheckpointHeader(
+            id=checkpoint_id, thread_id=thread_id, parent_id=self.parent_id, step=self.step,
+            source=self.source, created_at=self.created_at, next=self.next, nodes_ran=self.nodes_ran,
+        )
 
 
-@dataclass(kw_only=True)
 class _Thread:
-    rows: dict[str, _Row] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
-    position: dict[str, int] = field(default_factory=dict)
-    blobs: dict[tuple[str, str], tuple[_Chain, int]] = field(default_factory=dict)
-    writes: dict[str, list[tuple[str, str, str, bytes]]] = field(default_factory=dict)
-    touched: int = 0
+    __slots__ = ("rows", "order", "position", "blobs", "writes", "touched")
+
+    def __init__(self) -> None:
+        self.rows: dict[str, _Row] = {}
+        self.order: list[str] = []  # checkpoint ids in the order they were put
+        self.position: dict[str, int] = {}
+        self.blobs: dict[tuple[str, str], _Held] = {}  # (channel, version) -> its value
+        self.writes: dict[str, list[tuple[str, str, str, bytes]]] = {}
+        self.touched = 0
 
 
 class InMemorySaver(BaseCheckpointSaver):
@@ -106,77 +126,64 @@ class InMemorySaver(BaseCheckpointSaver):
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
         c = checkpoint
+        cid, values, serde = c.id, c.values, self.serde
         with self._lock:
             th = self._threads.get(c.thread_id) or _Thread()
-            if c.id in th.rows:
-                raise ValueError(
-                    f"checkpoint `{c.id}` already exists in thread `{c.thread_id}`: checkpoints are "
-                    "immutable, save the change as a new checkpoint with a new id"
-                )
+            if cid in th.rows:
+                raise exists_error(c)
+            blobs = th.blobs
             # Encode everything first: a failure leaves the store as it was.
-            staged: list[tuple[str, tuple[str, bytes, int | None, bool], tuple[_Chain, int] | None]] = []
+            plain: list[tuple[str, bytes, bool]] = []  # (key, encoded value, tagged)
+            lists: list[tuple[str, _Chain, bytes, int, int, bool]] = []  # (key, chain, segment, n, size, tagged)
             for key, version in c.versions.items():
-                if key not in c.values:
+                if version != cid:
+                    if key in values and (key, version) not in blobs:
+                        raise no_stored_version_error(c, key, version)
                     continue
-                if version != c.id:
-                    if (key, version) not in th.blobs:
-                        raise ValueError(
-                            f"checkpoint `{c.id}`: channel `{key}` has version `{version}`, but no value "
-                            f"was stored under that version in thread `{c.thread_id}`; a changed channel's "
-                            "version must be the id of the checkpoint that changes it"
-                        )
+                if key not in values:
                     continue
-                base = None
-                if appended and key in appended:
-                    base = th.blobs.get((key, appended[key][0]))
-                    if base is not None and not base[0].is_list:
-                        base = None
-                base_count = base[0].counts[base[1]] if base is not None else None
-                n_items = len(appended[key][1]) if base is not None and appended else None
-                plan = encode_channel(self.serde, key, c.values[key], base_count, n_items)
-                if plan[0] != "append":
-                    base = None
-                size = len(plan[1]) + 2 + (base[0].sizes[base[1]] if base is not None else 0)
-                if size > self.serde.max_bytes:
-                    raise too_big_error(key, size, self.serde.max_bytes)
-                staged.append((key, plan, base))
-            for key in c.values:
-                if key not in c.versions:
-                    raise ValueError(f"checkpoint `{c.id}`: channel `{key}` has a value but no version")
-            extras = dumps_extras(self.serde, c)
-            # Apply.
-            for key, (kind, data, n, tagged), base in staged:
-                size = len(data) + 2
-                if base is None:
-                    chain = _Chain(None, kind == "list")
-                else:
+                hint = appended.get(key) if appended else None
+                base = blobs.get((key, hint[0])) if hint is not None else None
+                if base is not None and type(base[0]) is _Chain:
                     chain, seq = base
+                    kind, data, n, tagged = encode_channel(serde, key, values[key], chain.counts[seq], len(hint[1]))
+                else:
+                    kind, data, n, tagged = encode_channel(serde, key, values[key])
+                size = len(data) + 2
+                if kind == "append":
                     size += chain.sizes[seq]
+                if size > serde.max_bytes:
+                    raise too_big_error(key, size, serde.max_bytes)
+                if kind == "value":
+                    plain.append((key, data, tagged))
+                elif kind == "list":
+                    lists.append((key, _Chain(None), data, n, size, tagged))
+                else:
                     tagged = tagged or chain.tagged[seq]
                     if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
-                        chain = _Chain(base, True)
-                th.blobs[(key, c.id)] = (chain, chain.add(data, n, size, tagged))
-            header = CheckpointHeader(
-                id=c.id, thread_id=c.thread_id, parent_id=c.parent_id, step=c.step, source=c.source,
-                created_at=c.created_at, next=c.next, nodes_ran=tuple(c.nodes_ran),
-            )
-            th.rows[c.id] = _Row(header=header, versions=dict(c.versions), extras=extras)
-            th.position[c.id] = len(th.order)
-            th.order.append(c.id)
+                        chain = _Chain(base)  # type: ignore[arg-type]
+                    lists.append((key, chain, data, n, size, tagged))
+            check_versions(c)
+            extras = dumps_extras(serde, c)
+            # Apply.
+            for key, data, tagged in plain:
+                blobs[(key, cid)] = (data, tagged)
+            for key, chain, data, n, size, tagged in lists:
+                blobs[(key, cid)] = (chain, chain.add(data, n, size, tagged))
+            th.rows[cid] = _Row(c, extras)
+            th.position[cid] = len(th.order)
+            th.order.append(cid)
             th.touched = next(self._clock)
-            if c.parent_id is not None:
+            if th.writes and c.parent_id is not None:
                 th.writes.pop(c.parent_id, None)
             self._threads[c.thread_id] = th
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
-        encoded = [(w.task_id, w.task_name, w.channel, self.serde.dumps(w.value, where=w.channel)) for w in writes]
+        encoded = encode_writes(self.serde, writes)
         with self._lock:
             th = self._threads.get(thread_id)
             if th is None or checkpoint_id not in th.rows:
-                raise ValueError(
-                    f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
-                    "save the checkpoint with put() first"
-                )
+                raise no_checkpoint_error(thread_id, checkpoint_id)
             th.writes.setdefault(checkpoint_id, []).extend(encoded)
 
     def delete_thread(self, thread_id: str) -> None:
@@ -189,21 +196,27 @@ class InMemorySaver(BaseCheckpointSaver):
             th = self._threads.get(thread_id)
             if th is None or not th.order:
                 return None
-            row = th.rows.get(checkpoint_id if checkpoint_id is not None else th.order[-1])
+            if checkpoint_id is None:
+                checkpoint_id = th.order[-1]
+            row = th.rows.get(checkpoint_id)
             if row is None:
                 return None
-            raw = {key: th.blobs[(key, v)] for key, v in row.versions.items() if (key, v) in th.blobs}
-            data = {key: (chain.assemble(seq), chain.tagged[seq]) for key, (chain, seq) in raw.items()}
-        return self._build(row, data)
-
-    def _build(self, row: _Row, data: dict[str, tuple[bytes, bool]]) -> Checkpoint:
-        h = row.header
-        tasks, barriers, metadata = loads_extras(self.serde, row.extras, h.id)
+            data: dict[str, tuple[bytes, bool]] = {}
+            for key, version in row.versions.items():
+                held = th.blobs.get((key, version))
+                if held is None:
+                    continue
+                first, second = held
+                if type(first) is _Chain:
+                    data[key] = (first.assemble(second), first.tagged[second])
+                else:
+                    data[key] = held  # type: ignore[assignment]
+        tasks, barriers, metadata = loads_extras(self.serde, row.extras, checkpoint_id)
         loads = self.serde.loads
         return Checkpoint(
-            id=h.id, thread_id=h.thread_id, parent_id=h.parent_id, step=h.step, source=h.source,
-            created_at=h.created_at, values={k: loads(b, plain=not tagged) for k, (b, tagged) in data.items()},
-            versions=dict(row.versions), barriers=barriers, tasks=tasks, nodes_ran=h.nodes_ran,
+            id=checkpoint_id, thread_id=thread_id, parent_id=row.parent_id, step=row.step, source=row.source,
+            created_at=row.created_at, values={k: loads(b, plain=not tagged) for k, (b, tagged) in data.items()},
+            versions=dict(row.versions), barriers=barriers, tasks=tasks, nodes_ran=row.nodes_ran,
             metadata=metadata,
         )
 
@@ -239,24 +252,21 @@ class InMemorySaver(BaseCheckpointSaver):
         ids = self._ids(thread_id, before, limit)
         with self._lock:
             th = self._threads.get(thread_id)
-            headers = [th.rows[i].header for i in ids if i in th.rows] if th is not None else []
+            headers = [th.rows[i].header(thread_id, i) for i in ids if i in th.rows] if th is not None else []
         return iter(headers)
 
     def threads(self) -> list[ThreadInfo]:
         with self._lock:
-            found = sorted(
-                self._threads.items(),
-                key=lambda kv: (kv[1].rows[kv[1].order[-1]].header.created_at, kv[1].touched) if kv[1].order else ("", 0),
-                reverse=True,
-            )
-            return [
-                ThreadInfo(
+            found = [
+                (th.rows[th.order[-1]].created_at, th.touched, ThreadInfo(
                     thread_id=tid, checkpoints=len(th.order), latest_id=th.order[-1],
-                    updated_at=th.rows[th.order[-1]].header.created_at,
-                )
-                for tid, th in found
+                    updated_at=th.rows[th.order[-1]].created_at,
+                ))
+                for tid, th in self._threads.items()
                 if th.order
             ]
+        found.sort(key=lambda f: (f[0], f[1]), reverse=True)
+        return [info for _, _, info in found]
 
 
 MemorySaver = InMemorySaver

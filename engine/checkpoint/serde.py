@@ -9,7 +9,7 @@ Format: orjson-encoded JSON. Values JSON cannot hold exactly are tagged dicts
 `{"$t": tag, ...}` (tuple, set, bytes, nan, big int, datetime, registered objects...). A
 user dict that itself has a "$t" key is wrapped in a "dict" tag, so every dict
 round-trips. A list is always encoded as a plain JSON array, which lets the stores keep
-an appended list as byte-level segments (see `join_list_segments`).
+an appended list as byte-level segments (see `records.join_list_segments`).
 """
 from __future__ import annotations
 
@@ -27,8 +27,15 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError, SerializationError
-from ..types import Interrupt, Send
-from .base import PlannedTask
+from .registry import (
+    GLOBAL_TYPES,
+    Registry,
+    TypeInfo,
+    UnknownTypeWarning,
+    UnknownValue,
+    is_pydantic,
+    register_type,
+)
 
 __all__ = [
     "Serializer",
@@ -37,11 +44,8 @@ __all__ = [
     "UnknownTypeWarning",
     "DEFAULT_MAX_BYTES",
     "MAX_DEPTH",
-    "join_list_segments",
-    "dumps_extras",
-    "loads_extras",
-    "encode_channel",
-    "too_big_error",
+    "TAG",
+    "TAG_BYTES",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -51,98 +55,14 @@ make a load take. Raise it with `Serializer(max_bytes=...)` for bigger states.""
 MAX_DEPTH = 100
 """Deepest nesting of containers stored or loaded; keeps recursion far from Python's limit."""
 
-_TAG = "$t"
-_TAG_BYTES = b'"$t"'
+TAG = "$t"
+"""The key that marks a tagged value: `{"$t": tag, ...}`."""
+TAG_BYTES = b'"$t"'
+"""Encoded data without these bytes holds no tagged value (`loads(plain=True)` may skip them)."""
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
 _STRICT: frozenset[type] = frozenset({str, bool, type(None)})
 _FAST: frozenset[type] = _STRICT | {int}
 _MB = 1024 * 1024
-
-
-@dataclasses.dataclass(frozen=True)
-class UnknownValue:
-    """A stored object whose type is not registered in this process: inert data.
-
-    `data` is the object's fields (a dict) or, for an Enum member, the member's name.
-    Saving it again writes it back unchanged, so nothing is lost by loading it.
-    """
-
-    type_name: str
-    data: Any
-
-    def __repr__(self) -> str:
-        return f"<UnknownValue {self.type_name} {self.data!r}>"
-
-    def __hash__(self) -> int:  # data may be a dict; equal values share a type name
-        return hash(self.type_name)
-
-
-class UnknownTypeWarning(UserWarning):
-    """Stored data names a type that is not registered; it was loaded as UnknownValue."""
-
-
-# -- the registry -------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, kw_only=True)
-class _TypeInfo:
-    cls: type
-    name: str
-    kind: str  # "dataclass" | "pydantic" | "namedtuple" | "enum"
-    fields: tuple[tuple[str, bool], ...] = ()  # (name, passed to __init__) for dataclasses
-
-
-def _is_pydantic(cls: type) -> bool:
-    return hasattr(cls, "model_fields") and hasattr(cls, "model_construct")
-
-
-def _describe(cls: type) -> _TypeInfo:
-    name = f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', '?')}"
-    if isinstance(cls, type) and issubclass(cls, enum.Enum):
-        return _TypeInfo(cls=cls, name=name, kind="enum")
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
-        fields = tuple((f.name, f.init) for f in dataclasses.fields(cls))
-        return _TypeInfo(cls=cls, name=name, kind="dataclass", fields=fields)
-    if isinstance(cls, type) and _is_pydantic(cls):
-        return _TypeInfo(cls=cls, name=name, kind="pydantic")
-    if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        return _TypeInfo(cls=cls, name=name, kind="namedtuple")
-    raise TypeError(
-        f"register_type({getattr(cls, '__name__', cls)!r}): only dataclasses, pydantic models, "
-        "NamedTuples and Enum classes can be registered; store other objects as plain data"
-    )
-
-
-class _Registry:
-    """Class <-> stable name. Registering a new class under a taken name replaces the old
-    one (a reloaded graph file defines its classes anew)."""
-
-    def __init__(self) -> None:
-        self.by_type: dict[type, _TypeInfo] = {}
-        self.by_name: dict[str, _TypeInfo] = {}
-
-    def add(self, cls: type, name: str | None = None) -> None:
-        info = _describe(cls)
-        if name is not None:
-            info = dataclasses.replace(info, name=name)
-        old = self.by_name.get(info.name)
-        if old is not None and old.cls is not cls:
-            self.by_type.pop(old.cls, None)
-        self.by_type[cls] = info
-        self.by_name[info.name] = info
-
-
-_GLOBAL = _Registry()
-# Engine types get short stable names so that moving a module never orphans old files.
-_GLOBAL.add(Send, "rg.Send")
-_GLOBAL.add(Interrupt, "rg.Interrupt")
-
-
-def register_type(*types: type) -> None:
-    """Allow every Serializer to store and rebuild these dataclasses, pydantic models,
-    NamedTuples or Enums. Rebuilding looks the stored name up here; nothing is imported."""
-    for cls in types:
-        _GLOBAL.add(cls)
 
 
 # -- encoding -----------------------------------------------------------------------------
@@ -161,19 +81,19 @@ def _b64(v: bytes | bytearray) -> str:
 
 
 _SIMPLE_ENCODERS: dict[type, Any] = {
-    bytes: lambda v: {_TAG: "bytes", "v": _b64(v)},
-    bytearray: lambda v: {_TAG: "bytearray", "v": _b64(v)},
-    dt.datetime: lambda v: {_TAG: "datetime", "v": v.isoformat()},
-    dt.date: lambda v: {_TAG: "date", "v": v.isoformat()},
-    dt.time: lambda v: {_TAG: "time", "v": v.isoformat()},
-    dt.timedelta: lambda v: {_TAG: "timedelta", "v": [v.days, v.seconds, v.microseconds]},
-    uuid.UUID: lambda v: {_TAG: "uuid", "v": str(v)},
-    Decimal: lambda v: {_TAG: "decimal", "v": str(v)},
+    bytes: lambda v: {TAG: "bytes", "v": _b64(v)},
+    bytearray: lambda v: {TAG: "bytearray", "v": _b64(v)},
+    dt.datetime: lambda v: {TAG: "datetime", "v": v.isoformat()},
+    dt.date: lambda v: {TAG: "date", "v": v.isoformat()},
+    dt.time: lambda v: {TAG: "time", "v": v.isoformat()},
+    dt.timedelta: lambda v: {TAG: "timedelta", "v": [v.days, v.seconds, v.microseconds]},
+    uuid.UUID: lambda v: {TAG: "uuid", "v": str(v)},
+    Decimal: lambda v: {TAG: "decimal", "v": str(v)},
 }
 
 
 def _float(v: float) -> Any:
-    return v if isfinite(v) else {_TAG: "float", "v": repr(v)}
+    return v if isfinite(v) else {TAG: "float", "v": repr(v)}
 
 
 def _type_name(v: Any) -> str:
@@ -192,18 +112,18 @@ class Serializer:
 
     def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.max_bytes = max_bytes
-        self._own = _Registry()
+        self._own = Registry()
 
     def register(self, *types: type) -> None:
         """Allow this serializer (only) to store and rebuild these types."""
         for cls in types:
             self._own.add(cls)
 
-    def _info_for(self, t: type) -> _TypeInfo | None:
-        return self._own.by_type.get(t) or _GLOBAL.by_type.get(t)
+    def _info_for(self, t: type) -> TypeInfo | None:
+        return self._own.by_type.get(t) or GLOBAL_TYPES.by_type.get(t)
 
-    def _info_named(self, name: str) -> _TypeInfo | None:
-        return self._own.by_name.get(name) or _GLOBAL.by_name.get(name)
+    def _info_named(self, name: str) -> TypeInfo | None:
+        return self._own.by_name.get(name) or GLOBAL_TYPES.by_name.get(name)
 
     # -- dumps --------------------------------------------------------------------------
     def dumps(self, value: Any, *, where: str | None = None) -> bytes:
@@ -242,7 +162,7 @@ class Serializer:
         if t is str or t is bool or v is None:
             return v
         if t is int:
-            return v if _INT_MIN <= v <= _INT_MAX else {_TAG: "int", "v": hex(v)}
+            return v if _INT_MIN <= v <= _INT_MAX else {TAG: "int", "v": hex(v)}
         if t is float:
             return _float(v)
         if depth >= MAX_DEPTH:
@@ -253,31 +173,31 @@ class Serializer:
             return [x if type(x) in plain else enc(x, d, plain) for x in v]
         if t is dict:
             if plain is _STRICT and not all(type(k) is str for k in v):
-                return {_TAG: "map", "v": [[enc(k, d, plain), enc(x, d, plain)] for k, x in v.items()]}
+                return {TAG: "map", "v": [[enc(k, d, plain), enc(x, d, plain)] for k, x in v.items()]}
             out = {k: (x if type(x) in plain else enc(x, d, plain)) for k, x in v.items()}
-            return {_TAG: "dict", "v": out} if _TAG in v else out
+            return {TAG: "dict", "v": out} if TAG in v else out
         if t is tuple or t is set or t is frozenset:
-            return {_TAG: t.__name__, "v": [x if type(x) in plain else enc(x, d, plain) for x in v]}
+            return {TAG: t.__name__, "v": [x if type(x) in plain else enc(x, d, plain) for x in v]}
         simple = _SIMPLE_ENCODERS.get(t)
         if simple is not None:
             return simple(v)
         if t is complex:
-            return {_TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
+            return {TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
         info = self._info_for(t)
         if info is not None:
             if info.kind == "enum":
-                return {_TAG: "enum", "n": info.name, "v": v._name_}
+                return {TAG: "enum", "n": info.name, "v": v._name_}
             fields = self._fields(v, info)
-            return {_TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
+            return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
         if t is UnknownValue:
             if isinstance(v.data, str):
-                return {_TAG: "enum", "n": v.type_name, "v": v.data}
+                return {TAG: "enum", "n": v.type_name, "v": v.data}
             data = v.data if type(v.data) is dict else {"data": v.data}
-            return {_TAG: "obj", "n": v.type_name, "v": {k: enc(x, d, plain) for k, x in data.items()}}
+            return {TAG: "obj", "n": v.type_name, "v": {k: enc(x, d, plain) for k, x in data.items()}}
         raise _Unencodable(v, "enum" if isinstance(v, enum.Enum) else "type")
 
     @staticmethod
-    def _fields(v: Any, info: _TypeInfo) -> Iterable[tuple[str, Any]]:
+    def _fields(v: Any, info: TypeInfo) -> Iterable[tuple[str, Any]]:
         if info.kind == "dataclass":
             return [(name, getattr(v, name)) for name, _ in info.fields]
         if info.kind == "pydantic":
@@ -326,7 +246,7 @@ class Serializer:
                 f"Cannot checkpoint `{path}`: it is nested more than {MAX_DEPTH} levels deep. "
                 "Flatten the data (e.g. a list of records instead of a linked chain)."
             )
-        elif e.reason == "enum" or dataclasses.is_dataclass(cls) or _is_pydantic(cls) or (
+        elif e.reason == "enum" or dataclasses.is_dataclass(cls) or is_pydantic(cls) or (
             issubclass(cls, tuple) and hasattr(cls, "_fields")
         ):
             text = (
@@ -367,7 +287,7 @@ class Serializer:
             raw = orjson.loads(data)
         except orjson.JSONDecodeError as e:
             raise CheckpointDecodeError(f"stored value is not valid checkpoint data ({e})") from None
-        if plain or _TAG_BYTES not in data:
+        if plain or TAG_BYTES not in data:
             return raw
         try:
             return self._dec(raw, 0)
@@ -390,14 +310,14 @@ class Serializer:
         if t is dict:
             if depth >= MAX_DEPTH:
                 raise RecursionError
-            if _TAG in v:
+            if TAG in v:
                 return self._dec_tagged(v, depth + 1)
             d, dec = depth + 1, self._dec
             return {k: (x if type(x) is str else dec(x, d)) for k, x in v.items()}
         return v
 
     def _dec_tagged(self, v: dict[str, Any], d: int) -> Any:
-        tag, x = v[_TAG], v.get("v")
+        tag, x = v[TAG], v.get("v")
         if tag == "tuple":
             return tuple(self._dec(i, d) for i in _list(x))
         if tag == "set":
@@ -440,7 +360,7 @@ class Serializer:
             return self._dec_enum(_str(v.get("n")), _str(x))
         _warn(f"Checkpoint data holds a value tagged {str(tag)[:80]!r}, unknown to this version "
               "of Retrograph; it is loaded as an inert UnknownValue.")
-        return UnknownValue(f"tag:{str(tag)[:80]}", self._dec({k: i for k, i in v.items() if k != _TAG}, d))
+        return UnknownValue(f"tag:{str(tag)[:80]}", self._dec({k: i for k, i in v.items() if k != TAG}, d))
 
     def _dec_obj(self, name: str, fields: dict[str, Any]) -> Any:
         info = self._info_named(name)
@@ -521,93 +441,3 @@ def _int(x: Any) -> int:
     if type(x) is not int:
         raise ValueError(f"expected an integer, got {type(x).__name__}")
     return x
-
-
-def join_list_segments(segments: Iterable[bytes]) -> bytes:
-    """One JSON array from list segments: each segment is the inside of an encoded list
-    (`dumps(items)[1:-1]`, possibly empty). How the stores rebuild an appended list."""
-    return b"[" + b",".join(s for s in segments if s) + b"]"
-
-
-def dumps_extras(serde: Serializer, checkpoint: Any) -> bytes | None:
-    """The plan, barriers and metadata of a checkpoint as one compact blob (None when all
-    are empty): a task is `[id, name, trigger]`, plus the Send argument for a Send; an id
-    of the usual form `<checkpoint id>/<index>` is stored as null."""
-    tasks = [
-        [None if t.id == f"{checkpoint.id}/{i}" else t.id, t.name, t.trigger, *((t.arg,) if t.is_send else ())]
-        for i, t in enumerate(checkpoint.tasks)
-    ]
-    barriers = {k: list(v) for k, v in checkpoint.barriers.items()}
-    metadata = dict(checkpoint.metadata)
-    if not (tasks or barriers or metadata):
-        return None
-    try:
-        return serde.dumps([tasks, barriers, metadata])
-    except SerializationError:  # encode the parts apart so the message names the right one
-        for i, task in enumerate(tasks):
-            serde.dumps(task, where=f"tasks[{i}]")
-        serde.dumps(barriers, where="barriers")
-        serde.dumps(metadata, where="metadata")
-        raise
-
-
-def loads_extras(
-    serde: Serializer, data: bytes | None, checkpoint_id: str
-) -> tuple[tuple[PlannedTask, ...], dict[str, tuple[str, ...]], dict[str, Any]]:
-    """Inverse of `dumps_extras`, checking the shape (the bytes may come from a hostile file)."""
-    if data is None:
-        return (), {}, {}
-    got = serde.loads(data)
-    try:
-        tasks, barriers, metadata = got
-        if type(tasks) is not list or type(barriers) is not dict or type(metadata) is not dict:
-            raise ValueError
-        plan = []
-        for i, t in enumerate(tasks):
-            if type(t) is not list or len(t) not in (3, 4) or not all(type(x) is str for x in t[1:3]):
-                raise ValueError
-            task_id = f"{checkpoint_id}/{i}" if t[0] is None else t[0]
-            if type(task_id) is not str:
-                raise ValueError
-            plan.append(PlannedTask(id=task_id, name=t[1], trigger=t[2], is_send=len(t) == 4,
-                                    arg=t[3] if len(t) == 4 else None))
-        joins = {}
-        for k, v in barriers.items():
-            if type(v) is not list or not all(type(x) is str for x in v):
-                raise ValueError
-            joins[k] = tuple(v)
-    except (ValueError, TypeError):
-        raise CheckpointDecodeError("the checkpoint's plan/metadata record is malformed") from None
-    return tuple(plan), joins, metadata
-
-
-def encode_channel(
-    serde: Serializer, key: str, value: Any, base_count: int | None = None, n_appended: int | None = None
-) -> tuple[str, bytes, int | None, bool]:
-    """How a store keeps one changed channel value: `(kind, data, item count, tagged)`.
-
-    kind "append": `data` is the new items' list segment, to add after the base version
-    (which holds `base_count` items); used only when the value really is the base plus
-    `n_appended` items. kind "list": a full list as one segment. kind "value": anything
-    else. `tagged`: whether `data` holds tagged values (see `Serializer.loads(plain=)`).
-    """
-    if base_count is not None and type(value) is list and len(value) == base_count + (n_appended or 0):
-        try:
-            data = serde.dumps(value[base_count:], where=key)[1:-1]
-        except SerializationError:
-            serde.dumps(value, where=key)  # raises again, with the item's index in the whole list
-            raise
-        return "append", data, len(value), _TAG_BYTES in data
-    data = serde.dumps(value, where=key)
-    if type(value) is list:
-        return "list", data[1:-1], len(value), _TAG_BYTES in data
-    return "value", data, None, _TAG_BYTES in data
-
-
-def too_big_error(key: str, size: int, limit: int) -> SerializationError:
-    """A channel value that would outgrow the store's per-value limit once saved."""
-    return SerializationError(
-        f"Cannot checkpoint `{key}`: it would take {size / _MB:.1f} MB encoded, over the "
-        f"{limit / _MB:.0f} MB limit per stored value. Keep big data outside the state (store a file "
-        "path or an id), or raise the limit with `max_value_bytes=...` when creating the saver."
-    )

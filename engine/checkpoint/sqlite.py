@@ -6,110 +6,79 @@ the OS's file cache); a power loss or OS crash may drop the last few commits but
 corrupts the file. Readers in other processes see consistent snapshots while a run writes.
 
 Storage grows with what changed. A channel changed by a checkpoint is stored once; the
-checkpoints after it refer to it. A small value (not a list) lives in its checkpoint's row.
-A list that a reducer only appended to is stored as its new items: segment `seq` of a
-*chain* (`sid = chain << 20 | seq`); every 64 segments of a chain are moved into one
-chunk row (with where each segment ends), so loading any version of a list reads one
-range of chunks and at most 63 segments per chain, plus one chain per branch point above
-it. No value is ever stored twice. Row numbers carry their thread (`cid = tid << 32 | n`),
-so a thread's history is one range of the checkpoints table: no extra index to update.
+checkpoints after it refer to it (sqlite_rows.py). A small value (not a list) lives in its
+checkpoint's row; an appended list is stored as its new items (segments.py). Row numbers
+carry their thread, so a thread's history is one range of the checkpoints table.
 
-Safety: opening never writes to a file that is not Retrograph's; loading never runs code
-(see serde.py); SQLite itself refuses to hand over any value above `max_value_bytes`
-(`SQLITE_LIMIT_LENGTH`), so a hostile file cannot make a load exhaust memory.
+Speed: a superstep that changes small values is one INSERT, its own transaction; the
+saver remembers the last checkpoints it wrote, so a put reads nothing back.
+
+Safety: opening never writes to a file that is not Retrograph's (sqlite_schema.py);
+loading never runs code (serde.py); SQLite itself refuses to hand over any value above
+`max_value_bytes` (`SQLITE_LIMIT_LENGTH`), so a hostile file cannot make a load exhaust
+memory.
 """
 from __future__ import annotations
 
 import os
 import sqlite3
-import struct
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from ..errors import (
-    CheckpointDecodeError,
-    CheckpointError,
-    NotARetrographDatabase,
-    UnsupportedSchemaVersion,
-)
-from .base import (
-    BaseCheckpointSaver,
-    Checkpoint,
-    CheckpointHeader,
-    PendingWrite,
-    ThreadInfo,
-)
-from .serde import (
-    DEFAULT_MAX_BYTES,
-    Serializer,
+from ..errors import CheckpointDecodeError, CheckpointError
+from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .records import (
+    check_versions,
     dumps_extras,
     encode_channel,
-    join_list_segments,
+    encode_writes,
+    exists_error,
     loads_extras,
+    no_checkpoint_error,
+    no_stored_version_error,
     too_big_error,
+)
+from .segments import Segments
+from .serde import DEFAULT_MAX_BYTES, Serializer
+from .sqlite_rows import HEADER_COLS, INLINE, ROW_COLS, Entry, header, parse_inline, parse_versions
+from .sqlite_schema import (
+    APPLICATION_ID,
+    N_BITS,
+    N_MASK,
+    SCHEMA_VERSION,
+    missing_value_error,
+    open_database,
+    translate_error,
 )
 
 __all__ = ["SqliteSaver", "APPLICATION_ID", "SCHEMA_VERSION"]
 
-APPLICATION_ID = 0x52477068  # "RGph" in PRAGMA application_id: the file is Retrograph's
-SCHEMA_VERSION = 1  # PRAGMA user_version; a newer one is refused, never rewritten
-
-_SEQ_BITS, _N_BITS, _CHUNK = 20, 32, 64
-_SEQ_MASK, _N_MASK = (1 << _SEQ_BITS) - 1, (1 << _N_BITS) - 1
-_MB = 1024 * 1024
-
-_SCHEMA = (
-    "CREATE TABLE threads(tid INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL UNIQUE)",
-    # cid = tid << 32 | n; parent: the parent's cid when in this thread, else its id.
-    """CREATE TABLE checkpoints(
-        cid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, id TEXT NOT NULL, parent,
-        step INTEGER NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL,
-        next BLOB NOT NULL, nodes_ran BLOB NOT NULL, versions BLOB NOT NULL, extras BLOB, inline BLOB)""",
-    "CREATE UNIQUE INDEX checkpoints_by_id ON checkpoints(tid, id)",
-    # sid = chain << 20 | seq; every 64 segments of a chain move into one row of chunks.
-    "CREATE TABLE segments(sid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, data BLOB NOT NULL)",
-    # sid = chain << 20 | j: segments j*64 .. j*64+63 joined; ends: where each one ends.
-    "CREATE TABLE chunks(sid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, data BLOB NOT NULL, ends BLOB NOT NULL)",
-    "CREATE TABLE origins(chain INTEGER PRIMARY KEY, tid INTEGER NOT NULL, origin INTEGER NOT NULL)",
-    """CREATE TABLE writes(
-        wid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, checkpoint TEXT NOT NULL,
-        task_id TEXT NOT NULL, task_name TEXT NOT NULL, channel TEXT NOT NULL, value BLOB NOT NULL)""",
-    "CREATE INDEX writes_by_checkpoint ON writes(tid, checkpoint)",
-)
-_TABLES = frozenset({"threads", "checkpoints", "segments", "chunks", "origins", "writes"})
-
 _TID = "(SELECT tid FROM threads WHERE thread_id = ?)"
-_PARENT = (
-    "CASE WHEN typeof(parent) = 'integer' THEN"
-    " (SELECT p.id FROM checkpoints AS p WHERE p.cid = checkpoints.parent) ELSE parent END"
-)
-_HEADER_COLS = f"cid, id, {_PARENT}, step, source, created_at, next, nodes_ran"
-_ROW_COLS = _HEADER_COLS + ", versions, extras, inline"
 _INSERT_CHECKPOINT = (
     "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
     " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
 )
-_INSERT_SEGMENT = "INSERT INTO segments(sid, tid, data) VALUES (?, ?, ?)"
+_SELECT_CHECKPOINT = f"SELECT 1 FROM checkpoints WHERE tid = {_TID} AND id = ?"
+_INSERT_WRITE = (
+    "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value)"
+    f" SELECT tid, id, ?, ?, ?, ? FROM checkpoints WHERE tid = {_TID} AND id = ?"
+)
 
-# A versions-map entry: [version] (no value), [version, cid of the row holding it inline],
-# or [version, sid, item count (None: not a list), bytes, tagged].
-Entry = list
-_INLINE = 256  # a changed value this small (and not a list) lives in its checkpoint's row
 
-
-@dataclass(kw_only=True)
 class _Known:
     """A stored checkpoint as the next put needs it: row number, versions, pending writes?"""
 
-    cid: int
-    vmap: dict[str, Entry]
-    has_writes: bool
+    __slots__ = ("cid", "vmap", "has_writes")
+
+    def __init__(self, cid: int, vmap: dict[str, Entry], has_writes: bool) -> None:
+        self.cid = cid
+        self.vmap = vmap
+        self.has_writes = has_writes
 
 
 class _StaleCache(Exception):
@@ -140,10 +109,10 @@ class SqliteSaver(BaseCheckpointSaver):
         self._lock = threading.RLock()
         self._tids: dict[str, int] = {}
         self._next_n: dict[int, int] = {}  # thread number -> the next free n of its cids
-        self._next_chain: int | None = None
         self._known: OrderedDict[tuple[int, str], _Known] = OrderedDict()
+        self._segments = Segments(self.path, self.serde.max_bytes)
         self._conn: sqlite3.Connection | None = None
-        self._conn = self._open()
+        self._conn = open_database(self.path, self.serde.max_bytes)
 
     @classmethod
     def from_conn_string(cls, path: str | os.PathLike[str], **kwargs: Any) -> SqliteSaver:
@@ -153,62 +122,6 @@ class SqliteSaver(BaseCheckpointSaver):
     def __repr__(self) -> str:
         return f"SqliteSaver({self.path!r})"
 
-    # -- opening ------------------------------------------------------------------------
-    def _open(self) -> sqlite3.Connection:
-        if self.path != ":memory:" and not self.path.startswith("file:"):
-            _check_file_header(self.path)
-        try:
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10.0)
-        except sqlite3.Error as e:
-            raise CheckpointError(f"Cannot open `{self.path}`: {e}. Check that its folder exists and is writable.") from None
-        try:
-            with self._errors():
-                self._validate_or_create(conn)
-                if self.path != ":memory:":
-                    conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, self.serde.max_bytes + 1024)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def _validate_or_create(self, conn: sqlite3.Connection) -> None:
-        """Check the file is ours and readable; create the schema only in an empty file."""
-        app_id, version, tables = _identify(conn)
-        if app_id == 0 and not tables:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                app_id, version, tables = _identify(conn)  # another process may have been first
-                if app_id == 0 and not tables:
-                    for statement in _SCHEMA:
-                        conn.execute(statement)
-                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
-                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
-                    app_id, version, tables = APPLICATION_ID, SCHEMA_VERSION, set(_TABLES)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        if app_id != APPLICATION_ID:
-            raise NotARetrographDatabase(
-                f"`{self.path}` is a SQLite database but not a Retrograph checkpoint file (its tables: "
-                f"{', '.join(sorted(tables)[:8]) or 'none'}). Retrograph left it untouched; choose "
-                "another file for checkpoints."
-            )
-        if version > SCHEMA_VERSION:
-            raise UnsupportedSchemaVersion(
-                f"`{self.path}` was written by a newer Retrograph (checkpoint schema {version}; this "
-                f"version reads schema {SCHEMA_VERSION} and older). Upgrade Retrograph to open it; "
-                "the file was left untouched."
-            )
-        missing = _TABLES - tables
-        if version < 1 or missing:
-            raise CheckpointError(
-                f"`{self.path}` is a damaged Retrograph checkpoint file (schema {version}, missing tables: "
-                f"{', '.join(sorted(missing)) or 'none'}). Restore it from a backup."
-            )
-
     @contextmanager
     def _errors(self) -> Iterator[None]:
         try:
@@ -217,26 +130,7 @@ class SqliteSaver(BaseCheckpointSaver):
             raise self._translate(e) from None
 
     def _translate(self, e: sqlite3.Error) -> CheckpointError:
-        """SQLite's error as one that names the file and says what to do."""
-        text = str(e)
-        if isinstance(e, sqlite3.DataError) and "too big" in text:
-            return CheckpointDecodeError(
-                f"`{self.path}` holds a stored value larger than the {self.serde.max_bytes / _MB:.0f} MB "
-                "limit; it was not loaded. If you trust the file, open it with "
-                "`SqliteSaver(path, max_value_bytes=...)`."
-            )
-        if "malformed" in text or "not a database" in text or "corrupt" in text:
-            return CheckpointError(
-                f"`{self.path}` is corrupt or truncated (SQLite: {text}). Retrograph changed nothing; "
-                f"restore it from a backup, or salvage what is left with `sqlite3 {self.path} .recover`."
-            )
-        if "locked" in text or "busy" in text:
-            return CheckpointError(
-                f"`{self.path}` is locked by another process that keeps writing to it; try again when that run ends."
-            )
-        if self._conn is None:
-            return CheckpointError(f"{self!r} is closed; open the file again to use it")
-        return CheckpointError(f"`{self.path}`: {text}")
+        return translate_error(e, self.path, self.serde.max_bytes, closed=self._conn is None)
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -276,58 +170,72 @@ class SqliteSaver(BaseCheckpointSaver):
                 self._put(checkpoint, appended)
 
     def _put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None) -> None:
-        tid = self._tid(c.thread_id)
+        tid = self._tids.get(c.thread_id)
+        if tid is None:
+            tid = self._tid(c.thread_id)
         parent = self._lookup(tid, c.parent_id) if c.parent_id is not None else None
-        pmap = parent.vmap if parent is not None else None
-        vmap: dict[str, Entry] = {}
+        pmap = parent.vmap if parent is not None else {}
+        own, values, serde = c.id, c.values, self.serde
+        # The versions record as stored: this checkpoint's own version is "", its own row
+        # 0 (see sqlite_rows.py); the entries of unchanged channels are the parent's lists.
+        stored: dict[str, Entry] = {}
         # Encode everything before the transaction: a failure leaves the file as it was.
         staged: list[tuple[str, bytes, int | None]] = []  # (key, segment, sid of its base)
         inline: dict[str, str] = {}
         for key, version in c.versions.items():
-            if key not in c.values:
-                vmap[key] = [version]
-            elif version != c.id:
-                vmap[key] = self._entry(tid, c, key, version, pmap)
-            else:
-                base = self._find(tid, key, appended[key][0], pmap) if appended and key in appended else None
-                if base is not None and (len(base) != 5 or base[2] is None):
-                    base = None  # the base is not a list
-                n_items = len(appended[key][1]) if base is not None and appended else None
-                kind, data, count, tagged = encode_channel(
-                    self.serde, key, c.values[key], base[2] if base is not None else None, n_items
-                )
-                if kind == "value" and len(data) <= _INLINE:
-                    inline[key] = data.decode()
-                    vmap[key] = [version, 0]  # 0: this row, whose number the insert gives
+            if version != own:
+                if key not in values:
+                    stored[key] = [version]
                     continue
-                if kind != "append":
-                    base = None
-                size = len(data) + 2 + (base[3] if base is not None else 0)
-                if size > self.serde.max_bytes:
-                    raise too_big_error(key, size, self.serde.max_bytes)
-                staged.append((key, data, base[1] if base is not None else None))
-                vmap[key] = [version, 0, count, size, int(tagged or (base is not None and base[4]))]
-        for key in c.values:
-            if key not in c.versions:
-                raise ValueError(f"checkpoint `{c.id}`: channel `{key}` has a value but no version")
-        row = [
-            tid, c.id, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
-            orjson.dumps(list(c.next)), orjson.dumps(list(c.nodes_ran)), None, dumps_extras(self.serde, c),
+                e = pmap.get(key)
+                if e is None or e[0] != version or len(e) == 1:
+                    e = self._find(tid, key, version, pmap)
+                    if e is None:
+                        raise no_stored_version_error(c, key, version)
+                stored[key] = e
+                continue
+            if key not in values:
+                stored[key] = [""]
+                continue
+            hint = appended.get(key) if appended else None
+            base = self._find(tid, key, hint[0], pmap) if hint is not None else None
+            if base is not None and len(base) == 5 and base[2] is not None:
+                kind, data, count, tagged = encode_channel(serde, key, values[key], base[2], len(hint[1]))
+            else:
+                kind, data, count, tagged = encode_channel(serde, key, values[key])
+            if kind == "value" and len(data) <= INLINE:
+                inline[key] = data.decode()
+                stored[key] = ["", 0]  # 0: this row, whose number the insert gives
+                continue
+            size = len(data) + 2
+            if kind == "append":
+                size += base[3]
+                tagged = tagged or bool(base[4])
+                staged.append((key, data, base[1]))
+            else:
+                staged.append((key, data, None))
+            if size > serde.max_bytes:
+                raise too_big_error(key, size, serde.max_bytes)
+            stored[key] = ["", 0, count, size, int(tagged)]
+        check_versions(c)
+        row = [  # _INSERT_CHECKPOINT's parameters; the row number and versions come last
+            None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
+            orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, dumps_extras(serde, c),
             orjson.dumps(inline) if inline else None, tid,
         ]
         drop_writes = c.parent_id is not None and (parent is None or parent.has_writes)
         conn = self._db()
         try:
             if not staged and not drop_writes:  # one statement: its own transaction
-                row[8] = _dump_versions(vmap, c.id, 0)
-                cid = self._insert_checkpoint(conn, tid, row, c.thread_id)
+                row[9] = orjson.dumps(stored)
+                cid = self._insert_checkpoint(conn, row, c.thread_id)
             else:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     for key, data, base_sid in staged:
-                        vmap[key][1] = self._store(conn, tid, data, base_sid)
-                    row[8] = _dump_versions(vmap, c.id, 0)
-                    cid = self._insert_checkpoint(conn, tid, row, c.thread_id)
+                        stored[key][1] = self._segments.store(conn, tid, data, base_sid)
+                    row[9] = orjson.dumps(stored)
+                    cid = self._insert_checkpoint(conn, row, c.thread_id)
                     if drop_writes:
                         conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
                 except BaseException:
@@ -337,27 +245,32 @@ class SqliteSaver(BaseCheckpointSaver):
         except sqlite3.Error as e:
             self._forget()
             raise self._translate(e) from None
-        for key in inline:
-            vmap[key][1] = cid
-        self._remember(tid, c.id, _Known(cid=cid, vmap=vmap, has_writes=False))
+        # What the next put needs: the same record with real ids and row numbers.
+        vmap = stored.copy()
+        for key, e in stored.items():
+            if e[0] == "":
+                vmap[key] = [own, cid, *e[2:]] if len(e) == 2 else [own, *e[1:]]
+        self._remember(tid, own, _Known(cid, vmap, False))
         if parent is not None:
             parent.has_writes = False
 
-    def _insert_checkpoint(self, conn: sqlite3.Connection, tid: int, row: list[Any], thread_id: str) -> int:
+    def _insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], thread_id: str) -> int:
         """Insert the checkpoint row under the thread's next row number; returns it."""
+        tid = row[1]
         while True:
             n = self._next_n.get(tid)
             if n is None:
                 top = conn.execute(
-                    "SELECT max(cid) FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << _N_BITS, (tid << _N_BITS) | _N_MASK)
+                    "SELECT max(cid) FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK)
                 ).fetchone()[0]
-                n = (top & _N_MASK) + 1 if top is not None else 0
+                n = (top & N_MASK) + 1 if top is not None else 0
+            row[0] = cid = (tid << N_BITS) | n
             try:
-                inserted = conn.execute(_INSERT_CHECKPOINT, ((tid << _N_BITS) | n, *row)).rowcount
+                inserted = conn.execute(_INSERT_CHECKPOINT, row).rowcount
             except sqlite3.IntegrityError as e:
                 if "checkpoints.id" in str(e):
                     raise ValueError(
-                        f"checkpoint `{row[1]}` already exists in thread `{thread_id}`: checkpoints are "
+                        f"checkpoint `{row[2]}` already exists in thread `{thread_id}`: checkpoints are "
                         "immutable, save the change as a new checkpoint with a new id"
                     ) from None
                 self._next_n.pop(tid, None)  # another saver wrote to this thread: count again
@@ -365,57 +278,7 @@ class SqliteSaver(BaseCheckpointSaver):
             if inserted != 1:
                 raise _StaleCache
             self._next_n[tid] = n + 1
-            return (tid << _N_BITS) | n
-
-    def _store(self, conn: sqlite3.Connection, tid: int, data: bytes, base_sid: int | None) -> int:
-        """Insert one segment; returns its sid. An append goes right after its base when
-        the base is its chain's tip, else it starts a new chain whose origin is the base."""
-        if base_sid is not None and (base_sid & _SEQ_MASK) != _SEQ_MASK:
-            sid = base_sid + 1
-            closes = (sid & _SEQ_MASK) % _CHUNK == _CHUNK - 1
-            merged = conn.execute("SELECT 1 FROM chunks WHERE sid = ?", (_chunk_of(sid),)).fetchone()
-            try:
-                if merged is None:  # else the chain goes on past the base: this is a branch
-                    conn.execute(_INSERT_SEGMENT, (sid, tid, data))
-                    if closes:
-                        self._close_chunk(conn, tid, sid)
-                    return sid
-            except sqlite3.IntegrityError:
-                pass  # the base already has a successor: this is a branch
-        while True:
-            if self._next_chain is None:
-                top = conn.execute("SELECT max(sid) FROM segments").fetchone()[0]
-                self._next_chain = (top >> _SEQ_BITS) + 1 if top is not None else 1
-            chain = self._next_chain
-            self._next_chain += 1
-            try:
-                conn.execute(_INSERT_SEGMENT, (chain << _SEQ_BITS, tid, data))
-                break
-            except sqlite3.IntegrityError:  # another saver on this file took that chain
-                self._next_chain = None
-        if base_sid is not None:
-            conn.execute("INSERT INTO origins(chain, tid, origin) VALUES (?, ?, ?)", (chain, tid, base_sid))
-        return chain << _SEQ_BITS
-
-    def _close_chunk(self, conn: sqlite3.Connection, tid: int, last: int) -> None:
-        """Move the 64 segments ending at `last` into one chunk row, so that loading a long
-        list reads a row per 64 appends."""
-        first = last - _CHUNK + 1
-        parts = [r[0] for r in conn.execute("SELECT data FROM segments WHERE sid BETWEEN ? AND ? ORDER BY sid", (first, last))]
-        if len(parts) != _CHUNK:  # a damaged chain: leave it as it is
-            return
-        joined: list[bytes] = []
-        ends, pos = [], 0
-        for part in parts:
-            if part:
-                pos += len(part) + (1 if joined else 0)
-                joined.append(part)
-            ends.append(pos)
-        conn.execute(
-            "INSERT INTO chunks(sid, tid, data, ends) VALUES (?, ?, ?, ?)",
-            (_chunk_of(last), tid, b",".join(joined), struct.pack(f"<{_CHUNK}I", *ends)),
-        )
-        conn.execute("DELETE FROM segments WHERE sid BETWEEN ? AND ?", (first, last))
+            return cid
 
     def _tid(self, thread_id: str) -> int:
         """The thread's number, creating the thread's row on first use."""
@@ -431,7 +294,7 @@ class SqliteSaver(BaseCheckpointSaver):
     def _forget(self) -> None:
         self._tids.clear()
         self._next_n.clear()
-        self._next_chain = None
+        self._segments.forget()
         self._known.clear()
 
     def _lookup(self, tid: int, checkpoint_id: str) -> _Known | None:
@@ -447,7 +310,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if row is None:
             return None
         try:
-            known = _Known(cid=row[0], vmap=_parse_versions(row[1], checkpoint_id, row[0]), has_writes=True)
+            known = _Known(row[0], parse_versions(row[1], checkpoint_id, row[0]), True)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
         self._remember(tid, checkpoint_id, known)
@@ -458,44 +321,38 @@ class SqliteSaver(BaseCheckpointSaver):
         if len(self._known) > 64:
             self._known.popitem(last=False)
 
-    def _find(self, tid: int, key: str, version: str, pmap: dict[str, Entry] | None) -> Entry | None:
+    def _find(self, tid: int, key: str, version: str, pmap: dict[str, Entry]) -> Entry | None:
         """Where `key`'s value at `version` is stored: as the parent has it, or as the
         checkpoint that made that version has it."""
-        entry = pmap.get(key) if pmap is not None else None
+        entry = pmap.get(key)
         if entry is None or entry[0] != version:
             owner = self._lookup(tid, version)
             entry = owner.vmap.get(key) if owner is not None else None
         return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
 
-    def _entry(self, tid: int, c: Checkpoint, key: str, version: str, pmap: dict[str, Entry] | None) -> Entry:
-        entry = self._find(tid, key, version, pmap)
-        if entry is None:
-            raise ValueError(
-                f"checkpoint `{c.id}`: channel `{key}` has version `{version}`, but no value was stored "
-                f"under that version in thread `{c.thread_id}`; a changed channel's version must be the "
-                "id of the checkpoint that changes it"
-            )
-        return entry
-
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
-        rows = [(w.task_id, w.task_name, w.channel, self.serde.dumps(w.value, where=w.channel)) for w in writes]
-        with self._transaction() as conn:
-            found = conn.execute(
-                f"SELECT tid FROM checkpoints WHERE tid = {_TID} AND id = ?", (thread_id, checkpoint_id)
-            ).fetchone()
-            if found is None:
-                raise ValueError(
-                    f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
-                    "save the checkpoint with put() first"
-                )
-            tid = found[0]
-            known = self._known.get((tid, checkpoint_id))
+        rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
+        with self._lock, self._errors():
+            conn = self._db()
+            if len(rows) == 1:  # one statement: its own transaction
+                if conn.execute(_INSERT_WRITE, rows[0]).rowcount != 1:
+                    raise no_checkpoint_error(thread_id, checkpoint_id)
+            elif not rows:
+                if conn.execute(_SELECT_CHECKPOINT, (thread_id, checkpoint_id)).fetchone() is None:
+                    raise no_checkpoint_error(thread_id, checkpoint_id)
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+                try:  # each row inserts only if the checkpoint exists: all or none do
+                    if conn.executemany(_INSERT_WRITE, rows).rowcount != len(rows):
+                        raise no_checkpoint_error(thread_id, checkpoint_id)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            tid = self._tids.get(thread_id)
+            known = self._known.get((tid, checkpoint_id)) if tid is not None else None
             if known is not None:
                 known.has_writes = True
-            conn.executemany(
-                "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value) VALUES (?, ?, ?, ?, ?, ?)",
-                [(tid, checkpoint_id, *r) for r in rows],
-            )
 
     def delete_thread(self, thread_id: str) -> None:
         with self._transaction() as conn:
@@ -503,10 +360,8 @@ class SqliteSaver(BaseCheckpointSaver):
             row = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
             if row is not None:
                 tid = row[0]
-                conn.execute("DELETE FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << _N_BITS, (tid << _N_BITS) | _N_MASK))
-                conn.execute("DELETE FROM segments WHERE tid = ?", (tid,))
-                conn.execute("DELETE FROM chunks WHERE tid = ?", (tid,))
-                conn.execute("DELETE FROM origins WHERE tid = ?", (tid,))
+                conn.execute("DELETE FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK))
+                self._segments.delete_thread(conn, tid)
                 conn.execute("DELETE FROM writes WHERE tid = ?", (tid,))
                 conn.execute("DELETE FROM threads WHERE tid = ?", (tid,))
 
@@ -515,27 +370,28 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._transaction("BEGIN") as conn:  # one snapshot for the row and its values
             if checkpoint_id is None:
                 row = conn.execute(
-                    f"SELECT {_ROW_COLS} FROM checkpoints WHERE cid BETWEEN {_TID} << 32 AND ({_TID} << 32) | ?"
+                    f"SELECT {ROW_COLS} FROM checkpoints WHERE cid BETWEEN {_TID} << 32 AND ({_TID} << 32) | ?"
                     " ORDER BY cid DESC LIMIT 1",
-                    (thread_id, thread_id, _N_MASK),
+                    (thread_id, thread_id, N_MASK),
                 ).fetchone()
             else:
                 row = conn.execute(
-                    f"SELECT {_ROW_COLS} FROM checkpoints WHERE tid = {_TID} AND id = ?", (thread_id, checkpoint_id)
+                    f"SELECT {ROW_COLS} FROM checkpoints WHERE tid = {_TID} AND id = ?", (thread_id, checkpoint_id)
                 ).fetchone()
             if row is None:
                 return None
-            vmap = self._check(row, _parse_versions, row[8], row[1], row[0])
-            data = {key: (self._assemble(conn, row[1], key, e), e[4]) for key, e in vmap.items() if len(e) == 5}
+            vmap = self._check(row, parse_versions, row[8], row[1], row[0])
+            load = self._segments.load
+            data = {key: (load(conn, row[1], key, e[1], e[2], e[3]), e[4]) for key, e in vmap.items() if len(e) == 5}
             data.update(self._inline(conn, row, vmap))
-        header = self._check(row, _header, thread_id, row)
+        head = self._check(row, header, thread_id, row)
         tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], row[1])
         return Checkpoint(
-            id=header.id, thread_id=thread_id, parent_id=header.parent_id, step=header.step,
-            source=header.source, created_at=header.created_at,
+            id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step,
+            source=head.source, created_at=head.created_at,
             values={key: self._check(row, self._load_value, key, *blob) for key, blob in data.items()},
             versions={key: e[0] for key, e in vmap.items()}, barriers=barriers, tasks=tasks,
-            nodes_ran=header.nodes_ran, metadata=metadata,
+            nodes_ran=head.nodes_ran, metadata=metadata,
         )
 
     def _inline(self, conn: sqlite3.Connection, row: tuple[Any, ...], vmap: dict[str, Entry]) -> dict[str, tuple[bytes, int]]:
@@ -548,10 +404,10 @@ class SqliteSaver(BaseCheckpointSaver):
                     found = conn.execute("SELECT inline FROM checkpoints WHERE cid = ?", (e[1],)).fetchone()
                     rows[e[1]] = found[0] if found is not None else None
                 if type(rows[e[1]]) is bytes:
-                    rows[e[1]] = self._check(row, _parse_inline, rows[e[1]])
+                    rows[e[1]] = self._check(row, parse_inline, rows[e[1]])
                 held = rows[e[1]]
                 if held is None or key not in held:
-                    raise _missing(self.path, row[1], key)
+                    raise missing_value_error(self.path, row[1], key)
                 out[key] = (held[key].encode(), 1)
         return out
 
@@ -567,57 +423,6 @@ class SqliteSaver(BaseCheckpointSaver):
             return self.serde.loads(blob, plain=not tagged)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"channel `{key}`: {e}") from None
-
-    def _assemble(self, conn: sqlite3.Connection, cid: str, key: str, entry: Entry) -> bytes:
-        """The encoded value of one channel: its chunks and segments, chain by chain."""
-        _, sid, count, size, _ = entry
-        limit = self.serde.max_bytes
-        if size > limit:
-            raise CheckpointDecodeError(
-                f"`{self.path}`: channel `{key}` of checkpoint `{cid}` takes {size / _MB:.1f} MB, over the "
-                f"{limit / _MB:.0f} MB limit; it was not loaded. If you trust the file, open it with "
-                "`SqliteSaver(path, max_value_bytes=...)`."
-            )
-        if count is None:
-            row = conn.execute("SELECT data FROM segments WHERE sid = ?", (sid,)).fetchone()
-            if row is None:
-                raise _missing(self.path, cid, key)
-            return row[0]
-        pieces: list[list[bytes]] = []
-        total = 0
-        while True:
-            part = self._chain_part(conn, sid, cid, key)
-            total += sum(map(len, part)) + len(part)
-            if total > limit or len(pieces) > 10_000:
-                raise CheckpointDecodeError(f"`{self.path}`: channel `{key}` of checkpoint `{cid}` is malformed")
-            pieces.append(part)
-            row = conn.execute("SELECT origin FROM origins WHERE chain = ?", (sid >> _SEQ_BITS,)).fetchone()
-            if row is None:
-                break
-            sid = row[0]
-        return join_list_segments(s for part in reversed(pieces) for s in part)
-
-    def _chain_part(self, conn: sqlite3.Connection, sid: int, cid: str, key: str) -> list[bytes]:
-        """One chain's segments up to `sid`: whole chunks, then the segments after them (or
-        the part of the chunk that holds `sid`)."""
-        base, seq = sid & ~_SEQ_MASK, sid & _SEQ_MASK
-        rows = conn.execute(
-            "SELECT sid, data, ends FROM chunks WHERE sid BETWEEN ? AND ? ORDER BY sid", (base, base + seq // _CHUNK)
-        ).fetchall()
-        if any(r[0] != base + i for i, r in enumerate(rows)) or len(rows) < seq // _CHUNK:
-            raise _missing(self.path, cid, key)
-        part = [r[1] for r in rows]
-        if len(rows) > seq // _CHUNK:  # `sid` lies inside the last chunk: keep its start
-            ends = rows[-1][2]
-            if type(ends) is not bytes or len(ends) != 4 * _CHUNK:
-                raise CheckpointDecodeError(f"`{self.path}`: channel `{key}` of checkpoint `{cid}` is malformed")
-            part[-1] = part[-1][: struct.unpack_from("<I", ends, 4 * (seq % _CHUNK))[0]]
-            return part
-        first = base + len(rows) * _CHUNK
-        tail = [r[0] for r in conn.execute("SELECT data FROM segments WHERE sid BETWEEN ? AND ? ORDER BY sid", (first, sid))]
-        if len(tail) != sid - first + 1:
-            raise _missing(self.path, cid, key)
-        return part + tail
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._lock, self._errors():
@@ -645,7 +450,7 @@ class SqliteSaver(BaseCheckpointSaver):
             found = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
             if found is None:
                 return
-            low, bound = found[0] << _N_BITS, (found[0] << _N_BITS) | _N_MASK
+            low, bound = found[0] << N_BITS, (found[0] << N_BITS) | N_MASK
             if before is not None:
                 row = conn.execute("SELECT cid FROM checkpoints WHERE tid = ? AND id = ?", (found[0], before)).fetchone()
                 if row is None:
@@ -672,8 +477,8 @@ class SqliteSaver(BaseCheckpointSaver):
     def list_headers(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[CheckpointHeader]:
-        for row in self._pages(_HEADER_COLS, thread_id, before, limit):
-            yield self._check(row, _header, thread_id, row)
+        for row in self._pages(HEADER_COLS, thread_id, before, limit):
+            yield self._check(row, header, thread_id, row)
 
     def threads(self) -> list[ThreadInfo]:
         with self._lock, self._errors():
@@ -685,111 +490,3 @@ class SqliteSaver(BaseCheckpointSaver):
                 " ORDER BY c.created_at DESC, t.tid DESC"
             ).fetchall()
         return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]
-
-
-def _chunk_of(sid: int) -> int:
-    """The sid of the chunk that holds (or will hold) segment `sid`."""
-    return (sid & ~_SEQ_MASK) | ((sid & _SEQ_MASK) // _CHUNK)
-
-
-def _check_file_header(path: str) -> None:
-    """Refuse a file that is not SQLite, or is cut short, before SQLite touches it."""
-    try:
-        size = os.path.getsize(path)
-        if size == 0:
-            return
-        with open(path, "rb") as f:
-            head = f.read(100)
-    except FileNotFoundError:
-        return
-    except OSError as e:
-        raise CheckpointError(f"Cannot open `{path}`: {e}") from None
-    if not head.startswith(b"SQLite format 3\x00"):
-        raise NotARetrographDatabase(
-            f"`{path}` is not a SQLite database (it starts with {head[:16]!r}), so it is not a Retrograph "
-            "checkpoint file. Check the path; Retrograph left the file untouched."
-        )
-    page_size = int.from_bytes(head[16:18], "big") if len(head) == 100 else 0
-    pages = int.from_bytes(head[28:32], "big")
-    expected = pages * (65536 if page_size == 1 else page_size)
-    if len(head) < 100 or (head[24:28] == head[92:96] and size < expected):
-        raise CheckpointError(
-            f"`{path}` is truncated ({size} bytes; its header says {expected}). Retrograph changed nothing; "
-            f"restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
-        )
-
-
-def _identify(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    tables.discard("sqlite_sequence")
-    return app_id, version, tables
-
-
-def _dump_versions(vmap: dict[str, Entry], own_id: str, own_cid: int) -> bytes:
-    """The versions map as stored: the checkpoint's own id is "", its own row number 0."""
-    return orjson.dumps({
-        k: ["" if e[0] == own_id else e[0], *((0,) if len(e) == 2 and e[1] == own_cid else e[1:])]
-        for k, e in vmap.items()
-    })
-
-
-def _parse_inline(data: Any) -> dict[str, str]:
-    try:
-        held = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        held = None
-    if type(held) is not dict or not all(type(v) is str for v in held.values()):
-        raise CheckpointDecodeError("its inline values are malformed")
-    return held
-
-
-def _parse_versions(data: Any, own_id: str, own_cid: int) -> dict[str, Entry]:
-    try:
-        vmap = orjson.loads(data)
-    except (orjson.JSONDecodeError, TypeError):
-        vmap = None
-    if type(vmap) is not dict or not all(
-        type(e) is list and e and type(e[0]) is str and (
-            len(e) == 1 or (len(e) == 2 and type(e[1]) is int)
-            or (len(e) == 5 and type(e[1]) is int and type(e[3]) is int and type(e[4]) is int
-                and (e[2] is None or type(e[2]) is int))
-        )
-        for e in vmap.values()
-    ):
-        raise CheckpointDecodeError("its versions record is malformed")
-    for e in vmap.values():
-        if e[0] == "":
-            e[0] = own_id
-        if len(e) == 2 and e[1] == 0:
-            e[1] = own_cid
-    return vmap
-
-
-def _strings(data: Any) -> tuple[str, ...]:
-    got = orjson.loads(data)
-    if type(got) is not list or not all(type(s) is str for s in got):
-        raise ValueError("not a list of names")
-    return tuple(got)
-
-
-def _header(thread_id: str, row: tuple[Any, ...]) -> CheckpointHeader:
-    _, cid, parent, step, source, created_at, nxt, nodes_ran = row[:8]
-    try:
-        if not (type(cid) is str and type(step) is int and type(source) is str and type(created_at) is str
-                and (parent is None or type(parent) is str)):
-            raise ValueError("a column has the wrong type")
-        return CheckpointHeader(
-            id=cid, thread_id=thread_id, parent_id=parent, step=step, source=source,
-            created_at=created_at, next=_strings(nxt), nodes_ran=_strings(nodes_ran),
-        )
-    except (ValueError, TypeError) as e:
-        raise CheckpointDecodeError(f"its record is malformed ({e})") from None
-
-
-def _missing(path: str, cid: str, key: str) -> CheckpointError:
-    return CheckpointError(
-        f"`{path}`: the stored value of channel `{key}` of checkpoint `{cid}` is missing (the file was "
-        "damaged or edited by hand). Restore it from a backup."
-    )

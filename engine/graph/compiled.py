@@ -10,12 +10,12 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import ERROR, INTERRUPT, Checkpoint, PendingWrite
+from ..checkpoint.base import ERROR, INTERRUPT, RESUME, Checkpoint, PendingWrite
 from ..constants import INTERRUPT_KEY, START
 from ..errors import MissingThreadIdError
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
-from ..runtime.task import NodeRunner
+from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
 from ..types import StateSnapshot, TaskInfo
 
@@ -192,7 +192,10 @@ class CompiledStateGraph:
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
 
     def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = ()) -> StateSnapshot:
-        """A checkpoint as get_state() shows it."""
+        """A checkpoint as get_state() shows it; the saved writes of tasks that finished in
+        an uncommitted superstep (before a crash, an error or an interrupt) are applied."""
+        channels = self.schema.channels
+        writes: dict[str, list[tuple[str, Any]]] = {}
         finished: set[str] = set()
         interrupts: dict[str, list[Any]] = {}
         errors: dict[str, str] = {}
@@ -200,26 +203,33 @@ class CompiledStateGraph:
             if w.channel == INTERRUPT:
                 interrupts.setdefault(w.task_id, []).append(w.value)
             elif w.channel == ERROR:
-                errors[w.task_id] = w.value.get("message", "") if isinstance(w.value, dict) else str(w.value)
-            elif not w.channel.startswith("__resume"):
+                errors[w.task_id] = _error_text(w.value)
+            elif w.channel != RESUME:
                 finished.add(w.task_id)
+                if w.channel in channels:
+                    writes.setdefault(w.task_id, []).append((w.channel, w.value))
         tasks = tuple(
             TaskInfo(id=t.id, name=t.name, trigger=t.trigger, error=errors.get(t.id),
-                     interrupts=tuple(interrupts.get(t.id, ())))
+                     interrupts=() if t.id in finished else tuple(interrupts.get(t.id, ())),
+                     result=dict(writes.get(t.id, ())) if t.id in finished else None)
             for t in ckpt.tasks
         )
-        all_interrupts = tuple(i for t in tasks for i in t.interrupts)
-        next_names = tuple(t.name for t in ckpt.tasks if t.id not in finished or t.id in interrupts)
-        channels = self.schema.channels
+        values = {k: v for k, v in ckpt.values.items() if k in channels}
+        saved = [w for t in ckpt.tasks for w in writes.get(t.id, ())]
+        if saved:
+            try:
+                values = apply_own_writes(values, saved, channels)[0]
+            except Exception:  # conflicting writes: the commit will report them; show the checkpoint
+                pass
         return StateSnapshot(
-            values={k: v for k, v in ckpt.values.items() if k in channels},
-            next=next_names,
+            values=values,
+            next=tuple(t.name for t in ckpt.tasks if t.id not in finished),
             config=self.checkpoint_config(ckpt.thread_id, ckpt.id) or {},
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
             parent_config=self.checkpoint_config(ckpt.thread_id, ckpt.parent_id),
             tasks=tasks,
-            interrupts=all_interrupts,
+            interrupts=tuple(i for t in tasks for i in t.interrupts),
         )
 
     def get_state(self, config: Mapping[str, Any]) -> StateSnapshot:
@@ -258,7 +268,9 @@ class CompiledStateGraph:
         thread_id, checkpoint_id = self._thread(config)
         base = saver.get(thread_id, checkpoint_id)
         if checkpoint_id and base is None:
-            raise ValueError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}")
+            raise ValueError(
+                f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}; pick one from get_state_history()"
+            )
         run = Run(self, None, config)
         ckpt = run.apply_update(base, values, as_node)
         return self.checkpoint_config(thread_id, ckpt.id) or {}
@@ -279,6 +291,13 @@ class CompiledStateGraph:
 
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"
+
+
+def _error_text(value: Any) -> str:
+    """A saved task error as LangGraph shows it: `KeyError('no such tool')`."""
+    if isinstance(value, dict):
+        return f"{value.get('type', 'Exception')}({value.get('message', '')!r})"
+    return str(value)
 
 
 def _loop_running() -> bool:

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from ..channels import MISSING
 from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso
 from ..constants import END, START
-from ..errors import InvalidRouteError, InvalidUpdateError
-from ..types import Send
+from ..errors import GraphRecursionError, InvalidRouteError, InvalidUpdateError
+from ..types import Command, Send
 from .diff import ChannelDiff, ChannelWrite
 from .events import RunInterrupted, StepCommitted
-from .task import TaskResult
+from .task import TaskResult, _as_items
 
 if TYPE_CHECKING:
     from .run import Run
@@ -58,6 +58,11 @@ class RunCommit:
                     f"Ambiguous update, specify as_node: {', '.join(base.nodes_ran)} all ran in the last "
                     "superstep, so pass as_node='<one of them>' to say whose update this is."
                 )
+        if values is not None and not isinstance(values, (Mapping, Command)) and _as_items(values) is None:
+            raise InvalidUpdateError(
+                f"update_state(values={values!r:.60}): expected a dict of state updates "
+                f"(e.g. {{'key': value}}) or a Command, got a {type(values).__name__}"
+            )
         if as_node not in graph.runners:
             raise InvalidUpdateError(
                 f"update_state(as_node={as_node!r}): no such node (nodes: {', '.join(graph.node_names)})"
@@ -94,7 +99,11 @@ class RunCommit:
         appended: dict[str, tuple[str, Sequence[Any]]] = {}
         for key, writes in grouped.items():
             old = values.get(key, MISSING)
-            applied = channels[key].apply(old, [v for _, v in writes])
+            writer = writes[0][0]
+            if key in writer.applied and all(r is writer for r, _ in writes):
+                applied = writer.applied[key]  # the router already folded this task's writes
+            else:
+                applied = channels[key].apply(old, [v for _, v in writes])
             new_values[key] = applied.value
             previous_version = versions.get(key)
             versions[key] = cid
@@ -168,6 +177,15 @@ class RunCommit:
         return tuple(tasks)
 
     def _after_commit(self: Run, nodes_ran: tuple[str, ...]) -> None:
+        if self.step - self._first_step >= self.recursion_limit:
+            # as LangGraph: the superstep that reaches the limit is saved, then the run stops,
+            # even when nothing is left to run
+            error = GraphRecursionError(
+                f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
+                "You can increase the limit by setting the `recursion_limit` config key."
+            )
+            self._fail(error)
+            raise error
         if not self.plan:
             self._finish("done")
             return

@@ -164,57 +164,42 @@ class Run(RunStart, RunCommit):
         task = pending[0] if task_id is None else next((t for t in pending if t.id == task_id), None)
         if task is None:
             raise ValueError(f"no pending task with id {task_id!r}")
-        self._check_recursion()
         result = await self._execute(task)
         self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
         self._after_tasks_check()
         return result
 
     async def run_pending(self) -> list[TaskResult]:
-        """Run every pending task of the superstep concurrently; a failure cancels the rest."""
+        """Run every pending task of the superstep concurrently, recording each as it ends.
+
+        A failing task does not cancel its siblings: they finish and their writes are saved,
+        so the outcome never depends on timing and a retry re-runs only what failed."""
         if self.status != "ready":
             raise RuntimeError(f"cannot run tasks: the run is {self.status}")
         pending = self.pending
         if not pending:
             return []
-        self._check_recursion()
         if len(pending) == 1:
             result = await self._execute(pending[0])
             self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
             self._after_tasks_check()
             return [result]
-        futures = {asyncio.ensure_future(self._execute(t)): t for t in pending}
+        futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
         done_results: list[TaskResult] = []
         try:
             remaining = set(futures)
             while remaining:
                 finished, remaining = await asyncio.wait(remaining, return_when=asyncio.FIRST_COMPLETED)
-                for fut in finished:
+                for fut in sorted(finished, key=futures.index):
                     result = fut.result()
                     self._record(result, durable=True)
                     done_results.append(result)
-                    if result.error is not None:
-                        for other in remaining:
-                            other.cancel()
-                        if remaining:
-                            await asyncio.wait(remaining)
-                        remaining = set()
-                        break
         except asyncio.CancelledError:
             for fut in futures:
                 fut.cancel()
             raise
         self._after_tasks_check()
         return done_results
-
-    def _check_recursion(self) -> None:
-        if self.step + 1 - self._first_step >= self.recursion_limit:
-            error = GraphRecursionError(
-                f"Recursion limit of {self.recursion_limit} reached without hitting a stop condition. "
-                "You can increase the limit by setting the `recursion_limit` config key."
-            )
-            self._fail(error)
-            raise error
 
     def _writer_for(self, task: PlannedTask) -> Callable[[Any], None]:
         def write(payload: Any) -> None:
@@ -321,7 +306,8 @@ class Run(RunStart, RunCommit):
                 else:
                     result.routes.append((goto, f"command:{source}"))
         if runner.branches:
-            view = graph.schema.node_input(apply_own_writes(self.values, writes, graph.schema.channels))
+            applied_values, result.applied = apply_own_writes(self.values, writes, graph.schema.channels)
+            view = graph.schema.node_input(applied_values)
             for branch, wants_config in runner.branches:
                 names, sends = call_router(branch, view, self.config, graph.node_set, wants_config)
                 result.routes.extend((n, f"branch:{source}") for n in names)
@@ -399,7 +385,7 @@ class Run(RunStart, RunCommit):
         if not writes:
             return self.values
         try:
-            return apply_own_writes(self.values, writes, self.graph.schema.channels)
+            return apply_own_writes(self.values, writes, self.graph.schema.channels)[0]
         except Exception:  # e.g. two writes to a plain key: the commit will report it
             return self.values
 

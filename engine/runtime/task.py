@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..channels import MISSING, Channel
+from ..channels import MISSING, Applied, Channel
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
 from ..graph.builder import Branch, accepts_config
@@ -35,6 +35,8 @@ class TaskResult:
     traceback: str = ""
     interrupts: tuple[Interrupt, ...] = ()
     resume: list[Any] = field(default_factory=list)
+    applied: dict[str, Applied] = field(default_factory=dict)
+    """Keys as the router saw them (this task's writes applied), reused by the commit."""
     duration_s: float = 0.0
     replayed: bool = False
 
@@ -126,6 +128,7 @@ def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[s
                 "Return a node name, END, a list of them, or Send objects."
             )
         if value == END:
+            names.append(END)  # reported as a route (drawn as taken); it triggers nothing
             continue
         if value not in known:
             raise InvalidRouteError(
@@ -182,17 +185,19 @@ class NodeRunner:
 
 
 def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]],
-                     channels: Mapping[str, Channel]) -> dict[str, Any]:
-    """The state a router sees: the step's snapshot plus this task's own writes."""
+                     channels: Mapping[str, Channel]) -> tuple[dict[str, Any], dict[str, Applied]]:
+    """The state a router sees: the step's snapshot plus this task's own writes.
+
+    Also returns what each written key became, so a commit in which this task is the
+    key's only writer reuses it instead of running the reducer again."""
     if not writes:
-        return dict(values)
+        return dict(values), {}
     grouped: dict[str, list[Any]] = {}
     for key, value in writes:
         grouped.setdefault(key, []).append(value)
     view = dict(values)
+    applied: dict[str, Applied] = {}
     for key, ws in grouped.items():
-        view[key] = channels[key].apply(view.get(key, MISSING), ws).value
-    return view
-
-
-
+        applied[key] = channels[key].apply(view.get(key, MISSING), ws)
+        view[key] = applied[key].value
+    return view, applied

@@ -22,10 +22,15 @@ from PySide6.QtWidgets import (
 from ..viewmodel import EventRow
 from ._common import MUTED, BadgeDelegate, BadgeRole, KindRole, mono_font, title_label
 
-__all__ = ["EventsPanel", "EventsModel", "format_duration"]
+__all__ = ["EventsPanel", "EventsModel", "format_duration", "COLUMNS"]
 
-_COLUMNS = ("Event", "Step", "Node", "What happened", "Took")
+COLUMNS = ("Step", "Node", "What happened", "Took", "Time")
+STEP, NODE, TEXT, TOOK, TIME = range(len(COLUMNS))
 Index = QModelIndex | QPersistentModelIndex
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_RED = QColor("#b91c1c")
+_GREY = QColor(MUTED)
+_DISPLAY = Qt.ItemDataRole.DisplayRole
 
 
 def format_duration(seconds: float | None) -> str:
@@ -40,12 +45,19 @@ def format_duration(seconds: float | None) -> str:
     return f"{seconds / 60:.1f} min"
 
 
+def _cells(e: EventRow) -> tuple[str, ...]:
+    step = "" if e.step is None else str(e.step)
+    return (step, e.node, e.text.partition("\n")[0], format_duration(e.duration_s), e.at)
+
+
 class EventsModel(QAbstractTableModel):
-    """A list of EventRow; rows are appended, never rebuilt."""
+    """A list of EventRow; rows are appended, never rebuilt. The event's kind is a badge
+    in front of its text; cells are worked out once per row (views repaint often)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.events: list[EventRow] = []
+        self._cells: dict[int, tuple[str, ...]] = {}
 
     def append(self, rows: Iterable[EventRow]) -> None:
         rows = list(rows)
@@ -59,37 +71,48 @@ class EventsModel(QAbstractTableModel):
     def clear(self) -> None:
         self.beginResetModel()
         self.events = []
+        self._cells = {}
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.events)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(_COLUMNS)
+        return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _COLUMNS[section]
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == _DISPLAY:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in (STEP, TOOK):
+            return _RIGHT
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return ("The superstep", "The node (a subgraph's nodes as parent › child)",
+                    "What happened; an error's traceback shows below when selected",
+                    "How long the node ran", "When it happened")[section]
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid():
             return None
-        e = self.events[index.row()]
-        col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return ("", str(e.step), e.node, e.text.partition("\n")[0], format_duration(e.duration_s))[col]
-        if role == BadgeRole and col == 0:
-            return e.kind, e.kind
+        row, col = index.row(), index.column()
+        if role == _DISPLAY:
+            cells = self._cells.get(row)
+            if cells is None:
+                cells = self._cells[row] = _cells(self.events[row])
+            return cells[col]
+        e = self.events[row]
+        if role == BadgeRole:
+            return (e.kind, e.kind) if col == TEXT else None
         if role == KindRole:
             return e.kind
         if role == Qt.ItemDataRole.ForegroundRole:
-            if e.kind == "error" and col in (2, 3):
-                return QColor("#b91c1c")
-            if col in (1, 4):
-                return QColor(MUTED)
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (1, 4):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if e.kind == "error" and col in (NODE, TEXT):
+                return _RED
+            return _GREY if col in (STEP, TOOK, TIME) else None
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (STEP, TOOK):
+            return _RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = e.text
             if e.checkpoint_id:
@@ -126,19 +149,13 @@ class EventsPanel(QWidget):
         self.table.setShowGrid(False)
         self.table.setWordWrap(False)
         self.table.setAlternatingRowColors(True)
-        self.table.setItemDelegateForColumn(0, BadgeDelegate(self.table))
+        self.table.setItemDelegateForColumn(TEXT, BadgeDelegate(self.table))
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         vertical = self.table.verticalHeader()
         vertical.setVisible(False)
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vertical.setDefaultSectionSize(24)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(30)
-        header.resizeSection(0, 72)
-        header.resizeSection(1, 40)
-        header.resizeSection(2, 84)
-        header.resizeSection(4, 64)
+        self._size_columns()
         self.table.clicked.connect(self._on_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
 
@@ -166,11 +183,45 @@ class EventsPanel(QWidget):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
 
+    def _size_columns(self) -> None:
+        """Step and durations narrow and right-aligned, the node as wide as its names
+        (within bounds), the text takes the rest; every header fits its title."""
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(24)
+        fm = header.fontMetrics()
+        pad = 18
+
+        def fits(*texts: str) -> int:
+            return max(fm.horizontalAdvance(t) for t in texts) + pad
+
+        widths = {STEP: fits("Step", "9999"), NODE: fits("Node", "summarize"), TOOK: fits("Took", "999.9 ms"),
+                  TIME: fits("Time", "00:00:00")}
+        for col, width in widths.items():
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(col, width)
+        header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
+        self._node_width = widths[NODE]
+        self._node_max = fits("a_long_node_name_x")
+
+    def _fit_node_column(self, rows: list[EventRow]) -> None:
+        """Widen the node column to the longest new name (bounded; never shrinks on its own)."""
+        names = {e.node for e in rows[-500:] if e.node}
+        if not names:
+            return
+        fm = self.table.fontMetrics()
+        wanted = min(self._node_max, max(fm.horizontalAdvance(n) for n in names) + 18)
+        if wanted > self._node_width:
+            self._node_width = wanted
+            self.table.horizontalHeader().resizeSection(NODE, wanted)
+
     def append(self, rows: Iterable[EventRow]) -> None:
         bar = self.table.verticalScrollBar()
         follow = bar.value() >= bar.maximum() - 2
         rows = list(rows)
         self.model.append(rows)
+        self._fit_node_column(rows)
         self._errors += sum(1 for e in rows if e.kind == "error")
         self._show_errors()
         if follow:
@@ -202,7 +253,8 @@ class EventsPanel(QWidget):
         if event is None:
             self.detail.clear()
             return
-        lines = [f"{event.kind} · step {event.step} · {event.node or '—'}", event.text]
+        when = f" · at {event.at}" if event.at else ""
+        lines = [f"{event.kind} · step {event.step} · {event.node or '—'}{when}", event.text]
         if event.duration_s is not None:
             lines.append(f"took {format_duration(event.duration_s)}")
         if event.checkpoint_id:

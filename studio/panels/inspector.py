@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import os
 
+from typing import Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -13,12 +16,76 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..valuefmt import pretty, preview
+from ..valuefmt import pretty, pretty_preview, preview
 from ..viewmodel import UNSET, NodeDetails
-from ._common import MUTED, escape, mono_font, title_label
+from ._common import MUTED, escape, mono_font, title_label, tool_button
 from .highlight import PythonHighlighter
 
-__all__ = ["InspectorPanel"]
+__all__ = ["InspectorPanel", "ValuePane", "PREVIEW_ITEMS"]
+
+PREVIEW_ITEMS = 20
+"""The I/O panes show at most this many items of a list (the latest messages) at first."""
+
+
+class ValuePane(QWidget):
+    """A value as folded text (bounded work, whatever its size) with a "Show all" button.
+
+    Methods:
+        set_value(value): show a preview (UNSET: the placeholder); show_all(): the full text.
+    """
+
+    def __init__(self, placeholder: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._value: Any = UNSET
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setFont(mono_font())
+        self.text.setPlaceholderText(placeholder)
+        self.note = QLabel("")
+        self.note.setStyleSheet(f"color: {MUTED}")
+        self.note.setWordWrap(True)
+        self.show_all_button = tool_button("Show all", "Render the whole value (may take a moment for a big state)")
+        self.show_all_button.clicked.connect(self._on_show_all_clicked)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.note, 1)
+        bar.addWidget(self.show_all_button)
+        self._bar = QWidget()
+        self._bar.setLayout(bar)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self._bar)
+        layout.addWidget(self.text, 1)
+        self._bar.hide()
+
+    def set_value(self, value: Any) -> None:
+        if value is self._value:
+            return  # the same object: already on screen
+        self._value = value
+        if value is UNSET:
+            self.text.setPlainText("")
+            self._bar.hide()
+            return
+        text, cut = pretty_preview(value, items=PREVIEW_ITEMS)
+        self.text.setPlainText(text)
+        self.note.setText(f"Folded: lists show {PREVIEW_ITEMS} items (a conversation its latest messages)."
+                          if cut else "")
+        self._bar.setVisible(cut)
+
+    def toPlainText(self) -> str:  # noqa: N802 (reads like the QPlainTextEdit it wraps)
+        return self.text.toPlainText()
+
+    def is_folded(self) -> bool:
+        return not self._bar.isHidden()
+
+    def show_all(self) -> None:
+        if self._value is not UNSET:
+            self.text.setPlainText(pretty(self._value))
+            self._bar.hide()
+
+    def _on_show_all_clicked(self) -> None:
+        self.show_all()
 
 
 class InspectorPanel(QWidget):
@@ -36,6 +103,7 @@ class InspectorPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._details: NodeDetails | None = None
+        self._source_text: str | None = None
         self.title = title_label("Node inspector")
         self.location = QLabel("")
         self.location.setTextFormat(Qt.TextFormat.RichText)
@@ -49,8 +117,8 @@ class InspectorPanel(QWidget):
         self.source.setFont(mono_font())
         self.source.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.highlighter = PythonHighlighter(self.source.document())
-        self.last_input = self._text_pane("The node has not run yet.")
-        self.last_output = self._text_pane("The node has not returned yet.")
+        self.last_input = ValuePane("The node has not run yet.")
+        self.last_output = ValuePane("The node has not returned yet.")
         self.io = QTabWidget()
         self.io.addTab(self.last_input, "Last input")
         self.io.addTab(self.last_output, "Last output")
@@ -67,23 +135,15 @@ class InspectorPanel(QWidget):
         layout.addWidget(splitter, 1)
         self.set_node(None)
 
-    @staticmethod
-    def _text_pane(placeholder: str) -> QPlainTextEdit:
-        pane = QPlainTextEdit()
-        pane.setReadOnly(True)
-        pane.setFont(mono_font())
-        pane.setPlaceholderText(placeholder)
-        return pane
-
     def set_node(self, details: NodeDetails | None) -> None:
         self._details = details
         if details is None:
             self.title.setText("Node inspector")
             self.location.setText(f'<span style="color:{MUTED}">Click a node in the graph to inspect it.</span>')
             self.edges.setText("")
-            self.source.setPlainText("")
-            self.last_input.setPlainText("")
-            self.last_output.setPlainText("")
+            self._set_source("")
+            self.last_input.set_value(UNSET)
+            self.last_output.set_value(UNSET)
             return
         self.title.setText(details.name)
         if details.file:
@@ -96,11 +156,16 @@ class InspectorPanel(QWidget):
             self.location.setText(f'<span style="color:{MUTED}">no source file</span>')
             self.location.setToolTip("")
         self.edges.setText(self._edges_html(details))
-        self.source.setPlainText(details.source or "# source not available")
-        self.last_input.setPlainText("" if details.last_input is UNSET else pretty(details.last_input))
-        self.last_output.setPlainText("" if details.last_output is UNSET else pretty(details.last_output))
+        self._set_source(details.source or "# source not available")
+        self.last_input.set_value(details.last_input)
+        self.last_output.set_value(details.last_output)
 
     set_details = set_node
+
+    def _set_source(self, text: str) -> None:
+        if text != self._source_text:  # re-highlighting the same code on every step is waste
+            self._source_text = text
+            self.source.setPlainText(text)
 
     @staticmethod
     def _edges_html(d: NodeDetails) -> str:

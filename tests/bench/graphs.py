@@ -26,10 +26,12 @@ __all__ = [
     "CounterState",
     "NoteState",
     "LogState",
+    "GrowingLogState",
     "FanState",
     "loop_graph",
     "note_graph",
     "log_graph",
+    "growing_log_graph",
     "fan_graph",
     "texts",
     "db_size",
@@ -104,10 +106,16 @@ class CounterState(TypedDict):
 class NoteState(TypedDict):
     n: int
     note: str
+    stop: int
 
 
 class LogState(TypedDict):
     log: Annotated[list, operator.add]
+
+
+class GrowingLogState(TypedDict):
+    log: Annotated[list, operator.add]
+    stop: int
 
 
 class FanState(TypedDict):
@@ -144,8 +152,9 @@ def loop_graph(backend: Backend, steps: int, checkpointer: Any = None) -> Any:
     return g.compile(checkpointer=checkpointer)
 
 
-# -- a loop replacing a 200-character note (flat state: the history workloads) --------------
-def note_parts(steps: int) -> tuple[Callable[[NoteState], dict], Callable[[NoteState], str]]:
+# -- history threads: loops that stop at `state["stop"]`, so a thread can be continued ------
+def note_parts() -> tuple[Callable[[NoteState], dict], Callable[[NoteState], str]]:
+    """A node replacing a 200-character note (flat state), and its router."""
     notes = texts(64)
 
     def write(state: NoteState) -> dict:
@@ -153,17 +162,35 @@ def note_parts(steps: int) -> tuple[Callable[[NoteState], dict], Callable[[NoteS
         return {"n": n, "note": notes[n % len(notes)]}
 
     def again(state: NoteState) -> str:
-        return "write" if state["n"] < steps else END
+        return "write" if state["n"] < state["stop"] else END
 
     return write, again
 
 
-def note_graph(backend: Backend, steps: int, checkpointer: Any) -> Any:
-    write, again = note_parts(steps)
+def note_graph(backend: Backend, checkpointer: Any) -> Any:
+    """Runs until `n` reaches `stop`; invoke again with a higher `stop` to go on."""
+    write, again = note_parts()
     g = backend.StateGraph(NoteState)
     g.add_node("write", write)
     g.add_edge(backend.START, "write")
     g.add_conditional_edges("write", again, ["write", END])
+    return g.compile(checkpointer=checkpointer)
+
+
+def growing_log_graph(backend: Backend, checkpointer: Any) -> Any:
+    """Appends one 200-character string per step until the log holds `stop` items."""
+    payload = texts(256)
+
+    def append(state: GrowingLogState) -> dict:
+        return {"log": [payload[len(state["log"]) % len(payload)]]}
+
+    def again(state: GrowingLogState) -> str:
+        return "append" if len(state["log"]) < state["stop"] else END
+
+    g = backend.StateGraph(GrowingLogState)
+    g.add_node("append", append)
+    g.add_edge(backend.START, "append")
+    g.add_conditional_edges("append", again, ["append", END])
     return g.compile(checkpointer=checkpointer)
 
 

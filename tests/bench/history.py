@@ -1,7 +1,6 @@
 """Long histories: a thread of N supersteps in a SQLite file, then reading it back.
 
-Two threads are built by streaming the graph (`stream_mode="updates"`, one chunk per
-superstep, timestamps between chunks give each step's cost):
+Two kinds of thread, each in its own file beside a 10-step thread:
 
 - *note*: each step replaces a 200-character string (flat state), on both sides;
 - *append*: each step appends a 200-character string to an `operator.add` list, engine
@@ -9,20 +8,20 @@ superstep, timestamps between chunks give each step's cost):
 
 Then, through a freshly opened saver (as a debugger opening the file would):
 `get_state()` of the first, middle and last checkpoint; the first 100 of the history
-(`list_headers` / LangGraph's `saver.list`, and `get_state_history`); and the cost of
-the last steps against that of the early ones.
+(`list_headers` / LangGraph's `saver.list`, and `get_state_history`); and the cost of a
+step after N steps against one after 10: both threads are continued (a new `stop`) in
+turns, so the machine's load hits both alike.
 """
 from __future__ import annotations
 
 import itertools
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from .graphs import ENGINE, Backend, log_graph, note_graph, remove_db, texts
+from .graphs import ENGINE, Backend, growing_log_graph, note_graph, remove_db
 from .harness import Context, Row, Target, alternate, median_of
 
 __all__ = ["NAME", "run"]
@@ -33,23 +32,24 @@ _POSITIONS = ("first", "middle", "last")
 
 
 class _Thread:
-    """A thread built in its own file; `graph` reopened on a fresh saver after the build."""
+    """A thread of `steps` supersteps (and a 10-step one beside it, in the same file) built
+    in its own file; `graph` reopened on a fresh saver after the build."""
 
     def __init__(self, ctx: Context, backend: Backend, kind: str, steps: int) -> None:
         self.backend, self.kind, self.steps = backend, kind, steps
         self.path = ctx.new_db(f"history-{kind}-{backend.name}")
-        self.config: dict[str, Any] = {"recursion_limit": steps + 10, "configurable": {"thread_id": kind}}
+        self.config: dict[str, Any] = {"configurable": {"thread_id": kind}}
+        self.done = {kind: steps, "short": 10}
         saver = backend.sqlite_saver(self.path)
         try:
-            graph, first = self._graph(saver)
-            stamps = [time.perf_counter()]
-            for _chunk in graph.stream(first, self.config, stream_mode="updates"):
-                stamps.append(time.perf_counter())
+            graph = self._graph(saver)
+            for thread_id, stop in self.done.items():
+                graph.invoke(self._first_input(stop),
+                             {"recursion_limit": stop + 10, "configurable": {"thread_id": thread_id}})
         finally:
             backend.close_saver(saver)
-        self.step_seconds = [b - a for a, b in zip(stamps, stamps[1:])]
         self.saver = backend.sqlite_saver(self.path)
-        self.graph, _ = self._graph(self.saver)
+        self.graph = self._graph(self.saver)
         newest_first = [s.config["configurable"]["checkpoint_id"] for s in self.graph.get_state_history(self.config)]
         if len(newest_first) < steps:
             raise AssertionError(f"{backend.name}: {len(newest_first)} checkpoints for {steps} steps")
@@ -59,10 +59,13 @@ class _Thread:
                     "last": newest_first[0]}
         self.count = len(newest_first)
 
-    def _graph(self, saver: Any) -> tuple[Any, dict[str, Any]]:
+    def _graph(self, saver: Any) -> Any:
+        return (note_graph if self.kind == "note" else growing_log_graph)(self.backend, saver)
+
+    def _first_input(self, stop: int) -> dict[str, Any]:
         if self.kind == "note":
-            return note_graph(self.backend, self.steps, saver), {"n": 0, "note": ""}
-        return log_graph(self.backend, texts(self.steps), saver), {"log": []}
+            return {"n": 0, "note": "", "stop": stop}
+        return {"log": [], "stop": stop}
 
     def close(self) -> None:
         self.backend.close_saver(self.saver)
@@ -111,14 +114,29 @@ class _Thread:
 
         return once
 
-    def step_ratio(self) -> tuple[float, float, float]:
-        """(late / early, early µs, late µs): the mean cost of a step among the last tenth
-        of the steps against that of the first tenth (from the 10th step). Means, not
-        medians: a cost paid every few hundred steps (SQLite's WAL checkpoint) counts."""
-        window = max(20, self.steps // 10)
-        early = statistics.fmean(self.step_seconds[10:10 + window])
-        late = statistics.fmean(self.step_seconds[-window:])
-        return late / early, early * 1e6, late * 1e6
+    def go_on(self, thread_id: str, count: int) -> Callable[[], float]:
+        """Seconds per step of `count` more supersteps on a thread (one run raising `stop`),
+        timed between the first and the last streamed superstep: loading the thread when
+        the run starts is not a step."""
+
+        def once() -> float:
+            self.done[thread_id] += count
+            config = {"recursion_limit": count + 10, "configurable": {"thread_id": thread_id}}
+            stamps = [time.perf_counter() for _ in self.graph.stream(
+                {"stop": self.done[thread_id]}, config, stream_mode="updates")]
+            if len(stamps) < count:
+                raise AssertionError(f"{self.backend.name}: {len(stamps)} supersteps streamed, {count} expected")
+            return (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+
+        return once
+
+    def step_growth(self, runs: int) -> tuple[float, float, float]:
+        """(long / short, short µs, long µs): a step of the long thread against a step of
+        the 10-step thread in the same file, continued in turns."""
+        count = max(10, min(50, self.steps // 20))
+        medians = alternate({"short": self.go_on("short", count), "long": self.go_on(self.kind, count)},
+                            runs=runs, warmup=1)
+        return medians["long"] / medians["short"], medians["short"] * 1e6, medians["long"] * 1e6
 
 
 def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str) -> list[Row]:
@@ -146,13 +164,13 @@ def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str
                 langgraph=medians["langgraph"] * 1e3 if has_lg else None, target=Target(kind="max", limit=20.0),
                 note=note,
             ))
-    ratio, early, late = engine.step_ratio()
-    lg_ratio = threads["langgraph"].step_ratio()[0] if has_lg else None
+    growth = {name: t.step_growth(max(ctx.profile.runs, 5)) for name, t in threads.items()}
+    ratio, short, long = growth["engine"]
     rows.append(Row(
-        key=f"{key}.step_growth", workload=f"step cost, last tenth / first tenth of {label}", unit="×",
-        engine=ratio, langgraph=lg_ratio, floor=1.0, target=Target(kind="max", limit=1.5),
-        note=f"engine: {early:.0f} µs per step early, {late:.0f} µs late (mean, timed between streamed chunks)",
-        comparable=False,
+        key=f"{key}.step_growth", workload=f"step cost after {engine.steps:,} steps / after 10, {label}",
+        unit="×", engine=ratio, langgraph=growth["langgraph"][0] if has_lg else None, floor=1.0,
+        target=Target(kind="max", limit=1.5), comparable=False,
+        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one file",
     ))
     return rows
 

@@ -58,6 +58,8 @@ def _number(value: float) -> str:
         return f"{value:,.0f}"
     if magnitude >= 10:
         return f"{value:.1f}"
+    if 0 < magnitude < 0.1:
+        return f"{value:.3f}"
     return f"{value:.2f}"
 
 

@@ -134,8 +134,8 @@ def _timeline_rows(ctx: Context) -> list[Row]:
     db = ctx.new_db("studio-timeline")
     saver = ENGINE.sqlite_saver(db)
     try:
-        note_graph(ENGINE, n - 2, saver).invoke(
-            {"n": 0, "note": ""}, {"recursion_limit": n + 10, "configurable": {"thread_id": "long"}})
+        note_graph(ENGINE, saver).invoke(
+            {"n": 0, "note": "", "stop": n - 2}, {"recursion_limit": n + 10, "configurable": {"thread_id": "long"}})
     finally:
         saver.close()
     ctx.progress("studio: opening it")

@@ -113,10 +113,10 @@ class Report:
             f"seed {self.seed}: {self.kills} kill points in {self.trials} trials ({self.launches} child "
             f"processes), {self.seconds:.1f} s. Checks passed: {self.integrity_checks} integrity checks, "
             f"{self.checkpoint_lookups} look-ups of reported checkpoints by id (none missing), "
-            f"{self.histories_loaded} histories loaded whole, {self.final_states_compared} final states and histories equal to "
-            f"the uninterrupted run's, {self.executions_checked} logged executions checked against "
-            f"{self.saved_tasks_checked} tasks reported saved (0 ran again; {self.allowed_reruns} allowed "
-            "re-runs of tasks killed before their writes were saved)."
+            f"{self.histories_loaded} histories loaded whole, {self.final_states_compared} final states "
+            f"and histories equal to the uninterrupted run's, {self.executions_checked} logged executions "
+            f"checked against {self.saved_tasks_checked} tasks reported saved (0 ran again; "
+            f"{self.allowed_reruns} allowed re-runs of tasks killed before their writes were saved)."
         )
 
 

@@ -1,0 +1,188 @@
+"""The SQLite checkpoint file: its tables, how it is opened and verified, and what its
+errors mean to a user.
+
+Opening never writes to a file that is not Retrograph's: a file that is not SQLite, is
+cut short, belongs to another program or to a newer Retrograph is refused untouched. The
+schema is created only in an empty file, under a write lock, so two processes opening a
+new file at once create it once.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from ..errors import (
+    CheckpointDecodeError,
+    CheckpointError,
+    NotARetrographDatabase,
+    UnsupportedSchemaVersion,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "N_BITS",
+    "N_MASK",
+    "open_database",
+    "translate_error",
+    "missing_value_error",
+]
+
+APPLICATION_ID = 0x52477068  # "RGph" in PRAGMA application_id: the file is Retrograph's
+SCHEMA_VERSION = 1  # PRAGMA user_version; a newer one is refused, never rewritten
+
+N_BITS = 32
+"""A checkpoint's row number is `cid = tid << 32 | n`, n counting the thread's puts, so a
+thread's history is one range of the checkpoints table (no extra index to update)."""
+N_MASK = (1 << N_BITS) - 1
+
+_SCHEMA = (
+    "CREATE TABLE threads(tid INTEGER PRIMARY KEY AUTOINCREMENT, thread_id TEXT NOT NULL UNIQUE)",
+    # cid = tid << 32 | n; parent: the parent's cid when in this thread, else its id.
+    """CREATE TABLE checkpoints(
+        cid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, id TEXT NOT NULL, parent,
+        step INTEGER NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL,
+        next BLOB NOT NULL, nodes_ran BLOB NOT NULL, versions BLOB NOT NULL, extras BLOB, inline BLOB)""",
+    "CREATE UNIQUE INDEX checkpoints_by_id ON checkpoints(tid, id)",
+    # sid = chain << 20 | seq; every 64 segments of a chain move into one row of chunks.
+    "CREATE TABLE segments(sid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, data BLOB NOT NULL)",
+    # sid = chain << 20 | j: segments j*64 .. j*64+63 joined; ends: where each one ends.
+    "CREATE TABLE chunks(sid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, data BLOB NOT NULL, ends BLOB NOT NULL)",
+    "CREATE TABLE origins(chain INTEGER PRIMARY KEY, tid INTEGER NOT NULL, origin INTEGER NOT NULL)",
+    """CREATE TABLE writes(
+        wid INTEGER PRIMARY KEY, tid INTEGER NOT NULL, checkpoint TEXT NOT NULL,
+        task_id TEXT NOT NULL, task_name TEXT NOT NULL, channel TEXT NOT NULL, value BLOB NOT NULL)""",
+    "CREATE INDEX writes_by_checkpoint ON writes(tid, checkpoint)",
+)
+_TABLES = frozenset({"threads", "checkpoints", "segments", "chunks", "origins", "writes"})
+_MB = 1024 * 1024
+
+
+def open_database(path: str, max_bytes: int) -> sqlite3.Connection:
+    """A connection to a verified Retrograph file (created when new): autocommit (the
+    saver opens its own transactions), WAL, `synchronous=NORMAL`, and SQLite refusing to
+    hand over any value above `max_bytes`."""
+    if path != ":memory:" and not path.startswith("file:"):
+        _check_file_header(path)
+    try:
+        conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+    except sqlite3.Error as e:
+        raise CheckpointError(f"Cannot open `{path}`: {e}. Check that its folder exists and is writable.") from None
+    try:
+        try:
+            _validate_or_create(conn, path)
+            if path != ":memory:":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_bytes + 1024)
+        except sqlite3.Error as e:
+            raise translate_error(e, path, max_bytes) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _validate_or_create(conn: sqlite3.Connection, path: str) -> None:
+    """Check the file is ours and readable; create the schema only in an empty file."""
+    app_id, version, tables = _identify(conn)
+    if app_id == 0 and not tables:
+        if os.environ.get("RG_PAGE"):  # EXPERIMENT
+            conn.execute(f"PRAGMA page_size = {int(os.environ['RG_PAGE'])}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            app_id, version, tables = _identify(conn)  # another process may have been first
+            if app_id == 0 and not tables:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+                app_id, version, tables = APPLICATION_ID, SCHEMA_VERSION, set(_TABLES)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    if app_id != APPLICATION_ID:
+        raise NotARetrographDatabase(
+            f"`{path}` is a SQLite database but not a Retrograph checkpoint file (its tables: "
+            f"{', '.join(sorted(tables)[:8]) or 'none'}). Retrograph left it untouched; choose "
+            "another file for checkpoints."
+        )
+    if version > SCHEMA_VERSION:
+        raise UnsupportedSchemaVersion(
+            f"`{path}` was written by a newer Retrograph (checkpoint schema {version}; this "
+            f"version reads schema {SCHEMA_VERSION} and older). Upgrade Retrograph to open it; "
+            "the file was left untouched."
+        )
+    missing = _TABLES - tables
+    if version < 1 or missing:
+        raise CheckpointError(
+            f"`{path}` is a damaged Retrograph checkpoint file (schema {version}, missing tables: "
+            f"{', '.join(sorted(missing)) or 'none'}). Restore it from a backup."
+        )
+
+
+def _identify(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables.discard("sqlite_sequence")
+    return app_id, version, tables
+
+
+def _check_file_header(path: str) -> None:
+    """Refuse a file that is not SQLite, or is cut short, before SQLite touches it."""
+    try:
+        size = os.path.getsize(path)
+        if size == 0:
+            return
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise CheckpointError(f"Cannot open `{path}`: {e}") from None
+    if not head.startswith(b"SQLite format 3\x00"):
+        raise NotARetrographDatabase(
+            f"`{path}` is not a SQLite database (it starts with {head[:16]!r}), so it is not a Retrograph "
+            "checkpoint file. Check the path; Retrograph left the file untouched."
+        )
+    page_size = int.from_bytes(head[16:18], "big") if len(head) == 100 else 0
+    pages = int.from_bytes(head[28:32], "big")
+    expected = pages * (65536 if page_size == 1 else page_size)
+    if len(head) < 100 or (head[24:28] == head[92:96] and size < expected):
+        raise CheckpointError(
+            f"`{path}` is truncated ({size} bytes; its header says {expected}). Retrograph changed nothing; "
+            f"restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
+        )
+
+
+def translate_error(e: sqlite3.Error, path: str, max_bytes: int, *, closed: bool = False) -> CheckpointError:
+    """SQLite's error as one that names the file and says what to do."""
+    text = str(e)
+    if isinstance(e, sqlite3.DataError) and "too big" in text:
+        return CheckpointDecodeError(
+            f"`{path}` holds a stored value larger than the {max_bytes / _MB:.0f} MB "
+            "limit; it was not loaded. If you trust the file, open it with "
+            "`SqliteSaver(path, max_value_bytes=...)`."
+        )
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return CheckpointError(
+            f"`{path}` is corrupt or truncated (SQLite: {text}). Retrograph changed nothing; "
+            f"restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
+        )
+    if "locked" in text or "busy" in text:
+        return CheckpointError(
+            f"`{path}` is locked by another process that keeps writing to it; try again when that run ends."
+        )
+    if closed:
+        return CheckpointError(f"SqliteSaver({path!r}) is closed; open the file again to use it")
+    return CheckpointError(f"`{path}`: {text}")
+
+
+def missing_value_error(path: str, checkpoint_id: str, key: str) -> CheckpointError:
+    """A value the checkpoint's record points to is not in the file."""
+    return CheckpointError(
+        f"`{path}`: the stored value of channel `{key}` of checkpoint `{checkpoint_id}` is missing (the file "
+        "was damaged or edited by hand). Restore it from a backup."
+    )
