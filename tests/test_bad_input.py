@@ -243,7 +243,7 @@ def test_ambiguous_update_state_says_to_pass_as_node():
 def test_update_state_with_a_value_that_is_not_a_dict():
     graph = _paused_after_a_and_b()
     before = _ids(graph)
-    with pytest.raises(InvalidUpdateError, match="update_state\(values='hello'\): expected a dict"):
+    with pytest.raises(InvalidUpdateError, match=r"update_state\(values='hello'\): expected a dict"):
         graph.update_state(CFG, "hello", as_node="a")
     assert _ids(graph) == before
 

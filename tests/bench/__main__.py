@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             try:
                 found = workload.run(ctx)
-            except Exception as exc:  # reported as a row; the exit code says it crashed
+            except Exception as exc:  # noqa: BLE001 (reported as a row; the exit code says it crashed)
                 crashed = True
                 traceback.print_exc()
                 found = [Row(key=f"{workload.NAME}.error", workload=f"{workload.NAME}: crashed", unit="",

@@ -19,24 +19,24 @@ from typing import Annotated, Any, TypedDict
 import engine
 
 __all__ = [
-    "Backend",
+    "END",
     "ENGINE",
-    "langgraph_backend",
     "LANGGRAPH_MISSING",
+    "Backend",
     "CounterState",
-    "NoteState",
-    "LogState",
-    "GrowingLogState",
     "FanState",
+    "GrowingLogState",
+    "LogState",
+    "NoteState",
+    "db_size",
+    "fan_graph",
+    "growing_log_graph",
+    "langgraph_backend",
+    "log_graph",
     "loop_graph",
     "note_graph",
-    "log_graph",
-    "growing_log_graph",
-    "fan_graph",
-    "texts",
-    "db_size",
     "remove_db",
-    "END",
+    "texts",
 ]
 
 END = "__end__"  # the same string on both sides

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 __all__ = [
-    "Profile",
     "PROFILES",
+    "Context",
+    "Profile",
     "Row",
     "Target",
     "alternate",
     "median_of",
     "timed",
-    "Context",
 ]
 
 T = TypeVar("T")

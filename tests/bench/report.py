@@ -6,13 +6,13 @@ import os
 import platform
 import sys
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .harness import Row
 
-__all__ = ["machine", "text_table", "markdown_table", "notes", "write_json"]
+__all__ = ["machine", "markdown_table", "notes", "text_table", "write_json"]
 
 HEADERS = ("workload", "engine", "LangGraph", "ratio", "target", "floor", "verdict")
 
@@ -42,7 +42,7 @@ def machine() -> dict[str, Any]:
     except AttributeError:
         cpus = os.cpu_count() or 0
     return {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": cpus,
         "cpu": _cpu_model(),
         "python": sys.version.split()[0],

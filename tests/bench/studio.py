@@ -55,7 +55,7 @@ def _child(ctx: Context, workload: str, args: dict[str, Any], timeout_s: float) 
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.run(
         [ctx.studio_python or sys.executable, "-m", "tests.bench.studio_child", workload, json.dumps(args)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s,
+        check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s,
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:

@@ -8,6 +8,7 @@ studio's own.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import statistics
@@ -45,7 +46,7 @@ def _require_window() -> None:
     `studio.panels` exports every panel)."""
     _graph_panel()
     try:
-        import studio.panels as panels
+        from studio import panels
     except ImportError as exc:
         raise Pending(f"studio.panels does not import yet ({exc})") from None
     missing = [n for n in _PANELS if not hasattr(panels, n)]
@@ -95,7 +96,7 @@ def big_graph(nodes: int, edges: int) -> Any:
     builder = StateGraph(dict)
     for name in names:
         builder.add_node(name, lambda state: {})
-    pairs = [(START, names[0]), (names[-1], END)] + list(zip(names, names[1:]))
+    pairs = [(START, names[0]), (names[-1], END)] + list(itertools.pairwise(names))
     skip = 2
     while len(pairs) < edges and skip < nodes:
         pairs += [(names[i], names[i + skip]) for i in range(0, nodes - skip, skip - 1)][: edges - len(pairs)]
@@ -131,7 +132,7 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
         start = time.perf_counter()
         panel.set_graph(convert.graph_view(compiled))
         pending = getattr(panel, "is_layout_pending", lambda: False)
-        await _until(lambda: not pending())
+        await _until(lambda pending=pending: not pending())
         app.processEvents()
         panel.repaint()
         times.append(time.perf_counter() - start)
