@@ -44,6 +44,7 @@ from .viewmodel import (
 __all__ = [
     "graph_view",
     "observed_graph",
+    "with_taken_routes",
     "diff_from_commit",
     "diff_from_values",
     "timeline_row",
@@ -110,6 +111,24 @@ def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> Graph
                            kind=kinds.get(n, "node")) for n in names)
     return GraphView(name=f"{name} (from the history: no code loaded)", nodes=nodes,
                      edges=tuple(EdgeView(source=a, target=b, kind="edge") for a, b in edges))
+
+
+def with_taken_routes(view: GraphView, taken: Iterable[tuple[str, str]]) -> GraphView:
+    """`view` plus the routes seen at run time (kind "taken"), and END when one ends the run."""
+    nodes = list(view.nodes)
+    ids = {n.id for n in nodes}
+    edges = list(view.edges)
+    have = {(e.source, e.target) for e in edges}
+    for source, target in sorted(taken):
+        if target not in ids:
+            if target != END:
+                continue
+            nodes.append(NodeView(id=END, label="END", kind="end"))
+            ids.add(END)
+        if (source, target) not in have and source in ids:
+            edges.append(EdgeView(source=source, target=target, kind="taken"))
+            have.add((source, target))
+    return GraphView(name=view.name, nodes=tuple(nodes), edges=tuple(edges))
 
 
 def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:

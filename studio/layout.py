@@ -33,6 +33,10 @@ _DPI = 72.0
 
 Point = tuple[float, float]
 
+_BACK_EDGE = {"tailport": "e", "headport": "e"}
+"""A loop back to a node above leaves and enters on the right side, so it bends around
+the forward edges instead of running on top of them."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class NodeBox:
@@ -139,6 +143,38 @@ class _Plan:
         return node_id
 
 
+def back_edges(view: GraphView) -> set[int]:
+    """Indices of the edges that go back up the graph (a loop closing on a node above),
+    found by a depth-first walk from START in edge order; self-loops are not included."""
+    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for i, e in enumerate(view.edges):
+        if e.source != e.target:
+            out[e.source].append((i, e.target))
+    found: set[int] = set()
+    state: dict[str, int] = {}  # 1: on the walk's path, 2: done
+    roots = [n.id for n in view.nodes if n.kind == "start"] + [n.id for n in view.nodes]
+    for root in roots:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(out[root]))]
+        while stack:
+            node, edges = stack[-1]
+            step = next(edges, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                continue
+            i, target = step
+            seen = state.get(target)
+            if seen == 1:
+                found.add(i)
+            elif seen is None:
+                state[target] = 1
+                stack.append((target, iter(out[target])))
+    return found
+
+
 def _cluster_name(index: int) -> str:
     return f"cluster_{index}"
 
@@ -195,6 +231,7 @@ def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | Non
                    **_ends(plan, clusters, point, target))
 
     label_attr = "xlabel" if fast else "label"
+    backs = back_edges(view) if not fast else set()
     for i, edge in enumerate(view.edges):
         target = join_points.get(edge.target, edge.target) if edge.kind == "join" else edge.target
         attrs = _ends(plan, clusters, edge.source, target)
@@ -204,6 +241,8 @@ def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | Non
             attrs[label_attr] = edge.label
         if edge.kind in ("dynamic",) and plan.nodes[edge.target].kind == "any":
             attrs["weight"] = "0"
+        if i in backs:
+            attrs.update(_BACK_EDGE)
         g.add_edge(plan.exit(edge.source), plan.entry(target), key=str(i), id=f"e{i}", **attrs)
 
     with _LOCK:

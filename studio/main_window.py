@@ -18,7 +18,6 @@ from .banner import ErrorBanner
 from .cli import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, restore_layout, save_layout
-from .loader import parse_spec
 from .records import ErrorView, StatusView, ThreadView
 from .session import Session
 from .watcher import FileWatcher
@@ -43,6 +42,9 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowNestedDocks
                             | QMainWindow.DockOption.AllowTabbedDocks)
         self.input_text = "{}"
+        self._input_kept = False
+        """The input text came from the user (--input or the New run dialog): keep it."""
+        self._database_title = False
         self.threads: tuple[ThreadView, ...] = ()
         self.banner = ErrorBanner(self)
         self.panels: Panels = make_panels(self)
@@ -129,37 +131,41 @@ class MainWindow(QMainWindow):
         s.errorChanged.connect(self.banner.show_error)
         s.message.connect(self._on_message)
         s.threadsChanged.connect(self._on_threads_changed)
+        s.graphOpened.connect(self._on_graph_opened)
 
     # -- opening -------------------------------------------------------------------------
     def open_graph(self, spec: str, *, thread_id: str | None = None, input_text: str | None = None) -> bool:
-        """Open a graph file; a bad `--input` shows a message and keeps the text for editing."""
+        """Open a graph file (imported off the UI thread; `graphOpened` follows). A bad
+        `--input` shows a message and keeps the text for editing; False then."""
         value, problem = parse_json_input(input_text)
+        self._input_kept = input_text is not None
+        self._database_title = False
         if input_text is not None:
             self.input_text = input_text
-        ok = self.session.open_graph(spec, thread_id=thread_id, input=value)
-        if self.session.loaded is not None:
-            self.watcher.watch(self.session.loaded.path)
-            self.setWindowTitle(f"{self.session.loaded.path.name} — Retrograph Studio")
-            if input_text is None or problem:
-                self.input_text = input_text if problem else input_text_for(self.session.input)
-        else:
-            path, _ = parse_spec(spec)
-            if path.exists():
-                self.watcher.watch(path)  # a file that failed to import reloads once fixed
         if problem:
-            self.session.set_input(None)
             self.banner.show_error(ErrorView(kind="input", title="Invalid --input", message=problem,
                                              hint="Fix it in Run ▸ New run… (Ctrl+N); your text is kept there."))
-        return ok and not problem
+        started = self.session.open_graph(spec, thread_id=thread_id, input=value, example_input=not problem)
+        return started and not problem
 
     def open_database(self, path: str | Path, graph_spec: str | None = None, *, thread_id: str | None = None) -> bool:
         """Post-mortem: browse a checkpoint file (with the graph's code when given)."""
         ok = self.session.open_database(path, graph_spec, thread_id=thread_id)
-        if self.session.loaded is not None:
-            self.watcher.watch(self.session.loaded.path)
+        self._database_title = True
         self.setWindowTitle(f"{Path(path).name} — Retrograph Studio")
         self._on_busy_changed(False)
         return ok
+
+    def _on_graph_opened(self, path: Path, ok: bool) -> None:
+        """The graph file was imported (or failed to): watch it, so saving it reloads it."""
+        if path.exists():
+            self.watcher.watch(path)
+        if ok:
+            if not self._database_title:
+                self.setWindowTitle(f"{path.name} — Retrograph Studio")
+            if not self._input_kept:
+                self.input_text = input_text_for(self.session.input)
+        self._on_busy_changed(self.session.busy)
 
     async def when_ready(self, timeout_s: float = 30.0) -> None:
         """Wait until the graph is drawn and the thread's history is shown."""
@@ -234,16 +240,14 @@ class MainWindow(QMainWindow):
 
     # -- action handlers ---------------------------------------------------------------
     def _on_reload(self) -> None:
-        if self.session.spec is None:
-            return
-        self.session.reload()
-        if self.session.loaded is not None:
-            self.watcher.watch(self.session.loaded.path)
+        if self.session.spec is not None:
+            self.session.reload()
 
     def _on_new_run(self) -> None:
         dialog = InputDialog(self.input_text, self)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
         self.input_text = dialog.text
+        self._input_kept = True
         if accepted:
             if self.banner.error is not None and self.banner.error.kind == "input":
                 self.session.clear_error()

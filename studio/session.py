@@ -25,17 +25,16 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine import CheckpointError
-
 from . import qtcompat  # noqa: F401 (guards signal emission; see the module)
 from . import convert
 from .driver import Outcome, Refused, RunDriver
 from .history import History
-from .loader import LoadedGraph, LoadError, load_graph
-from .records import ErrorView, ThreadView
+from .loader import LoadedGraph
+from .records import ErrorView
 from .session_events import InnerView, SessionEvents
+from .session_loading import SessionLoading
 from .session_views import SessionViews
-from .store import CheckpointReader, open_saver
+from .store import CheckpointReader
 from .viewmodel import GraphView, NodeDetails
 
 __all__ = ["Session", "new_thread_id"]
@@ -60,7 +59,7 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
     return history, history.rows()
 
 
-class Session(SessionEvents, SessionViews, QObject):
+class Session(SessionLoading, SessionEvents, SessionViews, QObject):
     """Owns the graph, the run, the thread's history and the view; emits records."""
 
     graphLoaded = Signal(object)        # GraphView
@@ -84,6 +83,7 @@ class Session(SessionEvents, SessionViews, QObject):
     errorChanged = Signal(object)       # ErrorView | None
     message = Signal(str)               # a transient status-bar line
     commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
+    graphOpened = Signal(object, bool)  # the graph file's Path, whether it loaded
 
     def __init__(self, db_path: str | Path, parent: QObject | None = None, *, poll_ms: int = 1500) -> None:
         QObject.__init__(self, parent)
@@ -94,6 +94,8 @@ class Session(SessionEvents, SessionViews, QObject):
         self.spec: str | None = None
         self.graph: Any = None
         self.graph_view: GraphView | None = None
+        self._base_view: GraphView | None = None
+        """The graph as compiled; `graph_view` may add routes taken at run time to it."""
         self._nx: Any = None
         self._known_edges: set[tuple[str, str]] = set()
         self.thread_id: str | None = None
@@ -109,6 +111,7 @@ class Session(SessionEvents, SessionViews, QObject):
         self._task_name = ""
         self._view_task: asyncio.Task[Any] | None = None
         self._history_task: asyncio.Task[Any] | None = None
+        self._load_task: asyncio.Task[Any] | None = None
         self._reload_pending = False
         self._running: set[str] = set()
         self._failed: set[str] = set()
@@ -152,114 +155,7 @@ class Session(SessionEvents, SessionViews, QObject):
         row = self.history.get(self.head_id)
         return row is not None and not row.next
 
-    # -- opening ---------------------------------------------------------------------------
-    def _open_saver(self) -> bool:
-        if self.saver is not None:
-            return True
-        try:
-            self.saver = open_saver(self.db_path)
-        except (CheckpointError, OSError) as exc:
-            self._set_error(ErrorView(kind="database", title="Cannot open the checkpoint database",
-                                      message=str(exc), hint="Choose another file with --db FILE."))
-            return False
-        self.reader = CheckpointReader(self.db_path)
-        self._poll.start()
-        return True
-
-    def open_graph(self, spec: str, *, thread_id: str | None = None, input: Any = None) -> bool:
-        """Import the graph file (its code runs, as `python file.py` would) and open a thread."""
-        self.spec = spec
-        result = load_graph(spec)
-        if isinstance(result, LoadError):
-            self._on_load_error(result)
-            self._emit_status()
-            return False
-        if not self._open_saver():
-            return False
-        self._install(result)
-        if input is not None:
-            self.driver.input = input
-        elif result.example_input is not None:
-            self.driver.input = result.example_input
-        self.open_thread(thread_id or new_thread_id(result.path.stem))
-        return True
-
-    def open_database(self, path: str | Path, graph_spec: str | None = None, *,
-                      thread_id: str | None = None) -> bool:
-        """Post-mortem: browse every thread of a checkpoint file (opening it runs no code);
-        with the graph's code given too, its runs can go on."""
-        path = Path(path)
-        if not path.exists():
-            self._set_error(ErrorView(kind="database", title="No such database",
-                                      message=f"{path}: no such file", hint="Check the path."))
-            return False
-        if path.resolve() != self.db_path.resolve():
-            self._close_database()
-        self.db_path = path
-        if graph_spec is not None:
-            self.spec = graph_spec
-            result = load_graph(graph_spec)
-            if isinstance(result, LoadError):
-                self._on_load_error(result)
-            elif self._open_saver():
-                self._install(result)
-        if not self._open_saver():
-            return False
-        self._schedule_view(self._open_first_thread(thread_id))
-        return True
-
-    def _close_database(self) -> None:
-        """Let go of the current file (another one is being opened)."""
-        self.driver.drop_run()
-        if self.reader is not None:
-            self.reader.close(wait=True)
-            self.reader = None
-        if self.saver is not None:
-            self.saver.close()
-            self.saver = None
-        self.graph = self.driver.graph = None
-        self.loaded = None
-        self.thread_id = None
-
-    async def _open_first_thread(self, thread_id: str | None) -> None:
-        threads = await self.refresh_threads()
-        if thread_id is not None or threads:
-            await self._load_thread(thread_id or threads[0].thread_id)
-        else:
-            self.message.emit(f"{self.db_path} holds no threads yet.")
-            self._emit_status()
-
-    async def refresh_threads(self) -> tuple[ThreadView, ...]:
-        assert self.reader is not None
-        infos = await self.reader.threads()
-        views = tuple(ThreadView(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
-                      for t in infos)
-        self.threadsChanged.emit(views)
-        return views
-
-    def _install(self, loaded: LoadedGraph) -> None:
-        self.loaded = loaded
-        self._static_details.clear()
-        self.graph = loaded.graph.with_checkpointer(self.saver)
-        if self.reader is not None:
-            self.reader.register(self.graph.schema.registrable_types())
-        self.driver.graph = self.graph
-        try:
-            self.graph_view = convert.graph_view(self.graph, loaded.path.stem)
-            self._nx = self.graph.get_graph().nx
-        except Exception as exc:  # drawing must never stop the debugger
-            log.exception("drawing the graph failed")
-            self.graph_view, self._nx = None, None
-            self.message.emit(f"Could not draw the graph: {exc}")
-        self._known_edges = {(e.source, e.target) for e in (self.graph_view.edges if self.graph_view else ())
-                             if e.kind not in ("dynamic",)}
-        nodes = set(self.graph.node_names)
-        self.driver.before &= nodes
-        self.driver.after &= nodes
-        if self.graph_view is not None:
-            self.graphLoaded.emit(self.graph_view)
-        self._emit_marks()
-
+    # -- threads ---------------------------------------------------------------------------
     def open_thread(self, thread_id: str) -> None:
         """Show `thread_id` (its history loads off the UI thread)."""
         self._schedule_view(self._load_thread(thread_id))
@@ -326,44 +222,6 @@ class Session(SessionEvents, SessionViews, QObject):
     def input(self) -> Any:
         return self.driver.input
 
-    # -- reload ----------------------------------------------------------------------------
-    def reload(self) -> bool:
-        """Import the graph file again; the thread, its history and the breakpoints stay.
-        The next step retries from the head: a failed task runs again with the new code,
-        tasks of that superstep that had finished are not re-run."""
-        if self.spec is None:
-            self.message.emit("No graph file to reload.")
-            return False
-        if self.busy:
-            self._reload_pending = True
-            self.message.emit("The graph file changed: reloading once the running command ends.")
-            return False
-        result = load_graph(self.spec)
-        if isinstance(result, LoadError):
-            self._on_load_error(result)
-            self._emit_status()
-            return False
-        if not self._open_saver():
-            return False
-        self.driver.drop_run()
-        self._install(result)
-        if self.driver.input is None:
-            self.driver.input = result.example_input
-        self._failed.clear()
-        self._set_error(None)
-        row = self.history.get(self.head_id)
-        where = f" from step {row.step}" if row is not None else ""
-        self.message.emit(f"Reloaded {result.path.name}: F10 or F5 goes on{where}.")
-        if self.thread_id is None:
-            self.open_thread(new_thread_id(result.path.stem))
-        self._emit_status()
-        return True
-
-    def _on_load_error(self, error: LoadError) -> None:
-        hint = "Fix the file and save it (the studio reloads it), or press Ctrl+R."
-        self._set_error(ErrorView(kind="load", title=error.title, message=error.message,
-                                  detail=error.detail, hint=hint))
-
     # -- command guard ---------------------------------------------------------------------
     def _submit(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> bool:
         if self._closed:
@@ -380,6 +238,7 @@ class Session(SessionEvents, SessionViews, QObject):
     async def _guarded(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> None:
         result: Outcome | Exception | None = None
         try:
+            await self._wait_for_load()  # a command asked for while the file imports runs after it
             if self.viewed_id is not None and self.viewed_id != self.head_id:
                 await self._show_checkpoint(self.head_id, live=True)
             result = await factory()
@@ -560,7 +419,7 @@ class Session(SessionEvents, SessionViews, QObject):
             return
         self._closed = True
         self._poll.stop()
-        for task in (self._task, self._view_task, self._history_task):
+        for task in (self._task, self._view_task, self._history_task, self._load_task):
             if task is not None and not task.done():
                 task.cancel()
         self.driver.drop_run()

@@ -77,9 +77,10 @@ class SessionEvents:
             self._last_io.setdefault(event.name, {})["output"] = event.update
             if event.dropped_keys and isinstance(event.update, dict):
                 self._dropped.setdefault(event.name, []).extend((k, event.update.get(k)) for k in event.dropped_keys)
-            for target in event.routes:
-                if (event.name, target) not in self._known_edges:
-                    self._taken.add((event.name, target))
+            new = {(event.name, t) for t in event.routes if (event.name, t) not in self._known_edges} - self._taken
+            if new:
+                self._taken |= new
+                self._show_taken_routes(new)
             self._refresh_details(event.name)
             self._emit_marks()
         elif isinstance(event, TaskFailed):
@@ -204,10 +205,25 @@ class SessionEvents:
         self.viewChanged.emit(checkpoint_id)
 
     # -- marks and status ------------------------------------------------------------------
+    def _show_taken_routes(self: Session, new: set[tuple[str, str]]) -> None:
+        """Routes of a router without a path map are drawn as they are taken (a mark on
+        the graph); one to a node the drawing lacks (END) lays the graph out again with it."""
+        view = self.graph_view
+        if view is None or self._inner is not None:
+            return
+        drawn = {n.id for n in view.nodes}
+        if all(target in drawn for _, target in new):
+            return
+        self.graph_view = convert.with_taken_routes(self._base_view or view, self._taken)
+        self.graphLoaded.emit(self.graph_view)
+
     def _reset_marks(self: Session) -> None:
         self._running.clear()
         self._failed.clear()
         self._taken.clear()
+        if self._base_view is not None and self.graph_view is not self._base_view:
+            self.graph_view = self._base_view  # routes taken on another branch are not drawn
+            self.graphLoaded.emit(self.graph_view)
         self._trail = []
         self._dropped = {}
         self._set_error(None) if self.error is not None and self.error.kind == "node" else None

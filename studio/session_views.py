@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from engine import Overwrite, add_messages
 from engine.checkpoint import ERROR, INTERRUPT
 
 from . import convert
@@ -29,13 +30,16 @@ class SessionViews:
     """Select, back/forward, rewind, edit-and-fork, compare (mixed into Session)."""
 
     def _schedule_view(self: Session, coro: Awaitable[Any]) -> None:
-        """Run a viewing coroutine; a newer one replaces one still loading."""
-        if self._view_task is not None and not self._view_task.done():
-            self._view_task.cancel()
+        """Run a viewing coroutine; a newer one replaces one still loading (but never
+        cancels a graph file's import: the view runs after it)."""
+        task = self._view_task
+        if task is not None and not task.done() and task is not self._load_task:
+            task.cancel()
         self._view_task = asyncio.ensure_future(self._viewing(coro))
 
     async def _viewing(self: Session, coro: Awaitable[Any]) -> None:
         try:
+            await self._wait_for_load()
             await coro
         except asyncio.CancelledError:
             pass
@@ -166,7 +170,9 @@ class SessionViews:
         self._schedule_view(self._edit_and_fork(checkpoint_id, dict(values), as_node))
 
     def _edit_updates(self: Session, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-        """The update that turns `old` into `new`, given that writes go through reducers."""
+        """The update that turns `old` into `new`. Writes go through the keys' reducers, so
+        a key with a reducer gets its appended tail when the edit only appends (history stays
+        compact) and an `Overwrite` of the whole value for any other edit."""
         channels = self.graph.schema.channels
         unknown = [k for k in new if k not in channels]
         if unknown:
@@ -178,15 +184,15 @@ class SessionViews:
             if convert._same(before, value):
                 continue
             reducer = channels[key].reducer_name
-            if reducer == "operator.add" and isinstance(value, list):
-                if isinstance(before, list) and value[: len(before)] == before:
-                    update[key] = value[len(before):]
-                    continue
-                raise ValueError(
-                    f"`{key}` uses the reducer operator.add, so an edit can only append to it "
-                    "(update_state passes values through reducers, as in LangGraph)."
-                )
-            update[key] = value
+            if reducer == "last value":
+                update[key] = value
+            elif isinstance(value, list) and isinstance(before, list) and len(value) > len(before) \
+                    and convert._same(value[: len(before)], before):
+                update[key] = value[len(before):]
+            elif reducer == "add_messages" and isinstance(value, list):
+                update[key] = Overwrite(add_messages([], value))  # dicts typed in become messages
+            else:
+                update[key] = Overwrite(value)
         return update
 
     async def _edit_and_fork(self: Session, checkpoint_id: str, values: dict[str, Any], as_node: str | None) -> None:
@@ -208,8 +214,10 @@ class SessionViews:
         if as_node is None and len(ckpt.nodes_ran) > 1:
             as_node = ckpt.nodes_ran[0]
         config = {"configurable": {"thread_id": self.thread_id, "checkpoint_id": checkpoint_id}}
-        try:
-            new_config = self.graph.update_state(config, update, as_node=as_node)
+        graph = self.graph
+        try:  # off the UI thread: it reads and writes a checkpoint, which may be big
+            new_config = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: graph.update_state(config, update, as_node=as_node))
         except Exception as exc:
             self._set_error(ErrorView(kind="input", title="update_state refused the edit",
                                       message=f"{type(exc).__name__}: {exc}"))
@@ -227,7 +235,8 @@ class SessionViews:
         self.headChanged.emit(new_id)
         self.status = "ready"
         await self._show_checkpoint(new_id, live=True)
-        self.message.emit(f"Edited {', '.join(update)} on a new branch (source: update); F10 goes on from it.")
+        how = ", ".join(f"{k} (replaced)" if isinstance(v, Overwrite) else k for k, v in update.items())
+        self.message.emit(f"Edited {how} on a new branch (source: update); F10 goes on from it.")
 
     def fetch_values(self: Session, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:
         """Read a checkpoint's values off the UI thread, then call `callback(values)` from

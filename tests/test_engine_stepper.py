@@ -229,9 +229,9 @@ def test_one_execution_path_invoke_uses_the_run(monkeypatch):
     calls = []
     original = run_module.Run.commit
 
-    def spy(self):
+    def spy(self, **kwargs):
         calls.append(self.step)
-        return original(self)
+        return original(self, **kwargs)
 
     monkeypatch.setattr(run_module.Run, "commit", spy)
     fan_graph().invoke({"log": []})

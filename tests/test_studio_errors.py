@@ -59,7 +59,9 @@ def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path
     head = s.head_id
     assert s.history.get(head).next == ("fetch", "parse")  # paused at that superstep
     _flaky(tmp_path, "return {'log': ['parsed']}")
-    window.actions.reload.trigger()  # Ctrl+R
+    with qtbot.waitSignal(s.graphOpened, timeout=10000):
+        window.actions.reload.trigger()  # Ctrl+R (the file imports on a worker thread)
+    wait_ready(qtbot, window)
     assert not banner.isVisible()
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "done"

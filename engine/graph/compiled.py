@@ -108,7 +108,7 @@ class CompiledStateGraph:
                         yield chunks.popleft()
                 continue
             if run.ready_to_commit:
-                run.commit()
+                run.commit(report=False)
             else:
                 break
         if chunks:

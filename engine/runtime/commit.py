@@ -31,15 +31,18 @@ class RunCommit:
     def ready_to_commit(self: Run) -> bool:
         return self.status == "ready" and bool(self.plan) and not self.pending
 
-    def commit(self: Run) -> StepCommitted:
-        """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next."""
+    def commit(self: Run, *, report: bool = True) -> StepCommitted | None:
+        """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next.
+
+        Returns the StepCommitted event with a ChannelDiff per key; `report=False` (used
+        by invoke() when nobody listens) skips building the diffs and returns None."""
         if not self.ready_to_commit:
             raise RuntimeError(
                 f"cannot commit: {len(self.pending)} task(s) still pending" if self.pending
                 else f"cannot commit: the run is {self.status}"
             )
         try:
-            return self._commit()
+            return self._commit(report=report or bool(self._listeners))
         except Exception as exc:
             self._fail(exc)
             raise
@@ -77,11 +80,11 @@ class RunCommit:
         self._route(graph.runners[as_node], task, values, result)
         self.plan = (task,)
         self.results = {task.id: result}
-        self._commit(source="update")
+        self._commit(source="update", report=True)
         assert self.checkpoint is not None
         return self.checkpoint
 
-    def _commit(self: Run, source: str = "loop") -> StepCommitted:
+    def _commit(self: Run, source: str = "loop", report: bool = True) -> StepCommitted | None:
         graph = self.graph
         channels = graph.schema.channels
         ordered = [self.results[t.id] for t in self.plan]
@@ -109,12 +112,13 @@ class RunCommit:
             versions[key] = cid
             if applied.appended is not None and previous_version is not None:
                 appended[key] = (previous_version, applied.appended)
-            diffs.append(ChannelDiff(
-                key=key, reducer=channels[key].reducer_name, before=old,
-                writes=tuple(ChannelWrite(node=r.task.name, task_id=r.task.id, value=v) for r, v in writes),
-                after=applied.value,
-                appended=tuple(applied.appended) if applied.appended is not None else None,
-            ))
+            if report:
+                diffs.append(ChannelDiff(
+                    key=key, reducer=channels[key].reducer_name, before=old,
+                    writes=tuple(ChannelWrite(node=r.task.name, task_id=r.task.id, value=v) for r, v in writes),
+                    after=applied.value,
+                    appended=tuple(applied.appended) if applied.appended is not None else None,
+                ))
         for key in new_values:
             if key not in versions:  # a reducer's empty value, never stored yet
                 versions[key] = cid
@@ -127,13 +131,15 @@ class RunCommit:
             barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
         )
         self._save(ckpt, changed=tuple(grouped), appended=appended)
-        self._set_checkpoint(ckpt)
-        committed = StepCommitted(
-            **self._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
-            diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
-        )
-        self.last_commit = committed
-        self._emit(committed)
+        self._set_checkpoint(ckpt, owned=True)
+        committed = None
+        if report:
+            committed = StepCommitted(
+                **self._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
+                diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
+            )
+            self.last_commit = committed
+            self._emit(committed)
         if source == "loop":
             self._after_commit(nodes_ran)
         return committed

@@ -19,6 +19,7 @@ import threading
 import time
 import traceback as tb
 import uuid
+from collections import deque
 from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
 
 DEFAULT_RECURSION_LIMIT = 10007
+_BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
 _FROM_GRAPH: Any = object()
 
 
@@ -143,6 +145,8 @@ class Run(RunStart, RunCommit):
         results = self.results
         if not results:
             return self.plan
+        if len(results) >= len(self.plan):
+            return ()
         return tuple(t for t in self.plan if t.id not in results)
 
     @property
@@ -184,8 +188,13 @@ class Run(RunStart, RunCommit):
             self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
             self._after_tasks_check()
             return [result]
-        futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
+        batchable = [t for t in pending if self._plain_sync(t)]
         done_results: list[TaskResult] = []
+        if len(batchable) == len(pending):
+            done_results = await self._run_sync_batch(pending)
+            self._after_tasks_check()
+            return done_results
+        futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
         try:
             remaining = set(futures)
             while remaining:
@@ -211,19 +220,44 @@ class Run(RunStart, RunCommit):
 
         return write
 
-    async def _execute(self, task: PlannedTask) -> TaskResult:
-        graph = self.graph
-        runner: NodeRunner = graph.runners[task.name]
-        result = TaskResult(task=task)
+    def _prepare(self, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
+        """A task's runner, its context (for interrupt() and the stream writer) and input."""
+        runner: NodeRunner = self.graph.runners[task.name]
         ctx = TaskContext(task_id=task.id, name=task.name, config=self.config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
                           parent=current_task.get())
-        state = task.arg if task.is_send else graph.schema.node_input(self.values)
+        state = task.arg if task.is_send else self.graph.schema.node_input(self.values)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
                                    input=state))
+        return runner, ctx, state
+
+    def _conclude(self, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
+                  error: BaseException | None, trace: str, started: float) -> TaskResult:
+        """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
+        result = TaskResult(task=task)
+        if error is None:
+            try:
+                self._route(runner, task, output, result)
+            except Exception as exc:  # a router's or an update's error, reported as the node's
+                error, trace = exc, tb.format_exc()
+        if isinstance(error, GraphInterrupt):
+            result.interrupts = tuple(i for i in error.interrupts if isinstance(i, Interrupt))
+            result.writes, result.routes, result.sends = [], [], []
+        elif error is not None:
+            result.error, result.traceback = error, trace
+            result.writes, result.routes, result.sends = [], [], []
+        result.resume = ctx.resume if ctx.parent is None else []
+        result.duration_s = time.perf_counter() - started
+        return result
+
+    async def _execute(self, task: PlannedTask) -> TaskResult:
+        runner, ctx, state = self._prepare(task)
         started = time.perf_counter()
         token = current_task.set(ctx)
+        output: Any = None
+        error: BaseException | None = None
+        trace = ""
         try:
             attempt = 1
             while True:
@@ -239,20 +273,57 @@ class Run(RunStart, RunCommit):
                     await asyncio.sleep(policy.delay(attempt))
                     attempt += 1
                     ctx.calls = 0
-            self._route(runner, task, output, result)
-        except GraphInterrupt as exc:
-            result.interrupts = tuple(i for i in exc.interrupts if isinstance(i, Interrupt))
-            result.writes, result.routes, result.sends = [], [], []
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the node's own error: kept and reported unchanged
-            result.error = exc
-            result.traceback = tb.format_exc()
+            error, trace = exc, tb.format_exc()
         finally:
             current_task.reset(token)
-        result.resume = ctx.root().resume if ctx.parent is None else []
-        result.duration_s = time.perf_counter() - started
-        return result
+        return self._conclude(task, runner, ctx, output, error, trace, started)
+
+    async def _run_sync_batch(self, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
+        """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
+        queue, instead of one asyncio task and one executor job per task. Each result is
+        recorded (and its writes saved) as soon as it comes back."""
+        loop = asyncio.get_running_loop()
+        jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
+        for task in tasks:
+            runner, ctx, state = self._prepare(task)
+            context = contextvars.copy_context()
+            context.run(current_task.set, ctx)
+            jobs.append((task, runner, ctx, state, context))
+        back: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        config = self.config
+
+        def worker() -> None:
+            while True:
+                try:
+                    task, runner, ctx, state, context = jobs.popleft()
+                except IndexError:
+                    return
+                started = time.perf_counter()
+                try:
+                    outcome = (task, runner, ctx, context.run(runner.call_sync, state, config, ctx.writer),
+                               None, "", started)
+                except Exception as exc:
+                    outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
+                loop.call_soon_threadsafe(back.put_nowait, outcome)
+
+        workers = [loop.run_in_executor(None, worker) for _ in range(min(len(tasks), _BATCH_WORKERS))]
+        results: list[TaskResult] = []
+        try:
+            for _ in range(len(tasks)):
+                result = self._conclude(*await back.get())
+                self._record(result, durable=True)
+                results.append(result)
+        finally:
+            jobs.clear()  # on cancellation: tasks not started yet never start
+            await asyncio.gather(*workers, return_exceptions=True)
+        return results
+
+    def _plain_sync(self, task: PlannedTask) -> bool:
+        runner = self.graph.runners[task.name]
+        return task.name != START and not (runner.is_async or runner.is_subgraph or runner.retry)
 
     async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
         """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""

@@ -142,11 +142,13 @@ class RunStart:
         """Only what the user put under config['metadata']; configurable keys (API keys
         included) are never persisted."""
         meta = self.config.get("metadata")
-        return dict(meta) if isinstance(meta, Mapping) else {}
+        return dict(meta) if meta and isinstance(meta, Mapping) else {}
 
-    def _set_checkpoint(self: Run, ckpt: Checkpoint) -> None:
+    def _set_checkpoint(self: Run, ckpt: Checkpoint, owned: bool = False) -> None:
+        """Make `ckpt` the head; `owned` when its values dict was built by this run (a commit),
+        which never changes a values dict in place, so it need not be copied."""
         self.checkpoint = ckpt
-        self.values = dict(ckpt.values)
+        self.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
         self.plan = ckpt.tasks
         self.results = {}
         self._resume_for = {}

@@ -69,6 +69,10 @@ def normalize_update(
     node: str, result: Any, channels: Mapping[str, Channel]
 ) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command | None]:
     """(writes, dropped keys, update as streamed, the Command if one was returned)."""
+    if type(result) is dict:  # the common case, first
+        writes = [(k, v) for k, v in result.items() if k in channels]
+        if len(writes) == len(result):
+            return writes, (), result, None
     command = result if isinstance(result, Command) else None
     update = command.update if command is not None else result
     items = _as_items(update)
@@ -94,7 +98,7 @@ def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Seque
                 wants_config: bool) -> tuple[list[str], list[Send]]:
     """Run a conditional edge's router and resolve what it returned into nodes and Sends."""
     raw = branch.router(state, config) if wants_config else branch.router(state)
-    if inspect.isawaitable(raw):
+    if type(raw) is not str and inspect.isawaitable(raw):
         raise TypeError(
             f"the router `{branch.name}` after `{branch.source}` is async; routers must be plain functions"
         )
