@@ -59,7 +59,15 @@ from .runtime import (
     get_stream_writer,
     interrupt,
 )
-from .types import Command, Interrupt, Overwrite, RetryPolicy, Send, StateSnapshot, TaskInfo
+from .types import (
+    Command,
+    Interrupt,
+    Overwrite,
+    RetryPolicy,
+    Send,
+    StateSnapshot,
+    TaskInfo,
+)
 
 __all__ = [
     # building and running

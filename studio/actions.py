@@ -40,6 +40,7 @@ class Actions:
     rewind: QAction
     edit_fork: QAction
     compare: QAction
+    legend: QAction
     reset_layout: QAction
     quit: QAction
 
@@ -67,6 +68,11 @@ def _action(window: QMainWindow, text: str, tip: str, keys: str | QKeySequence.S
     if icon is not None:
         action.setIcon(_icon(window, *icon))
     window.addAction(action)  # shortcuts work whichever dock has the focus
+    return action
+
+
+def _checkable(action: QAction) -> QAction:
+    action.setCheckable(True)
     return action
 
 
@@ -109,6 +115,8 @@ def build_actions(window: QMainWindow) -> Actions:
         edit_fork=_action(window, "&Edit State and Fork…", "Edit the selected checkpoint's state as JSON",
                           "Ctrl+E", ("fork", sp.SP_FileDialogDetailedView)),
         compare=_action(window, "Co&mpare Checkpoints…", "The difference between two checkpoints", "Ctrl+D"),
+        legend=_checkable(_action(window, "Graph &Legend", "What the graph's edge styles and node marks mean",
+                                  "F1")),
         reset_layout=_action(window, "Reset &Layout", "Put every panel back in its default place"),
         quit=_action(window, "&Quit", "Close the studio", QKeySequence.StandardKey.Quit),
     )
@@ -148,7 +156,7 @@ def build_menus(window: QMainWindow, actions: Actions) -> dict[str, QMenu]:
                  actions.run_to, None, actions.continue_, actions.pause, actions.stop, None,
                  actions.toggle_breakpoint, actions.toggle_breakpoint_after),
         "&History": (actions.back, actions.forward, None, actions.rewind, actions.edit_fork, actions.compare),
-        "&View": (actions.reset_layout,),
+        "&View": (actions.legend, None, actions.reset_layout),
     }
     for title, items in layout.items():
         menu = bar.addMenu(title)

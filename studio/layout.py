@@ -10,6 +10,7 @@ where full spline routing can take a minute on a tangled graph.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import defaultdict
@@ -180,8 +181,10 @@ def _cluster_name(index: int) -> str:
 
 
 def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | None = None, *,
-                 fast: bool | None = None) -> GraphLayout:
-    """Lay out `view` with graphviz dot; `sizes` gives node box sizes in points."""
+                 fast: bool | None = None,
+                 label_sizes: Mapping[str, tuple[float, float]] | None = None) -> GraphLayout:
+    """Lay out `view` with graphviz dot; `sizes` gives node box sizes in points and
+    `label_sizes` the size of each edge label as drawn (dot keeps that much room free)."""
     import pygraphviz  # local: only drawing needs graphviz
 
     started = time.perf_counter()
@@ -238,7 +241,7 @@ def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | Non
         if target != edge.target:
             attrs["arrowhead"] = "none"  # the sources meet at the join point; one arrow leaves it
         if edge.label:
-            attrs[label_attr] = edge.label
+            attrs[label_attr] = _label(edge.label, label_sizes)
         if edge.kind in ("dynamic",) and plan.nodes[edge.target].kind == "any":
             attrs["weight"] = "0"
         if i in backs:
@@ -248,6 +251,17 @@ def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | Non
     with _LOCK:
         g.layout(prog="dot")
     return _read(g, view, plan, clusters, join_points, fast, time.perf_counter() - started)
+
+
+def _label(text: str, sizes: Mapping[str, tuple[float, float]] | None) -> str:
+    """The label as dot sees it: a blank box of the drawn size when it is known (dot's own
+    font metrics differ from Qt's), else the text."""
+    size = (sizes or {}).get(text)
+    if size is None:
+        return text
+    w, h = (max(1, math.ceil(v)) for v in size)
+    return (f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" FIXEDSIZE="TRUE" '
+            f'WIDTH="{w}" HEIGHT="{h}"><TR><TD> </TD></TR></TABLE>>')
 
 
 def _ends(plan: _Plan, clusters: Mapping[str, str], source: str, target: str) -> dict[str, str]:

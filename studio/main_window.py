@@ -120,6 +120,8 @@ class MainWindow(QMainWindow):
         a.edit_fork.triggered.connect(self._on_edit_fork)
         a.compare.triggered.connect(self._on_compare)
         a.reset_layout.triggered.connect(self._on_reset_layout)
+        a.legend.toggled.connect(self.panels.graph.set_legend_visible)
+        self.panels.graph.legend_toggled.connect(a.legend.setChecked)
         a.quit.triggered.connect(self.close)
         self.banner.reloadRequested.connect(self._on_reload)
         self.banner.dismissed.connect(s.clear_error)

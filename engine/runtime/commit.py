@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING
-from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso
+from ..checkpoint.base import Checkpoint, PlannedTask, new_task_id, now_iso
 from ..constants import END, START
 from ..errors import GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
@@ -94,7 +94,7 @@ class RunCommit:
                 grouped.setdefault(key, []).append((result, value))
         parent = self.checkpoint
         assert parent is not None
-        cid = new_checkpoint_id()
+        cid = self._new_id()
         values = self.values
         new_values = dict(values)
         versions = dict(parent.versions)
@@ -124,10 +124,10 @@ class RunCommit:
                 versions[key] = cid
         barriers = dict(parent.barriers)
         plan = self._next_plan(cid, ordered, barriers)
-        nodes_ran = tuple(dict.fromkeys(r.task.name for r in ordered))
+        nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
         ckpt = Checkpoint(
             id=cid, thread_id=self.thread_id or "", parent_id=parent.id or None, step=parent.step + 1,
-            source=source, created_at=now_iso(), values=new_values, versions=versions,
+            source=source, created_at=now_iso() if self._durable_ids else "", values=new_values, versions=versions,
             barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
         )
         self._save(ckpt, changed=tuple(grouped), appended=appended)
@@ -148,6 +148,13 @@ class RunCommit:
                    barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
         """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
         graph = self.graph
+        if len(ordered) == 1:  # the common case: one task, one route, no Send, no join
+            only = ordered[0]
+            if len(only.routes) == 1 and not only.sends and not graph.runners[only.task.name].joins:
+                target, why = only.routes[0]
+                if target == END:
+                    return ()
+                return (PlannedTask(id=new_task_id(cid, 0, target), name=target, trigger=why),)
         triggered: dict[str, list[str]] = {}
         sends: list[tuple[Send, str]] = []
         for result in ordered:
@@ -194,6 +201,8 @@ class RunCommit:
             raise error
         if not self.plan:
             self._finish("done")
+            return
+        if not (self.interrupt_after or self.interrupt_before):
             return
         after = tuple(n for n in nodes_ran if n in self.interrupt_after)
         before = tuple(t.name for t in self.plan if t.name in self.interrupt_before)

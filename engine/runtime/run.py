@@ -20,8 +20,8 @@ import time
 import traceback as tb
 import uuid
 from collections import deque
-from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
@@ -34,15 +34,16 @@ from ..checkpoint.base import (
     Checkpoint,
     PendingWrite,
     PlannedTask,
+    new_checkpoint_id,
 )
 from ..constants import END, START
 from ..errors import (
     GraphInterrupt,
-    GraphRecursionError,
     InvalidRouteError,
     InvalidUpdateError,
 )
 from ..types import Command, Interrupt, Send
+from .commit import RunCommit
 from .context import TaskContext, current_task
 from .events import (
     CustomData,
@@ -55,10 +56,15 @@ from .events import (
     TaskInterrupted,
     TaskStarted,
 )
-from .commit import RunCommit
 from .nested import Gate, ParentCommand, run_subgraph
 from .start import RunStart
-from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
+from .task import (
+    NodeRunner,
+    TaskResult,
+    apply_own_writes,
+    call_router,
+    normalize_update,
+)
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
@@ -120,12 +126,22 @@ class Run(RunStart, RunCommit):
         self._loop_thread: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resume_for: dict[str, list[Any]] = {}
+        self._durable_ids = self.saver is not None
+        """Checkpoint ids and times that outlive the run; without a store, a cheap counter."""
+        self._id_prefix = new_checkpoint_id() + "."
+        self._id_count = 0
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
         """Call `listener(event)` for every event; returns a function that unsubscribes."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def _new_id(self) -> str:
+        if self._durable_ids or self._listeners:
+            return new_checkpoint_id()
+        self._id_count += 1
+        return f"{self._id_prefix}{self._id_count}"
 
     @property
     def listeners(self) -> tuple[Callable[[RunEvent], None], ...]:

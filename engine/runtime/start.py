@@ -4,12 +4,11 @@ A mixin of `Run` (run.py), kept apart so each module stays about one idea.
 """
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
-
-import asyncio
-import threading
 
 from ..checkpoint.base import (
     DONE,

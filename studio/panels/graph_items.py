@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from ..layout import ClusterBox, EdgePath, NodeBox
 
 __all__ = ["NodeMarks", "NodeItem", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
-           "straight_edge"]
+           "straight_edge", "label_size", "edge_label_sizes"]
 
 DOT_RADIUS = 5.0
 """Radius of a breakpoint dot; it sits on the middle of the box's left (before) or right (after) side."""
@@ -56,6 +56,19 @@ def label_font(delta: float = 0.0) -> QFont:
     size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
     font.setPointSizeF(max(7.0, size + delta))
     return font
+
+
+def label_size(text: str) -> tuple[float, float]:
+    """The size of an edge label's plate as drawn (text plus a small margin)."""
+    metrics = QFontMetricsF(label_font(-1.5))
+    return metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+
+
+def edge_label_sizes(view: object) -> dict[str, tuple[float, float]]:
+    """Plate sizes of every edge label of a GraphView, for the layout to keep room for."""
+    labels = {e.label for e in getattr(view, "edges", ()) if e.label}
+    # a little air around each plate, so neighbouring labels and edges do not touch it
+    return {text: (w + 6, h + 4) for text, (w, h) in ((t, label_size(t)) for t in labels)}
 
 
 @dataclass
@@ -320,8 +333,7 @@ class EdgeItem(QGraphicsPathItem):
         return rect.adjusted(-2, -2, 2, 2)
 
     def _label_rect(self) -> QRectF:
-        metrics = QFontMetricsF(label_font(-1.5))
-        w, h = metrics.horizontalAdvance(self.edge.label) + 8, metrics.height() + 2
+        w, h = label_size(self.edge.label)
         x, y = self.edge.label_pos or (0.0, 0.0)
         return QRectF(x - w / 2, y - h / 2, w, h)
 

@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 from ..layout import GraphLayout, estimate_size, layout_graph
 from ..viewmodel import GraphMarks, GraphView
 from ._common import MUTED, title_label, tool_button
-from .graph_items import ClusterItem, EdgeItem, NodeItem, NodeMarks, label_font, straight_edge
+from .graph_legend import GraphLegend
+from .graph_items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
 
 __all__ = ["GraphPanel"]
 
@@ -63,14 +64,15 @@ class _LayoutJob(QRunnable):
     """Runs `layout_graph` off the UI thread and reports (generation, layout or error)."""
 
     def __init__(self, generation: int, view: GraphView, sizes: dict[str, tuple[float, float]],
-                 signals: _Signals) -> None:
+                 signals: _Signals, label_sizes: dict[str, tuple[float, float]] | None = None) -> None:
         super().__init__()
         self.setAutoDelete(True)
         self.generation, self.view, self.sizes, self.signals = generation, view, sizes, signals
+        self.label_sizes = label_sizes
 
     def run(self) -> None:
         try:
-            result: Any = layout_graph(self.view, self.sizes)
+            result: Any = layout_graph(self.view, self.sizes, label_sizes=self.label_sizes)
         except Exception as exc:  # reported in the panel, never raised on a pool thread
             result = exc
         self.signals.done.emit(self.generation, result)
@@ -145,10 +147,13 @@ class GraphPanel(QWidget):
         run_to_requested(str): "Run to here" from the node's context menu.
         layout_ready(float): a layout was drawn; seconds from set_graph to drawn.
         layout_failed(str): graphviz failed (the message is also shown in the panel).
+        legend_toggled(bool): the legend was shown or hidden (its "?" button or its ×).
+    Also: set_legend_visible(on), legend_visible() -> bool.
     Keys: F fit, +/- zoom, 0 actual size; wheel zooms, drag pans.
     """
 
     node_clicked = Signal(str)
+    legend_toggled = Signal(bool)
     breakpoint_toggled = Signal(str, str)
     run_to_requested = Signal(str)
     layout_ready = Signal(float)
@@ -186,6 +191,13 @@ class GraphPanel(QWidget):
         self.zoom_label.setStyleSheet(f"color: {MUTED}")
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
         self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.legend = GraphLegend(self.canvas)
+        self.legend.hide()
+        self.legend.closed.connect(self._on_legend_closed)
+        self.legend_button = tool_button("?", "Legend: what the edge styles and node marks mean")
+        self.legend_button.setObjectName("legendButton")
+        self.legend_button.setCheckable(True)
+        self.legend_button.toggled.connect(self.set_legend_visible)
         fit = tool_button("Fit", "Fit the graph in view (F)")
         fit.clicked.connect(self.fit)
         out = tool_button("−", "Zoom out (-)")
@@ -197,7 +209,7 @@ class GraphPanel(QWidget):
         bar.addWidget(self.title)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.zoom_label)
-        for button in (out, zin, fit):
+        for button in (out, zin, fit, self.legend_button):
             bar.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -217,7 +229,8 @@ class GraphPanel(QWidget):
         self._started = time.perf_counter()
         self.title.setText(view.name or "Graph")
         self.status.setText("laying out…")
-        self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals))
+        self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals,
+                                    label_sizes=edge_label_sizes(view)))
 
     def is_layout_pending(self) -> bool:
         return bool(self._pending)
@@ -337,6 +350,32 @@ class GraphPanel(QWidget):
                 item.pulse = (item.pulse + 0.07) % 1.0
                 item.update()
 
+    # -- legend ---------------------------------------------------------------------------
+    def set_legend_visible(self, on: bool) -> None:
+        """Show or hide the legend card (bottom left of the canvas)."""
+        if on == self.legend_visible():
+            return
+        self.legend.setVisible(on)
+        if on:
+            self._place_legend()
+            self.legend.raise_()
+        self.legend_button.blockSignals(True)
+        self.legend_button.setChecked(on)
+        self.legend_button.blockSignals(False)
+        self.legend_toggled.emit(on)
+
+    def legend_visible(self) -> bool:
+        return not self.legend.isHidden()
+
+    def _place_legend(self) -> None:
+        size = self.legend.sizeHint()
+        viewport = self.canvas.viewport().geometry()
+        self.legend.resize(size)
+        self.legend.move(viewport.left() + 8, max(viewport.top() + 8, viewport.bottom() - size.height() - 8))
+
+    def _on_legend_closed(self) -> None:
+        self.set_legend_visible(False)
+
     # -- zoom -----------------------------------------------------------------------------
     def zoom(self) -> float:
         return self.canvas.transform().m11()
@@ -375,6 +414,8 @@ class GraphPanel(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        if self.legend_visible():
+            self._place_legend()
         if self._auto_fit and self._layout is not None:
             self.fit(auto=True)
 
