@@ -87,6 +87,7 @@ class StateSchema:
         self.output_keys: tuple[str, ...] = tuple(out_fields)
         self.state_keys: tuple[str, ...] = tuple(fields)
         self._builder = self._make_builder(state_schema)
+        self._only_state_keys = set(self.channels) == set(self.state_keys)
 
     # -- values -----------------------------------------------------------------
     def initial_values(self) -> dict[str, Any]:
@@ -102,8 +103,10 @@ class StateSchema:
         return {k: values[k] for k in self.output_keys if k in values}
 
     def node_input(self, values: Mapping[str, Any]) -> Any:
-        """The state as a node receives it: a dict, or an instance of the schema class."""
+        """The state as a node receives it: a fresh dict, or an instance of the schema class."""
         if self._builder is None:
+            if self._only_state_keys:
+                return dict(values)
             return {k: values[k] for k in self.state_keys if k in values}
         return self._builder(values)
 

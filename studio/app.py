@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from . import qtcompat  # noqa: F401 (guards signal emission; see the module)
 
-__all__ = ["make_app", "make_loop", "default_db_path", "run_window", "wait_signal", "screenshot_after_steps"]
+__all__ = ["make_app", "make_loop", "default_db_path", "run_window", "wait_signal", "screenshot_after_steps",
+           "run_script"]
 
 
 def make_app() -> QApplication:
@@ -59,16 +60,71 @@ async def wait_signal(signal: SignalInstance, timeout_s: float = 30.0,
         signal.disconnect(slot)
 
 
-async def screenshot_after_steps(window: Any, steps: int, path: str | Path) -> bool:
-    """Take `steps` node steps (as F10 would), let every panel settle, save a PNG."""
+async def _command(window: Any, start: Callable[[], Any]) -> Any:
+    """Start a session command and wait for it to finish; its outcome (None if refused)."""
     session = window.session
+    waiting = asyncio.ensure_future(wait_signal(session.commandFinished, 120.0))
+    await asyncio.sleep(0)
+    if start() is False:
+        waiting.cancel()
+        return None
+    _, result = await waiting
     await window.when_ready()
-    for _ in range(max(steps, 0)):
-        if not session.step():
-            break
-        _, result = await wait_signal(session.commandFinished, 120.0)
-        if isinstance(result, Exception) or session.status in ("done", "failed", "interrupted"):
-            break
+    return result
+
+
+def _on_branch(window: Any, step: int) -> str | None:
+    """The checkpoint of `step` on the head's branch (the newest such)."""
+    history = window.session.history
+    for cid in history.ancestors(window.session.head_id):
+        row = history.get(cid)
+        if row is not None and row.step == step:
+            return cid
+    return None
+
+
+async def run_script(window: Any, script: str) -> None:
+    """Drive the window as a user would, for screenshots and demos. Words, run in order:
+    step[*N] (F10), continue (F5), rewind:STEP, view:STEP (a checkpoint of the head's
+    branch), select:NODE (inspect it), resume:JSON (answer every interrupt), legend."""
+    session = window.session
+    for word in script.replace(",", " ").split():
+        name, _, arg = word.partition(":")
+        name, _, times = name.partition("*")
+        for _ in range(int(times or 1)):
+            if name == "step":
+                result = await _command(window, session.step)
+                if result is None or isinstance(result, Exception) or session.status in ("done", "failed"):
+                    break
+            elif name == "continue":
+                await _command(window, session.continue_run)
+            elif name in ("rewind", "view"):
+                target = _on_branch(window, int(arg))
+                if target is None:
+                    raise ValueError(f"--do {word}: no checkpoint of step {arg} on this branch")
+                (session.rewind if name == "rewind" else session.select_checkpoint)(target)
+                await window.when_ready()
+            elif name == "select":
+                session.select_node(arg)
+            elif name == "resume":
+                panel = window.panels.interrupts
+                for card in panel.cards():
+                    card.editor.setPlainText(arg)
+                if not panel.resume_button.isEnabled():
+                    raise ValueError(f"--do {word}: Resume is disabled ({panel.resume_button.toolTip()})")
+                await _command(window, panel.resume_button.click)
+            elif name == "legend":
+                window.actions.legend.setChecked(True)
+            else:
+                raise ValueError(f"--do: unknown word {word!r}")
+
+
+async def screenshot_after_steps(window: Any, steps: int, path: str | Path, script: str = "") -> bool:
+    """Take `steps` node steps (as F10 would), run `script` (see `run_script`), let every
+    panel settle, save a PNG."""
+    await window.when_ready()
+    await run_script(window, f"step*{steps}" if steps > 0 else "")
+    await run_script(window, script)
     await window.when_settled()
     image = window.grab()
     ok = image.save(str(path))
@@ -99,7 +155,7 @@ def run_window(args: argparse.Namespace) -> int:
 
         async def shoot() -> bool:
             try:
-                return await screenshot_after_steps(window, args.steps, args.screenshot)
+                return await screenshot_after_steps(window, args.steps, args.screenshot, args.do)
             finally:
                 QTimer.singleShot(0, window.close)
 

@@ -19,7 +19,7 @@ __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS
 SUBCOMMANDS = ("open", "run", "draw")
 
 _USAGE = """\
-retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N --screenshot OUT.png]
+retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
        retrograph open RUNS.sqlite [--graph FILE.py[:NAME]] [--thread ID]
        retrograph run FILE.py[:NAME] [--input JSON] [--stream-mode MODE] [--db FILE --thread ID]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd"""
@@ -34,6 +34,9 @@ def _window_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", help="the input of a new run, as JSON (default: the file's example_input)")
     p.add_argument("--steps", type=int, default=0, help="with --screenshot: node steps to take first")
     p.add_argument("--screenshot", help="render the window to this PNG after --steps node steps, then exit")
+    p.add_argument("--do", default="", metavar="SCRIPT",
+                   help="with --screenshot: what to do after --steps, e.g. 'step*4 rewind:1 step*2 legend' "
+                        "(step[*N], continue, rewind:STEP, view:STEP, select:NODE, resume:JSON, legend)")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot, WIDTHxHEIGHT")
     p.set_defaults(command="window")
     return p
@@ -45,6 +48,7 @@ def _open_parser() -> argparse.ArgumentParser:
     p.add_argument("--graph", help="the graph's file, to continue its runs (FILE.py[:NAME])")
     p.add_argument("--thread", help="open this thread first")
     p.add_argument("--screenshot", help="render the window to this PNG, then exit")
+    p.add_argument("--do", default="", metavar="SCRIPT", help="with --screenshot: see `retrograph --help`")
     p.add_argument("--size", default="1600x1000")
     p.set_defaults(command="open", steps=0, input=None)
     return p

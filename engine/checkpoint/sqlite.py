@@ -70,6 +70,18 @@ _INSERT_WRITE = (
 )
 
 
+@contextmanager
+def _atomic(conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
+    """One transaction: committed when the block ends, rolled back when it raises."""
+    conn.execute(begin)
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 class _Known:
     """A stored checkpoint as the next put needs it: row number, versions, pending writes?"""
 
@@ -141,13 +153,8 @@ class SqliteSaver(BaseCheckpointSaver):
     def _transaction(self, begin: str = "BEGIN IMMEDIATE") -> Iterator[sqlite3.Connection]:
         with self._lock, self._errors():
             conn = self._db()
-            conn.execute(begin)
-            try:
+            with _atomic(conn, begin):
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -228,20 +235,15 @@ class SqliteSaver(BaseCheckpointSaver):
         try:
             if not staged and not drop_writes:  # one statement: its own transaction
                 row[9] = orjson.dumps(stored)
-                cid = self._insert_checkpoint(conn, row, c.thread_id)
+                cid = self._insert_checkpoint(conn, row, c)
             else:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
+                with _atomic(conn):
                     for key, data, base_sid in staged:
                         stored[key][1] = self._segments.store(conn, tid, data, base_sid)
                     row[9] = orjson.dumps(stored)
-                    cid = self._insert_checkpoint(conn, row, c.thread_id)
+                    cid = self._insert_checkpoint(conn, row, c)
                     if drop_writes:
                         conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._forget()
             raise self._translate(e) from None
@@ -254,7 +256,7 @@ class SqliteSaver(BaseCheckpointSaver):
         if parent is not None:
             parent.has_writes = False
 
-    def _insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], thread_id: str) -> int:
+    def _insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
         """Insert the checkpoint row under the thread's next row number; returns it."""
         tid = row[1]
         while True:
@@ -269,10 +271,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 inserted = conn.execute(_INSERT_CHECKPOINT, row).rowcount
             except sqlite3.IntegrityError as e:
                 if "checkpoints.id" in str(e):
-                    raise ValueError(
-                        f"checkpoint `{row[2]}` already exists in thread `{thread_id}`: checkpoints are "
-                        "immutable, save the change as a new checkpoint with a new id"
-                    ) from None
+                    raise exists_error(checkpoint) from None
                 self._next_n.pop(tid, None)  # another saver wrote to this thread: count again
                 continue
             if inserted != 1:
@@ -341,14 +340,9 @@ class SqliteSaver(BaseCheckpointSaver):
                 if conn.execute(_SELECT_CHECKPOINT, (thread_id, checkpoint_id)).fetchone() is None:
                     raise no_checkpoint_error(thread_id, checkpoint_id)
             else:
-                conn.execute("BEGIN IMMEDIATE")
-                try:  # each row inserts only if the checkpoint exists: all or none do
+                with _atomic(conn):  # each row inserts only if the checkpoint exists: all or none do
                     if conn.executemany(_INSERT_WRITE, rows).rowcount != len(rows):
                         raise no_checkpoint_error(thread_id, checkpoint_id)
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
             tid = self._tids.get(thread_id)
             known = self._known.get((tid, checkpoint_id)) if tid is not None else None
             if known is not None:

@@ -87,8 +87,6 @@ def _validate_or_create(conn: sqlite3.Connection, path: str) -> None:
     """Check the file is ours and readable; create the schema only in an empty file."""
     app_id, version, tables = _identify(conn)
     if app_id == 0 and not tables:
-        if os.environ.get("RG_PAGE"):  # EXPERIMENT
-            conn.execute(f"PRAGMA page_size = {int(os.environ['RG_PAGE'])}")
         conn.execute("BEGIN IMMEDIATE")
         try:
             app_id, version, tables = _identify(conn)  # another process may have been first

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -38,8 +38,10 @@ def format_duration(seconds: float | None) -> str:
         return ""
     if seconds < 0.001:
         return f"{seconds * 1e6:.0f} µs"
-    if seconds < 1:
+    if seconds < 0.1:
         return f"{seconds * 1e3:.1f} ms"
+    if seconds < 1:
+        return f"{seconds * 1e3:.0f} ms"
     if seconds < 120:
         return f"{seconds:.2f} s"
     return f"{seconds / 60:.1f} min"
@@ -185,25 +187,39 @@ class EventsPanel(QWidget):
 
     def _size_columns(self) -> None:
         """Step and durations narrow and right-aligned, the node as wide as its names
-        (within bounds), the text takes the rest; every header fits its title."""
+        (within bounds), the text takes the rest; every header fits its (bold) title.
+        Worked out again when the style sheet changes the font."""
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(24)
-        fm = header.fontMetrics()
-        pad = 18
+        cell = self.table.fontMetrics()
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        title = QFontMetrics(bold)
+        pad = 16
 
-        def fits(*texts: str) -> int:
-            return max(fm.horizontalAdvance(t) for t in texts) + pad
+        def fits(name: str, *texts: str) -> int:
+            return max([title.horizontalAdvance(name) + pad] + [cell.horizontalAdvance(t) + pad for t in texts])
 
-        widths = {STEP: fits("Step", "9999"), NODE: fits("Node", "summarize"), TOOK: fits("Took", "999.9 ms"),
+        widths = {STEP: fits("Step", "999"), NODE: fits("Node", "summarize"), TOOK: fits("Took", "99.9 ms"),
                   TIME: fits("Time", "00:00:00")}
         for col, width in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, width)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
         self._node_width = widths[NODE]
-        self._node_max = fits("a_long_node_name_x")
+        self._node_max = fits("Node", "a_long_node_name")
+        self._fit_node_column(self.model.events)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._size_columns()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self._size_columns()  # the window's style sheet is applied by now
 
     def _fit_node_column(self, rows: list[EventRow]) -> None:
         """Widen the node column to the longest new name (bounded; never shrinks on its own)."""
@@ -211,7 +227,7 @@ class EventsPanel(QWidget):
         if not names:
             return
         fm = self.table.fontMetrics()
-        wanted = min(self._node_max, max(fm.horizontalAdvance(n) for n in names) + 18)
+        wanted = min(self._node_max, max(fm.horizontalAdvance(n) for n in names) + 16)
         if wanted > self._node_width:
             self._node_width = wanted
             self.table.horizontalHeader().resizeSection(NODE, wanted)
