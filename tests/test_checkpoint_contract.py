@@ -149,6 +149,30 @@ def test_pending_writes_need_their_checkpoint(saver: Any) -> None:
         saver.put_writes("t", "ghost", [PendingWrite(task_id="x", task_name="a", channel="c", value=1)])
 
 
+def test_the_writes_of_one_call_are_kept_all_or_none(saver: Any) -> None:
+    for writes in ([PendingWrite(task_id="x", task_name="a", channel="c", value=1)] * 3, []):
+        with pytest.raises(ValueError, match="no checkpoint `ghost` in thread `t`"):
+            saver.put_writes("t", "ghost", writes)
+    _, made = appender(saver, 1)
+    with pytest.raises(SerializationError, match=r"`items`: it is a `_thread.lock`"):
+        saver.put_writes("t", made[0].id, [
+            PendingWrite(task_id="x", task_name="a", channel="count", value=1),
+            PendingWrite(task_id="x", task_name="a", channel="items", value=threading.Lock()),
+        ])
+    assert saver.pending_writes("t", made[0].id) == []
+
+
+def test_a_plan_or_metadata_that_cannot_be_stored_is_named_and_stores_nothing(saver: Any) -> None:
+    th = Thread(saver)
+    first = th.put(None, {"a": 1})
+    ok = PlannedTask(id="x/0", name="ok", trigger="edge:a")
+    with pytest.raises(SerializationError, match=r"Cannot checkpoint `tasks\[1\]`"):
+        th.put(first, {"a": 2}, tasks=(ok, PlannedTask(id="x/1", name="bad\ud800", trigger="edge:a")))
+    with pytest.raises(SerializationError, match=r"`metadata\['lock'\]`: it is a `_thread.lock`"):
+        th.put(first, {"a": 2}, tasks=(ok,), metadata={"lock": threading.Lock()})
+    assert [h.id for h in saver.list_headers("t")] == [first.id]
+
+
 def test_threads_are_listed_most_recent_first_and_deleted_alone(saver: Any) -> None:
     appender(saver, 3, "old")
     appender(saver, 2, "new")
@@ -373,11 +397,39 @@ def test_sqlite_work_per_call_does_not_grow_with_history(tmp_path: Any) -> None:
     seen.clear()
     c = made[-1]
     th.put(c, {"items": c.values["items"] + ["x"], "count": -1}, appended={"items": ["x"]})
-    assert len(seen) <= 6  # BEGIN, is-the-base-merged, two segments, the checkpoint row, COMMIT
+    assert len(seen) <= 4  # BEGIN, the new items after their base, the checkpoint row, COMMIT
     seen.clear()
     headers = list(saver.list_headers("t", limit=100))
     assert len(headers) == 100 and len(seen) <= 3
     saver.close()
+
+
+def test_a_superstep_of_small_values_is_one_statement(tmp_path: Any) -> None:
+    """The common superstep (a counter, a short text) costs SQLite one INSERT, which is
+    its own transaction: nothing is read back."""
+    saver = SqliteSaver(tmp_path / "one.db")
+    th = Thread(saver)
+    c = th.put(None, {"n": 0, "note": "", "items": []})
+    c = th.put(c, {"n": 1})
+    seen = _statements(saver)
+    plan = (PlannedTask(id=f"t-{th.count + 1:05d}/0", name="step", trigger="branch:step"),)
+    c = th.put(c, {"n": 2, "note": "x" * 200}, tasks=plan, nodes_ran=("step",))
+    assert len(seen) == 1 and seen[0].startswith("INSERT INTO checkpoints")
+    assert saver.get("t") == c
+    saver.close()
+
+
+def test_a_saver_goes_on_after_another_deletes_its_thread(tmp_path: Any) -> None:
+    """A saver remembers thread and row numbers; another saver on the file can make them stale."""
+    path = tmp_path / "shared.db"
+    with SqliteSaver(path) as writer, SqliteSaver(path) as other:
+        th = Thread(writer)
+        c = th.put(None, {"n": 0})
+        th.put(c, {"n": 1})
+        other.delete_thread("t")
+        fresh = th.put(None, {"n": 5})
+        assert other.get("t") == fresh
+        assert [h.id for h in other.list_headers("t")] == [fresh.id]
 
 
 def test_storage_grows_with_what_changed_not_with_the_state(tmp_path: Any) -> None:

@@ -14,13 +14,11 @@ import time
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
-import pytest
 
 from engine import (
     END,
     START,
     CheckpointError,
-    NotARetrographDatabase,
     SqliteSaver,
     StateGraph,
 )
@@ -125,13 +123,6 @@ class _Rows:
         return iter(self._rows)
 
 
-@pytest.mark.xfail(strict=True, raises=NotARetrographDatabase, reason=(
-    "engine/checkpoint/sqlite.py SqliteSaver._validate_or_create: the first _identify() reads "
-    "application_id, user_version and the table list in three autocommit statements; when another "
-    "process creates the schema between them it sees application_id 0 with Retrograph's tables and "
-    "refuses the file as 'not a Retrograph checkpoint file' (seen live: ~3% of 200 runs where a "
-    "studio and a run open a new file together). Fix: read the three in one transaction (BEGIN ... "
-    "COMMIT), or re-identify under BEGIN IMMEDIATE whenever application_id is 0"))
 def test_two_processes_opening_a_new_file_at_once_both_succeed(tmp_path: Path, monkeypatch):
     """Replays the interleaving deterministically: the other process creates the file right
     after this one read its application id."""

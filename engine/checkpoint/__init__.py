@@ -4,6 +4,12 @@
 values as encoded bytes (never pickles), and both store an appended list as its new
 items only. `register_type` allows a dataclass, pydantic model, NamedTuple or Enum to be
 stored and rebuilt.
+
+Modules: base (what a checkpoint is; the store interface), serde and registry (values
+to bytes and back; the types allowed), records (what both stores keep and refuse),
+memory, and sqlite with its parts: sqlite_schema (the file: tables, opening, errors),
+sqlite_rows (a checkpoint's row), sqlite_cache (what a writer remembers), segments
+(appended lists).
 """
 from .base import (
     ERROR,

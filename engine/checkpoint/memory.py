@@ -8,10 +8,11 @@ every version on that chain, so memory grows with what changed, not with the sta
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import count
-from typing import Any, Union
+from typing import Any
 
 from .base import (
     BaseCheckpointSaver,
@@ -64,12 +65,12 @@ class _Chain:
             if chain.origin is None:
                 break
             chain, seq = chain.origin
-        return join_list_segments(s for part in reversed(pieces) for s in part)
+        return join_list_segments(itertools.chain.from_iterable(reversed(pieces)))
 
 
 # A stored channel value: (encoded value, tagged) for any value but a list; (chain, seq)
 # for a list, which is version `seq` of that chain.
-_Held = Union[tuple[bytes, bool], tuple[_Chain, int]]
+_Held = tuple[bytes, bool] | tuple[_Chain, int]
 
 
 class _Row:

@@ -34,8 +34,15 @@ _MB = 1024 * 1024
 
 def join_list_segments(segments: Iterable[bytes]) -> bytes:
     """One JSON array from list segments: each segment is the inside of an encoded list
-    (`dumps(items)[1:-1]`, possibly empty). How the stores rebuild an appended list."""
-    return b"[" + b",".join(s for s in segments if s) + b"]"
+    (`dumps(items)[1:-1]`, possibly empty). How the stores rebuild an appended list.
+
+    Copies the (possibly megabytes of) data once: the brackets go onto the end pieces."""
+    parts = [s for s in segments if s]
+    if not parts:
+        return b"[]"
+    parts[0] = b"[" + parts[0]
+    parts[-1] += b"]"
+    return b",".join(parts)
 
 
 def encode_channel(

@@ -10,6 +10,7 @@ ever stored twice. A value that is not an appended list is a chain of one segmen
 """
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import struct
 
@@ -135,7 +136,7 @@ class Segments:
             if row is None:
                 break
             sid = row[0]
-        return join_list_segments(s for part in reversed(pieces) for s in part)
+        return join_list_segments(itertools.chain.from_iterable(reversed(pieces)))
 
     def _chain_part(self, conn: sqlite3.Connection, sid: int, checkpoint_id: str, key: str) -> list[bytes]:
         """One chain's segments up to `sid`: whole chunks, then the segments after them (or

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -31,13 +30,18 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError, CheckpointError
-from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .base import (
+    BaseCheckpointSaver,
+    Checkpoint,
+    CheckpointHeader,
+    PendingWrite,
+    ThreadInfo,
+)
 from .records import (
     check_versions,
     dumps_extras,
     encode_channel,
     encode_writes,
-    exists_error,
     loads_extras,
     no_checkpoint_error,
     no_stored_version_error,
@@ -45,7 +49,16 @@ from .records import (
 )
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
-from .sqlite_rows import HEADER_COLS, INLINE, ROW_COLS, Entry, header, parse_inline, parse_versions
+from .sqlite_cache import Known, StaleCache, WriteCache
+from .sqlite_rows import (
+    HEADER_COLS,
+    INLINE,
+    ROW_COLS,
+    Entry,
+    header,
+    parse_inline,
+    parse_versions,
+)
 from .sqlite_schema import (
     APPLICATION_ID,
     N_BITS,
@@ -59,10 +72,6 @@ from .sqlite_schema import (
 __all__ = ["SqliteSaver", "APPLICATION_ID", "SCHEMA_VERSION"]
 
 _TID = "(SELECT tid FROM threads WHERE thread_id = ?)"
-_INSERT_CHECKPOINT = (
-    "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
-    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
-)
 _SELECT_CHECKPOINT = f"SELECT 1 FROM checkpoints WHERE tid = {_TID} AND id = ?"
 _INSERT_WRITE = (
     "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value)"
@@ -80,21 +89,6 @@ def _atomic(conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterato
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-
-
-class _Known:
-    """A stored checkpoint as the next put needs it: row number, versions, pending writes?"""
-
-    __slots__ = ("cid", "vmap", "has_writes")
-
-    def __init__(self, cid: int, vmap: dict[str, Entry], has_writes: bool) -> None:
-        self.cid = cid
-        self.vmap = vmap
-        self.has_writes = has_writes
-
-
-class _StaleCache(Exception):
-    """Internal: a cached thread number no longer exists in the file."""
 
 
 class SqliteSaver(BaseCheckpointSaver):
@@ -119,9 +113,7 @@ class SqliteSaver(BaseCheckpointSaver):
         self.path = os.fspath(path)
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
         self._lock = threading.RLock()
-        self._tids: dict[str, int] = {}
-        self._next_n: dict[int, int] = {}  # thread number -> the next free n of its cids
-        self._known: OrderedDict[tuple[int, str], _Known] = OrderedDict()
+        self._cache = WriteCache(self.path)
         self._segments = Segments(self.path, self.serde.max_bytes)
         self._conn: sqlite3.Connection | None = None
         self._conn = open_database(self.path, self.serde.max_bytes)
@@ -170,17 +162,22 @@ class SqliteSaver(BaseCheckpointSaver):
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
         with self._lock:
+            conn = self._db()
             try:
-                self._put(checkpoint, appended)
-            except _StaleCache:  # another saver deleted this thread since we cached its number
+                try:
+                    self._put(conn, checkpoint, appended)
+                except StaleCache:  # another saver deleted this thread since we cached its number
+                    self._forget()
+                    self._put(conn, checkpoint, appended)
+            except sqlite3.Error as e:
                 self._forget()
-                self._put(checkpoint, appended)
+                raise self._translate(e) from None
 
-    def _put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None) -> None:
-        tid = self._tids.get(c.thread_id)
-        if tid is None:
-            tid = self._tid(c.thread_id)
-        parent = self._lookup(tid, c.parent_id) if c.parent_id is not None else None
+    def _put(self, conn: sqlite3.Connection, c: Checkpoint,
+             appended: Mapping[str, tuple[str, Sequence[Any]]] | None) -> None:
+        cache = self._cache
+        tid = cache.tid(conn, c.thread_id)
+        parent = cache.lookup(conn, tid, c.parent_id) if c.parent_id is not None else None
         pmap = parent.vmap if parent is not None else {}
         own, values, serde = c.id, c.values, self.serde
         # The versions record as stored: this checkpoint's own version is "", its own row
@@ -196,7 +193,7 @@ class SqliteSaver(BaseCheckpointSaver):
                     continue
                 e = pmap.get(key)
                 if e is None or e[0] != version or len(e) == 1:
-                    e = self._find(tid, key, version, pmap)
+                    e = cache.find(conn, tid, key, version, pmap)
                     if e is None:
                         raise no_stored_version_error(c, key, version)
                 stored[key] = e
@@ -205,7 +202,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 stored[key] = [""]
                 continue
             hint = appended.get(key) if appended else None
-            base = self._find(tid, key, hint[0], pmap) if hint is not None else None
+            base = cache.find(conn, tid, key, hint[0], pmap) if hint is not None else None
             if base is not None and len(base) == 5 and base[2] is not None:
                 kind, data, count, tagged = encode_channel(serde, key, values[key], base[2], len(hint[1]))
             else:
@@ -225,109 +222,36 @@ class SqliteSaver(BaseCheckpointSaver):
                 raise too_big_error(key, size, serde.max_bytes)
             stored[key] = ["", 0, count, size, int(tagged)]
         check_versions(c)
-        row = [  # _INSERT_CHECKPOINT's parameters; the row number and versions come last
+        extras = dumps_extras(serde, c)  # first: it names a task that cannot be stored
+        row = [  # the insert's parameters; the row number and the versions record come later
             None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
-            orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, dumps_extras(serde, c),
+            orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, extras,
             orjson.dumps(inline) if inline else None, tid,
         ]
         drop_writes = c.parent_id is not None and (parent is None or parent.has_writes)
-        conn = self._db()
-        try:
-            if not staged and not drop_writes:  # one statement: its own transaction
+        if not staged and not drop_writes:  # one statement: its own transaction
+            row[9] = orjson.dumps(stored)
+            cid = cache.insert_checkpoint(conn, row, c)
+        else:
+            with _atomic(conn):
+                for key, data, base_sid in staged:
+                    stored[key][1] = self._segments.store(conn, tid, data, base_sid)
                 row[9] = orjson.dumps(stored)
-                cid = self._insert_checkpoint(conn, row, c)
-            else:
-                with _atomic(conn):
-                    for key, data, base_sid in staged:
-                        stored[key][1] = self._segments.store(conn, tid, data, base_sid)
-                    row[9] = orjson.dumps(stored)
-                    cid = self._insert_checkpoint(conn, row, c)
-                    if drop_writes:
-                        conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
-        except sqlite3.Error as e:
-            self._forget()
-            raise self._translate(e) from None
+                cid = cache.insert_checkpoint(conn, row, c)
+                if drop_writes:
+                    conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
         # What the next put needs: the same record with real ids and row numbers.
         vmap = stored.copy()
         for key, e in stored.items():
             if e[0] == "":
-                vmap[key] = [own, cid, *e[2:]] if len(e) == 2 else [own, *e[1:]]
-        self._remember(tid, own, _Known(cid, vmap, False))
+                vmap[key] = [own, cid] if len(e) == 2 else [own, *e[1:]]
+        cache.remember(tid, own, Known(cid, vmap, False))
         if parent is not None:
             parent.has_writes = False
 
-    def _insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
-        """Insert the checkpoint row under the thread's next row number; returns it."""
-        tid = row[1]
-        while True:
-            n = self._next_n.get(tid)
-            if n is None:
-                top = conn.execute(
-                    "SELECT max(cid) FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK)
-                ).fetchone()[0]
-                n = (top & N_MASK) + 1 if top is not None else 0
-            row[0] = cid = (tid << N_BITS) | n
-            try:
-                inserted = conn.execute(_INSERT_CHECKPOINT, row).rowcount
-            except sqlite3.IntegrityError as e:
-                if "checkpoints.id" in str(e):
-                    raise exists_error(checkpoint) from None
-                self._next_n.pop(tid, None)  # another saver wrote to this thread: count again
-                continue
-            if inserted != 1:
-                raise _StaleCache
-            self._next_n[tid] = n + 1
-            return cid
-
-    def _tid(self, thread_id: str) -> int:
-        """The thread's number, creating the thread's row on first use."""
-        tid = self._tids.get(thread_id)
-        if tid is None:
-            with self._errors():
-                conn = self._db()
-                conn.execute("INSERT OR IGNORE INTO threads(thread_id) VALUES (?)", (thread_id,))
-                tid = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()[0]
-            self._tids[thread_id] = tid
-        return tid
-
     def _forget(self) -> None:
-        self._tids.clear()
-        self._next_n.clear()
+        self._cache.forget()
         self._segments.forget()
-        self._known.clear()
-
-    def _lookup(self, tid: int, checkpoint_id: str) -> _Known | None:
-        """What a put needs to know of a stored checkpoint; cached, as the next put's
-        parent is usually the last put."""
-        found = self._known.get((tid, checkpoint_id))
-        if found is not None:
-            return found
-        with self._errors():
-            row = self._db().execute(
-                "SELECT cid, versions FROM checkpoints WHERE tid = ? AND id = ?", (tid, checkpoint_id)
-            ).fetchone()
-        if row is None:
-            return None
-        try:
-            known = _Known(row[0], parse_versions(row[1], checkpoint_id, row[0]), True)
-        except CheckpointDecodeError as e:
-            raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
-        self._remember(tid, checkpoint_id, known)
-        return known
-
-    def _remember(self, tid: int, checkpoint_id: str, known: _Known) -> None:
-        self._known[(tid, checkpoint_id)] = known
-        if len(self._known) > 64:
-            self._known.popitem(last=False)
-
-    def _find(self, tid: int, key: str, version: str, pmap: dict[str, Entry]) -> Entry | None:
-        """Where `key`'s value at `version` is stored: as the parent has it, or as the
-        checkpoint that made that version has it."""
-        entry = pmap.get(key)
-        if entry is None or entry[0] != version:
-            owner = self._lookup(tid, version)
-            entry = owner.vmap.get(key) if owner is not None else None
-        return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
@@ -343,10 +267,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 with _atomic(conn):  # each row inserts only if the checkpoint exists: all or none do
                     if conn.executemany(_INSERT_WRITE, rows).rowcount != len(rows):
                         raise no_checkpoint_error(thread_id, checkpoint_id)
-            tid = self._tids.get(thread_id)
-            known = self._known.get((tid, checkpoint_id)) if tid is not None else None
-            if known is not None:
-                known.has_writes = True
+            self._cache.mark_writes(thread_id, checkpoint_id)
 
     def delete_thread(self, thread_id: str) -> None:
         with self._transaction() as conn:
@@ -374,10 +295,22 @@ class SqliteSaver(BaseCheckpointSaver):
                 ).fetchone()
             if row is None:
                 return None
-            vmap = self._check(row, parse_versions, row[8], row[1], row[0])
-            load = self._segments.load
-            data = {key: (load(conn, row[1], key, e[1], e[2], e[3]), e[4]) for key, e in vmap.items() if len(e) == 5}
-            data.update(self._inline(conn, row, vmap))
+            found = self._fetch(conn, row)
+        return self._decode(thread_id, *found)
+
+    def _fetch(self, conn: sqlite3.Connection, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A row read with `ROW_COLS`, its versions record and its values' bytes: the part
+        of a load that must see one snapshot (the caller's transaction)."""
+        vmap = self._check(row, parse_versions, row[8], row[1], row[0])
+        load = self._segments.load
+        data = {key: (load(conn, row[1], key, e[1], e[2], e[3]), e[4]) for key, e in vmap.items() if len(e) == 5}
+        data.update(self._inline(conn, row, vmap))
+        return row, vmap, data
+
+    def _decode(self, thread_id: str, row: tuple[Any, ...], vmap: dict[str, Entry],
+                data: dict[str, tuple[bytes, int]]) -> Checkpoint:
+        """The checkpoint from what `_fetch` read; runs outside the lock (a big value takes
+        milliseconds to decode, and a run may be writing)."""
         head = self._check(row, header, thread_id, row)
         tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], row[1])
         return Checkpoint(
@@ -435,9 +368,11 @@ class SqliteSaver(BaseCheckpointSaver):
             out.append(PendingWrite(task_id=task_id, task_name=task_name, channel=channel, value=decoded))
         return out
 
-    def _pages(self, columns: str, thread_id: str, before: str | None, limit: int | None) -> Iterator[tuple[Any, ...]]:
+    def _pages(self, columns: str, thread_id: str, before: str | None, limit: int | None,
+               size: int = 200, fetch: Any = None) -> Iterator[Any]:
         """Rows newest first, fetched a page at a time so that a half-consumed iterator
-        never holds the lock (the studio lists history while the run writes)."""
+        never holds the lock (the studio lists history while the run writes). With
+        `fetch`, yields `fetch(conn, row)` of each row, in one snapshot per page."""
         left = max(limit, 0) if limit is not None else -1
         with self._lock, self._errors():
             conn = self._db()
@@ -450,23 +385,26 @@ class SqliteSaver(BaseCheckpointSaver):
                 if row is None:
                     return
                 bound = row[0] - 1
+        query = f"SELECT {columns} FROM checkpoints WHERE cid BETWEEN ? AND ? ORDER BY cid DESC LIMIT ?"
         while left != 0:
-            page = 200 if left < 0 else min(left, 200)
-            with self._lock, self._errors():
-                rows = self._db().execute(
-                    f"SELECT {columns} FROM checkpoints WHERE cid BETWEEN ? AND ? ORDER BY cid DESC LIMIT ?",
-                    (low, bound, page),
-                ).fetchall()
-            yield from rows
+            page = size if left < 0 else min(left, size)
+            if fetch is None:
+                with self._lock, self._errors():
+                    rows = self._db().execute(query, (low, bound, page)).fetchall()
+                yield from rows
+            else:
+                with self._transaction("BEGIN") as conn:
+                    rows = conn.execute(query, (low, bound, page)).fetchall()
+                    found = [fetch(conn, row) for row in rows]
+                yield from found
             if len(rows) < page:
                 return
             bound, left = rows[-1][0] - 1, (left - len(rows) if left > 0 else left)
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
-        for row in self._pages("cid, id", thread_id, before, limit):
-            found = self.get(thread_id, row[1])
-            if found is not None:
-                yield found
+        # Small pages: a caller often wants the first few (a timeline's visible rows).
+        for found in self._pages(ROW_COLS, thread_id, before, limit, size=25, fetch=self._fetch):
+            yield self._decode(thread_id, *found)
 
     def list_headers(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None

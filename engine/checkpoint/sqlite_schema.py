@@ -121,9 +121,18 @@ def _validate_or_create(conn: sqlite3.Connection, path: str) -> None:
 
 
 def _identify(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    """The file's application id, schema version and tables, read in one snapshot: another
+    process creating the schema in between must not make the file look foreign."""
+    own_transaction = not conn.in_transaction
+    if own_transaction:
+        conn.execute("BEGIN")
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        if own_transaction:
+            conn.execute("COMMIT")
     tables.discard("sqlite_sequence")
     return app_id, version, tables
 

@@ -1,0 +1,126 @@
+"""What a `SqliteSaver` remembers of its file, so that a put reads nothing back.
+
+A put needs the thread's number, the thread's next free row number, and the versions
+record of its parent (an unchanged channel copies the parent's entry). The saver keeps
+them from its own puts. Another saver writing the same file can make them stale; a put
+notices (its insert fails, or finds no thread) and the saver forgets and counts again.
+"""
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+from typing import Any
+
+from ..errors import CheckpointDecodeError
+from .base import Checkpoint
+from .records import exists_error
+from .sqlite_rows import Entry, parse_versions
+from .sqlite_schema import N_BITS, N_MASK
+
+__all__ = ["Known", "StaleCache", "WriteCache"]
+
+_INSERT_CHECKPOINT = (
+    "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
+    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
+)
+_KEEP = 64  # checkpoints remembered: a put's parent is almost always one of the last
+
+
+class Known:
+    """A stored checkpoint as the next put needs it: row number, versions, pending writes?"""
+
+    __slots__ = ("cid", "vmap", "has_writes")
+
+    def __init__(self, cid: int, vmap: dict[str, Entry], has_writes: bool) -> None:
+        self.cid = cid
+        self.vmap = vmap
+        self.has_writes = has_writes
+
+
+class StaleCache(Exception):
+    """A cached thread number no longer exists in the file: forget, then put again."""
+
+
+class WriteCache:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._tids: dict[str, int] = {}
+        self._next_n: dict[int, int] = {}  # thread number -> the next free n of its cids
+        self._known: OrderedDict[tuple[int, str], Known] = OrderedDict()
+
+    def forget(self) -> None:
+        self._tids.clear()
+        self._next_n.clear()
+        self._known.clear()
+
+    def tid(self, conn: sqlite3.Connection, thread_id: str) -> int:
+        """The thread's number, creating the thread's row on first use."""
+        tid = self._tids.get(thread_id)
+        if tid is None:
+            conn.execute("INSERT OR IGNORE INTO threads(thread_id) VALUES (?)", (thread_id,))
+            tid = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+            self._tids[thread_id] = tid
+        return tid
+
+    def lookup(self, conn: sqlite3.Connection, tid: int, checkpoint_id: str) -> Known | None:
+        """What a put needs to know of a stored checkpoint (None: not in the thread)."""
+        found = self._known.get((tid, checkpoint_id))
+        if found is not None:
+            return found
+        row = conn.execute(
+            "SELECT cid, versions FROM checkpoints WHERE tid = ? AND id = ?", (tid, checkpoint_id)
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            known = Known(row[0], parse_versions(row[1], checkpoint_id, row[0]), True)
+        except CheckpointDecodeError as e:
+            raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
+        self.remember(tid, checkpoint_id, known)
+        return known
+
+    def remember(self, tid: int, checkpoint_id: str, known: Known) -> None:
+        self._known[(tid, checkpoint_id)] = known
+        if len(self._known) > _KEEP:
+            self._known.popitem(last=False)
+
+    def find(self, conn: sqlite3.Connection, tid: int, key: str, version: str,
+             pmap: dict[str, Entry]) -> Entry | None:
+        """Where `key`'s value at `version` is stored: as the parent has it, or as the
+        checkpoint that made that version has it (None: it holds no value there)."""
+        entry = pmap.get(key)
+        if entry is None or entry[0] != version:
+            owner = self.lookup(conn, tid, version)
+            entry = owner.vmap.get(key) if owner is not None else None
+        return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
+
+    def mark_writes(self, thread_id: str, checkpoint_id: str) -> None:
+        """`checkpoint_id` has pending writes now: the put after it must drop them."""
+        tid = self._tids.get(thread_id)
+        known = self._known.get((tid, checkpoint_id)) if tid is not None else None
+        if known is not None:
+            known.has_writes = True
+
+    def insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
+        """Insert the checkpoint row (`_INSERT_CHECKPOINT`'s parameters, the first left
+        for the row number) under the thread's next row number; returns that number."""
+        tid = row[1]
+        while True:
+            n = self._next_n.get(tid)
+            if n is None:
+                top = conn.execute(
+                    "SELECT max(cid) FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK)
+                ).fetchone()[0]
+                n = (top & N_MASK) + 1 if top is not None else 0
+            row[0] = cid = (tid << N_BITS) | n
+            try:
+                inserted = conn.execute(_INSERT_CHECKPOINT, row).rowcount
+            except sqlite3.IntegrityError as e:
+                if "checkpoints.id" in str(e):
+                    raise exists_error(checkpoint) from None
+                self._next_n.pop(tid, None)  # another saver wrote to this thread: count again
+                continue
+            if inserted != 1:
+                raise StaleCache
+            self._next_n[tid] = n + 1
+            return cid
