@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -83,13 +84,37 @@ def _on_branch(window: Any, step: int) -> str | None:
     return None
 
 
+def _words(script: str) -> list[tuple[str, str, str]]:
+    """(word, name, argument) of a --do script; a JSON argument may hold spaces and commas."""
+    words, i, decoder = [], 0, json.JSONDecoder()
+    while i < len(script):
+        if script[i] in " ,\t\n":
+            i += 1
+            continue
+        end = i
+        while end < len(script) and script[end] not in " ,\t\n:":
+            end += 1
+        name, arg = script[i:end], ""
+        if end < len(script) and script[end] == ":":
+            if name.partition("*")[0] in ("answer", "resume"):
+                _, stop = decoder.raw_decode(script, end + 1)
+            else:
+                stop = end + 1
+                while stop < len(script) and script[stop] not in " ,\t\n":
+                    stop += 1
+            arg, end = script[end + 1:stop], stop
+        words.append((script[i:end], name, arg))
+        i = end
+    return words
+
+
 async def run_script(window: Any, script: str) -> None:
     """Drive the window as a user would, for screenshots and demos. Words, run in order:
     step[*N] (F10), continue (F5), rewind:STEP, view:STEP (a checkpoint of the head's
-    branch), select:NODE (inspect it), resume:JSON (answer every interrupt), legend."""
+    branch), select:NODE (inspect it), answer:JSON (type it as every interrupt's resume
+    value), resume:JSON (answer and press Resume), legend."""
     session = window.session
-    for word in script.replace(",", " ").split():
-        name, _, arg = word.partition(":")
+    for word, name, arg in _words(script):
         name, _, times = name.partition("*")
         for _ in range(int(times or 1)):
             if name == "step":
@@ -106,10 +131,12 @@ async def run_script(window: Any, script: str) -> None:
                 await window.when_ready()
             elif name == "select":
                 session.select_node(arg)
-            elif name == "resume":
+            elif name in ("answer", "resume"):
                 panel = window.panels.interrupts
                 for card in panel.cards():
                     card.editor.setPlainText(arg)
+                if name == "answer":
+                    continue
                 if not panel.resume_button.isEnabled():
                     raise ValueError(f"--do {word}: Resume is disabled ({panel.resume_button.toolTip()})")
                 await _command(window, panel.resume_button.click)

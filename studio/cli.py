@@ -36,7 +36,7 @@ def _window_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", help="render the window to this PNG after --steps node steps, then exit")
     p.add_argument("--do", default="", metavar="SCRIPT",
                    help="with --screenshot: what to do after --steps, e.g. 'step*4 rewind:1 step*2 legend' "
-                        "(step[*N], continue, rewind:STEP, view:STEP, select:NODE, resume:JSON, legend)")
+                        "(step[*N], continue, rewind:STEP, view:STEP, select:NODE, answer:JSON, resume:JSON, legend)")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot, WIDTHxHEIGHT")
     p.set_defaults(command="window")
     return p

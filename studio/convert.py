@@ -45,6 +45,7 @@ __all__ = [
     "graph_view",
     "observed_graph",
     "with_taken_routes",
+    "observed_details",
     "diff_from_commit",
     "diff_from_values",
     "timeline_row",
@@ -131,6 +132,21 @@ def with_taken_routes(view: GraphView, taken: Iterable[tuple[str, str]]) -> Grap
     return GraphView(name=view.name, nodes=tuple(nodes), edges=tuple(edges))
 
 
+def observed_details(view: GraphView, name: str, *, values: Mapping[str, Any], due: bool,
+                     failed: bool) -> NodeDetails:
+    """A node as a recorded history shows it (no code loaded): its edges in the observed
+    graph and, for a node due next or one that failed, the state it read."""
+    incoming = tuple(e.source for e in view.edges if e.target == name)
+    outgoing = tuple(e.target for e in view.edges if e.source == name)
+    where = "failed at this checkpoint" if failed else "due next" if due else ""
+    return NodeDetails(
+        name=name, incoming=incoming, outgoing=outgoing,
+        source="# No code loaded (post-mortem).\n# To see it, fix it and retry:\n"
+               "#   retrograph open DB \\\n#     --graph FILE.py",
+        last_input=dict(values) if due or failed else UNSET,
+        extra={"in this history": where} if where else {})
+
+
 def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:
     """The exact diff of a committed superstep; `dropped` maps node -> [(key, value)]
     of keys it returned that the schema does not have."""
@@ -199,8 +215,8 @@ def clock(created_at: str = "") -> str:
 
 
 _SAVED = {
-    "input": "input received",
-    "update": "state edited (update_state)",
+    "input": "input",
+    "update": "state edited",
     "fork": "forked from an earlier checkpoint",
 }
 
@@ -216,12 +232,14 @@ def history_events(rows: Sequence[TimelineRow], *, more_before: bool = False) ->
         ran = [n for n in row.nodes if n]
         nxt = ", ".join(row.next)
         if row.source == "loop":
-            what = f"{', '.join(ran) or 'nothing'} ran"
+            what = f"{'+'.join(ran) or 'nothing'} ran"
         else:
             what = _SAVED.get(row.source, row.source)
             if row.source == "update" and ran:
                 what += f" as {', '.join(ran)}"
-        what += f"; next: {nxt}" if nxt else "; the run ended"
+        what += f" → next: {nxt}" if nxt else " → the run ended"
+        if row.source == "input":
+            what = what.removeprefix("input → ")  # the badge says "input"
         out.append(EventRow(kind=row.source, step=row.step, node="+".join(ran), text=what,
                             checkpoint_id=row.id, at=clock(row.created_at)))
     return out
@@ -271,8 +289,9 @@ def _event_row(event: RunEvent) -> EventRow | None:
     if isinstance(event, StepCommitted):
         keys = ", ".join(d.key for d in event.diffs) or "no keys"
         nxt = ", ".join(t.name for t in event.next) or "END"
+        how = "" if event.source == "loop" else f" ({event.source})"
         return EventRow(kind="commit", step=step, node="+".join(event.nodes_ran), checkpoint_id=event.checkpoint_id,
-                        text=f"step {step} committed ({event.source}): {keys} changed; next: {nxt}")
+                        text=f"committed{how}: {keys} changed → next: {nxt}")
     if isinstance(event, RunInterrupted):
         why = {"interrupt": "interrupt()", "before": "interrupt_before", "after": "interrupt_after"}
         return EventRow(kind="interrupt", step=step, node="+".join(event.nodes), checkpoint_id=event.checkpoint_id,

@@ -74,9 +74,10 @@ def build_docks(window: QMainWindow, *, banner: QWidget, graph: QWidget, state: 
     return docks
 
 
-LEFT, RIGHT, BOTTOM = 0.22, 0.27, 0.30
-"""Default shares of the window: left column (inspector, interrupts), right column (state,
-diffs), bottom row (timeline, events); the graph keeps the rest (about half the width)."""
+LEFT, RIGHT, BOTTOM = 0.20, 0.24, 0.28
+"""Default shares of the window: left column (inspector, interrupts) and right column (state,
+diffs), both full height; bottom row (timeline, events) under the graph, which keeps the
+rest: over half the width."""
 
 
 def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
@@ -85,12 +86,13 @@ def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
     orientation = Qt.Orientation
     left, right = int(width * LEFT), int(width * RIGHT)
     window.resizeDocks([docks.inspector, docks.state], [left, right], orientation.Horizontal)
-    window.resizeDocks([docks.state, docks.diff], [int(height * 0.42), int(height * 0.58)], orientation.Vertical)
-    window.resizeDocks([docks.inspector, docks.interrupts], [int(height * 0.55), int(height * 0.45)],
+    window.resizeDocks([docks.state, docks.diff], [int(height * 0.45), int(height * 0.55)], orientation.Vertical)
+    window.resizeDocks([docks.inspector, docks.interrupts], [int(height * 0.6), int(height * 0.4)],
                        orientation.Vertical)
     window.resizeDocks([docks.timeline], [int(height * BOTTOM)], orientation.Vertical)
-    centre = width - left - right
-    window.resizeDocks([docks.timeline, docks.events], [centre * 2 // 5, centre * 3 // 5], orientation.Horizontal)
+    centre = width - left - right  # the bottom row runs under the graph only
+    window.resizeDocks([docks.timeline, docks.events], [int(centre * 0.42), centre - int(centre * 0.42)],
+                       orientation.Horizontal)
     docks.default_state = window.saveState(LAYOUT_VERSION)
 
 

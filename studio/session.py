@@ -9,7 +9,11 @@ Commands are coroutines scheduled on the qasync loop. One stepping command runs 
 time: another one asked for meanwhile is refused with a message (the window also
 disables its buttons while `busy`). Pause and stop act on the command in flight.
 Viewing commands (select, back/forward, compare) read through `CheckpointReader` on a
-worker thread and may run while a node is busy.
+worker thread and may run while a node is busy. Importing the graph file (open, reload)
+and `update_state` (edit and fork) run on worker threads too (`studio.session_loading`).
+
+Events reach the panels in small batches (`SOON_MS`): a quick step repaints the window
+once, not once per event; a slow node still shows as running within those few ms.
 
 Restart starts a new thread with the same input, so the old run stays browsable.
 """
@@ -47,6 +51,10 @@ def new_thread_id(stem: str = "run") -> str:
     return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
 
 
+SOON_MS = 40
+"""Event rows and the running mark wait at most this long, so that the events of a quick
+step reach the panels together (one repaint) while a slow node still shows at once."""
+
 FIRST_PAGE = 1000
 """Checkpoints shown at once when a thread opens; the rest of a long history follows."""
 
@@ -70,9 +78,8 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
     timelineRowAdded = Signal(object)   # TimelineRow
     headChanged = Signal(object)        # checkpoint id | None
     viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
-    eventAdded = Signal(object)         # EventRow
+    eventsAdded = Signal(object)        # list[EventRow]: live ones in small batches, or a history's
     eventsCleared = Signal()
-    eventsLoaded = Signal(object)       # list[EventRow] read back from the history
     interruptsChanged = Signal(object)  # tuple[InterruptView, ...]
     detailsChanged = Signal(object)     # NodeDetails
     subgraphShown = Signal(object, object)  # node name, GraphView of its inner graph
@@ -95,6 +102,8 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
         self.graph: Any = None
         self.graph_view: GraphView | None = None
         self._base_view: GraphView | None = None
+        self._observed: GraphView | None = None
+        """Without the code: the graph as the thread's history shows it."""
         """The graph as compiled; `graph_view` may add routes taken at run time to it."""
         self._nx: Any = None
         self._known_edges: set[tuple[str, str]] = set()
@@ -125,6 +134,11 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
         self._closed = False
         self._static_details: dict[str, NodeDetails] = {}
         self._pending_events = False
+        self._event_queue: list[Any] = []
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(SOON_MS)
+        self._soon.timeout.connect(self._on_soon)
         """The next head shown adds its saved errors and interrupts to the events."""
         self._poll = QTimer(self)
         self._poll.setInterval(poll_ms)
@@ -170,6 +184,7 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
         self.viewed_id = None
         self._reset_marks()
         self._diffs.clear()
+        self._event_queue.clear()
         self.eventsCleared.emit()
         assert self.reader is not None
         await self.refresh_threads()
@@ -177,10 +192,11 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
         self.history = history
         self.timelineReset.emit(rows)
         if rows:  # a thread recorded earlier: its events, as the history tells them
-            self.eventsLoaded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
+            self.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
             self._pending_events = True
         if self.graph is None:  # post-mortem without the code: the graph as the history shows it
-            self.graphLoaded.emit(convert.observed_graph(rows, thread_id))
+            self._observed = convert.observed_graph(rows, thread_id)
+            self.graphLoaded.emit(self._observed)
         if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
             self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
         self.headChanged.emit(self.head_id)
@@ -264,6 +280,7 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
                 self._leave_subgraph_view()
             if self.status == "running":
                 self.status = "ready"
+            self._flush_events()
             if not self._closed:
                 self.busyChanged.emit(False)
                 self._follow_next_details()
@@ -290,8 +307,9 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
         if still:
             text += (f" `{', '.join(still)}` was running; a sync node keeps running in its worker thread "
                      "until it returns, and its result is discarded.")
-        self.eventAdded.emit(convert.EventRow(kind="error", step=self._step(), node=", ".join(still), text=text,
-                                              at=convert.clock()))
+        self._add_event(convert.EventRow(kind="error", step=self._step(), node=", ".join(still), text=text,
+                                         at=convert.clock()))
+        self._flush_events()
         self.message.emit(text)
 
     # -- stepping commands -----------------------------------------------------------------
@@ -419,6 +437,7 @@ class Session(SessionLoading, SessionEvents, SessionViews, QObject):
             return
         self._closed = True
         self._poll.stop()
+        self._soon.stop()
         for task in (self._task, self._view_task, self._history_task, self._load_task):
             if task is not None and not task.done():
                 task.cancel()

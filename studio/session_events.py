@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from engine import (
+    CustomData,
     RunEvent,
     RunFinished,
     RunInterrupted,
@@ -24,7 +25,7 @@ from engine import (
 from . import convert
 from .driver import PendingInterrupt
 from .records import ErrorView, StatusView
-from .viewmodel import GraphMarks, NodeDetails
+from .viewmodel import EventRow, GraphMarks, NodeDetails
 
 if TYPE_CHECKING:
     from .session import Session
@@ -63,7 +64,9 @@ class SessionEvents:
             return
         row = convert.event_row(event, convert.clock())
         if row is not None and not (isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"):
-            self.eventAdded.emit(row)
+            self._add_event(row)
+        if not isinstance(event, (TaskStarted, TaskFinished, CustomData)):
+            self._flush_events()  # a commit, an error, an interrupt, the run's start or end: show it now
         if self._inner is not None and isinstance(event, (TaskFinished, TaskFailed, TaskInterrupted)) \
                 and event.name == self._inner.node:
             self._leave_subgraph_view()
@@ -71,7 +74,7 @@ class SessionEvents:
             self._running.add(event.name)
             self.status = "running"
             self._last_io.setdefault(event.name, {})["input"] = event.input
-            self._emit_marks()
+            self._soon.start()  # the running mark: a node that is done at once never flickers
         elif isinstance(event, TaskFinished):
             self._running.discard(event.name)
             self._last_io.setdefault(event.name, {})["output"] = event.update
@@ -122,8 +125,8 @@ class SessionEvents:
         path = " › ".join(namespace)
         quiet = isinstance(event, (TaskStarted, TaskFinished)) and event.name == "__start__"
         if row is not None and not quiet and not isinstance(event, (RunStarted, RunFinished)):
-            self.eventAdded.emit(replace(row, node=f"{path} › {row.node}" if row.node else path,
-                                         text=f"[{path}] {row.text}", checkpoint_id=None))
+            self._add_event(replace(row, node=f"{path} › {row.node}" if row.node else path,
+                                    text=f"[{path}] {row.text}", checkpoint_id=None))
         if self.driver.inside is None or namespace[:1] != (self.driver.inside,):
             return
         inner = self._inner
@@ -226,7 +229,7 @@ class SessionEvents:
             self.graphLoaded.emit(self.graph_view)
         self._trail = []
         self._dropped = {}
-        self._set_error(None) if self.error is not None and self.error.kind == "node" else None
+        self._set_error(None) if self.error is not None and self.error.kind in ("node", "recorded") else None
         self.interruptsChanged.emit(())
 
     def _next_nodes(self: Session) -> tuple[str, ...]:
@@ -245,6 +248,25 @@ class SessionEvents:
             failed=frozenset(self._failed), interrupted=interrupted, selected=self.selected_node,
             taken_edges=frozenset(self._taken),
         )
+
+    # -- batching: bursts of events reach the panels once ---------------------------------
+    def _add_event(self: Session, row: EventRow) -> None:
+        """Queue a row for the events panel; it shows with the next flush (at the latest
+        `SOON_MS` later), so a quick step repaints the window once, not once per event."""
+        self._event_queue.append(row)
+        if not self._soon.isActive():
+            self._soon.start()
+
+    def _flush_events(self: Session) -> None:
+        if self._event_queue:
+            rows, self._event_queue = self._event_queue, []
+            self.eventsAdded.emit(rows)
+
+    def _on_soon(self: Session) -> None:
+        """What was held back for a moment (event rows, the running mark) shows now."""
+        self._flush_events()
+        if self._running:
+            self._emit_marks()
 
     def _emit_marks(self: Session) -> None:
         if self._inner is not None:
@@ -305,6 +327,9 @@ class SessionEvents:
         fn = self.graph.nodes.get(name) if self.graph is not None else None
         if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
             extra["subgraph nodes (F11 steps into them)"] = tuple(getattr(fn, "node_names", ()))
+        if self.graph is None and self._observed is not None:
+            return convert.observed_details(self._observed, name, values=self._values,
+                                            due=name in self._next_nodes(), failed=name in self._failed)
         static = self._static_details.get(name)
         if static is None:  # source and edges: read once per node and graph (inspect is slow)
             static = self._static_details[name] = convert.node_details(self.graph, self._nx, name)
@@ -318,10 +343,14 @@ class SessionEvents:
             self.detailsChanged.emit(self.node_details(name))
 
     def _follow_next_details(self: Session) -> None:
-        """With no node selected, the inspector shows the node that runs next (or ran last)."""
-        if self.selected_node is not None or self.graph is None or self._inner is not None:
+        """With no node selected, the inspector shows the node that failed, or runs next
+        (or ran last). Without the code (post-mortem), what the history tells of it."""
+        if self.selected_node is not None or self._inner is not None:
             return
-        upcoming = [n for n in self._next_nodes() if n != "__start__"]
-        name = upcoming[0] if upcoming else (self._trail[-1] if self._trail else None)
-        if name is not None:
+        if self._failed:
+            name: str | None = sorted(self._failed)[0]
+        else:
+            upcoming = [n for n in self._next_nodes() if n != "__start__"]
+            name = upcoming[0] if upcoming else (self._trail[-1] if self._trail else None)
+        if name is not None and (self.graph is not None or self._observed is not None):
             self.detailsChanged.emit(self.node_details(name))

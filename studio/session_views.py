@@ -96,7 +96,7 @@ class SessionViews:
 
         if self._pending_events:
             self._pending_events = False
-            self.eventsLoaded.emit(convert.pending_events(ckpt.step + 1, pending, error_channel=ERROR,
+            self.eventsAdded.emit(convert.pending_events(ckpt.step + 1, pending, error_channel=ERROR,
                                                           interrupt_channel=INTERRUPT))
         if self.run is None or self.run.status != "ready":
             self.driver.interrupts = [PendingInterrupt(task_id=w.task_id, node=w.task_name, interrupt=w.value)
@@ -107,10 +107,14 @@ class SessionViews:
                 err = errors[-1]
                 info = err.value if isinstance(err.value, Mapping) else {"message": str(err.value)}
                 self._failed = {w.task_name for w in errors}
+                code = self.graph is not None
                 self._set_error(ErrorView(
-                    kind="node", node=err.task_name, title=f"Node `{err.task_name}` raised {info.get('type', 'an error')}",
+                    kind="node" if code else "recorded", node=err.task_name,
+                    title=f"Node `{err.task_name}` raised {info.get('type', 'an error')}",
                     message=str(info.get("message", "")), detail=str(info.get("traceback", "")),
-                    hint="Fix the code and reload (Ctrl+R), then F10/F5 retries this step."))
+                    hint="Fix the code and reload (Ctrl+R), then F10/F5 retries this step." if code else
+                         "The recorded run stopped here. To fix it and retry this step, open the database "
+                         "with the graph's code: retrograph open DB --graph FILE.py"))
         if not ckpt.next:
             self.status = "done"
         elif self.driver.interrupts:

@@ -360,9 +360,10 @@ def _render(value: Any, max_chars: int, budget: _Budget) -> tuple[str, bool]:
     return text, cut
 
 
-def pretty(value: Any, max_chars: int = 200_000) -> str:
-    """The full value as indented text (JSON-like; objects by their fields), capped."""
-    return _render(value, max_chars, _Budget(_PRETTY_ITEMS))[0]
+def pretty(value: Any, max_chars: int = 200_000, items: int = _PRETTY_ITEMS) -> str:
+    """The full value as indented text (JSON-like; objects by their fields), capped at
+    `items` entries per list or dict and `max_chars` characters."""
+    return _render(value, max_chars, _Budget(items))[0]
 
 
 def pretty_preview(value: Any, *, items: int = 20, max_chars: int = 6_000) -> tuple[str, bool]:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from test_studio_support import (  # noqa: F401 (fixtures)
     act,
+    event_lines,
     open_window,
     panel_text,
     settings,
@@ -67,8 +68,7 @@ def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path
     assert outcome.reason == "done"
     assert s._values["log"] == ["plan", "fetch", "parsed"]
     assert len(s.history) == kept + 1 and s.history.parent(s.head_id) == head
-    events = panel_text(window.panels.events)
-    assert "fetch wrote log (replayed from saved writes)" in events  # the finished sibling did not re-run
+    assert "fetch: wrote log (replayed from saved writes)" in event_lines(window)  # the sibling did not re-run
 
 
 def test_saving_the_file_reloads_it(open_window, qtbot, tmp_path: Path) -> None:
@@ -204,3 +204,22 @@ def test_engine_errors_show_in_the_banner_and_keep_history(open_window, qtbot, t
     assert BAD_NODES[case][1] in shown, shown
     assert [r.id for r in s.history.rows()] == kept  # nothing was committed, nothing lost
     assert window.isVisible()
+
+
+def test_f5_keeps_the_writes_of_a_failed_nodes_siblings(open_window, qtbot, tmp_path: Path) -> None:
+    """F5 runs a superstep's tasks together: when one raises, the others still finish and
+    their writes are saved, so a retry after the fix runs only the failed node (as F10 does)."""
+    path = _flaky(tmp_path, "raise ValueError('bad page 7')")
+    window = open_window(path, watch=False)
+    s = window.session
+    outcome = act(qtbot, window, "continue_")
+    assert outcome.reason == "failed" and outcome.nodes == ("parse",)
+    assert "fetch: wrote log" in event_lines(window)  # the sibling finished despite the failure
+    assert s.marks().failed == frozenset({"parse"})
+    _flaky(tmp_path, "return {'log': ['parsed']}")
+    with qtbot.waitSignal(s.graphOpened, timeout=10000):
+        window.actions.reload.trigger()
+    wait_ready(qtbot, window)
+    assert act(qtbot, window, "continue_").reason == "done"
+    assert s._values["log"] == ["plan", "fetch", "parsed"]
+    assert "fetch: wrote log (replayed from saved writes)" in event_lines(window)

@@ -117,3 +117,110 @@ def test_checkpoints_written_by_another_process_appear(open_window, qtbot, tmp_p
     wait_ready(qtbot, window)
     assert s.history.get(s.head_id).nodes == ("assign",)
     assert "assigned" in panel_text(window.panels.state)
+
+
+WENT_WRONG = """
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+        amount: int
+
+    def plan(s):
+        return {"log": ["planned"]}
+    def ask(s):
+        answer = interrupt({"question": f"Refund {s['amount']}?"})
+        return {"log": [f"answer {answer}"]}
+    def pay(s):
+        if s["amount"] < 0:
+            raise ValueError(f"cannot pay {s['amount']}")
+        return {"log": ["paid"]}
+
+    builder = StateGraph(S)
+    builder.add_node("plan", plan)
+    builder.add_node("ask", ask)
+    builder.add_node("pay", pay)
+    builder.add_edge(START, "plan")
+    builder.add_conditional_edges("plan", lambda s: "pay" if s["amount"] < 0 else "ask", ["ask", "pay"])
+    builder.add_edge("ask", "pay")
+    graph = builder.compile()
+"""
+
+
+def _record_failures(tmp_path: Path) -> Path:
+    """Two runs that went wrong, written by a script: one raised in `pay`, one waits at `ask`."""
+    import pytest
+
+    from engine import SqliteSaver
+    from studio.loader import load_graph
+
+    path = write_graph(tmp_path, "went_wrong", WENT_WRONG)
+    db = tmp_path / "went_wrong.sqlite"
+    saver = SqliteSaver(db)
+    graph = load_graph(path).graph.with_checkpointer(saver)
+    with pytest.raises(ValueError):
+        graph.invoke({"log": [], "amount": -5}, {"configurable": {"thread_id": "broken"}})
+    graph.invoke({"log": [], "amount": 30}, {"configurable": {"thread_id": "waiting"}})
+    saver.close()
+    return db
+
+
+def test_post_mortem_events_are_read_back_from_the_history(open_window, qtbot, tmp_path: Path) -> None:
+    from studio.convert import clock
+
+    db = _record_failures(tmp_path)
+    window = open_window(database=db, thread_id="broken")
+    s, events = window.session, window.panels.events
+    rows = s.history.rows()
+    listed = events.model.events
+    # one row per checkpoint (its source, the nodes that made it, the time it was saved) ...
+    per_checkpoint = [e for e in listed if e.checkpoint_id]
+    assert [e.checkpoint_id for e in per_checkpoint] == [r.id for r in rows]
+    assert [e.kind for e in per_checkpoint] == ["input", "loop", "loop"]
+    assert per_checkpoint[-1].node == "plan" and "next: pay" in per_checkpoint[-1].text
+    assert [e.at for e in per_checkpoint] == [clock(r.created_at) for r in rows]
+    # ... then the error the run stopped with, from the writes saved beside the last checkpoint
+    error = listed[-1]
+    assert error.kind == "error" and error.node == "pay" and "cannot pay -5" in error.text
+    assert "ValueError" in error.traceback
+    assert events.errors.text() == "1 error"
+    model = events.model
+    assert model.index(len(listed) - 1, 1).data() == "pay"
+    assert model.index(0, 4).data() == clock(rows[0].created_at)  # the Time column
+    # clicking a checkpoint's row shows that checkpoint (read-only)
+    with qtbot.waitSignal(events.checkpoint_selected, timeout=2000):
+        events._on_clicked(model.index(1, 2))
+    wait_ready(qtbot, window)
+    assert s.viewed_id == rows[1].id
+
+
+def test_post_mortem_interrupt_cannot_be_resumed_without_the_code(open_window, qtbot, tmp_path: Path) -> None:
+    db = _record_failures(tmp_path)
+    window = open_window(database=db, thread_id="waiting")
+    panel = window.panels.interrupts
+    assert [c.view.node for c in panel.cards()] == ["ask"]
+    assert panel.cards()[0].question.text() == "Refund 30?"
+    panel.cards()[0].editor.setPlainText("true")
+    assert not panel.resume_button.isEnabled()
+    assert "without the graph's code" in panel.resume_button.toolTip()
+    assert panel.why.isVisibleTo(panel)
+    assert any(e.kind == "interrupt" and e.node == "ask" for e in window.panels.events.model.events)
+
+
+def test_viewing_an_older_checkpoint_disables_resume(open_window, qtbot, tmp_path: Path) -> None:
+    db = _record_failures(tmp_path)
+    path = tmp_path / "went_wrong.py"
+    window = open_window(database=db, graph=str(path), thread_id="waiting")
+    s, panel = window.session, window.panels.interrupts
+    panel.cards()[0].editor.setPlainText("true")
+    assert panel.resume_button.isEnabled()  # at the head, with the code: it can go on
+    window.actions.back.trigger()  # Ctrl+[: an older checkpoint, read-only
+    wait_ready(qtbot, window)
+    assert s.viewed_id is not None
+    assert not panel.resume_button.isEnabled() and "older checkpoint" in panel.resume_button.toolTip()
+    window.actions.forward.trigger()
+    wait_ready(qtbot, window)
+    assert panel.resume_button.isEnabled()
+    with qtbot.waitSignal(s.commandFinished, timeout=10000):
+        panel.resume_button.click()
+    wait_ready(qtbot, window)
+    assert s._values["log"] == ["planned", "answer True"]  # resumed: `ask` ran again, `pay` is next
+    assert s.history.get(s.head_id).next == ("pay",)

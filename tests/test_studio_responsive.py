@@ -106,3 +106,62 @@ def test_stop_an_async_node_cancels_it(open_window, qtbot, tmp_path: Path) -> No
     assert s.status_view().status == "stopped"
     outcome = act(qtbot, window, "step", timeout=int(SLEEP_S * 1000) + 15000)  # F10 runs it again
     assert outcome.reason == "done" and s._values["log"] == ["async done"]
+
+
+SLOW_IMPORT = """
+    time.sleep({sleep})  # a slow import: a model download, a big library
+
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    builder = StateGraph(S)
+    builder.add_node("only", lambda s: {{"log": ["ran"]}})
+    builder.add_edge(START, "only")
+    graph = builder.compile()
+    example_input = {{"log": []}}
+"""
+
+
+def test_a_slow_import_never_freezes_the_window(qtbot, studio_loop, settings, tmp_path: Path) -> None:
+    """Opening (and reloading) a graph file runs its code off the UI thread."""
+    from PySide6.QtCore import QTimer
+
+    from studio.main_window import MainWindow
+    from studio.session import Session
+
+    path = write_graph(tmp_path, "slow_import", SLOW_IMPORT.format(sleep=SLEEP_S))
+    window = MainWindow(Session(tmp_path / "runs.sqlite"), settings=settings, watch=False)
+    qtbot.addWidget(window)
+    window.show()
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    started = time.perf_counter()
+    with qtbot.waitSignal(window.session.graphOpened, timeout=int(SLEEP_S * 1000) + 15000) as blocker:
+        assert window.open_graph(str(path)) is True  # returns at once; the import goes on
+        assert time.perf_counter() - started < 0.5
+        assert window.session.status_view().status == "loading"
+    assert blocker.args == [path, True]
+    wait_ready(qtbot, window)
+    timer.stop()
+    assert time.perf_counter() - started >= SLEEP_S * 0.95, "the file did not really sleep"
+    during = [t for t in ticks if started <= t <= started + SLEEP_S]
+    gaps = [b - a for a, b in zip(during, during[1:])]
+    assert len(during) > SLEEP_S / 0.05, f"only {len(during)} timer ticks in {SLEEP_S} s"
+    assert max(gaps) < MAX_GAP_S, f"the UI froze for {max(gaps):.3f} s"
+    assert window.windowTitle().startswith("slow_import.py")
+    assert act(qtbot, window, "step").reason == "stepped"  # __start__
+    window.close()
+
+
+def test_a_step_asked_for_during_a_reload_waits_for_it(open_window, qtbot, tmp_path: Path) -> None:
+    path = write_graph(tmp_path, "slow_reload", SLOW_IMPORT.format(sleep=0.5))
+    window = open_window(path, watch=False)
+    s = window.session
+    old = s.graph
+    assert window.session.reload() is True
+    assert s.status_view().status == "loading"
+    outcome = act(qtbot, window, "step")  # runs once the file is imported again
+    assert s.graph is not old and outcome.reason == "stepped"

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "resources" / "examples"
 
 __all__ = ["studio_loop", "settings", "open_window", "write_graph", "act", "run_command", "EXAMPLES",
-           "model_texts", "panel_text", "wait_ready", "answer",
+           "model_texts", "panel_text", "event_lines", "wait_ready", "answer",
            "ROOT", "GRAPH_HEADER"]
 
 GRAPH_HEADER = textwrap.dedent("""\
@@ -180,6 +180,12 @@ def model_texts(widget: Any, limit: int = 5000) -> list[str]:
 
 def panel_text(widget: Any) -> str:
     return "\n".join(model_texts(widget))
+
+
+def event_lines(window: Any) -> list[str]:
+    """The rows of the events panel as a person reads them: "node: what happened"."""
+    model = window.panels.events.model
+    return [f"{model.index(r, 1).data()}: {model.index(r, 2).data()}" for r in range(model.rowCount())]
 
 
 def answer(qtbot: Any, window: Any, interrupt_id: str, text: str, timeout: int = 20000) -> Any:

@@ -6,6 +6,7 @@ from pathlib import Path
 from test_studio_support import (  # noqa: F401 (fixtures)
     act,
     answer,
+    event_lines,
     open_window,
     panel_text,
     run_command,
@@ -63,8 +64,7 @@ def test_step_node_by_node_shows_state_and_diff(open_window, qtbot, tmp_path: Pa
     for expected in ("items", "operator.add", "beta", "gamma", "bogus"):
         assert expected in diff, expected
     assert window.status_step.text() == "step: 2"
-    events = panel_text(panels.events)
-    assert "c wrote items; dropped bogus (not in the schema)" in events
+    assert "c: wrote items; dropped bogus (not in the schema)" in event_lines(window)
 
 
 def test_breakpoint_then_interrupt_and_resume(open_window, qtbot, tmp_path: Path) -> None:
@@ -211,7 +211,7 @@ def test_step_into_a_subgraph_steps_its_inner_nodes(open_window, qtbot, tmp_path
     assert outcome.reason == "inside" and "next research" in outcome.message
     act(qtbot, window, "step")  # research
     assert "research" in s._values["log"] and "write" not in s._values["log"]
-    assert "[team] research wrote log" in panel_text(window.panels.events)
+    assert "team › research: [team] research wrote log" in event_lines(window)
     outcome = act(qtbot, window, "step")  # write: the subgraph ends, its task is committed
     assert outcome.reason == "stepped" and "plan" in shown[-1]  # back to the parent graph
     assert s.history.get(s.head_id).nodes == ("team",)

@@ -28,6 +28,7 @@ __all__ = [
     "tool_button",
     "title_label",
     "paint_badge",
+    "metrics_of",
     "escape",
 ]
 
@@ -110,23 +111,54 @@ def title_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     return label
 
 
+_BADGE_FONTS: dict[str, tuple[QFont, QFontMetrics]] = {}
+_BADGE_WIDTHS: dict[tuple[str, str], int] = {}
+_BADGE_QCOLOURS: dict[str, tuple[QColor, QColor]] = {}
+
+
+_METRICS: dict[str, QFontMetrics] = {}
+
+
+def metrics_of(font: QFont) -> QFontMetrics:
+    """QFontMetrics of `font`, made once per font (delegates paint every visible cell)."""
+    key = font.key()
+    metrics = _METRICS.get(key)
+    if metrics is None:
+        metrics = _METRICS[key] = QFontMetrics(font)
+    return metrics
+
+
+def _badge_font(font: QFont) -> tuple[QFont, QFontMetrics]:
+    """The badge's small bold font for a cell font (made once per font: views paint often)."""
+    key = font.key()
+    hit = _BADGE_FONTS.get(key)
+    if hit is None:
+        small = QFont(font)
+        if small.pointSizeF() > 0:
+            small.setPointSizeF(max(7.0, small.pointSizeF() - 1))
+        small.setBold(True)
+        hit = _BADGE_FONTS[key] = (small, QFontMetrics(small))
+    return hit
+
+
 def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFont) -> float:
     """Draw a rounded pill at the left of `rect`, vertically centred; returns its width."""
-    bg, fg = BADGE_COLOURS.get(kind, BADGE_COLOURS["other"])
-    small = QFont(font)
-    if small.pointSizeF() > 0:
-        small.setPointSizeF(max(7.0, small.pointSizeF() - 1))
-    small.setBold(True)
-    metrics = QFontMetrics(small)
-    width = metrics.horizontalAdvance(text) + 12
+    colours = _BADGE_QCOLOURS.get(kind)
+    if colours is None:
+        bg, fg = BADGE_COLOURS.get(kind, BADGE_COLOURS["other"])
+        colours = _BADGE_QCOLOURS[kind] = (QColor(bg), QColor(fg))
+    small, metrics = _badge_font(font)
+    width = _BADGE_WIDTHS.get((small.key(), text))
+    if width is None:
+        width = _BADGE_WIDTHS[(small.key(), text)] = metrics.horizontalAdvance(text) + 12
     height = min(rect.height() - 4, metrics.height() + 4)
     pill = QRectF(rect.left(), rect.top() + (rect.height() - height) / 2, width, height)
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(QColor(bg))
+    painter.setBrush(colours[0])
     painter.drawRoundedRect(pill, height / 2, height / 2)
-    painter.setPen(QColor(fg))
+    painter.setPen(colours[1])
     painter.setFont(small)
     painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
     painter.restore()
@@ -159,7 +191,7 @@ class BadgeDelegate(QStyledItemDelegate):
                            if hasattr(fg, "color") else QColor(fg))
             painter.setFont(opt.font)
             text_rect = rect.adjusted(width + 6, 0, 0, 0)
-            elided = QFontMetrics(opt.font).elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
+            elided = metrics_of(opt.font).elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
             painter.drawText(text_rect, _LEFT_MIDDLE, elided)
             painter.restore()
 

@@ -70,8 +70,9 @@ class DiffPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
+        splitter.setSizes([10_000, 72])  # the detail pane stays small; drag it taller
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
@@ -96,6 +97,7 @@ class DiffPanel(QWidget):
             if key_item.rowCount() <= budget:
                 budget -= key_item.rowCount()
                 self.tree.expand(key_item.index())
+        self.tree.executeDelayedItemsLayout()  # lay out now: the next paint is the only one
 
     def _add_key(self, row: DiffRow):  # -> QStandardItem
         n = len(_COLUMNS)

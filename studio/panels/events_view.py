@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QShowEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -31,6 +31,11 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _RED = QColor("#b91c1c")
 _GREY = QColor(MUTED)
 _DISPLAY = Qt.ItemDataRole.DisplayRole
+MIN_TEXT = 200
+"""Pixels the "What happened" column keeps before the node and time columns give way."""
+_ANSWERED = frozenset(int(r) for r in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.ToolTipRole, BadgeRole, KindRole))
 
 
 def format_duration(seconds: float | None) -> str:
@@ -49,7 +54,10 @@ def format_duration(seconds: float | None) -> str:
 
 def _cells(e: EventRow) -> tuple[str, ...]:
     step = "" if e.step is None else str(e.step)
-    return (step, e.node, e.text.partition("\n")[0], format_duration(e.duration_s), e.at)
+    text = e.text.partition("\n")[0]
+    if e.node and text.startswith(e.node + " "):
+        text = text[len(e.node) + 1:]  # "tools wrote messages": the node has its own column
+    return (step, e.node, text, format_duration(e.duration_s), e.at)
 
 
 class EventsModel(QAbstractTableModel):
@@ -96,8 +104,8 @@ class EventsModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        if not index.isValid():
-            return None
+        if role not in _ANSWERED or not index.isValid():
+            return None  # most roles a view asks for (icons, fonts, check states…) have no answer here
         row, col = index.row(), index.column()
         if role == _DISPLAY:
             cells = self._cells.get(row)
@@ -174,8 +182,9 @@ class EventsPanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
+        splitter.setSizes([10_000, 64])  # the detail pane stays small; drag it taller
         bar = QHBoxLayout()
         bar.addWidget(self.title)
         bar.addWidget(self.errors, 1)
@@ -208,9 +217,10 @@ class EventsPanel(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, width)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
-        self._node_width = widths[NODE]
+        self._node_width = self._node_min = widths[NODE]
         self._node_max = fits("Node", "a_long_node_name")
         self._fit_node_column(self.model.events)
+        self._fit_width()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
@@ -230,7 +240,22 @@ class EventsPanel(QWidget):
         wanted = min(self._node_max, max(fm.horizontalAdvance(n) for n in names) + 16)
         if wanted > self._node_width:
             self._node_width = wanted
-            self.table.horizontalHeader().resizeSection(NODE, wanted)
+            self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Keep the text readable in a narrow dock: the node column gives way first, then
+        the time column hides (the time stays in the tooltip and the detail pane)."""
+        header = self.table.horizontalHeader()
+        room = self.table.viewport().width()
+        fixed = sum(header.sectionSize(c) for c in (STEP, TOOK))
+        node = max(min(self._node_width, room - fixed - header.sectionSize(TIME) - MIN_TEXT), self._node_min)
+        if header.sectionSize(NODE) != node:
+            header.resizeSection(NODE, node)
+        self.table.setColumnHidden(TIME, room - fixed - node - header.sectionSize(TIME) < MIN_TEXT)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_width()
 
     def append(self, rows: Iterable[EventRow]) -> None:
         bar = self.table.verticalScrollBar()
@@ -240,6 +265,10 @@ class EventsPanel(QWidget):
         self._fit_node_column(rows)
         self._errors += sum(1 for e in rows if e.kind == "error")
         self._show_errors()
+        if not self.table.currentIndex().isValid():  # an error's traceback shows without a click
+            errors = [i for i, e in enumerate(rows) if e.kind == "error" and e.traceback]
+            if errors:
+                self.table.setCurrentIndex(self.model.index(self.model.rowCount() - len(rows) + errors[-1], TEXT))
         if follow:
             self.table.scrollToBottom()
 

@@ -7,7 +7,7 @@ that draws the graph, so the legend can never drift from the drawing.
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QStyleOptionGraphicsItem, QWidget
 
 from ..layout import EdgePath, NodeBox
@@ -64,9 +64,8 @@ class GraphLegend(QWidget):
     def _close_rect(self) -> QRectF:
         return QRectF(self.width() - 22, 6, 16, 16)
 
-    def mousePressEvent(self, event: object) -> None:  # noqa: N802 (Qt's name)
-        pos = event.position()  # type: ignore[attr-defined]
-        if self._close_rect().contains(pos):
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self._close_rect().contains(event.position()):
             self.closed.emit()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)

@@ -356,9 +356,13 @@ class GraphPanel(QWidget):
         if on == self.legend_visible():
             return
         self.legend.setVisible(on)
+        # the legend gets a strip of its own at the left, so it never covers the graph
+        self.canvas.setViewportMargins(self.legend.sizeHint().width() + 16 if on else 0, 0, 0, 0)
         if on:
             self._place_legend()
             self.legend.raise_()
+        if self._auto_fit and self._layout is not None:
+            self.fit(auto=True)
         self.legend_button.blockSignals(True)
         self.legend_button.setChecked(on)
         self.legend_button.blockSignals(False)
@@ -369,9 +373,9 @@ class GraphPanel(QWidget):
 
     def _place_legend(self) -> None:
         size = self.legend.sizeHint()
-        viewport = self.canvas.viewport().geometry()
         self.legend.resize(size)
-        self.legend.move(viewport.left() + 8, max(viewport.top() + 8, viewport.bottom() - size.height() - 8))
+        top = max(8, (self.canvas.height() - size.height()) // 2)
+        self.legend.move(8, top)
 
     def _on_legend_closed(self) -> None:
         self.set_legend_visible(False)

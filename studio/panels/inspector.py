@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -25,6 +26,8 @@ __all__ = ["InspectorPanel", "ValuePane", "PREVIEW_ITEMS"]
 
 PREVIEW_ITEMS = 20
 """The I/O panes show at most this many items of a list (the latest messages) at first."""
+SHOW_ALL_CHARS = 4_000_000
+""""Show all" shows every item, up to this many characters."""
 
 
 class ValuePane(QWidget):
@@ -81,7 +84,7 @@ class ValuePane(QWidget):
 
     def show_all(self) -> None:
         if self._value is not UNSET:
-            self.text.setPlainText(pretty(self._value))
+            self.text.setPlainText(pretty(self._value, max_chars=SHOW_ALL_CHARS, items=SHOW_ALL_CHARS))
             self._bar.hide()
 
     def _on_show_all_clicked(self) -> None:
@@ -109,6 +112,8 @@ class InspectorPanel(QWidget):
         self.location.setTextFormat(Qt.TextFormat.RichText)
         self.location.setOpenExternalLinks(False)
         self.location.linkActivated.connect(self._on_link)
+        for label in (self.title, self.location):  # a long path never widens the dock
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.edges = QLabel("")
         self.edges.setTextFormat(Qt.TextFormat.RichText)
         self.edges.setWordWrap(True)
@@ -177,7 +182,8 @@ class InspectorPanel(QWidget):
         arrow = " &nbsp;→&nbsp; "
         lines = [f"from {names(d.incoming)}{arrow}<i>{escape(d.name)}</i>{arrow}to {names(d.outgoing)}"]
         for key, value in d.extra.items():
-            lines.append(f'<span style="color:{MUTED}">{escape(str(key))}:</span> {escape(preview(value, 120))}')
+            shown = value if isinstance(value, str) else preview(value, 120)
+            lines.append(f'<span style="color:{MUTED}">{escape(str(key))}:</span> {escape(shown)}')
         return "<br>".join(lines)
 
     def _on_link(self, _link: str) -> None:

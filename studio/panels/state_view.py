@@ -147,8 +147,9 @@ class StatePanel(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.tree)
         splitter.addWidget(detail_box)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 0)
+        splitter.setSizes([10_000, 84])  # the detail pane stays small; drag it taller
 
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -169,6 +170,7 @@ class StatePanel(QWidget):
         self.edit_button.setEnabled(not read_only)
         self.model.set_values(values)
         self._after_reset(selected)
+        self.tree.executeDelayedItemsLayout()  # lay out now: the next paint is the only one
 
     def clear(self) -> None:
         self.set_state({}, title="State")

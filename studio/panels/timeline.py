@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QKeyEvent, QPainter, QPen, QPolygonF
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QPen, QPolygonF, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
+    QStyle,
     QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
@@ -25,6 +26,8 @@ from .timeline_model import DepthRole, ExpandedRole, IdRole, TimelineModel
 __all__ = ["TimelinePanel"]
 
 _INDENT = 16
+_GUIDE = QPen(QColor("#cbd2d9"), 1)
+_FOLD = QColor("#7e22ce")
 
 
 class _StepDelegate(BadgeDelegate):
@@ -36,26 +39,29 @@ class _StepDelegate(BadgeDelegate):
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         offset = depth * _INDENT + (14 if depth or header else 4)
-        painter.save()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = opt.rect
-        painter.setPen(QPen(QColor("#cbd2d9"), 1))
-        for level in range(1, depth + 1):
-            x = rect.left() + level * _INDENT - 2
-            painter.drawLine(x, rect.top(), x, rect.bottom())
-        if header:
-            cx = rect.left() + depth * _INDENT + 6
-            cy = rect.center().y()
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor("#7e22ce"))
-            if index.data(ExpandedRole):
-                tri = [QPointF(cx - 4, cy - 2), QPointF(cx + 4, cy - 2), QPointF(cx, cy + 3)]
-            else:
-                tri = [QPointF(cx - 2, cy - 4), QPointF(cx + 3, cy), QPointF(cx - 2, cy + 4)]
-            painter.drawPolygon(QPolygonF(tri))
-        painter.restore()
+        if depth or header:
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(_GUIDE)
+            for level in range(1, depth + 1):
+                x = rect.left() + level * _INDENT - 2
+                painter.drawLine(x, rect.top(), x, rect.bottom())
+            if header:
+                cx = rect.left() + depth * _INDENT + 6
+                cy = rect.center().y()
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_FOLD)
+                if index.data(ExpandedRole):
+                    tri = [QPointF(cx - 4, cy - 2), QPointF(cx + 4, cy - 2), QPointF(cx, cy + 3)]
+                else:
+                    tri = [QPointF(cx - 2, cy - 4), QPointF(cx + 3, cy), QPointF(cx - 2, cy + 4)]
+                painter.drawPolygon(QPolygonF(tri))
+            painter.restore()
         opt.rect = rect.adjusted(offset, 0, 0, 0)
-        super().paint(painter, opt, index)
+        style = opt.widget.style() if opt.widget else None
+        if style is not None:  # the step has no badge: draw the cell as Qt would, in one go
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
 
 
 class _Table(QTableView):
@@ -105,6 +111,7 @@ class TimelinePanel(QWidget):
         super().__init__(parent)
         self.model = TimelineModel()
         self._quiet = False
+        self._depth = 0
 
         self.table = _Table(self)
         self.table.setModel(self.model)
@@ -126,9 +133,9 @@ class TimelinePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(0, 110)
-        header.resizeSection(1, 80)
-        header.resizeSection(3, 80)
+        self._size_columns()
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._on_rows_changed)
         self.table.clicked.connect(self._on_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
@@ -138,7 +145,7 @@ class TimelinePanel(QWidget):
         self.count.setStyleSheet(f"color: {MUTED}")
         self.rewind_button = QPushButton("Rewind")
         self.rewind_button.setToolTip("Make the selected checkpoint the head; the next step forks a new branch")
-        self.fork_button = QPushButton("Edit && fork…")
+        self.fork_button = QPushButton("Fork…")
         self.fork_button.setToolTip("Edit the selected checkpoint's state as JSON and save it as a new branch")
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Select two checkpoints (Ctrl+click) to see how their states differ")
@@ -209,11 +216,45 @@ class TimelinePanel(QWidget):
     def rows(self) -> list[TimelineRow]:
         return self.model.rows()
 
+    def _size_columns(self) -> None:
+        """Step as wide as its numbers and the branches' indentation, source and time as
+        their contents; the nodes take the rest. Again when the font or the depth changes."""
+        header = self.table.horizontalHeader()
+        cell = self.table.fontMetrics()
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        title = QFontMetrics(bold)
+        pad = 16
+        depth = self.model.max_depth()
+        step = max(title.horizontalAdvance("Step"), cell.horizontalAdvance("9999")) + pad
+        step += depth * _INDENT + 14 if depth else 4
+        header.resizeSection(0, step)
+        header.resizeSection(1, max(title.horizontalAdvance("Source"), cell.horizontalAdvance("update") + 16) + pad)
+        header.resizeSection(3, title.horizontalAdvance("00:00:00") + pad)  # the head's row is bold
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._size_columns()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self._size_columns()
+
     # -- handlers -------------------------------------------------------------------------
     def _after_change(self) -> None:
+        if self.model.max_depth() != self._depth:
+            self._depth = self.model.max_depth()
+            self._size_columns()
         n = len(self.model.rows())
         self.count.setText(f"{n:,} checkpoint" + ("" if n == 1 else "s"))
         self._update_buttons()
+
+    def _on_rows_changed(self, *_: object) -> None:
+        """A branch header's text runs over the nodes and time columns (it says more than a row)."""
+        self.table.clearSpans()
+        for row in self.model.header_rows():
+            self.table.setSpan(row, 2, 1, 2)
 
     def _current_id(self) -> str | None:
         cp = self.model.checkpoint_at(self.table.currentIndex().row())

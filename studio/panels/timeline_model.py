@@ -31,6 +31,9 @@ ExpandedRole = Qt.ItemDataRole.UserRole + 12
 
 _COLUMNS = ("Step", "Source", "Nodes", "Time")
 _DISPLAY = Qt.ItemDataRole.DisplayRole
+_ANSWERED = frozenset(int(r) for r in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.FontRole, Qt.ItemDataRole.BackgroundRole,
+    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, BadgeRole, KindRole, DepthRole, IdRole, ExpandedRole))
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -62,6 +65,7 @@ class TimelineModel(QAbstractTableModel):
         self._collapsed: set[int] = set()
         self._visible: list[int] = []
         self._sizes: dict[int, int] = {}
+        self._clocks: dict[int, str] = {}
 
     # -- building ----------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
@@ -212,6 +216,12 @@ class TimelineModel(QAbstractTableModel):
             r = self._run_of[run.owner]
 
     # -- expanding ------------------------------------------------------------------------
+    def header_rows(self) -> list[int]:
+        """Visible rows that head a branch (none without branches: no walk then)."""
+        if len(self._runs) < 2:
+            return []
+        return [row for row, entry in enumerate(self._visible) if entry < 0]
+
     def is_header(self, row: int) -> bool:
         return 0 <= row < len(self._visible) and self._visible[row] < 0
 
@@ -298,8 +308,8 @@ class TimelineModel(QAbstractTableModel):
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
+        if role not in _ANSWERED or not index.isValid():
+            return None  # most roles a view asks for (icons, check states…) have no answer here
         entry = self._visible[index.row()]
         if entry < 0:
             return self._header_data(-entry - 1, index.column(), role)
@@ -312,7 +322,7 @@ class TimelineModel(QAbstractTableModel):
                 return ""
             if col == 2:
                 return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
-            return _clock(r.created_at)
+            return self._clock_of(entry)
         if role == BadgeRole:
             if col == 1:
                 return r.source, r.source
@@ -336,6 +346,16 @@ class TimelineModel(QAbstractTableModel):
             return f"checkpoint {r.id}\nstep {r.step} · {r.source} · ran {', '.join(r.nodes) or '—'}\n" \
                    f"next: {nxt}\n{r.created_at}"
         return None
+
+    def _clock_of(self, entry: int) -> str:
+        text = self._clocks.get(entry)
+        if text is None:
+            text = self._clocks[entry] = _clock(self._rows[entry].created_at)
+        return text
+
+    def max_depth(self) -> int:
+        """The deepest branch's indentation level (0: no branches)."""
+        return max((run.depth for run in self._runs), default=0)
 
     def _header_data(self, b: int, col: int, role: int) -> Any:
         run = self._runs[b]
@@ -361,7 +381,8 @@ class TimelineModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col in (2, 3):
             return QColor(MUTED)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "A branch: a fork, a replay or an edit made from an earlier checkpoint. Click to fold."
+            return (f"{self._header_data(b, 2, Qt.ItemDataRole.DisplayRole)[2:]}\nA branch: a fork, a replay "
+                    "or an edit made from an earlier checkpoint. Click to fold.")
         return None
 
     def _run_size(self, b: int) -> int:
