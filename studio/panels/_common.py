@@ -10,7 +10,16 @@ from collections.abc import Mapping
 
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QLabel, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QWidget,
+)
 
 __all__ = [
     "BadgeRole",
@@ -90,6 +99,18 @@ def mono_font(point_delta: int = 0) -> QFont:
 
 def escape(text: str) -> str:
     return html.escape(text, quote=False)
+
+
+def tree_with_detail(tree: QWidget) -> tuple[QPlainTextEdit, QSplitter]:
+    """A read-only monospace pane under `tree` that shows the selected row's full value."""
+    detail = QPlainTextEdit()
+    detail.setReadOnly(True)
+    detail.setFont(mono_font())
+    detail.setPlaceholderText("Select a row to see its full value.")
+    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter.addWidget(tree)
+    splitter.addWidget(detail)
+    return detail, splitter
 
 
 def tool_button(text: str, tip: str, parent: QWidget | None = None) -> QToolButton:

@@ -13,8 +13,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHBoxLayout,
     QHeaderView,
-    QPlainTextEdit,
-    QSplitter,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -22,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ..valuediff import KeyChange, diff_mappings
 from ..valuefmt import pretty, preview
-from ._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, mono_font, title_label
+from ._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, title_label, tree_with_detail
 from ._diffrows import change_rows, text_item, unbox, value_row
 
 __all__ = ["CompareView", "CompareDialog"]
@@ -62,13 +60,7 @@ class CompareView(QWidget):
         header.resizeSection(0, 160)
         header.resizeSection(1, 90)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.detail = QPlainTextEdit()
-        self.detail.setReadOnly(True)
-        self.detail.setFont(mono_font())
-        self.detail.setPlaceholderText("Select a row to see its full value.")
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.tree)
-        splitter.addWidget(self.detail)
+        self.detail, splitter = tree_with_detail(self.tree)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
         top = QHBoxLayout()

@@ -1,14 +1,12 @@
 """The reducer-diff panel: what one superstep did to each state key."""
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
-    QSplitter,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -17,7 +15,7 @@ from PySide6.QtWidgets import (
 from ..valuediff import diff_values
 from ..valuefmt import pretty
 from ..viewmodel import UNSET, DiffRow, StepDiff
-from ._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, mono_font, title_label
+from ._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, title_label, tree_with_detail
 from ._diffrows import change_rows, text_item, unbox, value_row
 
 __all__ = ["DiffPanel"]
@@ -63,13 +61,7 @@ class DiffPanel(QWidget):
         header.resizeSection(0, 120)
         header.resizeSection(1, 100)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.detail = QPlainTextEdit()
-        self.detail.setReadOnly(True)
-        self.detail.setFont(mono_font())
-        self.detail.setPlaceholderText("Select a row to see its full value.")
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.tree)
-        splitter.addWidget(self.detail)
+        self.detail, splitter = tree_with_detail(self.tree)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 0)
         splitter.setSizes([10_000, 72])  # the detail pane stays small; drag it taller
