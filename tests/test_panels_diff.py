@@ -2,21 +2,13 @@
 from __future__ import annotations
 
 import pytest
+from panel_support import shot
 from PySide6.QtCore import QModelIndex, Qt
 
 from engine.messages import AIMessage, HumanMessage
 from studio.panels import DiffPanel
 from studio.panels._common import ADDED, REMOVED, BadgeRole
 from studio.viewmodel import UNSET, DiffRow, DiffWrite, StepDiff
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 @pytest.fixture

@@ -2,21 +2,12 @@
 from __future__ import annotations
 
 import pytest
+from panel_support import shot
 from PySide6.QtCore import Qt
 
 from studio.panels import EventsPanel, InspectorPanel
 from studio.panels._common import BadgeRole
 from studio.viewmodel import EventRow, NodeDetails
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
-
 
 TRACE = ('Traceback (most recent call last):\n  File "graph.py", line 12, in tools\n    1 / 0\n'
          "ZeroDivisionError: division by zero\n")

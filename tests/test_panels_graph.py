@@ -5,23 +5,12 @@ import random
 import time
 
 import pytest
+from panel_support import sample_graph, shot
 from PySide6.QtCore import Qt
 
 from studio.panels import GraphPanel
 from studio.panels.graph_items import ClusterItem, NodeItem
-from graph_samples import sample_graph
 from studio.viewmodel import EdgeView, GraphMarks, GraphView, NodeView
-
-
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 @pytest.fixture

@@ -4,21 +4,13 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from panel_support import shot
 from PySide6.QtCore import Qt
 
 from engine.messages import AIMessage, HumanMessage
 from studio.panels import CompareDialog, CompareView, InterruptPanel, StateEditorDialog
 from studio.panels._common import ADDED, BadgeRole
 from studio.viewmodel import InterruptView
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import random
 
-from graph_samples import E, N, sample_graph
+from panel_support import E, N, sample_graph
+
 from studio.layout import JOIN_PREFIX, layout_graph
 from studio.viewmodel import GraphView
 

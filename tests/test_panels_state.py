@@ -5,21 +5,13 @@ import statistics
 import time
 
 import pytest
+from panel_support import shot
 from PySide6.QtCore import QModelIndex, Qt
 
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from studio.panels import StatePanel
 from studio.panels._common import BadgeRole
 from studio.panels.state_model import CHUNK_AT
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 def conversation(n: int) -> list:

@@ -4,21 +4,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from panel_support import shot
 from PySide6.QtCore import QItemSelectionModel, Qt
 
 from studio.panels import TimelinePanel
 from studio.panels._common import BadgeRole
 from studio.panels.timeline_model import DepthRole
 from studio.viewmodel import TimelineRow
-
-SHOTS = "/tmp/retrograph-panels"
-
-
-def shot(widget, name: str) -> None:
-    import os
-
-    os.makedirs(SHOTS, exist_ok=True)
-    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 def chain(n: int, prefix: str = "c", parent: str | None = None, step: int = 0, source: str = "loop",

@@ -5,7 +5,15 @@ import dataclasses
 
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from studio.valuediff import diff_mappings, diff_values
-from studio.valuefmt import as_message, children_of, fold, is_message_list, pretty, preview, type_label
+from studio.valuefmt import (
+    as_message,
+    children_of,
+    fold,
+    is_message_list,
+    pretty,
+    preview,
+    type_label,
+)
 from studio.viewmodel import UNSET
 
 

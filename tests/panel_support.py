@@ -1,7 +1,17 @@
-"""A small graph with every node and edge kind, shared by the graph panel and layout tests."""
+"""Shared by the panel tests: a small graph with every node and edge kind, and `shot()`,
+which saves a panel as a PNG under /tmp/retrograph-panels for a person to look at."""
 from __future__ import annotations
 
+import os
+
 from studio.viewmodel import EdgeView, GraphView, NodeView
+
+SHOTS = "/tmp/retrograph-panels"
+
+
+def shot(widget, name: str) -> None:
+    os.makedirs(SHOTS, exist_ok=True)
+    widget.grab().save(f"{SHOTS}/{name}.png")
 
 
 def N(id: str, kind: str = "node", label: str | None = None, **kw) -> NodeView:
