@@ -130,7 +130,7 @@ class RunCommit:
             source=source, created_at=now_iso() if self._durable_ids else "", values=new_values, versions=versions,
             barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
         )
-        self._save(ckpt, changed=tuple(grouped), appended=appended)
+        self._save(ckpt, appended=appended)
         self._set_checkpoint(ckpt, owned=True)
         committed = None
         if report:
@@ -213,8 +213,9 @@ class RunCommit:
                                       values=self.values))
             self._finish("interrupted")
 
-    def _save(self: Run, ckpt: Checkpoint, changed: Sequence[str],
+    def _save(self: Run, ckpt: Checkpoint,
               appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+        """Store the checkpoint (channels whose version is its id changed in it)."""
         if self.saver is None:
             return
         self.saver.put(ckpt, appended=appended or None)

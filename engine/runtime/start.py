@@ -101,7 +101,7 @@ class RunStart:
             values=values, versions=versions, barriers=dict(base.barriers) if base else {},
             tasks=(start_task,), nodes_ran=(), metadata=self._metadata(),
         )
-        self._save(ckpt, changed=() if base is not None else tuple(values))
+        self._save(ckpt)
         self._set_checkpoint(ckpt)
         self._first_step = ckpt.step + 1
         return "input"
@@ -125,7 +125,7 @@ class RunStart:
                 created_at=now_iso(), metadata=self._metadata(),
                 tasks=tuple(replace(t, id=new_task_id(fork_id, i, t.name)) for i, t in enumerate(base.tasks)),
             )
-            self._save(fork, changed=())
+            self._save(fork)
             base, mode = fork, "fork"
             pending: list[PendingWrite] = []
         else:
