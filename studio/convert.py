@@ -72,7 +72,7 @@ def short(value: Any, limit: int = 80) -> str:
 def graph_view(compiled: Any, name: str | None = None) -> GraphView:
     """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels);
     `name` replaces LangGraph's default graph name ("LangGraph")."""
-    nxg = compiled.get_graph().nx
+    nxg = compiled.get_graph(xray=True).nx  # subgraph nodes drawn as clusters of their inner nodes
     nodes = []
     for node_id, attrs in nxg.nodes(data=True):
         kind = attrs.get("kind") or ("start" if node_id == START else "end" if node_id == END else "node")

@@ -13,6 +13,7 @@ ex=resources/examples
 rg $ex/react_agent.py --db "$tmp/runs.sqlite" --do "step*4 legend" --screenshot "$out/react_agent.png"
 rg $ex/parallel_search.py --db "$tmp/runs.sqlite" --steps 3 --screenshot "$out/parallel_search.png"
 rg $ex/bluetooth.py --db "$tmp/runs.sqlite" --steps 4 --screenshot "$out/bluetooth.png"
+rg $ex/subgraph.py --db "$tmp/runs.sqlite" --steps 3 --screenshot "$out/subgraph.png"
 rg $ex/approval.py --db "$tmp/runs.sqlite" \
    --do 'step*3 answer:{"approved": true, "note": "photos checked"}' --screenshot "$out/approval.png"
 # a rewind: back to step 1, then two steps make a new branch beside the old one

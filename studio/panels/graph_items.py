@@ -272,9 +272,12 @@ class ClusterItem(QGraphicsItem):
         painter.setPen(QColor("#486581"))
         title = self.title_rect().adjusted(10, 2, -8, 0)
         painter.drawText(title, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.box.label)
-        painter.setFont(label_font(-2.5))
-        painter.setPen(QColor("#9aa5b1"))
-        painter.drawText(title, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), "subgraph")
+        used = QFontMetricsF(font).horizontalAdvance(self.box.label)
+        tag_font = label_font(-2.5)
+        if used + QFontMetricsF(tag_font).horizontalAdvance("subgraph") + 12 <= title.width():
+            painter.setFont(tag_font)  # the kind tag only where it fits beside the name
+            painter.setPen(QColor("#9aa5b1"))
+            painter.drawText(title, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), "subgraph")
 
 
 class EdgeItem(QGraphicsPathItem):
