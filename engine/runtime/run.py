@@ -358,9 +358,8 @@ class Run(RunStart, RunCommit):
 
     def _start_output(self, task: PlannedTask) -> Any:
         """The hidden __start__ task writes the input into the state."""
-        command = getattr(self, "_start_command", None)
-        if command is not None:
-            return command
+        if isinstance(self.input, Command):  # Command(update=, goto=) as the input
+            return self.input
         value = task.arg
         items = _input_items(value)
         keys = self.graph.schema.input_keys

@@ -93,8 +93,6 @@ class RunStart:
         command = self.input if isinstance(self.input, Command) else None
         start_task = PlannedTask(id=new_task_id(cid, 0, START), name=START, trigger="input",
                                  is_send=True, arg=self.input if command is None else None)
-        if command is not None:
-            self._start_command = command
         ckpt = Checkpoint(
             id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,
             step=(base.step + 1) if base else -1, source="input", created_at=now_iso(),
