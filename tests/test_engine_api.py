@@ -409,3 +409,21 @@ def test_add_messages_stays_correct_across_steps_and_in_place_edits():
     step3.insert(0, HumanMessage("0", id="0"))  # a node edits the list in place
     step4 = add_messages(step3, AIMessage("1b", id="1"))
     assert [m.content for m in step4] == ["0", "1b", "2b", "3"]
+
+
+def test_a_command_input_is_kept_in_the_checkpoint_and_survives_a_restart(tmp_path):
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_node("b", lambda s: {"log": ["b"]})
+    g.add_edge(START, "a")
+    db = tmp_path / "runs.sqlite"
+    graph = g.compile(checkpointer=SqliteSaver(db), interrupt_before=["a", "b"])
+    cfg = {"configurable": {"thread_id": "cmd"}}
+
+    async def save_input_only():
+        run = graph.new_run(Command(update={"log": ["cmd"]}, goto="b"), cfg)
+        await run.start()  # the input checkpoint is saved; the process "dies" here
+
+    asyncio.run(save_input_only())
+    reopened = g.compile(checkpointer=SqliteSaver(db))
+    assert reopened.invoke(None, cfg) == {"log": ["cmd", "a", "b"]}

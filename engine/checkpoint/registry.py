@@ -10,7 +10,7 @@ import dataclasses
 import enum
 from typing import Any
 
-from ..types import Interrupt, Send
+from ..types import Command, Interrupt, Overwrite, Send
 
 __all__ = [
     "UnknownValue",
@@ -97,6 +97,8 @@ GLOBAL_TYPES = Registry()
 # Engine types get short stable names so that moving a module never orphans old files.
 GLOBAL_TYPES.add(Send, "rg.Send")
 GLOBAL_TYPES.add(Interrupt, "rg.Interrupt")
+GLOBAL_TYPES.add(Command, "rg.Command")  # a Command given as a run's input is kept in its plan
+GLOBAL_TYPES.add(Overwrite, "rg.Overwrite")
 
 
 def register_type(*types: type) -> None:

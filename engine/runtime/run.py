@@ -358,9 +358,9 @@ class Run(RunStart, RunCommit):
 
     def _start_output(self, task: PlannedTask) -> Any:
         """The hidden __start__ task writes the input into the state."""
-        if isinstance(self.input, Command):  # Command(update=, goto=) as the input
-            return self.input
         value = task.arg
+        if isinstance(value, Command):  # Command(update=, goto=) as the input
+            return value
         items = _input_items(value)
         keys = self.graph.schema.input_keys
         return {k: v for k, v in items if k in keys}

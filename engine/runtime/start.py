@@ -90,9 +90,8 @@ class RunStart:
         values = dict(base.values) if base is not None else schema.initial_values()
         cid = new_checkpoint_id()
         versions = dict(base.versions) if base is not None else {k: cid for k in values}
-        command = self.input if isinstance(self.input, Command) else None
         start_task = PlannedTask(id=new_task_id(cid, 0, START), name=START, trigger="input",
-                                 is_send=True, arg=self.input if command is None else None)
+                                 is_send=True, arg=self.input)
         ckpt = Checkpoint(
             id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,
             step=(base.step + 1) if base else -1, source="input", created_at=now_iso(),
