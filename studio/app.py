@@ -13,7 +13,6 @@ from typing import Any
 from PySide6.QtCore import QSize, QStandardPaths, QTimer, SignalInstance
 from PySide6.QtWidgets import QApplication
 
-from . import qtcompat  # noqa: F401 (guards signal emission; see the module)
 
 __all__ = ["make_app", "make_loop", "default_db_path", "run_window", "wait_signal", "screenshot_after_steps",
            "run_script"]

@@ -29,7 +29,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from . import qtcompat  # noqa: F401 (guards signal emission; see the module)
 from . import convert
 from .driver import Outcome, Refused, RunDriver
 from .history import History
