@@ -11,11 +11,11 @@ from typing import Any
 __all__ = ["MainWindow", "Session", "load_graph", "LoadedGraph", "LoadError", "main"]
 
 _WHERE = {
-    "MainWindow": "studio.main_window",
+    "MainWindow": "studio.window.main_window",
     "Session": "studio.session",
-    "load_graph": "studio.loader",
-    "LoadedGraph": "studio.loader",
-    "LoadError": "studio.loader",
+    "load_graph": "studio.core.loader",
+    "LoadedGraph": "studio.core.loader",
+    "LoadError": "studio.core.loader",
     "main": "studio.__main__",
 }
 

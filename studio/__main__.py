@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .cli import cmd_draw, cmd_run, parse_args
+from .cli.commands import cmd_draw, cmd_run, parse_args
 
 __all__ = ["main"]
 
@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "draw":
         return cmd_draw(args)
-    from .app import run_window  # Qt only from here on
+    from .cli.launch import run_window  # Qt only from here on
 
     return run_window(args)
 

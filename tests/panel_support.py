@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from studio.viewmodel import EdgeView, GraphView, NodeView
+from studio.core.viewmodel import EdgeView, GraphView, NodeView
 
 SHOTS = "/tmp/retrograph-panels"
 

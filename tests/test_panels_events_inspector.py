@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from studio.panels import EventsPanel, InspectorPanel
 from studio.panels._common import BadgeRole
-from studio.viewmodel import EventRow, NodeDetails
+from studio.core.viewmodel import EventRow, NodeDetails
 
 TRACE = ('Traceback (most recent call last):\n  File "graph.py", line 12, in tools\n    1 / 0\n'
          "ZeroDivisionError: division by zero\n")
@@ -47,7 +47,7 @@ def test_events_list_kind_step_node_text_and_duration(events):
 def test_event_columns_are_readable_in_a_narrow_dock(qtbot, events):
     """Headers are never cut off; step and duration stay narrow, the text takes the rest;
     in a narrow dock the time column gives way to the text (its time stays in the tooltip)."""
-    from studio.panels.events_view import MIN_TEXT
+    from studio.panels.events import MIN_TEXT
 
     table, header = events.table, events.table.horizontalHeader()
     fm = header.fontMetrics()

@@ -9,8 +9,8 @@ from panel_support import sample_graph, shot
 from PySide6.QtCore import Qt
 
 from studio.panels import GraphPanel
-from studio.panels.graph_items import ClusterItem, NodeItem
-from studio.viewmodel import EdgeView, GraphMarks, GraphView, NodeView
+from studio.panels.graph.items import ClusterItem, NodeItem
+from studio.core.viewmodel import EdgeView, GraphMarks, GraphView, NodeView
 
 
 @pytest.fixture

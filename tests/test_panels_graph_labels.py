@@ -9,11 +9,11 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from studio import convert
-from studio.layout import back_edges
-from studio.loader import load_graph
+from studio.core.layout import back_edges
+from studio.core.loader import load_graph
 from studio.panels import GraphPanel
-from studio.panels.graph_items import EdgeItem, NodeItem
-from studio.viewmodel import EdgeView, GraphView, NodeView
+from studio.panels.graph.items import EdgeItem, NodeItem
+from studio.core.viewmodel import EdgeView, GraphView, NodeView
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples").glob("*.py"))
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from engine.messages import AIMessage, HumanMessage
 from studio.panels import CompareDialog, CompareView, InterruptPanel, StateEditorDialog
 from studio.panels._common import ADDED, BadgeRole
-from studio.viewmodel import InterruptView
+from studio.core.viewmodel import InterruptView
 
 
 @pytest.fixture

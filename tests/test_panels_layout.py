@@ -5,8 +5,8 @@ import random
 
 from panel_support import E, N, sample_graph
 
-from studio.layout import JOIN_PREFIX, layout_graph
-from studio.viewmodel import GraphView
+from studio.core.layout import JOIN_PREFIX, layout_graph
+from studio.core.viewmodel import GraphView
 
 
 def test_nodes_get_boxes_top_to_bottom_and_edges_get_splines():

@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from engine.messages import AIMessage, HumanMessage, ToolMessage
 from studio.panels import StatePanel
 from studio.panels._common import BadgeRole
-from studio.panels.state_model import CHUNK_AT
+from studio.panels.state.model import CHUNK_AT
 
 
 def conversation(n: int) -> list:

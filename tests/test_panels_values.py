@@ -4,8 +4,8 @@ from __future__ import annotations
 import dataclasses
 
 from engine.messages import AIMessage, HumanMessage, ToolMessage
-from studio.valuediff import diff_mappings, diff_values
-from studio.valuefmt import (
+from studio.core.valuediff import diff_mappings, diff_values
+from studio.core.valuefmt import (
     as_message,
     children_of,
     fold,
@@ -14,7 +14,7 @@ from studio.valuefmt import (
     preview,
     type_label,
 )
-from studio.viewmodel import UNSET
+from studio.core.viewmodel import UNSET
 
 
 def test_long_strings_fold_to_their_first_line():

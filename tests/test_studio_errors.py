@@ -109,7 +109,7 @@ def test_invalid_input_json_shows_a_message_and_keeps_the_text(open_window, qtbo
     assert window.input_text == '{"log": [1, 2}'
     refused = act(qtbot, window, "step")
     assert "No input for a new run" in str(refused)
-    from studio.dialogs import InputDialog
+    from studio.window.dialogs import InputDialog
 
     dialog = InputDialog(window.input_text, window)
     qtbot.addWidget(dialog)

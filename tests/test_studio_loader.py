@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from studio.loader import LoadedGraph, LoadError, load_graph, parse_spec
+from studio.core.loader import LoadedGraph, LoadError, load_graph, parse_spec
 from test_studio_support import write_graph
 
 BUILDER = textwrap.dedent("""

@@ -44,7 +44,7 @@ RECORDED = """
 def _record(tmp_path: Path) -> tuple[Path, Path]:
     """Two threads written by a script (not the studio), the second stopped before `assign`."""
     from engine import SqliteSaver
-    from studio.loader import load_graph
+    from studio.core.loader import load_graph
 
     path = write_graph(tmp_path, "recorded", RECORDED)
     loaded = load_graph(path)
@@ -103,7 +103,7 @@ def test_with_the_code_the_recorded_run_goes_on(open_window, qtbot, tmp_path: Pa
 
 def test_checkpoints_written_by_another_process_appear(open_window, qtbot, tmp_path: Path) -> None:
     from engine import SqliteSaver
-    from studio.loader import load_graph
+    from studio.core.loader import load_graph
 
     path, db = _record(tmp_path)
     window = open_window(database=db)
@@ -150,7 +150,7 @@ def _record_failures(tmp_path: Path) -> Path:
     import pytest
 
     from engine import SqliteSaver
-    from studio.loader import load_graph
+    from studio.core.loader import load_graph
 
     path = write_graph(tmp_path, "went_wrong", WENT_WRONG)
     db = tmp_path / "went_wrong.sqlite"
@@ -164,7 +164,7 @@ def _record_failures(tmp_path: Path) -> Path:
 
 
 def test_post_mortem_events_are_read_back_from_the_history(open_window, qtbot, tmp_path: Path) -> None:
-    from studio.convert import clock
+    from studio.core.convert import clock
 
     db = _record_failures(tmp_path)
     window = open_window(database=db, thread_id="broken")

@@ -126,8 +126,8 @@ def test_a_slow_import_never_freezes_the_window(qtbot, studio_loop, settings, tm
     """Opening (and reloading) a graph file runs its code off the UI thread."""
     from PySide6.QtCore import QTimer
 
-    from studio.main_window import MainWindow
-    from studio.session import Session
+    from studio.window.main_window import MainWindow
+    from studio.session.session import Session
 
     path = write_graph(tmp_path, "slow_import", SLOW_IMPORT.format(sleep=SLEEP_S))
     window = MainWindow(Session(tmp_path / "runs.sqlite"), settings=settings, watch=False)

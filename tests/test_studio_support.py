@@ -73,8 +73,8 @@ def settings(tmp_path: Path) -> Any:
 @pytest.fixture
 def open_window(qtbot: Any, studio_loop: Any, settings: Any, tmp_path: Path) -> Iterator[Callable[..., Any]]:
     """`open_window(spec, input_text=None, thread_id=None)` -> a shown MainWindow, ready."""
-    from studio.main_window import MainWindow
-    from studio.session import Session
+    from studio.window.main_window import MainWindow
+    from studio.session.session import Session
 
     windows: list[Any] = []
 
@@ -127,7 +127,7 @@ def run_command(qtbot: Any, window: Any, start: Callable[[], Any], timeout: int 
 
 
 def test_write_graph_makes_an_importable_file(tmp_path: Path) -> None:
-    from studio.loader import LoadedGraph, load_graph
+    from studio.core.loader import LoadedGraph, load_graph
 
     path = write_graph(tmp_path, "tiny", """
         class S(TypedDict):

@@ -125,7 +125,7 @@ def test_a_router_that_ends_the_run_draws_the_taken_edge_to_end(open_window, qtb
 
 
 def test_the_legend_explains_edges_and_marks(open_window, qtbot, tmp_path: Path) -> None:
-    from studio.panels.graph_legend import EDGE_ROWS, NODE_ROWS
+    from studio.panels.graph.legend import EDGE_ROWS, NODE_ROWS
 
     window = open_window(write_graph(tmp_path, "lists", LISTS))
     graph, action = window.panels.graph, window.actions.legend
@@ -182,7 +182,7 @@ def test_default_docks_leave_the_graph_the_most_room(open_window, qtbot, tmp_pat
     window = open_window(write_graph(tmp_path, "lists", LISTS))
     window.resize(1600, 1000)
     window.panels.graph.set_legend_visible(False)
-    from studio.docks import apply_default_sizes
+    from studio.window.docks import apply_default_sizes
 
     apply_default_sizes(window, window.docks)
     qtbot.waitUntil(lambda: window.docks.inspector.width() > 300, timeout=3000)

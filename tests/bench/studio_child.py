@@ -31,13 +31,13 @@ class Pending(Exception):
 
 
 def _graph_panel() -> Any:
-    """The graph panel class (studio/panels/graph_view.py)."""
+    """The graph panel class (studio/panels/graph/panel.py)."""
     if not (ROOT / "studio" / "panels" / "graph_view.py").exists():
-        raise Pending("studio/panels/graph_view.py is not there yet")
+        raise Pending("studio/panels/graph/panel.py is not there yet")
     try:
-        from studio.panels.graph_view import GraphPanel
+        from studio.panels.graph.panel import GraphPanel
     except ImportError as exc:
-        raise Pending(f"studio/panels/graph_view.py does not import yet ({exc})") from None
+        raise Pending(f"studio/panels/graph/panel.py does not import yet ({exc})") from None
     return GraphPanel
 
 
@@ -149,8 +149,8 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
 def _window(db: str) -> tuple[Any, Any]:
     from PySide6.QtCore import QSettings
 
-    from studio.main_window import MainWindow
-    from studio.session import Session
+    from studio.window.main_window import MainWindow
+    from studio.session.session import Session
 
     settings = QSettings(str(Path(db).with_suffix(".ini")), QSettings.Format.IniFormat)
     window = MainWindow(Session(db), settings=settings, watch=False)
@@ -167,7 +167,7 @@ def _settled(window: Any) -> bool:
 async def step_workload(app: Any, graph_file: str, db: str, messages: int, repeats: int) -> dict[str, Any]:
     """One node step (F10) with a `messages`-message state, until every panel is redrawn."""
     _require_window()
-    from studio.app import wait_signal
+    from studio.cli.script import wait_signal
 
     window, session = _window(db)
     if not window.open_graph(graph_file):
@@ -248,7 +248,7 @@ async def probe_workload(app: Any) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     name, args = argv[0], json.loads(argv[1]) if len(argv) > 1 else {}
     sys.path.insert(0, str(ROOT))
-    from studio.app import make_app, make_loop
+    from studio.cli.launch import make_app, make_loop
 
     app = make_app()
     app.setQuitOnLastWindowClosed(False)  # closing one panel must not stop the loop

@@ -1,0 +1,194 @@
+"""The `retrograph` command line: argument parsing and the headless commands.
+
+`run` and `draw` never import Qt, so they work on a server without a display. The
+window commands (`retrograph FILE`, `retrograph open DB`) are started by `studio.cli.launch`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
+
+SUBCOMMANDS = ("open", "run", "draw")
+
+_USAGE = """\
+retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
+       retrograph open RUNS.sqlite [--graph FILE.py[:NAME]] [--thread ID]
+       retrograph run FILE.py[:NAME] [--input JSON] [--stream-mode MODE] [--db FILE --thread ID]
+       retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd"""
+
+
+def _window_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="retrograph", usage=_USAGE,
+                                description="Retrograph Studio: a time-travel debugger for state graphs.")
+    p.add_argument("graph", help="the graph file, FILE.py or FILE.py:NAME (its code runs, as python FILE.py would)")
+    p.add_argument("--db", help="the checkpoint database (default: runs.sqlite in the per-user data folder)")
+    p.add_argument("--thread", help="open this thread of the database (default: a new thread)")
+    p.add_argument("--input", help="the input of a new run, as JSON (default: the file's example_input)")
+    p.add_argument("--steps", type=int, default=0, help="with --screenshot: node steps to take first")
+    p.add_argument("--screenshot", help="render the window to this PNG after --steps node steps, then exit")
+    p.add_argument("--do", default="", metavar="SCRIPT",
+                   help="with --screenshot: what to do after --steps, e.g. 'step*4 rewind:1 step*2 legend' "
+                        "(step[*N], continue, rewind:STEP, view:STEP, select:NODE, answer:JSON, resume:JSON, legend)")
+    p.add_argument("--size", default="1600x1000", help="window size for --screenshot, WIDTHxHEIGHT")
+    p.set_defaults(command="window")
+    return p
+
+
+def _open_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="retrograph open", description="Browse a checkpoint database (post-mortem).")
+    p.add_argument("db", help="a Retrograph checkpoint file; opening it runs no code")
+    p.add_argument("--graph", help="the graph's file, to continue its runs (FILE.py[:NAME])")
+    p.add_argument("--thread", help="open this thread first")
+    p.add_argument("--screenshot", help="render the window to this PNG, then exit")
+    p.add_argument("--do", default="", metavar="SCRIPT", help="with --screenshot: see `retrograph --help`")
+    p.add_argument("--size", default="1600x1000")
+    p.set_defaults(command="open", steps=0, input=None)
+    return p
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="retrograph run", description="Run a graph headless and print its stream.")
+    p.add_argument("graph", help="FILE.py[:NAME]")
+    p.add_argument("--input", help="the input as JSON (default: the file's example_input)")
+    p.add_argument("--stream-mode", default="updates",
+                   help="values, updates, debug, tasks, checkpoints or custom; comma-separated for several")
+    p.add_argument("--db", help="save checkpoints in this SQLite file (needs --thread)")
+    p.add_argument("--thread", help="the thread id for --db")
+    p.set_defaults(command="run")
+    return p
+
+
+def _draw_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="retrograph draw", description="Draw a graph to a file.")
+    p.add_argument("graph", help="FILE.py[:NAME]")
+    p.add_argument("-o", "--output", required=True, help="OUT.svg, OUT.png, OUT.dot or OUT.mmd")
+    p.set_defaults(command="draw")
+    return p
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    argv = list(argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        parser = {"open": _open_parser, "run": _run_parser, "draw": _draw_parser}[argv[0]]()
+        return parser.parse_args(argv[1:])
+    return _window_parser().parse_args(argv)
+
+
+def parse_json_input(text: str | None) -> tuple[Any, str | None]:
+    """(value, None) or (None, a message naming the line and column of the mistake)."""
+    if text is None or not text.strip():
+        return None, None
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+
+
+def _jsonable(value: Any) -> Any:
+    """A JSON-printable view of stream chunks (messages, dataclasses, Send, Interrupt…)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "model_dump"):
+        return _jsonable(value.model_dump())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {"type": type(value).__name__}
+        out.update({f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        return out
+    return repr(value)
+
+
+def _load(spec: str, err: TextIO) -> Any:
+    from studio.core.loader import LoadError, load_graph
+
+    result = load_graph(spec)
+    if isinstance(result, LoadError):
+        print(f"retrograph: {result.message}", file=err)
+        if result.detail and result.kind in ("syntax",):
+            print(result.detail, file=err)
+        return None
+    return result
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Run the graph to the end (or an interrupt) and print one JSON line per stream chunk."""
+    loaded = _load(args.graph, err)
+    if loaded is None:
+        return 2
+    value, problem = parse_json_input(args.input)
+    if problem:
+        print(f"retrograph: {problem}", file=err)
+        return 2
+    if value is None:
+        value = loaded.example_input
+    if value is None:
+        print("retrograph: no input: pass --input JSON (the file defines no example_input)", file=err)
+        return 2
+    graph = loaded.graph
+    config: dict[str, Any] = {}
+    if args.db:
+        from engine import SqliteSaver
+
+        graph = graph.with_checkpointer(SqliteSaver(args.db))
+    if args.db or graph.checkpointer is not None or args.thread:
+        config = {"configurable": {"thread_id": args.thread or f"{loaded.path.stem}-cli"}}
+    modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
+    mode: Any = modes[0] if len(modes) == 1 else modes
+
+    async def drive() -> None:
+        async for chunk in graph.astream(value, config or None, stream_mode=mode):
+            out.write(json.dumps(_jsonable(chunk), ensure_ascii=False) + "\n")
+            out.flush()
+
+    try:
+        asyncio.run(drive())
+    except ValueError as exc:
+        if "stream_mode" in str(exc):
+            print(f"retrograph: {exc}", file=err)
+            return 2
+        raise
+    except Exception as exc:
+        import traceback
+
+        traceback.print_exception(exc, file=err)
+        print(f"retrograph: the run failed: {type(exc).__name__}: {exc}", file=err)
+        return 1
+    return 0
+
+
+def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:
+    """Write the graph as SVG, PNG (graphviz), DOT or Mermaid, chosen by the file's suffix."""
+    loaded = _load(args.graph, err)
+    if loaded is None:
+        return 2
+    out = Path(args.output)
+    suffix = out.suffix.lower()
+    drawable = loaded.graph.get_graph()
+    try:
+        if suffix in (".mmd", ".mermaid"):
+            out.write_text(drawable.draw_mermaid(), encoding="utf-8")
+        elif suffix in (".dot", ".gv"):
+            out.write_text(drawable.to_dot(), encoding="utf-8")
+        elif suffix == ".png":
+            out.write_bytes(drawable.draw_png())
+        elif suffix == ".svg":
+            svg = drawable.draw_svg()
+            out.write_bytes(svg if isinstance(svg, bytes) else svg.encode("utf-8"))
+        else:
+            print(f"retrograph: cannot draw to {out.name}: use .svg, .png, .dot or .mmd", file=err)
+            return 2
+    except ImportError as exc:
+        print(f"retrograph: drawing {suffix} needs pygraphviz: {exc}", file=err)
+        return 1
+    return 0

@@ -1,0 +1,83 @@
+"""Starting the window: the QApplication, the qasync loop, and the --screenshot mode."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, QStandardPaths, QTimer
+from PySide6.QtWidgets import QApplication
+
+from .script import screenshot_after_steps
+
+
+__all__ = ["make_app", "make_loop", "default_db_path", "run_window"]
+
+
+def make_app() -> QApplication:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("retrograph")
+    app.setApplicationName("studio")
+    app.setApplicationDisplayName("Retrograph Studio")
+    return app  # type: ignore[return-value]
+
+
+def make_loop(app: QApplication) -> Any:
+    """A qasync loop whose default executor (where sync nodes run) is a plain thread pool
+    that starts threads on demand, names them, and is shut down with the loop."""
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=32, thread_name_prefix="retrograph-node"))
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+def default_db_path() -> Path:
+    """runs.sqlite in the per-user data folder (created when missing)."""
+    folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "runs.sqlite"
+
+
+def run_window(args: argparse.Namespace) -> int:
+    """Open the studio window for `retrograph FILE` / `retrograph open DB`."""
+    from studio.window.docks import apply_default_sizes
+    from studio.window.main_window import MainWindow
+    from studio.session.session import Session
+
+    app = make_app()
+    loop = make_loop(app)
+    db = Path(args.db) if args.db else default_db_path()
+    session = Session(db)
+    window = MainWindow(session, remember_layout=not args.screenshot)
+    if args.command == "open":
+        window.open_database(db, getattr(args, "graph", None), thread_id=args.thread)
+    else:
+        window.open_graph(args.graph, thread_id=args.thread, input_text=args.input)
+    code = 0
+    if args.screenshot:
+        width, _, height = str(args.size).partition("x")
+        window.resize(QSize(int(width or 1600), int(height or 1000)))
+        window.show()
+        apply_default_sizes(window, window.docks)
+
+        async def shoot() -> bool:
+            try:
+                return await screenshot_after_steps(window, args.steps, args.screenshot, args.do)
+            finally:
+                QTimer.singleShot(0, window.close)
+
+        with loop:
+            ok = loop.run_until_complete(shoot())
+        code = 0 if ok else 1
+        if ok:
+            print(f"retrograph: wrote {args.screenshot}")
+        return code
+    window.show()
+    with loop:
+        loop.run_forever()
+    return code

@@ -1,0 +1,342 @@
+"""Engine objects -> the plain records of `studio.core.viewmodel`.
+
+Qt-free: the session calls these and hands the results to the panels, which never see
+engine types (a checkpoint's values pass through as plain Python data).
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from engine import (
+    END,
+    MISSING,
+    START,
+    CustomData,
+    RunEvent,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StepCommitted,
+    TaskFailed,
+    TaskFinished,
+    TaskInterrupted,
+    TaskStarted,
+)
+
+from .viewmodel import (
+    UNSET,
+    DiffRow,
+    DiffWrite,
+    EdgeView,
+    EventRow,
+    GraphView,
+    InterruptView,
+    NodeDetails,
+    NodeView,
+    StepDiff,
+    TimelineRow,
+)
+
+__all__ = [
+    "graph_view",
+    "observed_graph",
+    "with_taken_routes",
+    "observed_details",
+    "diff_from_commit",
+    "diff_from_values",
+    "timeline_row",
+    "event_row",
+    "history_events",
+    "clock",
+    "interrupt_views",
+    "node_details",
+    "plain",
+    "short",
+]
+
+
+def plain(value: Any) -> Any:
+    """The engine's MISSING becomes the viewmodel's UNSET; everything else passes."""
+    return UNSET if value is MISSING else value
+
+
+def short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def graph_view(compiled: Any, name: str | None = None) -> GraphView:
+    """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels);
+    `name` replaces LangGraph's default graph name ("LangGraph")."""
+    nxg = compiled.get_graph(xray=True).nx  # subgraph nodes drawn as clusters of their inner nodes
+    nodes = []
+    for node_id, attrs in nxg.nodes(data=True):
+        kind = attrs.get("kind") or ("start" if node_id == START else "end" if node_id == END else "node")
+        nodes.append(NodeView(
+            id=str(node_id), label=str(attrs.get("label") or node_id), kind=str(kind),
+            subgraph_nodes=tuple(str(n) for n in attrs.get("subgraph_nodes") or ()),
+        ))
+    edges = [
+        EdgeView(source=str(s), target=str(t), kind=str(a.get("kind") or "edge"), label=str(a.get("label") or ""))
+        for s, t, a in nxg.edges(data=True)
+    ]
+    own = str(getattr(compiled, "name", "") or "")
+    shown = own if own and (own != "LangGraph" or name is None) else (name or "graph")
+    return GraphView(name=shown, nodes=tuple(nodes), edges=tuple(edges))
+
+
+def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> GraphView:
+    """Without the graph's code (post-mortem), the graph the history shows: every node that
+    ran or was due, and an edge wherever a checkpoint made by one node planned the next."""
+    edges: dict[tuple[str, str], None] = {}
+    names: dict[str, None] = {START: None}
+    ended = False
+    for row in rows:
+        sources = [n for n in row.nodes if n]
+        for node in (*sources, *row.next):
+            names.setdefault(node, None)
+        for source in sources:
+            for target in row.next:
+                edges.setdefault((source, target), None)
+            if not row.next and row.source == "loop":
+                edges.setdefault((source, END), None)
+                ended = True
+    if ended:
+        names.setdefault(END, None)
+    kinds = {START: "start", END: "end"}
+    nodes = tuple(NodeView(id=n, label="START" if n == START else "END" if n == END else n,
+                           kind=kinds.get(n, "node")) for n in names)
+    return GraphView(name=f"{name} (from the history: no code loaded)", nodes=nodes,
+                     edges=tuple(EdgeView(source=a, target=b, kind="edge") for a, b in edges))
+
+
+def with_taken_routes(view: GraphView, taken: Iterable[tuple[str, str]]) -> GraphView:
+    """`view` plus the routes seen at run time (kind "taken"), and END when one ends the run."""
+    nodes = list(view.nodes)
+    ids = {n.id for n in nodes}
+    edges = list(view.edges)
+    have = {(e.source, e.target) for e in edges}
+    for source, target in sorted(taken):
+        if target not in ids:
+            if target != END:
+                continue
+            nodes.append(NodeView(id=END, label="END", kind="end"))
+            ids.add(END)
+        if (source, target) not in have and source in ids:
+            edges.append(EdgeView(source=source, target=target, kind="taken"))
+            have.add((source, target))
+    return GraphView(name=view.name, nodes=tuple(nodes), edges=tuple(edges))
+
+
+def observed_details(view: GraphView, name: str, *, values: Mapping[str, Any], due: bool,
+                     failed: bool) -> NodeDetails:
+    """A node as a recorded history shows it (no code loaded): its edges in the observed
+    graph and, for a node due next or one that failed, the state it read."""
+    incoming = tuple(e.source for e in view.edges if e.target == name)
+    outgoing = tuple(e.target for e in view.edges if e.source == name)
+    where = "failed at this checkpoint" if failed else "due next" if due else ""
+    return NodeDetails(
+        name=name, incoming=incoming, outgoing=outgoing,
+        source="# No code loaded (post-mortem).\n# To see it, fix it and retry:\n"
+               "#   retrograph open DB \\\n#     --graph FILE.py",
+        last_input=dict(values) if due or failed else UNSET,
+        extra={"in this history": where} if where else {})
+
+
+def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:
+    """The exact diff of a committed superstep; `dropped` maps node -> [(key, value)]
+    of keys it returned that the schema does not have."""
+    rows = [
+        DiffRow(key=d.key, reducer=d.reducer, before=plain(d.before),
+                writes=tuple(DiffWrite(node=w.node, value=w.value) for w in d.writes), after=plain(d.after))
+        for d in event.diffs
+    ]
+    for node, items in dropped.items():
+        for key, value in items:
+            rows.append(DiffRow(key=key, reducer="(not in the schema)", before=UNSET,
+                                writes=(DiffWrite(node=node, value=value),), after=UNSET, dropped=True))
+    return StepDiff(step=event.step, checkpoint_id=event.checkpoint_id, rows=tuple(rows))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def diff_from_values(
+    *, step: int, checkpoint_id: str, before: Mapping[str, Any] | None, after: Mapping[str, Any],
+    nodes: Sequence[str] = (), reducers: Mapping[str, str] | None = None,
+) -> StepDiff:
+    """A diff worked out from two checkpoints' values (the writes were not kept).
+
+    A list that grew by appending shows its new items as one write by `nodes`; other
+    changed keys show before -> after with no write detail.
+    """
+    before = before or {}
+    reducers = reducers or {}
+    writer = "+".join(nodes) if nodes else "?"
+    rows = []
+    for key in list(after) + [k for k in before if k not in after]:
+        old, new = before.get(key, UNSET), after.get(key, UNSET)
+        if _same(old, new):
+            continue
+        writes: tuple[DiffWrite, ...] = ()
+        if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old) and _same(new[: len(old)], old):
+            writes = (DiffWrite(node=writer, value=new[len(old):]),)
+        elif new is not UNSET:
+            writes = (DiffWrite(node=writer, value=new),)
+        rows.append(DiffRow(key=key, reducer=reducers.get(key, ""), before=old, writes=writes, after=new))
+    return StepDiff(step=step, checkpoint_id=checkpoint_id, rows=tuple(rows))
+
+
+def timeline_row(header: Any) -> TimelineRow:
+    """A CheckpointHeader (or Checkpoint) as a timeline row."""
+    return TimelineRow(
+        id=header.id, parent_id=header.parent_id, step=header.step, source=header.source,
+        nodes=tuple(header.nodes_ran), next=tuple(header.next), created_at=str(header.created_at),
+    )
+
+
+def clock(created_at: str = "") -> str:
+    """HH:MM:SS in local time of an ISO timestamp (now when empty)."""
+    try:
+        when = datetime.fromisoformat(created_at).astimezone() if created_at else datetime.now()
+    except ValueError:
+        return created_at[:8]
+    return when.strftime("%H:%M:%S")
+
+
+_SAVED = {
+    "input": "input",
+    "update": "state edited",
+    "fork": "forked from an earlier checkpoint",
+}
+
+
+def history_events(rows: Sequence[TimelineRow], *, more_before: bool = False) -> list[EventRow]:
+    """Events read back from a thread's history (a run recorded earlier): one per
+    checkpoint, with the nodes that made it, its source and the time it was saved."""
+    out: list[EventRow] = []
+    if more_before:
+        out.append(EventRow(kind="run", step=rows[0].step if rows else 0, node="",
+                            text="older checkpoints are listed in the Timeline"))
+    for row in rows:
+        ran = [n for n in row.nodes if n]
+        nxt = ", ".join(row.next)
+        if row.source == "loop":
+            what = f"{'+'.join(ran) or 'nothing'} ran"
+        else:
+            what = _SAVED.get(row.source, row.source)
+            if row.source == "update" and ran:
+                what += f" as {', '.join(ran)}"
+        what += f" → next: {nxt}" if nxt else " → the run ended"
+        if row.source == "input":
+            what = what.removeprefix("input → ")  # the badge says "input"
+        out.append(EventRow(kind=row.source, step=row.step, node="+".join(ran), text=what,
+                            checkpoint_id=row.id, at=clock(row.created_at)))
+    return out
+
+
+def pending_events(step: int, pending: Iterable[Any], *, error_channel: str, interrupt_channel: str) -> list[EventRow]:
+    """The errors and interrupts saved beside a checkpoint (its unfinished superstep)."""
+    out: list[EventRow] = []
+    for w in pending:
+        if w.channel == error_channel:
+            info = w.value if isinstance(w.value, Mapping) else {"message": str(w.value)}
+            out.append(EventRow(kind="error", step=step, node=w.task_name,
+                                text=f"{w.task_name} raised {info.get('type', 'an error')}: {info.get('message', '')}",
+                                traceback=str(info.get("traceback", ""))))
+        elif w.channel == interrupt_channel:
+            value = getattr(w.value, "value", w.value)
+            out.append(EventRow(kind="interrupt", step=step, node=w.task_name,
+                                text=f"{w.task_name} asked: {short(value, 60)}"))
+    return out
+
+
+def event_row(event: RunEvent, at: str = "") -> EventRow | None:
+    """One line of the events panel, or None for events the panel does not list."""
+    row = _event_row(event)
+    return replace(row, at=at) if row is not None and at else row
+
+
+def _event_row(event: RunEvent) -> EventRow | None:
+    step = event.step
+    if isinstance(event, TaskStarted):
+        return EventRow(kind="start", step=step, node=event.name, text=f"{event.name} started ({event.trigger})")
+    if isinstance(event, TaskFinished):
+        keys = ", ".join(k for k, _ in event.writes) or "nothing"
+        extra = " (replayed from saved writes)" if event.replayed else ""
+        text = f"{event.name} wrote {keys}{extra}"
+        if event.dropped_keys:
+            text += f"; dropped {', '.join(event.dropped_keys)} (not in the schema)"
+        return EventRow(kind="finish", step=step, node=event.name, text=text, duration_s=event.duration_s)
+    if isinstance(event, TaskFailed):
+        return EventRow(kind="error", step=step, node=event.name, duration_s=event.duration_s,
+                        text=f"{event.name} raised {type(event.error).__name__}: {event.error}",
+                        traceback=event.traceback)
+    if isinstance(event, TaskInterrupted):
+        values = "; ".join(short(i.value, 60) for i in event.interrupts)
+        return EventRow(kind="interrupt", step=step, node=event.name, duration_s=event.duration_s,
+                        text=f"{event.name} asked: {values}")
+    if isinstance(event, StepCommitted):
+        keys = ", ".join(d.key for d in event.diffs) or "no keys"
+        nxt = ", ".join(t.name for t in event.next) or "END"
+        how = "" if event.source == "loop" else f" ({event.source})"
+        return EventRow(kind="commit", step=step, node="+".join(event.nodes_ran), checkpoint_id=event.checkpoint_id,
+                        text=f"committed{how}: {keys} changed → next: {nxt}")
+    if isinstance(event, RunInterrupted):
+        why = {"interrupt": "interrupt()", "before": "interrupt_before", "after": "interrupt_after"}
+        return EventRow(kind="interrupt", step=step, node="+".join(event.nodes), checkpoint_id=event.checkpoint_id,
+                        text=f"paused by {why.get(event.reason, event.reason)} at {', '.join(event.nodes)}")
+    if isinstance(event, RunStarted):
+        return EventRow(kind="run", step=step, node="", checkpoint_id=event.checkpoint_id or None,
+                        text=f"run started ({event.mode}) on thread {event.thread_id}")
+    if isinstance(event, RunFinished):
+        text = f"run {event.status}"
+        if event.error is not None:
+            text += f": {type(event.error).__name__}: {event.error}"
+        return EventRow(kind="run", step=step, node="", checkpoint_id=event.checkpoint_id, text=text)
+    if isinstance(event, CustomData):
+        return EventRow(kind="custom", step=step, node=event.name, text=short(event.payload, 120))
+    return None
+
+
+def interrupt_views(interrupts: Iterable[tuple[str, Any]]) -> tuple[InterruptView, ...]:
+    """(node, Interrupt) pairs -> views."""
+    return tuple(InterruptView(interrupt_id=i.id, node=node, value=i.value) for node, i in interrupts)
+
+
+def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET, last_output: Any = UNSET,
+                 extra: Mapping[str, Any] | None = None) -> NodeDetails:
+    """A node's source code, edges, and what it last read and returned."""
+    fn = compiled.nodes.get(name) if compiled is not None else None
+    source, file, line = "", None, None
+    if fn is not None:
+        target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)
+        if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
+            inner = getattr(fn, "node_names", ())
+            source = f"# compiled subgraph `{getattr(fn, 'name', name)}` with nodes: {', '.join(inner)}"
+        else:
+            try:
+                lines, line = inspect.getsourcelines(inspect.unwrap(target))
+                source = "".join(lines)
+                file = inspect.getsourcefile(inspect.unwrap(target))
+            except (OSError, TypeError):
+                source = f"# source not available for {short(fn)}"
+    elif name in (START, END):
+        source = "# the graph's virtual entry point" if name == START else "# the graph's virtual exit"
+    incoming: tuple[str, ...] = ()
+    outgoing: tuple[str, ...] = ()
+    if nxg is not None and name in nxg:
+        incoming = tuple(str(n) for n in nxg.predecessors(name))
+        outgoing = tuple(str(n) for n in nxg.successors(name))
+    return NodeDetails(name=name, source=source, file=file, line=line, incoming=incoming, outgoing=outgoing,
+                       last_input=last_input, last_output=last_output, extra=dict(extra or {}))

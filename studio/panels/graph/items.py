@@ -1,0 +1,388 @@
+"""The Qt items of the graph canvas: node boxes, clusters, edges with arrowheads and labels.
+
+Items only draw; the panel decides what they show (`NodeMarks`) and handles clicks.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsSceneHoverEvent,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+from studio.core.layout import ClusterBox, EdgePath, NodeBox
+
+__all__ = ["NodeMarks", "NodeItem", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
+           "straight_edge", "label_size", "edge_label_sizes"]
+
+DOT_RADIUS = 5.0
+"""Radius of a breakpoint dot; it sits on the middle of the box's left (before) or right (after) side."""
+
+_TEXT = QColor("#1f2933")
+_BORDER = QColor("#9aa5b1")
+_FILL = QColor("#ffffff")
+_RUNNING_FILL = QColor("#ffe8b0")
+_RUNNING = QColor("#f59e0b")
+_NEXT = QColor("#2563eb")
+_TRAIL = QColor(20, 184, 166)  # teal, alpha set per age
+_FAILED_FILL = QColor("#fee2e2")
+_FAILED = QColor("#dc2626")
+_INTERRUPTED_FILL = QColor("#ede9fe")
+_INTERRUPTED = QColor("#7c3aed")
+_SELECTED = QColor("#111827")
+_BREAK = QColor("#dc2626")
+_TERMINAL_FILL = QColor("#334e68")
+
+# kind -> (colour, width, dash pattern or None)
+EDGE_STYLES: dict[str, tuple[str, float, list[float] | None]] = {
+    "edge": ("#52606d", 1.4, None),
+    "conditional": ("#52606d", 1.4, [5.0, 3.0]),
+    "command": ("#4f46e5", 1.4, [5.0, 3.0]),
+    "dynamic": ("#7b8794", 1.3, [1.0, 3.0]),
+    "join": ("#0f766e", 2.2, None),
+    "taken": ("#0d9488", 2.0, None),
+}
+
+
+def label_font(delta: float = 0.0) -> QFont:
+    font = QFont()
+    size = font.pointSizeF() if font.pointSizeF() > 0 else 10.0
+    font.setPointSizeF(max(7.0, size + delta))
+    return font
+
+
+def label_size(text: str) -> tuple[float, float]:
+    """The size of an edge label's plate as drawn (text plus a small margin)."""
+    metrics = QFontMetricsF(label_font(-1.5))
+    return metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+
+
+def edge_label_sizes(view: object) -> dict[str, tuple[float, float]]:
+    """Plate sizes of every edge label of a GraphView, for the layout to keep room for."""
+    labels = {e.label for e in getattr(view, "edges", ()) if e.label}
+    # a little air around each plate, so neighbouring labels and edges do not touch it
+    return {text: (w + 6, h + 4) for text, (w, h) in ((t, label_size(t)) for t in labels)}
+
+
+@dataclass
+class NodeMarks:
+    """What one node shows right now (set by the panel from `GraphMarks`)."""
+
+    running: bool = False
+    next: bool = False
+    trail: float = 0.0
+    """0: not in the recent trail; up to 1 for the most recent step."""
+    failed: bool = False
+    interrupted: bool = False
+    selected: bool = False
+    break_before: bool = False
+    break_after: bool = False
+
+
+class NodeItem(QGraphicsItem):
+    """A node box (rounded), a START/END pill, an "any node" marker or a join point."""
+
+    def __init__(self, box: NodeBox) -> None:
+        super().__init__()
+        self.box = box
+        self.marks = NodeMarks()
+        self.pulse = 0.0
+        self._hover = False
+        self._rect = QRectF(-box.w / 2, -box.h / 2, box.w, box.h)
+        self.setPos(box.x, box.y)
+        self.setZValue(2)
+        self.setAcceptHoverEvents(box.kind not in ("join",))
+        if box.kind != "join":
+            self.setToolTip(f"{box.id}\nClick: inspect · dots at left/right: break before/after · "
+                            "right-click: more")
+
+    @property
+    def node_id(self) -> str:
+        return self.box.id
+
+    def breakable(self) -> bool:
+        return self.box.kind in ("node", "subgraph")
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-DOT_RADIUS - 6, -6, DOT_RADIUS + 6, 6)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self.boundingRect())
+        return path
+
+    def set_marks(self, marks: NodeMarks) -> None:
+        if marks != self.marks:
+            self.marks = marks
+            self.update()
+
+    def hit_part(self, scene_pos: QPointF) -> str:
+        """"before" or "after" over a breakpoint dot's gutter, else "node"."""
+        if not self.breakable():
+            return "node"
+        p = self.mapFromScene(scene_pos)
+        r = self._rect
+        for where, x in (("before", r.left()), ("after", r.right())):
+            if math.hypot(p.x() - x, p.y()) <= DOT_RADIUS + 4:
+                return where
+        return "node"
+
+    def dot_center(self, where: str) -> QPointF:
+        x = self._rect.left() if where == "before" else self._rect.right()
+        return self.mapToScene(QPointF(x, 0.0))
+
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        self._hover = True
+        self.update()
+
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
+        self._hover = False
+        self.update()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        kind = self.box.kind
+        if kind == "join":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(EDGE_STYLES["join"][0]))
+            painter.drawEllipse(QPointF(0, 0), 4.5, 4.5)
+            return
+        m = self.marks
+        r = self._rect
+        radius = r.height() / 2 if kind in ("start", "end", "any") else 8.0
+        fill, border, width = _FILL, _BORDER, 1.2
+        text = _TEXT
+        if kind in ("start", "end"):
+            fill, border, text = _TERMINAL_FILL, _TERMINAL_FILL, QColor("#ffffff")
+        if m.trail > 0:
+            tint = QColor(_TRAIL)
+            tint.setAlphaF(0.10 + 0.30 * m.trail)
+            fill = _blend(fill, tint)
+        if m.next:
+            border, width = _NEXT, 2.6
+        if m.interrupted:
+            fill, border, width = _INTERRUPTED_FILL, _INTERRUPTED, 2.6
+        if m.failed:
+            fill, border, width = _FAILED_FILL, _FAILED, 2.6
+        if m.running:
+            fill, border = _RUNNING_FILL, _RUNNING
+            width = 2.0 + 2.0 * (0.5 + 0.5 * math.sin(self.pulse * 2 * math.pi))
+        if m.running or m.failed or m.interrupted or m.trail > 0:
+            text = _TEXT
+        if m.selected:
+            halo = QPen(_SELECTED, 2.0)
+            painter.setPen(halo)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(r.adjusted(-4, -4, 4, 4), radius + 3, radius + 3)
+        pen = QPen(border, width)
+        if kind == "any":
+            pen.setStyle(Qt.PenStyle.DashLine)
+            fill = QColor("#f5f7fa")
+            text = QColor("#52606d")
+        painter.setPen(pen)
+        painter.setBrush(QBrush(fill))
+        painter.drawRoundedRect(r, radius, radius)
+        font = label_font(-1 if kind in ("start", "end", "any") else 0)
+        font.setBold(kind in ("start", "end") or m.running or m.selected)
+        painter.setFont(font)
+        painter.setPen(text)
+        label = QFontMetricsF(font).elidedText(self.box.label, Qt.TextElideMode.ElideRight, r.width() - 14)
+        painter.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+        if self.breakable():
+            self._paint_dots(painter)
+
+    def _paint_dots(self, painter: QPainter) -> None:
+        for where, on in (("before", self.marks.break_before), ("after", self.marks.break_after)):
+            x = self._rect.left() if where == "before" else self._rect.right()
+            centre = QPointF(x, 0.0)
+            if on:
+                painter.setPen(QPen(QColor("#ffffff"), 1.5))
+                painter.setBrush(_BREAK)
+                painter.drawEllipse(centre, DOT_RADIUS, DOT_RADIUS)
+            elif self._hover:
+                painter.setPen(QPen(QColor("#e5989b"), 1.2))
+                painter.setBrush(QColor("#ffffff"))
+                painter.drawEllipse(centre, DOT_RADIUS - 0.5, DOT_RADIUS - 0.5)
+
+
+def _blend(base: QColor, over: QColor) -> QColor:
+    a = over.alphaF()
+    return QColor.fromRgbF(base.redF() * (1 - a) + over.redF() * a, base.greenF() * (1 - a) + over.greenF() * a,
+                           base.blueF() * (1 - a) + over.blueF() * a)
+
+
+class ClusterItem(QGraphicsItem):
+    """A subgraph's frame with its name; it takes the subgraph node's marks."""
+
+    def __init__(self, box: ClusterBox) -> None:
+        super().__init__()
+        self.box = box
+        self.marks = NodeMarks()
+        self._rect = QRectF(box.x, box.y, box.w, box.h)
+        self.setZValue(-2)
+        self.setToolTip(f"subgraph {box.id}\nClick its title: inspect")
+
+    @property
+    def node_id(self) -> str:
+        return self.box.id
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-4, -4, 4, 4)
+
+    def title_rect(self) -> QRectF:
+        return QRectF(self._rect.left(), self._rect.top(), self._rect.width(), 22)
+
+    def set_marks(self, marks: NodeMarks) -> None:
+        if marks != self.marks:
+            self.marks = marks
+            self.update()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        m = self.marks
+        border, width = QColor("#bcccdc"), 1.2
+        if m.next:
+            border, width = _NEXT, 2.4
+        if m.interrupted:
+            border, width = _INTERRUPTED, 2.4
+        if m.failed:
+            border, width = _FAILED, 2.4
+        if m.running:
+            border, width = _RUNNING, 2.6
+        if m.selected:
+            width += 1.0
+        fill = QColor("#f5f8fc")
+        if m.trail > 0:
+            tint = QColor(_TRAIL)
+            tint.setAlphaF(0.06 + 0.14 * m.trail)
+            fill = _blend(fill, tint)
+        painter.setPen(QPen(border, width))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(self._rect, 10, 10)
+        font = label_font(-1)
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("#486581"))
+        title = self.title_rect().adjusted(10, 2, -8, 0)
+        painter.drawText(title, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.box.label)
+        used = QFontMetricsF(font).horizontalAdvance(self.box.label)
+        tag_font = label_font(-2.5)
+        if used + QFontMetricsF(tag_font).horizontalAdvance("subgraph") + 12 <= title.width():
+            painter.setFont(tag_font)  # the kind tag only where it fits beside the name
+            painter.setPen(QColor("#9aa5b1"))
+            painter.drawText(title, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), "subgraph")
+
+
+class EdgeItem(QGraphicsPathItem):
+    """An edge: a Bézier path, an arrowhead, and its label (on a small white plate)."""
+
+    def __init__(self, edge: EdgePath, kind: str | None = None) -> None:
+        super().__init__()
+        self.edge = edge
+        self.kind = kind or edge.kind
+        self.active = False
+        self.setZValue(0)
+        path = QPainterPath(QPointF(*edge.points[0]))
+        pts = edge.points
+        if len(pts) >= 4 and (len(pts) - 1) % 3 == 0:
+            for i in range(1, len(pts) - 2, 3):
+                path.cubicTo(QPointF(*pts[i]), QPointF(*pts[i + 1]), QPointF(*pts[i + 2]))
+        else:
+            for p in pts[1:]:
+                path.lineTo(QPointF(*p))
+        self.setPath(path)
+        self._arrow = _arrowhead(edge.arrow) if edge.arrow else None
+        self._apply_pen()
+        if edge.label:
+            self.setToolTip(f"{edge.source} → {edge.target}: {edge.label} ({self.kind})")
+        else:
+            self.setToolTip(f"{edge.source} → {edge.target} ({self.kind})")
+
+    def set_active(self, active: bool) -> None:
+        """Highlight an edge that leads from what just ran to what runs next."""
+        if active != self.active:
+            self.active = active
+            self._apply_pen()
+
+    def set_kind(self, kind: str) -> None:
+        if kind != self.kind:
+            self.kind = kind
+            self._apply_pen()
+
+    def _apply_pen(self) -> None:
+        colour, width, dashes = EDGE_STYLES.get(self.kind, EDGE_STYLES["edge"])
+        if self.active:
+            colour, width = "#2563eb", width + 1.0
+        pen = QPen(QColor(colour), width)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        if dashes:
+            pen.setDashPattern(dashes)
+        self.setPen(pen)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        rect = super().boundingRect()
+        if self._arrow is not None:
+            rect = rect.united(self._arrow.boundingRect())
+        if self.edge.label and self.edge.label_pos:
+            rect = rect.united(self._label_rect())
+        return rect.adjusted(-2, -2, 2, 2)
+
+    def _label_rect(self) -> QRectF:
+        w, h = label_size(self.edge.label)
+        x, y = self.edge.label_pos or (0.0, 0.0)
+        return QRectF(x - w / 2, y - h / 2, w, h)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        super().paint(painter, option, widget)
+        if self._arrow is not None:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(self.pen().color())
+            painter.drawPolygon(self._arrow)
+        if self.edge.label and self.edge.label_pos:
+            rect = self._label_rect()
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(255, 255, 255, 230))
+            painter.drawRoundedRect(rect, 4, 4)
+            painter.setFont(label_font(-1.5))
+            painter.setPen(QColor("#3e4c59") if not self.active else QColor("#1d4ed8"))
+            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.edge.label)
+
+
+def _arrowhead(arrow: tuple[tuple[float, float], tuple[float, float]], size: float = 9.0) -> QPolygonF:
+    (bx, by), (tx, ty) = arrow
+    angle = math.atan2(ty - by, tx - bx)
+    back = QPointF(tx - size * math.cos(angle), ty - size * math.sin(angle))
+    spread = size * 0.45
+    left = QPointF(back.x() + spread * math.sin(angle), back.y() - spread * math.cos(angle))
+    right = QPointF(back.x() - spread * math.sin(angle), back.y() + spread * math.cos(angle))
+    return QPolygonF([QPointF(tx, ty), left, right])
+
+
+def straight_edge(source: NodeItem, target: NodeItem, kind: str = "taken") -> EdgeItem:
+    """An edge drawn without a layout: a line between the two boxes' borders."""
+    a, b = source.box, target.box
+    start = _clip(a, (b.x, b.y))
+    end = _clip(b, (a.x, a.y))
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    base = (end[0] - 0.1 * dx, end[1] - 0.1 * dy)
+    path = EdgePath(source=a.id, target=b.id, kind=kind, label="", points=(start, base), arrow=(base, end),
+                    label_pos=None, index=-1)
+    return EdgeItem(path, kind)
+
+
+def _clip(box: NodeBox, toward: tuple[float, float]) -> tuple[float, float]:
+    """Where the line from the box's centre toward a point leaves the box."""
+    dx, dy = toward[0] - box.x, toward[1] - box.y
+    if dx == 0 and dy == 0:
+        return box.x, box.y
+    scale = min(box.w / 2 / abs(dx) if dx else math.inf, box.h / 2 / abs(dy) if dy else math.inf)
+    return box.x + dx * scale, box.y + dy * scale

@@ -1,0 +1,463 @@
+"""The graph panel: the compiled graph drawn as interactive items, with live marks.
+
+Layout runs graphviz `dot` on a worker thread (`studio.core.layout.layout_graph`); the result
+comes back through a queued signal and is dropped if a newer graph was set meanwhile.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QContextMenuEvent,
+    QFontMetricsF,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QShowEvent,
+    QTransform,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.layout import GraphLayout, estimate_size, layout_graph
+from studio.core.viewmodel import GraphMarks, GraphView
+from studio.panels._common import MUTED, title_label, tool_button
+from .legend import GraphLegend
+from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
+
+__all__ = ["GraphPanel"]
+
+_MAX_FIT_SCALE = 1.25
+_MIN_SCALE, _MAX_SCALE = 0.05, 6.0
+
+
+def _graphviz_ready(panel: GraphPanel) -> bool:
+    """Import pygraphviz on the UI thread: importing it first on a pool thread can crash
+    shiboken's import hook (seen with PySide6 6.12)."""
+    try:
+        import pygraphviz  # noqa: F401
+    except ImportError as exc:
+        message = f"graphviz is not available ({exc}); install pygraphviz>=2.0 to draw the graph"
+        panel.status.setText(message)
+        panel.layout_failed.emit(message)
+        return False
+    return True
+
+
+class _Signals(QObject):
+    done = Signal(int, object)
+
+
+class _LayoutJob(QRunnable):
+    """Runs `layout_graph` off the UI thread and reports (generation, layout or error)."""
+
+    def __init__(self, generation: int, view: GraphView, sizes: dict[str, tuple[float, float]],
+                 signals: _Signals, label_sizes: dict[str, tuple[float, float]] | None = None) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self.generation, self.view, self.sizes, self.signals = generation, view, sizes, signals
+        self.label_sizes = label_sizes
+
+    def run(self) -> None:
+        try:
+            result: Any = layout_graph(self.view, self.sizes, label_sizes=self.label_sizes)
+        except Exception as exc:  # reported in the panel, never raised on a pool thread
+            result = exc
+        self.signals.done.emit(self.generation, result)
+
+
+class _Canvas(QGraphicsView):
+    """Zoom with the wheel (or +/-), pan by dragging, F to fit; clicks go to the panel."""
+
+    def __init__(self, panel: GraphPanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._press: QPoint | None = None
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        delta = event.angleDelta().y()
+        if delta:
+            self.panel.zoom_by(1.0015 ** delta)
+            event.accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_F:
+            self.panel.fit()
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.panel.zoom_by(1.25)
+        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+            self.panel.zoom_by(0.8)
+        elif key == Qt.Key.Key_0:
+            self.panel.set_zoom(1.0)
+        else:
+            super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._press = event.position().toPoint() if event.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        press, self._press = self._press, None
+        if press is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if (event.position().toPoint() - press).manhattanLength() <= 4:
+            self.panel._on_canvas_clicked(self.mapToScene(event.position().toPoint()))
+        else:
+            self.panel._auto_fit = False  # the user panned: stop re-fitting on resize
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        self.panel._on_context_menu(self.mapToScene(event.pos()), event.globalPos())
+
+
+class GraphPanel(QWidget):
+    """The graph laid out by graphviz dot, drawn as items you can click, zoom and pan.
+
+    Methods:
+        set_graph(view: GraphView): draw a graph (layout runs on a worker thread; the old
+            drawing stays until the new one is ready; a result for an older graph is dropped).
+        set_marks(marks: GraphMarks): running (amber, pulsing), next (blue outline), trail
+            (fading teal), breakpoints (red dots left = before / right = after), failed (red),
+            interrupted (purple), selected (dark halo), taken routes (solid teal edges).
+        fit(), zoom_by(factor), set_zoom(scale), zoom() -> float.
+        is_layout_pending() -> bool; shutdown(): wait for the layout worker (on close).
+        node_ids() -> list[str]; node_item(id) / edge_items(): the drawn items (tests).
+    Signals:
+        node_clicked(str): a node (or a subgraph's frame) was clicked.
+        breakpoint_toggled(str, str): (node, "before" | "after") from a dot or the menu.
+        run_to_requested(str): "Run to here" from the node's context menu.
+        layout_ready(float): a layout was drawn; seconds from set_graph to drawn.
+        layout_failed(str): graphviz failed (the message is also shown in the panel).
+        legend_toggled(bool): the legend was shown or hidden (its "?" button or its ×).
+    Also: set_legend_visible(on), legend_visible() -> bool.
+    Keys: F fit, +/- zoom, 0 actual size; wheel zooms, drag pans.
+    """
+
+    node_clicked = Signal(str)
+    legend_toggled = Signal(bool)
+    breakpoint_toggled = Signal(str, str)
+    run_to_requested = Signal(str)
+    layout_ready = Signal(float)
+    layout_failed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._view: GraphView | None = None
+        self._layout: GraphLayout | None = None
+        self._marks = GraphMarks()
+        self._generation = 0
+        self._pending = 0
+        self._started = 0.0
+        self.last_layout_seconds = 0.0
+        self.last_graphviz_seconds = 0.0
+        self._auto_fit = True
+        self._nodes: dict[str, NodeItem] = {}
+        self._clusters: dict[str, ClusterItem] = {}
+        self._edges: list[EdgeItem] = []
+        self._taken: list[EdgeItem] = []
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._signals = _Signals()
+        self._signals.done.connect(self._on_layout_done)
+        self._pulse = QTimer(self, interval=70)
+        self._pulse.timeout.connect(self._on_pulse)
+
+        self.scene = QGraphicsScene(self)
+        self.canvas = _Canvas(self)
+        self.canvas.setScene(self.scene)
+        self.title = title_label("Graph")
+        self.status = QLabel("")
+        self.status.setStyleSheet(f"color: {MUTED}")
+        self.zoom_label = QLabel("")
+        self.zoom_label.setStyleSheet(f"color: {MUTED}")
+        self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.legend = GraphLegend(self.canvas)
+        self.legend.hide()
+        self.legend.closed.connect(self._on_legend_closed)
+        self.legend_button = tool_button("?", "Legend: what the edge styles and node marks mean")
+        self.legend_button.setObjectName("legendButton")
+        self.legend_button.setCheckable(True)
+        self.legend_button.toggled.connect(self.set_legend_visible)
+        fit = tool_button("Fit", "Fit the graph in view (F)")
+        fit.clicked.connect(self.fit)
+        out = tool_button("−", "Zoom out (-)")
+        out.clicked.connect(lambda: self.zoom_by(0.8))
+        zin = tool_button("+", "Zoom in (+)")
+        zin.clicked.connect(lambda: self.zoom_by(1.25))
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 4, 6, 0)
+        bar.addWidget(self.title)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.zoom_label)
+        for button in (out, zin, fit, self.legend_button):
+            bar.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+
+    # -- graph ---------------------------------------------------------------------------
+    def set_graph(self, view: GraphView) -> None:
+        if view == self._view and (self._layout is not None or self._pending):
+            return
+        self._view = view
+        if not _graphviz_ready(self):
+            return
+        self._generation += 1
+        self._pending = self._generation
+        self._started = time.perf_counter()
+        self.title.setText(view.name or "Graph")
+        self.status.setText("laying out…")
+        self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals,
+                                    label_sizes=edge_label_sizes(view)))
+
+    def is_layout_pending(self) -> bool:
+        return bool(self._pending)
+
+    def shutdown(self) -> None:
+        self._pulse.stop()
+        self._pool.clear()
+        self._pool.waitForDone()
+
+    def node_ids(self) -> list[str]:
+        return list(self._nodes)
+
+    def node_item(self, node_id: str) -> NodeItem | ClusterItem | None:
+        return self._nodes.get(node_id) or self._clusters.get(node_id)
+
+    def edge_items(self) -> list[EdgeItem]:
+        return self._edges + self._taken
+
+    def _sizes(self, view: GraphView) -> dict[str, tuple[float, float]]:
+        metrics = QFontMetricsF(label_font())
+        sizes = {}
+        for node in view.nodes:
+            if node.kind in ("node", "subgraph"):
+                sizes[node.id] = (max(64.0, metrics.horizontalAdvance(node.label) + 36.0), 32.0)
+            else:
+                sizes[node.id] = estimate_size(node)
+        return sizes
+
+    def _on_layout_done(self, generation: int, result: Any) -> None:
+        if generation != self._generation:
+            return  # a newer graph was set while this one was laid out
+        self._pending = 0
+        if isinstance(result, Exception):
+            message = f"layout failed: {type(result).__name__}: {result}"
+            self.status.setText(message)
+            self.layout_failed.emit(message)
+            return
+        self._draw(result)
+        self.last_graphviz_seconds = result.seconds
+        self.last_layout_seconds = time.perf_counter() - self._started
+        n, e = len(self._nodes), len(self._edges)
+        self.status.setText(f"{n} nodes · {e} edges" + (" · fast layout" if result.fast else ""))
+        self.layout_ready.emit(self.last_layout_seconds)
+
+    def _draw(self, layout: GraphLayout) -> None:
+        self._layout = layout
+        self.scene.clear()
+        self._nodes, self._clusters, self._edges, self._taken = {}, {}, [], []
+        for box in layout.clusters:
+            item = ClusterItem(box)
+            self.scene.addItem(item)
+            self._clusters[box.id] = item
+        for path in layout.edges:
+            kind = path.kind
+            if kind == "dynamic" and layout.nodes.get(path.target) and layout.nodes[path.target].kind != "any":
+                kind = "taken"  # a route seen at run time: drawn solid
+            edge = EdgeItem(path, kind)
+            self.scene.addItem(edge)
+            self._edges.append(edge)
+        for box in layout.nodes.values():
+            item = NodeItem(box)
+            self.scene.addItem(item)
+            self._nodes[box.id] = item
+        margin = 24.0
+        self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
+        self._apply_marks()
+        if self._auto_fit or not self.isVisible():
+            self.fit(auto=True)
+
+    # -- marks ----------------------------------------------------------------------------
+    def set_marks(self, marks: GraphMarks) -> None:
+        self._marks = marks
+        self._apply_marks()
+
+    def _apply_marks(self) -> None:
+        m = self._marks
+        recent: dict[str, float] = {}
+        trail = list(dict.fromkeys(reversed(m.trail)))  # newest first, each node once
+        for age, node in enumerate(trail[:8]):
+            recent[node] = 1.0 - age / 8
+        for node_id, item in (*self._nodes.items(), *self._clusters.items()):
+            item.set_marks(NodeMarks(
+                running=node_id in m.running, next=node_id in m.next, trail=recent.get(node_id, 0.0),
+                failed=node_id in m.failed, interrupted=node_id in m.interrupted, selected=node_id == m.selected,
+                break_before=node_id in m.breakpoints_before, break_after=node_id in m.breakpoints_after,
+            ))
+        sources = set(m.running) | set(trail[:3])
+        drawn = set()
+        for edge in self._edges:
+            ends = (edge.edge.source, edge.edge.target)
+            edge.set_active(bool(m.next) and ends[1] in m.next and ends[0] in sources)
+            drawn.add(ends)
+            if ends in m.taken_edges and edge.kind == "dynamic":
+                edge.set_kind("taken")
+        self._update_taken(m, drawn)
+        if m.running and not self._pulse.isActive():
+            self._pulse.start()
+        elif not m.running:
+            self._pulse.stop()
+
+    def _update_taken(self, marks: GraphMarks, drawn: set[tuple[str, str]]) -> None:
+        for item in self._taken:
+            self.scene.removeItem(item)
+        self._taken = []
+        for source, target in sorted(marks.taken_edges):
+            a, b = self._nodes.get(source), self._nodes.get(target)
+            if (source, target) in drawn or a is None or b is None or a is b:
+                continue
+            item = straight_edge(a, b)
+            self.scene.addItem(item)
+            self._taken.append(item)
+
+    def _on_pulse(self) -> None:
+        for node_id in self._marks.running:
+            item = self._nodes.get(node_id)
+            if item is not None:
+                item.pulse = (item.pulse + 0.07) % 1.0
+                item.update()
+
+    # -- legend ---------------------------------------------------------------------------
+    def set_legend_visible(self, on: bool) -> None:
+        """Show or hide the legend card (bottom left of the canvas)."""
+        if on == self.legend_visible():
+            return
+        self.legend.setVisible(on)
+        # the legend gets a strip of its own at the left, so it never covers the graph
+        self.canvas.setViewportMargins(self.legend.sizeHint().width() + 16 if on else 0, 0, 0, 0)
+        if on:
+            self._place_legend()
+            self.legend.raise_()
+        if self._auto_fit and self._layout is not None:
+            self.fit(auto=True)
+        self.legend_button.blockSignals(True)
+        self.legend_button.setChecked(on)
+        self.legend_button.blockSignals(False)
+        self.legend_toggled.emit(on)
+
+    def legend_visible(self) -> bool:
+        return not self.legend.isHidden()
+
+    def _place_legend(self) -> None:
+        size = self.legend.sizeHint()
+        self.legend.resize(size)
+        top = max(8, (self.canvas.height() - size.height()) // 2)
+        self.legend.move(8, top)
+
+    def _on_legend_closed(self) -> None:
+        self.set_legend_visible(False)
+
+    # -- zoom -----------------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self.canvas.transform().m11()
+
+    def set_zoom(self, scale: float) -> None:
+        scale = min(_MAX_SCALE, max(_MIN_SCALE, scale))
+        self.canvas.setTransform(QTransform.fromScale(scale, scale))
+        self._auto_fit = False
+        self._show_zoom()
+
+    def zoom_by(self, factor: float) -> None:
+        target = min(_MAX_SCALE, max(_MIN_SCALE, self.zoom() * factor))
+        self.canvas.scale(target / self.zoom(), target / self.zoom())
+        self._auto_fit = False
+        self._show_zoom()
+
+    def fit(self, auto: bool = False) -> None:
+        """Show the whole graph (never magnified past 125%)."""
+        rect = self.scene.sceneRect()
+        if rect.isEmpty():
+            return
+        self.canvas.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > _MAX_FIT_SCALE:
+            self.canvas.setTransform(QTransform.fromScale(_MAX_FIT_SCALE, _MAX_FIT_SCALE))
+            self.canvas.centerOn(rect.center())
+        self._auto_fit = True
+        self._show_zoom()
+
+    def _show_zoom(self) -> None:
+        self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._auto_fit:
+            QTimer.singleShot(0, lambda: self.fit(auto=True))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.legend_visible():
+            self._place_legend()
+        if self._auto_fit and self._layout is not None:
+            self.fit(auto=True)
+
+    # -- clicks ---------------------------------------------------------------------------
+    def _item_at(self, pos: QPointF) -> NodeItem | ClusterItem | None:
+        for item in self.scene.items(pos):
+            if isinstance(item, NodeItem) and item.box.kind != "join":
+                return item
+        for item in self.scene.items(pos):
+            if isinstance(item, ClusterItem) and item.title_rect().contains(pos):
+                return item
+        return None
+
+    def _on_canvas_clicked(self, pos: QPointF) -> None:
+        item = self._item_at(pos)
+        if item is None:
+            return
+        if isinstance(item, NodeItem):
+            part = item.hit_part(pos)
+            if part in ("before", "after"):
+                self.breakpoint_toggled.emit(item.node_id, part)
+                return
+        self.node_clicked.emit(item.node_id)
+
+    def _on_context_menu(self, pos: QPointF, global_pos: QPoint) -> None:
+        item = self._item_at(pos)
+        menu = QMenu(self)
+        if item is not None:
+            node = item.node_id
+            menu.addAction("Inspect", lambda: self.node_clicked.emit(node))
+            run_to = menu.addAction("Run to here", lambda: self.run_to_requested.emit(node))
+            run_to.setShortcutVisibleInContextMenu(True)
+            menu.addSeparator()
+            for where, label, on in (("before", "Break before", item.marks.break_before),
+                                     ("after", "Break after", item.marks.break_after)):
+                action = QAction(label, menu, checkable=True, checked=on)
+                action.triggered.connect(lambda _=False, w=where: self.breakpoint_toggled.emit(node, w))
+                menu.addAction(action)
+            menu.addSeparator()
+        menu.addAction("Fit (F)", self.fit)
+        menu.exec(global_pos)

@@ -1,0 +1,222 @@
+"""The interrupts panel: what a paused node asked, and the value to resume it with."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.valuefmt import ELLIPSIS, pretty
+from studio.core.viewmodel import InterruptView
+from ._common import MUTED, escape, mono_font, title_label
+
+__all__ = ["InterruptPanel", "parse_json"]
+
+_PLACEHOLDER = 'e.g.  true   "yes"   {"approved": true, "note": "ok"}'
+
+
+def parse_json(text: str) -> tuple[Any, str]:
+    """(value, "") for valid JSON, or (None, a message naming the line and column)."""
+    if not text.strip():
+        return None, "Enter a JSON value to resume with."
+    try:
+        return json.loads(text), ""
+    except json.JSONDecodeError as exc:
+        return None, f"Line {exc.lineno}, column {exc.colno}: {exc.msg}"
+
+
+class _Card(QFrame):
+    """One pending interrupt: what it asks (wrapped, pretty-printed) and a resume editor."""
+
+    def __init__(self, view: InterruptView, on_change: Any) -> None:
+        super().__init__()
+        self.view = view
+        self.setObjectName("interruptCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        short_id = view.interrupt_id[:8] + (ELLIPSIS if len(view.interrupt_id) > 8 else "")
+        head = QLabel(f'<b>{escape(view.node)}</b> asks '
+                      f'<span style="color:{MUTED}">· interrupt {escape(short_id)}</span>')
+        head.setTextFormat(Qt.TextFormat.RichText)
+        head.setToolTip(f"interrupt id {view.interrupt_id}")
+        self.question = QLabel("")
+        self.question.setWordWrap(True)
+        self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.question.setObjectName("interruptQuestion")
+        self.value = QLabel("")  # a label grows with its wrapped text: no inner scrollbar
+        self.value.setObjectName("interruptValue")
+        self.value.setTextFormat(Qt.TextFormat.PlainText)
+        self.value.setWordWrap(True)
+        self.value.setFont(mono_font())
+        self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.value.setToolTip("The value passed to interrupt() (its question is above)")
+        question, rest = _split_question(view.value)
+        self.question.setText(question)
+        self.question.setVisible(bool(question))
+        if rest is not _NOTHING:
+            self.value.setText(pretty(rest, max_chars=4_000))
+        self.value.setVisible(rest is not _NOTHING)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(mono_font())
+        self.editor.setPlaceholderText(_PLACEHOLDER)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.setMinimumHeight(int(self.editor.fontMetrics().lineSpacing() * 3) + 14)
+        self.editor.setMaximumHeight(140)
+        self.editor.setTabChangesFocus(True)
+        self.editor.textChanged.connect(on_change)
+        self.error = QLabel("")
+        self.error.setObjectName("inlineError")
+        self.error.setStyleSheet("color: #b91c1c")
+        self.error.setWordWrap(True)
+        resume_label = QLabel("Resume with (JSON):")
+        resume_label.setStyleSheet(f"color: {MUTED}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(head)
+        layout.addWidget(self.question)
+        layout.addWidget(self.value)
+        layout.addWidget(resume_label)
+        layout.addWidget(self.editor)
+        layout.addWidget(self.error)
+
+    def parsed(self) -> tuple[Any, str]:
+        return parse_json(self.editor.toPlainText())
+
+    def show_error(self, message: str, typed: bool) -> None:
+        self.error.setText(message if typed else "")
+        self.error.setVisible(bool(message) and typed)
+
+
+_NOTHING = object()
+
+
+def _split_question(value: Any) -> tuple[str, Any]:
+    """A text question shown as prose, and the rest of the value (shown as JSON):
+    a plain string is all question; a dict's "question" (or "message", "prompt") key is."""
+    if isinstance(value, str):
+        return value, _NOTHING
+    if isinstance(value, Mapping):
+        for key in ("question", "message", "prompt"):
+            if isinstance(value.get(key), str):
+                rest = {k: v for k, v in value.items() if k != key}
+                return value[key], rest if rest else _NOTHING
+    return "", value
+
+
+class InterruptPanel(QWidget):
+    """Pending interrupts: each value (as JSON) and a JSON editor for the resume value.
+
+    Methods:
+        set_interrupts(views: Iterable[InterruptView]): show them (empty: nothing pending).
+        set_resume_text(interrupt_id, text): fill an editor (the same as typing).
+        set_read_only(reason): "" lets the user resume; any other text disables Resume
+            (and the editors) and says why in its tooltip and under the title.
+    Signals:
+        resume_requested(object): a dict {interrupt_id: parsed resume value}, sent by the
+            Resume button (enabled only when every editor holds valid JSON).
+
+    Invalid JSON is reported under its editor as you type (line and column), never raised.
+    """
+
+    resume_requested = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._cards: list[_Card] = []
+        self._read_only = ""
+        self.title = title_label("Interrupts")
+        self.why = QLabel("")
+        self.why.setWordWrap(True)
+        self.why.setStyleSheet(f"color: {MUTED}")
+        self.why.hide()
+        self.empty = QLabel("No pending interrupts. When a node calls interrupt(value), "
+                            "its question appears here.")
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet(f"color: {MUTED}")
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setObjectName("primaryButton")
+        self.resume_button.setToolTip("Resume the run with these values")
+        self.resume_button.clicked.connect(self._on_resume_clicked)
+        self._list = QWidget()
+        self._list_layout = QVBoxLayout(self._list)
+        self._list_layout.setContentsMargins(0, 0, 0, 0)
+        self._list_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self._list)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title, 1)
+        bar.addWidget(self.resume_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.why)
+        layout.addWidget(self.empty)
+        layout.addWidget(scroll, 1)
+        self.set_interrupts([])
+
+    def set_interrupts(self, views: Iterable[InterruptView]) -> None:
+        views = list(views)
+        kept = {c.view.interrupt_id: c.editor.toPlainText() for c in self._cards}
+        for card in self._cards:
+            card.setParent(None)
+            card.deleteLater()
+        self._cards = []
+        for view in views:
+            card = _Card(view, self._on_text_changed)
+            if view.interrupt_id in kept:
+                card.editor.setPlainText(kept[view.interrupt_id])
+            card.editor.setReadOnly(bool(self._read_only))
+            self._list_layout.insertWidget(self._list_layout.count() - 1, card)
+            self._cards.append(card)
+        self.empty.setVisible(not views)
+        self.title.setText(f"Interrupts · {len(views)} pending" if views else "Interrupts")
+        self._validate()
+
+    def set_resume_text(self, interrupt_id: str, text: str) -> None:
+        for card in self._cards:
+            if card.view.interrupt_id == interrupt_id:
+                card.editor.setPlainText(text)
+
+    def set_read_only(self, reason: str) -> None:
+        self._read_only = reason
+        for card in self._cards:
+            card.editor.setReadOnly(bool(reason))
+        self._validate()
+
+    def cards(self) -> list[Any]:
+        return list(self._cards)
+
+    def _validate(self) -> bool:
+        ok = bool(self._cards)
+        for card in self._cards:
+            _, error = card.parsed()
+            card.show_error(error, typed=bool(card.editor.toPlainText()))
+            ok = ok and not error
+        ok = ok and not self._read_only
+        self.resume_button.setEnabled(ok)
+        self.resume_button.setVisible(bool(self._cards))
+        self.resume_button.setToolTip(self._read_only or "Resume the run with these values")
+        self.why.setText(self._read_only)
+        self.why.setVisible(bool(self._read_only and self._cards))
+        return ok
+
+    def _on_text_changed(self) -> None:
+        self._validate()
+
+    def _on_resume_clicked(self) -> None:
+        if not self._validate():
+            return
+        self.resume_requested.emit({card.view.interrupt_id: card.parsed()[0] for card in self._cards})

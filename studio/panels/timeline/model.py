@@ -1,0 +1,406 @@
+"""The checkpoint tree of a thread, flattened for a table view.
+
+A thread's checkpoints form a tree through their parent ids. A linear run is shown as
+sibling rows; only where a checkpoint has more than one child does a branch start: the
+oldest child continues the line, each newer one opens an indented branch under a header
+row ("↳ branch from step 3 · 12 checkpoints") that can be collapsed. The model keeps the
+list of visible rows (plain ints) and answers `data()` from the TimelineRow records, so a
+100,000-checkpoint thread costs a few lists, not 100,000 items; a table view never walks
+all rows the way a tree view does.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+
+from studio.core.viewmodel import TimelineRow
+from studio.panels._common import MUTED, BadgeRole, KindRole
+
+__all__ = ["TimelineModel", "DepthRole", "IdRole"]
+
+DepthRole = Qt.ItemDataRole.UserRole + 10
+"""Indentation level of a row (0 for the main line)."""
+IdRole = Qt.ItemDataRole.UserRole + 11
+"""The checkpoint id of a row, or None for a branch header."""
+ExpandedRole = Qt.ItemDataRole.UserRole + 12
+
+_COLUMNS = ("Step", "Source", "Nodes", "Time")
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_ANSWERED = frozenset(int(r) for r in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.FontRole, Qt.ItemDataRole.BackgroundRole,
+    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, BadgeRole, KindRole, DepthRole, IdRole, ExpandedRole))
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass
+class _Run:
+    """A linear chain of checkpoints (indices into the rows)."""
+
+    owner: int | None
+    """The checkpoint this branch starts from; None for a root run."""
+    depth: int
+    items: list[int] = field(default_factory=list)
+
+
+class TimelineModel(QAbstractTableModel):
+    """Rows: checkpoints (index >= 0 in `_visible`) and branch headers (-(run + 1))."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._clear()
+        self.head: str | None = None
+        self.current: str | None = None
+
+    def _clear(self) -> None:
+        self._rows: list[TimelineRow] = []
+        self._index: dict[str, int] = {}
+        self._run_of: list[int] = []
+        self._runs: list[_Run] = []
+        self._branches: dict[int, list[int]] = {}
+        self._collapsed: set[int] = set()
+        self._visible: list[int] = []
+        self._sizes: dict[int, int] = {}
+        self._clocks: dict[int, str] = {}
+
+    # -- building ----------------------------------------------------------------------
+    def set_rows(self, rows: Iterable[TimelineRow]) -> None:
+        self.beginResetModel()
+        self._clear()
+        rows = list(rows)
+        self._rows = rows
+        self._index = {r.id: i for i, r in enumerate(rows)}
+        self._run_of = [0] * len(rows)
+        children: dict[int, list[int]] = {}
+        roots: list[int] = []
+        for i, r in enumerate(rows):
+            p = self._index.get(r.parent_id) if r.parent_id is not None else None
+            if p is None or p == i:
+                roots.append(i)
+            else:
+                children.setdefault(p, []).append(i)
+        order = self._order_key
+        for kids in children.values():
+            if len(kids) > 1:
+                kids.sort(key=order)
+        roots.sort(key=order)
+        todo: list[tuple[int, int | None, int]] = [(root, None, 0) for root in reversed(roots)]
+        while todo:
+            start, owner, depth = todo.pop()
+            run_id = len(self._runs)
+            run = _Run(owner=owner, depth=depth)
+            self._runs.append(run)
+            if owner is not None:
+                self._branches.setdefault(owner, []).append(run_id)
+            cur: int | None = start
+            while cur is not None:
+                run.items.append(cur)
+                self._run_of[cur] = run_id
+                kids = children.get(cur)
+                if not kids:
+                    break
+                for other in reversed(kids[1:]):
+                    todo.append((other, cur, depth + 1))
+                cur = kids[0]
+        for owner, runs in self._branches.items():
+            runs.sort(key=lambda b: order(self._runs[b].items[0]))
+        self._visible = self._flatten_roots()
+        self.endResetModel()
+
+    def _order_key(self, i: int) -> tuple[str, str]:
+        r = self._rows[i]
+        return r.created_at, r.id
+
+    def _root_runs(self) -> list[int]:
+        return [i for i, run in enumerate(self._runs) if run.owner is None]
+
+    def _flatten_roots(self) -> list[int]:
+        out: list[int] = []
+        for n, run_id in enumerate(self._root_runs()):
+            if n == 0:
+                out += self._flatten_run(run_id)
+            else:
+                out.append(-(run_id + 1))
+                if run_id not in self._collapsed:
+                    out += self._flatten_run(run_id)
+        return out
+
+    def _flatten_run(self, run_id: int) -> list[int]:
+        """The visible entries of a run: its checkpoints with their (expanded) branches."""
+        out: list[int] = []
+        stack: list[tuple[str, int, int]] = [("run", run_id, 0)]
+        while stack:
+            what, r, pos = stack.pop()
+            if what == "hdr":
+                out.append(-(r + 1))
+                if r not in self._collapsed:
+                    stack.append(("run", r, 0))
+                continue
+            items = self._runs[r].items
+            while pos < len(items):
+                i = items[pos]
+                pos += 1
+                out.append(i)
+                branches = self._branches.get(i)
+                if branches:
+                    stack.append(("run", r, pos))
+                    stack += [("hdr", b, 0) for b in reversed(branches)]
+                    break
+        return out
+
+    def _branches_block(self, i: int) -> int:
+        """How many visible rows the branches of checkpoint `i` take."""
+        total = 0
+        for b in self._branches.get(i, ()):
+            total += 1 + (0 if b in self._collapsed else len(self._flatten_run(b)))
+        return total
+
+    def append_rows(self, rows: Iterable[TimelineRow]) -> None:
+        for row in sorted(rows, key=lambda r: (r.created_at, r.id)):
+            if row.id not in self._index:
+                self._append(row)
+
+    def _append(self, row: TimelineRow) -> None:
+        self._sizes.clear()
+        i = len(self._rows)
+        self._rows.append(row)
+        self._index[row.id] = i
+        p = self._index.get(row.parent_id) if row.parent_id is not None else None
+        if p is not None and p != i and self._runs[self._run_of[p]].items[-1] == p:
+            r = self._run_of[p]  # continues its parent's line
+            self._runs[r].items.append(i)
+            self._run_of.append(r)
+            if self._visible and self._visible[-1] == p:
+                self._insert(len(self._visible), [i])
+            elif self._run_shown(r):
+                self._insert(self._position(p) + 1 + self._branches_block(p), [i])
+            return
+        if p is None or p == i:  # a new root
+            first = not self._root_runs()
+            r = len(self._runs)
+            self._runs.append(_Run(owner=None, depth=0, items=[i]))
+            self._run_of.append(r)
+            self._insert(len(self._visible), [i] if first else [-(r + 1), i])
+            return
+        r = len(self._runs)  # a new branch from p
+        depth = self._runs[self._run_of[p]].depth + 1
+        self._runs.append(_Run(owner=p, depth=depth, items=[i]))
+        self._run_of.append(r)
+        shown = self._run_shown(self._run_of[p])
+        at = self._position(p) + 1 + self._branches_block(p) if shown else -1
+        self._branches.setdefault(p, []).append(r)
+        if shown:
+            self._insert(at, [-(r + 1), i])
+
+    def _insert(self, at: int, entries: Sequence[int]) -> None:
+        self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
+        self._visible[at:at] = entries
+        self.endInsertRows()
+
+    def _position(self, i: int) -> int:
+        return self._visible.index(i)
+
+    def _run_shown(self, r: int) -> bool:
+        """Whether run `r` is on screen (no collapsed header above it)."""
+        roots = self._root_runs()
+        while True:
+            run = self._runs[r]
+            if run.owner is None:
+                return r == roots[0] or r not in self._collapsed
+            if r in self._collapsed:
+                return False
+            r = self._run_of[run.owner]
+
+    # -- expanding ------------------------------------------------------------------------
+    def header_rows(self) -> list[int]:
+        """Visible rows that head a branch (none without branches: no walk then)."""
+        if len(self._runs) < 2:
+            return []
+        return [row for row, entry in enumerate(self._visible) if entry < 0]
+
+    def is_header(self, row: int) -> bool:
+        return 0 <= row < len(self._visible) and self._visible[row] < 0
+
+    def toggle(self, row: int) -> None:
+        """Collapse or expand the branch whose header is at `row`."""
+        if not self.is_header(row):
+            return
+        b = -self._visible[row] - 1
+        if b in self._collapsed:
+            self._collapsed.discard(b)
+            block = self._flatten_run(b)
+            if block:
+                self._insert(row + 1, block)
+        else:
+            n = len(self._flatten_run(b))
+            self._collapsed.add(b)
+            if n:
+                self.beginRemoveRows(QModelIndex(), row + 1, row + n)
+                del self._visible[row + 1:row + 1 + n]
+                self.endRemoveRows()
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(_COLUMNS) - 1))
+
+    def reveal(self, checkpoint_id: str) -> int:
+        """Expand the branches above a checkpoint; its visible row, or -1 if unknown."""
+        i = self._index.get(checkpoint_id)
+        if i is None:
+            return -1
+        chain = []
+        r = self._run_of[i]
+        while True:
+            chain.append(r)
+            owner = self._runs[r].owner
+            if owner is None:
+                break
+            r = self._run_of[owner]
+        for r in reversed(chain):
+            if r in self._collapsed:
+                try:
+                    self.toggle(self._visible.index(-(r + 1)))
+                except ValueError:
+                    self._collapsed.discard(r)
+        try:
+            return self._position(i)
+        except ValueError:
+            return -1
+
+    # -- lookups --------------------------------------------------------------------------
+    def checkpoint_at(self, row: int) -> TimelineRow | None:
+        if 0 <= row < len(self._visible) and self._visible[row] >= 0:
+            return self._rows[self._visible[row]]
+        return None
+
+    def row_of(self, checkpoint_id: str | None) -> int:
+        i = self._index.get(checkpoint_id) if checkpoint_id is not None else None
+        if i is None:
+            return -1
+        try:
+            return self._position(i)
+        except ValueError:
+            return -1
+
+    def rows(self) -> list[TimelineRow]:
+        return list(self._rows)
+
+    def set_marker(self, which: str, checkpoint_id: str | None) -> None:
+        """Move the "head" or "current" marker, repainting the two rows concerned."""
+        old = getattr(self, which)
+        setattr(self, which, checkpoint_id)
+        for cid in (old, checkpoint_id):
+            row = self.row_of(cid)
+            if row >= 0:
+                self.dataChanged.emit(self.index(row, 0), self.index(row, len(_COLUMNS) - 1))
+
+    # -- QAbstractTableModel ----------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._visible)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return _COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in _ANSWERED or not index.isValid():
+            return None  # most roles a view asks for (icons, check states…) have no answer here
+        entry = self._visible[index.row()]
+        if entry < 0:
+            return self._header_data(-entry - 1, index.column(), role)
+        r = self._rows[entry]
+        col = index.column()
+        if role == _DISPLAY:
+            if col == 0:
+                return str(r.step)
+            if col == 1:
+                return ""
+            if col == 2:
+                return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
+            return self._clock_of(entry)
+        if role == BadgeRole:
+            if col == 1:
+                return r.source, r.source
+            if col == 2 and r.id == self.head:
+                return "head", "commit"
+            return None
+        if role == DepthRole:
+            return self._runs[self._run_of[entry]].depth
+        if role == IdRole:
+            return r.id
+        if role == KindRole:
+            return "head" if r.id == self.head else "checkpoint"
+        if role == Qt.ItemDataRole.FontRole and r.id == self.head:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.BackgroundRole and r.id == self.current and r.id != self.head:
+            return QColor("#eef4ff")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            nxt = ", ".join(r.next) or "END"
+            return f"checkpoint {r.id}\nstep {r.step} · {r.source} · ran {', '.join(r.nodes) or '—'}\n" \
+                   f"next: {nxt}\n{r.created_at}"
+        return None
+
+    def _clock_of(self, entry: int) -> str:
+        text = self._clocks.get(entry)
+        if text is None:
+            text = self._clocks[entry] = _clock(self._rows[entry].created_at)
+        return text
+
+    def max_depth(self) -> int:
+        """The deepest branch's indentation level (0: no branches)."""
+        return max((run.depth for run in self._runs), default=0)
+
+    def _header_data(self, b: int, col: int, role: int) -> Any:
+        run = self._runs[b]
+        first = self._rows[run.items[0]]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 2:
+                n = self._run_size(b)
+                if run.owner is None:
+                    return f"↳ separate history · {n:,} checkpoint{'s' if n != 1 else ''}"
+                owner = self._rows[run.owner]
+                return f"↳ branch from step {owner.step} · {n:,} checkpoint{'s' if n != 1 else ''}"
+            if col == 3:
+                return _clock(first.created_at)
+            return ""
+        if role == BadgeRole and col == 1:
+            return first.source, first.source
+        if role == DepthRole:
+            return run.depth
+        if role == ExpandedRole:
+            return b not in self._collapsed
+        if role == KindRole:
+            return "branch"
+        if role == Qt.ItemDataRole.ForegroundRole and col in (2, 3):
+            return QColor(MUTED)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (f"{self._header_data(b, 2, Qt.ItemDataRole.DisplayRole)[2:]}\nA branch: a fork, a replay "
+                    "or an edit made from an earlier checkpoint. Click to fold.")
+        return None
+
+    def _run_size(self, b: int) -> int:
+        """Checkpoints in a branch, its own sub-branches included."""
+        if b in self._sizes:
+            return self._sizes[b]
+        total, todo = 0, [b]
+        while todo:
+            run = self._runs[todo.pop()]
+            total += len(run.items)
+            for i in run.items:
+                todo += self._branches.get(i, ())
+        self._sizes[b] = total
+        return total
+
+
+def _clock(created_at: str) -> str:
+    try:
+        return datetime.fromisoformat(created_at).astimezone().strftime("%H:%M:%S")
+    except (ValueError, TypeError):
+        return created_at

@@ -1,0 +1,314 @@
+"""The timeline panel: every checkpoint of a thread as a tree of branches."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QPen, QPolygonF, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QStyle,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.viewmodel import TimelineRow
+from studio.panels._common import MUTED, BadgeDelegate, KindRole, title_label
+from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
+
+__all__ = ["TimelinePanel"]
+
+_INDENT = 16
+_GUIDE = QPen(QColor("#cbd2d9"), 1)
+_FOLD = QColor("#7e22ce")
+
+
+class _StepDelegate(BadgeDelegate):
+    """The step column: indentation guides, a fold arrow on branch headers, the step."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        depth = int(index.data(DepthRole) or 0)
+        header = index.data(KindRole) == "branch"
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        offset = depth * _INDENT + (14 if depth or header else 4)
+        rect = opt.rect
+        if depth or header:
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(_GUIDE)
+            for level in range(1, depth + 1):
+                x = rect.left() + level * _INDENT - 2
+                painter.drawLine(x, rect.top(), x, rect.bottom())
+            if header:
+                cx = rect.left() + depth * _INDENT + 6
+                cy = rect.center().y()
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(_FOLD)
+                if index.data(ExpandedRole):
+                    tri = [QPointF(cx - 4, cy - 2), QPointF(cx + 4, cy - 2), QPointF(cx, cy + 3)]
+                else:
+                    tri = [QPointF(cx - 2, cy - 4), QPointF(cx + 3, cy), QPointF(cx - 2, cy + 4)]
+                painter.drawPolygon(QPolygonF(tri))
+            painter.restore()
+        opt.rect = rect.adjusted(offset, 0, 0, 0)
+        style = opt.widget.style() if opt.widget else None
+        if style is not None:  # the step has no badge: draw the cell as Qt would, in one go
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+
+
+class _Table(QTableView):
+    """Left/Right fold and unfold a branch header."""
+
+    def __init__(self, panel: TimelinePanel) -> None:
+        super().__init__(panel)
+        self.panel = panel
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        row = self.currentIndex().row()
+        model = self.panel.model
+        if event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and model.is_header(row):
+            expanded = bool(model.index(row, 0).data(ExpandedRole))
+            if expanded == (event.key() == Qt.Key.Key_Left):
+                model.toggle(row)
+            return
+        super().keyPressEvent(event)
+
+
+class TimelinePanel(QWidget):
+    """Every checkpoint of the thread as a tree: forks, replays and edits are branches.
+
+    Methods:
+        set_rows(rows: Iterable[TimelineRow]): show a thread's checkpoints (any order).
+        append_rows(rows) / add_row(row): add new checkpoints (a live run); a child of a
+            checkpoint that already has one opens a new branch.
+        set_head(checkpoint_id): bold row with a "head" badge (the thread's head).
+        set_current(checkpoint_id): tint the checkpoint being viewed.
+        select(checkpoint_id): select and scroll to it (no signal is emitted).
+        selected_ids() -> tuple[str, ...]: the selected checkpoints, oldest first.
+        rows() -> list[TimelineRow].
+    Signals:
+        checkpoint_selected(str): the user picked a checkpoint (click or keyboard).
+        rewind_requested(str): "Rewind here" (button, context menu).
+        fork_edit_requested(str): "Edit state and fork…".
+        compare_requested(str, str): two selected checkpoints (Ctrl+click), "Compare".
+    Columns: step, source (input / loop / update / fork badge), nodes run, time.
+    """
+
+    checkpoint_selected = Signal(str)
+    rewind_requested = Signal(str)
+    fork_edit_requested = Signal(str)
+    compare_requested = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = TimelineModel()
+        self._quiet = False
+        self._depth = 0
+
+        self.table = _Table(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setItemDelegateForColumn(0, _StepDelegate(self.table))
+        badge = BadgeDelegate(self.table)
+        self.table.setItemDelegateForColumn(1, badge)
+        self.table.setItemDelegateForColumn(2, badge)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._on_context_menu)
+        vertical = self.table.verticalHeader()
+        vertical.setVisible(False)
+        vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vertical.setDefaultSectionSize(24)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self._size_columns()
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._on_rows_changed)
+        self.table.clicked.connect(self._on_clicked)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+
+        self.title = title_label("Timeline")
+        self.count = QLabel("")
+        self.count.setStyleSheet(f"color: {MUTED}")
+        self.rewind_button = QPushButton("Rewind")
+        self.rewind_button.setToolTip("Make the selected checkpoint the head; the next step forks a new branch")
+        self.fork_button = QPushButton("Fork…")
+        self.fork_button.setToolTip("Edit the selected checkpoint's state as JSON and save it as a new branch")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Select two checkpoints (Ctrl+click) to see how their states differ")
+        for button in (self.rewind_button, self.fork_button, self.compare_button):
+            button.setObjectName("compactButton")
+        self.rewind_button.clicked.connect(self._on_rewind_clicked)
+        self.fork_button.clicked.connect(self._on_fork_clicked)
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        bar = QHBoxLayout()
+        bar.addWidget(self.title)
+        bar.addWidget(self.count, 1)
+        for button in (self.rewind_button, self.fork_button, self.compare_button):
+            bar.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        self._update_buttons()
+
+    # -- data in ------------------------------------------------------------------------
+    def set_rows(self, rows: Iterable[TimelineRow]) -> None:
+        self.model.set_rows(rows)
+        self._after_change()
+        row = self.model.row_of(self.model.head)
+        if row >= 0:
+            self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+        else:
+            self.table.scrollToBottom()
+
+    def append_rows(self, rows: Iterable[TimelineRow]) -> None:
+        bar = self.table.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 2
+        self.model.append_rows(rows)
+        self._after_change()
+        if at_bottom:
+            self.table.scrollToBottom()
+
+    def add_row(self, row: TimelineRow) -> None:
+        self.append_rows([row])
+
+    def set_head(self, checkpoint_id: str | None) -> None:
+        self.model.set_marker("head", checkpoint_id)
+        if checkpoint_id is not None:
+            row = self.model.reveal(checkpoint_id)
+            if row >= 0:
+                self.table.scrollTo(self.model.index(row, 0))
+
+    def set_current(self, checkpoint_id: str | None) -> None:
+        self.model.set_marker("current", checkpoint_id)
+
+    def select(self, checkpoint_id: str) -> None:
+        row = self.model.reveal(checkpoint_id)
+        if row < 0:
+            return
+        self._quiet = True
+        try:
+            index = self.model.index(row, 0)
+            self.table.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            self.table.scrollTo(index)
+        finally:
+            self._quiet = False
+
+    def selected_ids(self) -> tuple[str, ...]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return tuple(cp.id for cp in (self.model.checkpoint_at(r) for r in rows) if cp is not None)
+
+    def rows(self) -> list[TimelineRow]:
+        return self.model.rows()
+
+    def _size_columns(self) -> None:
+        """Step as wide as its numbers and the branches' indentation, source and time as
+        their contents; the nodes take the rest. Again when the font or the depth changes."""
+        header = self.table.horizontalHeader()
+        cell = self.table.fontMetrics()
+        bold = QFont(self.table.font())
+        bold.setBold(True)
+        title = QFontMetrics(bold)
+        pad = 16
+        depth = self.model.max_depth()
+        step = max(title.horizontalAdvance("Step"), cell.horizontalAdvance("9999")) + pad
+        step += depth * _INDENT + 14 if depth else 4
+        header.resizeSection(0, step)
+        header.resizeSection(1, max(title.horizontalAdvance("Source"), cell.horizontalAdvance("update") + 16) + pad)
+        header.resizeSection(3, title.horizontalAdvance("00:00:00") + pad)  # the head's row is bold
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            self._size_columns()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self._size_columns()
+
+    # -- handlers -------------------------------------------------------------------------
+    def _after_change(self) -> None:
+        if self.model.max_depth() != self._depth:
+            self._depth = self.model.max_depth()
+            self._size_columns()
+        n = len(self.model.rows())
+        self.count.setText(f"{n:,} checkpoint" + ("" if n == 1 else "s"))
+        self._update_buttons()
+
+    def _on_rows_changed(self, *_: object) -> None:
+        """A branch header's text runs over the nodes and time columns (it says more than a row)."""
+        self.table.clearSpans()
+        for row in self.model.header_rows():
+            self.table.setSpan(row, 2, 1, 2)
+
+    def _current_id(self) -> str | None:
+        cp = self.model.checkpoint_at(self.table.currentIndex().row())
+        return cp.id if cp is not None else None
+
+    def _update_buttons(self) -> None:
+        has = self._current_id() is not None
+        self.rewind_button.setEnabled(has)
+        self.fork_button.setEnabled(has)
+        self.compare_button.setEnabled(len(self.selected_ids()) == 2)
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        if self.model.is_header(index.row()):
+            self.model.toggle(index.row())
+
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._update_buttons()
+        cid = current.data(IdRole) if current.isValid() else None
+        if cid and not self._quiet:
+            self.checkpoint_selected.emit(cid)
+
+    def _on_selection_changed(self, *_: object) -> None:
+        self._update_buttons()
+
+    def _on_rewind_clicked(self) -> None:
+        cid = self._current_id()
+        if cid:
+            self.rewind_requested.emit(cid)
+
+    def _on_fork_clicked(self) -> None:
+        cid = self._current_id()
+        if cid:
+            self.fork_edit_requested.emit(cid)
+
+    def _on_compare_clicked(self) -> None:
+        picked = self.selected_ids()
+        if len(picked) == 2:
+            self.compare_requested.emit(picked[0], picked[1])
+
+    def _on_context_menu(self, pos: QPoint) -> None:
+        cp = self.model.checkpoint_at(self.table.indexAt(pos).row())
+        if cp is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Rewind here", lambda: self.rewind_requested.emit(cp.id))
+        menu.addAction("Edit state and fork…", lambda: self.fork_edit_requested.emit(cp.id))
+        menu.addSeparator()
+        head = self.model.head
+        compare_head = menu.addAction("Compare with head", lambda: self.compare_requested.emit(cp.id, head or ""))
+        compare_head.setEnabled(bool(head) and head != cp.id)
+        picked = self.selected_ids()
+        both = menu.addAction("Compare the two selected", lambda: self.compare_requested.emit(*picked[:2]))
+        both.setEnabled(len(picked) == 2)
+        menu.addSeparator()
+        menu.addAction("Copy checkpoint id", lambda: QGuiApplication.clipboard().setText(cp.id))
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+

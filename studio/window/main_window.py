@@ -1,0 +1,313 @@
+"""The studio window: builds the panels, docks, toolbar and menus, and wires them to the session.
+
+The window holds no debugger logic: actions call the session's commands, the session's
+signals feed the panels (see `studio.window.wiring`). Errors of every kind land in the banner
+above the graph, never in a crash.
+"""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
+
+from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar
+from .banner import ErrorBanner
+from studio.cli.commands import parse_json_input
+from .dialogs import InputDialog, ThreadPicker, input_text_for
+from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, restore_layout, save_layout
+from studio.core.records import ErrorView, StatusView, ThreadView
+from studio.session.session import Session
+from .watcher import FileWatcher
+from .wiring import Panels, connect_panels, make_panels
+
+__all__ = ["MainWindow", "STYLE_SHEET"]
+
+STYLE_SHEET = Path(__file__).resolve().parents[2] / "resources" / "style.qss"
+
+
+class MainWindow(QMainWindow):
+    """The debugger window around one `Session`."""
+
+    def __init__(self, session: Session, *, settings: QSettings | None = None, watch: bool = True,
+                 remember_layout: bool = True, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        session.setParent(self)
+        self.settings = settings if settings is not None else QSettings()
+        self.setWindowTitle("Retrograph Studio")
+        self.setObjectName("retrographStudio")
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.AllowTabbedDocks)
+        self.input_text = "{}"
+        self._input_kept = False
+        """The input text came from the user (--input or the New run dialog): keep it."""
+        self._database_title = False
+        self.threads: tuple[ThreadView, ...] = ()
+        self.banner = ErrorBanner(self)
+        self.panels: Panels = make_panels(self)
+        self.docks: Docks = build_docks(
+            self, banner=self.banner, graph=self.panels.graph, state=self.panels.state, diff=self.panels.diff,
+            timeline=self.panels.timeline, events=self.panels.events, inspector=self.panels.inspector,
+            interrupts=self.panels.interrupts)
+        self.actions: Actions = build_actions(self)
+        self.toolbar = build_toolbar(self, self.actions)
+        self.thread_box = QComboBox(objectName="threadBox")
+        self.thread_box.setMinimumContentsLength(24)
+        self.thread_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.thread_box.setToolTip("The thread on screen; pick another one of the database (Ctrl+T)")
+        self.thread_box.activated.connect(self._on_thread_picked)
+        self.toolbar.addWidget(QLabel(" Thread: "))
+        self.toolbar.addWidget(self.thread_box)
+        self.menus = build_menus(self, self.actions)
+        view = self.menus["View"]
+        view.addSeparator()
+        for dock in self.docks.all():
+            view.addAction(dock.toggleViewAction())
+        self._build_status_bar()
+        self._load_style_sheet()
+        self.watcher = FileWatcher(self)
+        self.watcher.enabled = watch
+        self.watcher.changed.connect(self._on_file_changed)
+        self._connect_actions()
+        self._connect_session()
+        connect_panels(self.panels, session, self)
+        self.remember_layout = remember_layout
+        self._restored = remember_layout and restore_layout(self, self.settings)
+        if not self._restored:
+            self.resize(1600, 1000)
+        self._sized = False
+        self._on_busy_changed(False)
+
+    # -- construction helpers ----------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.status_thread = QLabel(objectName="statusThread")
+        self.status_step = QLabel(objectName="statusStep")
+        self.status_state = QLabel(objectName="statusState")
+        for label in (self.status_thread, self.status_step, self.status_state):
+            bar.addPermanentWidget(label)
+
+    def _load_style_sheet(self) -> None:
+        if STYLE_SHEET.exists():
+            try:
+                self.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
+            except OSError:
+                pass
+
+    def _connect_actions(self) -> None:
+        a, s = self.actions, self.session
+        a.step.triggered.connect(s.step)
+        a.step_superstep.triggered.connect(s.step_superstep)
+        a.continue_.triggered.connect(s.continue_run)
+        a.pause.triggered.connect(s.pause)
+        a.stop.triggered.connect(s.stop)
+        a.restart.triggered.connect(s.restart)
+        a.run_to.triggered.connect(lambda: s.run_to())
+        a.step_into.triggered.connect(s.step_into)
+        a.toggle_breakpoint.triggered.connect(lambda: s.toggle_breakpoint(None, "before"))
+        a.toggle_breakpoint_after.triggered.connect(lambda: s.toggle_breakpoint(None, "after"))
+        a.back.triggered.connect(s.back)
+        a.forward.triggered.connect(s.forward)
+        a.reload.triggered.connect(self._on_reload)
+        a.new_run.triggered.connect(self._on_new_run)
+        a.open_graph.triggered.connect(self._on_open_graph)
+        a.open_database.triggered.connect(self._on_open_database)
+        a.pick_thread.triggered.connect(self._on_pick_thread)
+        a.rewind.triggered.connect(self._on_rewind)
+        a.edit_fork.triggered.connect(self._on_edit_fork)
+        a.compare.triggered.connect(self._on_compare)
+        a.reset_layout.triggered.connect(self._on_reset_layout)
+        a.legend.toggled.connect(self.panels.graph.set_legend_visible)
+        self.panels.graph.legend_toggled.connect(a.legend.setChecked)
+        a.quit.triggered.connect(self.close)
+        self.banner.reloadRequested.connect(self._on_reload)
+        self.banner.dismissed.connect(s.clear_error)
+
+    def _connect_session(self) -> None:
+        s = self.session
+        s.busyChanged.connect(self._on_busy_changed)
+        s.statusChanged.connect(self._on_status_changed)
+        s.errorChanged.connect(self.banner.show_error)
+        s.message.connect(self._on_message)
+        s.threadsChanged.connect(self._on_threads_changed)
+        s.graphOpened.connect(self._on_graph_opened)
+
+    # -- opening -------------------------------------------------------------------------
+    def open_graph(self, spec: str, *, thread_id: str | None = None, input_text: str | None = None) -> bool:
+        """Open a graph file (imported off the UI thread; `graphOpened` follows). A bad
+        `--input` shows a message and keeps the text for editing; False then."""
+        value, problem = parse_json_input(input_text)
+        self._input_kept = input_text is not None
+        self._database_title = False
+        if input_text is not None:
+            self.input_text = input_text
+        if problem:
+            self.banner.show_error(ErrorView(kind="input", title="Invalid --input", message=problem,
+                                             hint="Fix it in Run ▸ New run… (Ctrl+N); your text is kept there."))
+        started = self.session.open_graph(spec, thread_id=thread_id, input=value, example_input=not problem)
+        return started and not problem
+
+    def open_database(self, path: str | Path, graph_spec: str | None = None, *, thread_id: str | None = None) -> bool:
+        """Post-mortem: browse a checkpoint file (with the graph's code when given)."""
+        ok = self.session.open_database(path, graph_spec, thread_id=thread_id)
+        self._database_title = True
+        self.setWindowTitle(f"{Path(path).name} — Retrograph Studio")
+        self._on_busy_changed(False)
+        return ok
+
+    def _on_graph_opened(self, path: Path, ok: bool) -> None:
+        """The graph file was imported (or failed to): watch it, so saving it reloads it."""
+        if path.exists():
+            self.watcher.watch(path)
+        if ok:
+            if not self._database_title:
+                self.setWindowTitle(f"{path.name} — Retrograph Studio")
+            if not self._input_kept:
+                self.input_text = input_text_for(self.session.input)
+        self._on_busy_changed(self.session.busy)
+
+    async def when_ready(self, timeout_s: float = 30.0) -> None:
+        """Wait until the graph is drawn and the thread's history is shown."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while asyncio.get_running_loop().time() < deadline:
+            view_task = self.session._view_task
+            if (view_task is None or view_task.done()) and self.panels.ready():
+                return
+            await asyncio.sleep(0.02)
+
+    async def when_settled(self, timeout_s: float = 30.0) -> None:
+        await self.when_ready(timeout_s)
+        for _ in range(3):
+            await asyncio.sleep(0.05)
+
+    # -- session -> chrome -------------------------------------------------------------
+    def _on_busy_changed(self, busy: bool) -> None:
+        can_run = self.session.graph is not None
+        for name in STEPPING:
+            getattr(self.actions, name).setEnabled(can_run and not busy)
+        self.actions.pause.setEnabled(busy)
+        self.actions.stop.setEnabled(busy or self.session.run is not None)
+        self.actions.reload.setEnabled(not busy and self.session.spec is not None)
+        for action in (self.actions.rewind, self.actions.edit_fork):
+            action.setEnabled(can_run and not busy)
+
+    def _on_status_changed(self, status: StatusView) -> None:
+        self.status_thread.setText(f"thread: {status.thread_id or '—'}")
+        if status.thread_id != self.thread_box.currentData():
+            self._fill_thread_box()
+        self.status_step.setText(f"step: {status.step if status.step is not None else '—'}")
+        text = status.status
+        if status.viewing:
+            text += " · viewing an older checkpoint (read-only)"
+        if status.next_nodes and not status.busy:
+            text += f" · next: {', '.join(status.next_nodes)}"
+        self.status_state.setText(text)
+        self.status_state.setProperty("status", status.status)
+        self.status_state.style().unpolish(self.status_state)
+        self.status_state.style().polish(self.status_state)
+        self.actions.stop.setEnabled(status.busy or self.session.run is not None)
+        self._on_busy_changed(status.busy)
+
+    def _on_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _on_threads_changed(self, threads: tuple[ThreadView, ...]) -> None:
+        self.threads = threads
+        self._fill_thread_box()
+
+    def _fill_thread_box(self) -> None:
+        box, current = self.thread_box, self.session.thread_id
+        ids = [t.thread_id for t in self.threads]
+        if current is not None and current not in ids:
+            ids.insert(0, current)
+        box.blockSignals(True)
+        box.clear()
+        for thread_id in ids:
+            box.addItem(thread_id, thread_id)
+        if current is not None:
+            box.setCurrentIndex(ids.index(current))
+        box.blockSignals(False)
+
+    def _on_thread_picked(self, index: int) -> None:
+        thread_id = self.thread_box.itemData(index)
+        if thread_id and thread_id != self.session.thread_id:
+            self.session.open_thread(thread_id)
+
+    def _on_file_changed(self, _path: str) -> None:
+        self.session.message.emit("The graph file changed on disk: reloading.")
+        self._on_reload()
+
+    # -- action handlers ---------------------------------------------------------------
+    def _on_reload(self) -> None:
+        if self.session.spec is not None:
+            self.session.reload()
+
+    def _on_new_run(self) -> None:
+        dialog = InputDialog(self.input_text, self)
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+        self.input_text = dialog.text
+        self._input_kept = True
+        if accepted:
+            if self.banner.error is not None and self.banner.error.kind == "input":
+                self.session.clear_error()
+                self.banner.show_error(None)
+            self.session.new_run(dialog.value)
+
+    def _on_open_graph(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a graph file", "", "Python files (*.py)")
+        if path:
+            self.session.spec = None
+            self.open_graph(path)
+
+    def _on_open_database(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a checkpoint database", "",
+                                              "SQLite files (*.sqlite *.db *.sqlite3);;All files (*)")
+        if path:
+            self.open_database(path, self.session.spec)
+
+    def _on_pick_thread(self) -> None:
+        dialog = ThreadPicker(self.threads, self.session.thread_id, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.thread_id:
+            self.session.open_thread(dialog.thread_id)
+
+    def _selected_checkpoint(self) -> str | None:
+        return self.session.viewed_id or self.session.head_id
+
+    def _on_rewind(self) -> None:
+        target = self._selected_checkpoint()
+        if target:
+            self.session.rewind(target)
+
+    def _on_edit_fork(self) -> None:
+        target = self._selected_checkpoint()
+        if target:
+            self.panels.open_state_editor(target)
+
+    def _on_compare(self) -> None:
+        self.panels.start_compare()
+
+    def _on_reset_layout(self) -> None:
+        if self.docks.default_state is not None:
+            for dock in self.docks.all():
+                dock.setFloating(False)
+                dock.show()
+            self.restoreState(self.docks.default_state, LAYOUT_VERSION)
+
+    # -- showing and closing -------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            if not self._restored:
+                apply_default_sizes(self, self.docks)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self.remember_layout:
+            save_layout(self, self.settings)
+        self.watcher.watch(None)
+        self.session.close()
+        self.panels.close()
+        super().closeEvent(event)
