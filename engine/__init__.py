@@ -61,6 +61,10 @@ from .runtime import (
 )
 from .types import (
     Command,
+    Durability,
+    GraphOutput,
+    StreamMode,
+    StreamPart,
     Interrupt,
     Overwrite,
     RetryPolicy,
@@ -73,6 +77,7 @@ __all__ = [
     # building and running
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
     "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
+    "GraphOutput", "StreamPart", "StreamMode", "Durability",
     # messages
     "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",
     "SystemMessage", "ToolMessage", "RemoveMessage",

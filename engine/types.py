@@ -5,7 +5,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
-__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite"]
+from .outputs import Durability, GraphOutput, StreamMode, StreamPart
+
+__all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
+           "GraphOutput", "StreamPart", "StreamMode", "Durability"]
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""

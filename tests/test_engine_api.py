@@ -133,10 +133,10 @@ def test_stream_modes_custom_tasks_checkpoints_debug():
     modes = [m for m, _ in chunks]
     assert ("custom", {"progress": 0.5}) in chunks
     tasks = [c for m, c in chunks if m == "tasks"]
-    assert tasks[0]["name"] == "talk" and tasks[0]["triggers"] == ("edge:__start__",)
-    assert tasks[1]["result"] == [("log", ["talk"])]
+    assert tasks[0]["name"] == "talk" and tasks[0]["triggers"] == ("branch:to:talk",)
+    assert tasks[1]["result"] == {"log": ["talk"]}
     checkpoints = [c for m, c in chunks if m == "checkpoints"]
-    assert [c["metadata"]["step"] for c in checkpoints] == [0, 1]
+    assert [c["metadata"]["step"] for c in checkpoints] == [-1, 0, 1]
     assert checkpoints[-1]["values"] == {"log": ["talk"]} and checkpoints[-1]["next"] == []
     assert {c["type"] for m, c in chunks if m == "debug"} == {"task", "task_result", "checkpoint"}
     assert modes.index("custom") < len(modes)

@@ -23,7 +23,16 @@ class NodeSpec:
     """Where a node returning Command(goto=...) may go (from `destinations=` or a
     `Command[Literal[...]]` return hint), for drawing."""
     retry: Any = None
-    """A RetryPolicy, or None: run once."""
+    """A tuple of RetryPolicy (the first whose `retry_on` matches the error applies), or None."""
+    defer: bool = False
+    """Run only when nothing else is left to run (LangGraph's `defer=True`)."""
+    input_schema: Any = None
+    """The keys the node sees (from `input_schema=` or its first parameter's hint)."""
+    cache_policy: Any = None
+    error_handler: Any = None
+    timeout: Any = None
+    trace_policy: Any = None
+    """Accepted for LangGraph code; Retrograph does not trace to LangSmith."""
 
     @property
     def is_subgraph(self) -> bool:
@@ -116,13 +125,25 @@ class StateGraph:
         node: str | Callable[..., Any],
         action: Callable[..., Any] | None = None,
         *,
+        defer: bool = False,
         metadata: dict[str, Any] | None = None,
-        destinations: Sequence[str] | dict[str, str] | None = None,
+        input_schema: Any = None,
         retry_policy: Any = None,
-        retry: Any = None,
-        **_ignored: Any,
+        cache_policy: Any = None,
+        error_handler: Any = None,
+        destinations: Sequence[str] | dict[str, str] | None = None,
+        timeout: Any = None,
+        trace_policy: Any = None,
+        **deprecated: Any,
     ) -> StateGraph:
         """Add a node: `add_node("name", fn)`, or `add_node(fn)` to name it after fn."""
+        unknown = sorted(k for k in deprecated if k not in ("retry", "input"))
+        if unknown:
+            raise TypeError(
+                f"add_node() got unexpected keyword argument(s): {', '.join(map(repr, unknown))} (it takes: "
+                "defer, metadata, input_schema, retry_policy, cache_policy, error_handler, destinations, "
+                "timeout, trace_policy)"
+            )
         if action is None:
             if isinstance(node, str):
                 raise ValueError(f"add_node({node!r}) needs a function: add_node({node!r}, fn)")
@@ -141,11 +162,15 @@ class StateGraph:
         dests: tuple[str, ...] = tuple(destinations) if destinations else ()
         if not dests and callable(action) and not hasattr(action, "ainvoke"):
             dests = literal_targets(action) or ()
-        policy = retry_policy if retry_policy is not None else retry
-        if isinstance(policy, (list, tuple)):
-            policy = policy[0] if policy else None
-        self.nodes[node] = NodeSpec(name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
-                                    retry=policy)
+        if retry_policy is None:
+            retry_policy = deprecated.get("retry")
+        if input_schema is None:
+            input_schema = deprecated.get("input")
+        self.nodes[node] = NodeSpec(
+            name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
+            retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
+            cache_policy=cache_policy, error_handler=error_handler, timeout=timeout, trace_policy=trace_policy,
+        )
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> StateGraph:
@@ -260,6 +285,17 @@ class StateGraph:
             interrupt_after=after,
             name=name or "LangGraph",
         )
+
+
+def _retry_policies(node: str, policy: Any) -> tuple[Any, ...] | None:
+    """One RetryPolicy or a sequence of them, as a tuple (None: run once)."""
+    if policy is None:
+        return None
+    policies = tuple(policy) if isinstance(policy, (list, tuple)) else (policy,)
+    for p in policies:
+        if not (hasattr(p, "should_retry") and hasattr(p, "max_attempts")):
+            raise TypeError(f"node `{node}`: retry_policy must be a RetryPolicy or a list of them, got {p!r:.60}")
+    return policies or None
 
 
 def _breakpoints(spec: Sequence[str] | str | None, nodes: dict[str, NodeSpec]) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
+from ..outputs import GraphOutput
 from ..types import StateSnapshot, TaskInfo
 
 if TYPE_CHECKING:
@@ -118,25 +119,39 @@ class CompiledStateGraph:
             raise run.error
 
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
-                 interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None) -> Run:
-        return Run(self, input, config, interrupt_before=interrupt_before,
-                   interrupt_after=interrupt_after, inline_sync=inline_sync)
+                 interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
+                 durability: str | None = None, context: Any = None) -> Run:
+        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                   inline_sync=inline_sync, durability=durability, context=context)
 
     async def astream(
         self,
         input: Any,
         config: Mapping[str, Any] | None = None,
         *,
-        stream_mode: str | Sequence[str] = "values",
+        context: Any = None,
+        stream_mode: str | Sequence[str] | None = None,
+        print_mode: str | Sequence[str] = (),
+        output_keys: str | Sequence[str] | None = None,
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: str | None = None,
+        subgraphs: bool = False,
+        debug: bool | None = None,
+        version: str = "v1",
         _inline_sync: bool = False,
-        **_ignored: Any,
+        **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        """Run the graph, yielding chunks of the chosen stream mode(s)."""
-        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after)
-        collector = StreamCollector(modes, self.schema, run.thread_id)
+        """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default)."""
+        durability = _durability(durability, kwargs, "stream")
+        modes = ["updates"] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
+            else list(stream_mode)
+        printed = [print_mode] if isinstance(print_mode, str) else list(print_mode)
+        if debug and "debug" not in printed:
+            printed.append("debug")
+        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context)
+        collector = StreamCollector(modes, self.schema, run.thread_id, version=version,
+                                    print_modes=printed, output_keys=output_keys)
         run.subscribe(collector)
         async for chunk in self._drive(run, collector):
             yield chunk
@@ -146,27 +161,52 @@ class CompiledStateGraph:
         input: Any,
         config: Mapping[str, Any] | None = None,
         *,
+        context: Any = None,
+        stream_mode: str | Sequence[str] = "values",
+        print_mode: str | Sequence[str] = (),
+        output_keys: str | Sequence[str] | None = None,
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: str | None = None,
+        debug: bool | None = None,
+        version: str = "v1",
         _inline_sync: bool = False,
-        **_ignored: Any,
-    ) -> dict[str, Any]:
-        """Run the graph to the end (or to an interrupt) and return its output state."""
-        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after)
+        **kwargs: Any,
+    ) -> Any:
+        """Run the graph to the end (or to an interrupt) and return its output state.
+
+        With another `stream_mode` than "values", the list of that mode's chunks; with
+        `version="v2"`, a GraphOutput (or a list of stream parts)."""
+        durability = _durability(durability, kwargs, "invoke")
+        if stream_mode != "values" or print_mode or debug or output_keys is not None:
+            chunks = [c async for c in self.astream(
+                input, config, context=context, stream_mode=stream_mode, print_mode=print_mode,
+                output_keys=output_keys, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                durability=durability, debug=debug, version=version, _inline_sync=_inline_sync)]
+            if stream_mode != "values":
+                return chunks
+            return _last_values(chunks, version, output_keys)
+        if version not in ("v1", "v2"):
+            raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
+        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context)
         async for _ in self._drive(run, None):
             pass
         out = self.schema.output(run.preview if run.preview is not None else run.values)
         interrupts = run.interrupts
+        if version == "v2":
+            return GraphOutput(out, tuple(interrupts))
         if interrupts:
             out[INTERRUPT_KEY] = list(interrupts)
         return out
 
-    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""
+        _check_kwargs("invoke", kwargs, _INVOKE_ARGS)
         return _run_sync(self.ainvoke(input, config, _inline_sync=True, **kwargs))
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
         """Synchronous astream."""
+        _check_kwargs("stream", kwargs, _STREAM_ARGS)
         return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
 
     # -- state and history ----------------------------------------------------------
@@ -291,6 +331,39 @@ class CompiledStateGraph:
 
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"
+
+
+_INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys", "interrupt_before",
+                          "interrupt_after", "durability", "debug", "version", "checkpoint_during"})
+_STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}
+
+
+def _check_kwargs(where: str, kwargs: Mapping[str, Any], known: frozenset[str]) -> None:
+    unknown = sorted(k for k in kwargs if k not in known)
+    if unknown:
+        raise TypeError(f"{where}() got unexpected keyword argument(s): {', '.join(map(repr, unknown))} "
+                        f"(it takes: {', '.join(sorted(known - {'checkpoint_during'}))})")
+
+
+def _durability(durability: str | None, kwargs: dict[str, Any], where: str) -> str | None:
+    """`durability=`, or the deprecated `checkpoint_during=`; any other keyword is an error."""
+    during = kwargs.pop("checkpoint_during", None)
+    _check_kwargs(where, kwargs, _STREAM_ARGS if where == "stream" else _INVOKE_ARGS)
+    if during is not None:
+        if durability is not None:
+            raise ValueError("pass durability= or checkpoint_during=, not both (checkpoint_during is deprecated)")
+        durability = "async" if during else "exit"
+    if durability is not None and durability not in ("sync", "async", "exit"):
+        raise ValueError(f"unknown durability {durability!r}: use 'sync', 'async' or 'exit'")
+    return durability
+
+
+def _last_values(chunks: list[Any], version: str, output_keys: Any) -> Any:
+    """invoke()'s result from a values stream: the last chunk (GraphOutput in v2)."""
+    if version == "v2":
+        last = chunks[-1] if chunks else {"data": None, "interrupts": ()}
+        return GraphOutput(last["data"], tuple(last.get("interrupts", ())))
+    return chunks[-1] if chunks else None
 
 
 def _error_text(value: Any) -> str:

@@ -218,5 +218,8 @@ class RunCommit:
         """Store the checkpoint (channels whose version is its id changed in it)."""
         if self.saver is None:
             return
+        if self._held is not None:
+            self._held.hold(ckpt)
+            return
         self.saver.put(ckpt, appended=appended or None)
 

@@ -45,6 +45,7 @@ from ..errors import (
 from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
+from .durability import HeldSaves
 from .events import (
     CustomData,
     RunEvent,
@@ -93,6 +94,8 @@ class Run(RunStart, RunCommit):
         interrupt_after: Sequence[str] | None = None,
         inline_sync: bool = False,
         checkpointer: Any = _FROM_GRAPH,
+        durability: str | None = None,
+        context: Any = None,
     ) -> None:
         self.graph = graph
         self.config: dict[str, Any] = dict(config or {})
@@ -130,6 +133,10 @@ class Run(RunStart, RunCommit):
         """Checkpoint ids and times that outlive the run; without a store, a cheap counter."""
         self._id_prefix = new_checkpoint_id() + "."
         self._id_count = 0
+        self.durability = durability
+        """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
+        self._held: HeldSaves | None = HeldSaves() if durability == "exit" and self.saver is not None else None
+        self.context = context
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
@@ -283,8 +290,11 @@ class Run(RunStart, RunCommit):
                 except (GraphInterrupt, ParentCommand):
                     raise
                 except Exception as exc:
-                    policy = runner.retry
-                    if policy is None or attempt >= policy.max_attempts or not policy.should_retry(exc):
+                    policies = runner.retry
+                    if policies is None:
+                        raise
+                    policy = next((p for p in policies if p.should_retry(exc)), None)
+                    if policy is None or attempt >= policy.max_attempts:
                         raise
                     await asyncio.sleep(policy.delay(attempt))
                     attempt += 1
@@ -436,6 +446,9 @@ class Run(RunStart, RunCommit):
 
     def _put_writes(self, writes: list[PendingWrite]) -> None:
         assert self.saver is not None and self.checkpoint is not None
+        if self._held is not None:
+            self._held.put_writes(writes)
+            return
         self.saver.put_writes(self.thread_id or "", self.checkpoint.id, writes)
 
     def _emit_finished(self, result: TaskResult) -> None:
@@ -486,6 +499,8 @@ class Run(RunStart, RunCommit):
     def _finish(self, status: str) -> None:
         if status in ("done",):
             self.status = "done"
+        if self._held is not None:
+            self._held.flush(self)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,
                                checkpoint_id=self.checkpoint.id if self.checkpoint else None, error=self.error))
 

@@ -1,6 +1,12 @@
-"""Stream modes as views over a Run's events."""
+"""Stream modes as views over a Run's events.
+
+v1 chunks are the bare payload (or `(mode, payload)` with several modes); v2 chunks are
+`{"type": mode, "ns": namespace, "data": payload}` dicts (`engine.outputs`). Payloads
+follow LangGraph's shapes, so code written against its stream reads ours unchanged.
+"""
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -20,32 +26,91 @@ from .events import (
 )
 
 if TYPE_CHECKING:
+    from ..checkpoint.base import PlannedTask
     from ..schema import StateSchema
 
-__all__ = ["STREAM_MODES", "StreamCollector"]
+__all__ = ["STREAM_MODES", "StreamCollector", "check_modes", "lg_triggers"]
 
 STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "events")
 """`events` is Retrograph's own: the raw event objects the studio renders."""
 
 
+def check_modes(modes: Sequence[str], what: str = "stream_mode") -> None:
+    unknown = [m for m in modes if m not in STREAM_MODES]
+    if unknown:
+        raise ValueError(
+            f"unknown {what} {', '.join(map(repr, unknown))}: use one of {', '.join(STREAM_MODES)}"
+        )
+
+
+def lg_triggers(name: str, trigger: str) -> tuple[str, ...]:
+    """A planned task's trigger as LangGraph names it in "tasks"/"debug" payloads."""
+    if trigger.startswith("send:") or trigger == "send":
+        return ("__pregel_push",)
+    out: list[str] = []
+    for part in trigger.split(","):
+        if part.startswith("join:"):
+            for t in (f"branch:to:{name}", f"{part}:{name}"):
+                if t not in out:
+                    out.append(t)
+        elif f"branch:to:{name}" not in out:
+            out.append(f"branch:to:{name}")
+    return tuple(out)
+
+
+def _interrupt_dict(i: Any) -> Any:
+    if dataclasses.is_dataclass(i) and not isinstance(i, type):
+        return {**dataclasses.asdict(i), **({} if hasattr(i, "response_schema") else {"response_schema": None})}
+    return i
+
+
 class StreamCollector:
     """Subscribed to a Run, turns events into chunks of the requested modes."""
 
-    def __init__(self, modes: Sequence[str], schema: StateSchema, thread_id: str | None) -> None:
-        unknown = [m for m in modes if m not in STREAM_MODES]
-        if unknown:
-            raise ValueError(
-                f"unknown stream_mode {', '.join(map(repr, unknown))}: use one of {', '.join(STREAM_MODES)}"
-            )
-        self.modes = frozenset(modes)
+    def __init__(self, modes: Sequence[str], schema: StateSchema, thread_id: str | None, *,
+                 version: str = "v1", print_modes: Sequence[str] = (),
+                 output_keys: str | Sequence[str] | None = None) -> None:
+        check_modes(modes)
+        check_modes(print_modes, "print_mode")
+        if version not in ("v1", "v2"):
+            raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
+        self.yielded = frozenset(modes)
+        self.printed = frozenset(print_modes)
+        self.modes = self.yielded | self.printed
         self.pairs = len(modes) > 1
+        self.v2 = version == "v2"
         self.schema = schema
         self.thread_id = thread_id
+        self.output_keys = output_keys
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
 
-    def _put(self, mode: str, chunk: Any) -> None:
-        self.chunks.append((mode, chunk) if self.pairs else chunk)
+    def _out(self, values: Any) -> Any:
+        """The output state as the values stream shows it (restricted to output_keys)."""
+        out = self.schema.output(values)
+        keys = self.output_keys
+        if keys is None:
+            return out
+        if isinstance(keys, str):
+            return out.get(keys)
+        return {k: v for k, v in out.items() if k in keys}
+
+    def _put(self, mode: str, chunk: Any, interrupts: tuple[Any, ...] | None = None) -> None:
+        if mode in self.printed:
+            print(f"[{mode}]", chunk)
+            if mode not in self.yielded:
+                return
+        if self.v2:
+            if mode == "values":
+                part = {"type": mode, "ns": (), "data": chunk, "interrupts": tuple(interrupts or ())}
+            else:
+                part = {"type": mode, "ns": (), "data": chunk}
+            self.chunks.append(part)
+        elif mode == "values" and interrupts:
+            chunk = {**chunk, INTERRUPT_KEY: interrupts} if isinstance(chunk, dict) else chunk
+            self.chunks.append((mode, chunk) if self.pairs else chunk)
+        else:
+            self.chunks.append((mode, chunk) if self.pairs else chunk)
 
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
@@ -57,6 +122,27 @@ class StreamCollector:
             self._put("debug", {"step": step, "timestamp": datetime.now(timezone.utc).isoformat(),
                                 "type": kind, "payload": payload})
 
+    def _checkpoint(self, step: int, checkpoint_id: str, parent_id: str | None, source: str,
+                    values: Any, nxt: Sequence[PlannedTask]) -> None:
+        if "checkpoints" not in self.modes and "debug" not in self.modes:
+            return
+        payload = {
+            "config": self._config(checkpoint_id),
+            "parent_config": self._config(parent_id),
+            "values": self._out(values),
+            "metadata": {"source": source, "step": step, "parents": {}},
+            "next": [t.name for t in nxt],
+            "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in nxt],
+        }
+        if "checkpoints" in self.modes:
+            self._put("checkpoints", payload)
+        self._debug("checkpoint", step, payload)
+
+    def _task_result(self, step: int, payload: dict[str, Any]) -> None:
+        if "tasks" in self.modes:
+            self._put("tasks", payload)
+        self._debug("task_result", step, payload)
+
     def __call__(self, event: RunEvent) -> None:
         modes = self.modes
         if "events" in modes:
@@ -67,65 +153,58 @@ class StreamCollector:
             if event.name == START:
                 return
             if "updates" in modes:
-                chunk = {event.name: event.update}
+                update = event.update
+                if self.output_keys is not None and isinstance(update, dict):
+                    keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
+                    update = {k: v for k, v in update.items() if k in keys}
+                chunk = {event.name: update}
                 if event.replayed:
                     chunk["__metadata__"] = {"cached": True}
                 self._put("updates", chunk)
             if "tasks" in modes or "debug" in modes:
-                payload = {"id": event.task_id, "name": event.name, "error": None,
-                           "result": list(event.writes), "interrupts": []}
-                if "tasks" in modes:
-                    self._put("tasks", payload)
-                self._debug("task_result", event.step, payload)
+                self._task_result(event.step, {"id": event.task_id, "name": event.name, "error": None,
+                                               "result": dict(event.writes), "interrupts": []})
         elif isinstance(event, StepCommitted):
-            self.values = self.schema.output(event.values)
+            self.values = self._out(event.values)
             if "values" in modes and event.diffs:
-                self._put("values", self.schema.output(event.values))
-            if "checkpoints" in modes or "debug" in modes:
-                payload = {
-                    "config": self._config(event.checkpoint_id),
-                    "parent_config": self._config(event.parent_id),
-                    "metadata": {"source": event.source, "step": event.step},
-                    "values": self.schema.output(event.values),
-                    "next": [t.name for t in event.next],
-                    "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in event.next],
-                }
-                if "checkpoints" in modes:
-                    self._put("checkpoints", payload)
-                self._debug("checkpoint", event.step, payload)
+                self._put("values", self.values)
+            self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source,
+                             event.values, event.next)
         elif isinstance(event, TaskStarted):
             if event.name == START:
                 return
-            payload = {"id": event.task_id, "name": event.name, "input": event.input,
-                       "triggers": tuple(event.trigger.split(","))}
-            if "tasks" in modes:
-                self._put("tasks", payload)
-            self._debug("task", event.step, payload)
+            if "tasks" in modes or "debug" in modes:
+                payload = {"id": event.task_id, "name": event.name, "input": event.input,
+                           "triggers": lg_triggers(event.name, event.trigger)}
+                if "tasks" in modes:
+                    self._put("tasks", payload)
+                self._debug("task", event.step, payload)
         elif isinstance(event, (TaskFailed, TaskInterrupted)):
             if isinstance(event, TaskInterrupted):
                 if "updates" in modes:
                     self._put("updates", {INTERRUPT_KEY: event.interrupts})
                 if "values" in modes:
-                    self._put("values", {**self.values, INTERRUPT_KEY: event.interrupts})
+                    self._put("values", self.values, event.interrupts)
             if "tasks" in modes or "debug" in modes:
-                payload = {"id": event.task_id, "name": event.name, "result": [],
-                           "error": repr(event.error) if isinstance(event, TaskFailed) else None,
-                           "interrupts": list(event.interrupts) if isinstance(event, TaskInterrupted) else []}
-                if "tasks" in modes:
-                    self._put("tasks", payload)
-                self._debug("task_result", event.step, payload)
+                failed = isinstance(event, TaskFailed)
+                self._task_result(event.step, {
+                    "id": event.task_id, "name": event.name, "error": event.error if failed else None,
+                    "result": {},
+                    "interrupts": [] if failed else [_interrupt_dict(i) for i in event.interrupts]})
         elif isinstance(event, RunInterrupted):
             if event.reason != "interrupt":
                 if "updates" in modes:
                     self._put("updates", {INTERRUPT_KEY: ()})
             elif "values" in modes:
-                preview = self.schema.output(event.values)
+                preview = self._out(event.values)
                 if preview != self.values:
                     self._put("values", preview)
         elif isinstance(event, RunStarted):
-            self.values = self.schema.output(event.values)
+            self.values = self._out(event.values)
+            if event.mode == "input" and event.next:
+                self._checkpoint(event.step, event.checkpoint_id, None, "input", event.values, event.next)
             if "values" in modes and event.mode != "input" and event.next:
-                self._put("values", self.schema.output(event.values))
+                self._put("values", self.values)
         elif isinstance(event, CustomData):
             if "custom" in modes:
                 self._put("custom", event.payload)
