@@ -29,3 +29,25 @@ def no_leaked_threads():
         time.sleep(0.02)
         leaked = _foreign_threads(before)
     assert not leaked, f"test left threads running: {[t.name for t in leaked]}"
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A throwaway PostgreSQL server for the session (tests/pg_server.py). Skipped with the
+    reason where none can start; under CI (CI=true) that is a failure instead."""
+    from pg_server import PgUnavailable, in_ci, start
+
+    try:
+        server = start()
+    except PgUnavailable as e:
+        if in_ci():
+            pytest.fail(f"PostgreSQL tests must run in CI, but no server started: {e}")
+        pytest.skip(f"no PostgreSQL server here: {e}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A postgresql:// URL on a fresh, empty schema of the session's server."""
+    return pg_server.url()

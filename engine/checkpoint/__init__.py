@@ -1,6 +1,8 @@
 """Checkpoint stores and the serializer they share.
 
-`InMemorySaver` for tests and scripts, `SqliteSaver` for one durable file. Both keep
+`InMemorySaver` for tests and scripts, `SqliteSaver` for one durable file,
+`PostgresSaver` (postgres.py, postgres_schema.py) for runs spread over processes and
+machines. All keep
 values as encoded bytes (never pickles), and both store an appended list as its new
 items only. `register_type` allows a dataclass, pydantic model, NamedTuple or Enum to be
 stored and rebuilt.
@@ -29,6 +31,7 @@ from .base import (
 )
 from .memory import InMemorySaver, MemorySaver
 from .serde import Serializer, UnknownTypeWarning, UnknownValue, register_type
+from .postgres import PostgresSaver
 from .sqlite import SqliteSaver
 
 __all__ = [
@@ -49,6 +52,7 @@ __all__ = [
     "InMemorySaver",
     "MemorySaver",
     "SqliteSaver",
+    "PostgresSaver",
     "Serializer",
     "register_type",
     "UnknownValue",

@@ -1,0 +1,438 @@
+"""`PostgresSaver`: checkpoints in a PostgreSQL database, for runs spread over processes
+and machines. Built on psycopg 3 and a psycopg_pool connection pool.
+
+One statement, hence one transaction, per superstep: the checkpoint row, its changed
+values and the removal of the superseded pending writes go in together (data-modifying
+CTEs), so a crash leaves either all of it or none. Values are the serializer's bytes
+(never pickles). An appended list is stored as its new items naming the version it
+extends, the same segment storage as the SQLite store, so size grows with what changed.
+
+The saver remembers what it stored for the last checkpoints it wrote, so a put usually
+reads nothing back; another process writing the same database is always safe (ids are
+unique per thread, the order of puts is the database's sequence).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+from ..errors import CheckpointDecodeError, CheckpointError
+from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .records import (
+    check_versions,
+    dumps_extras,
+    encode_channel,
+    encode_writes,
+    exists_error,
+    join_list_segments,
+    loads_extras,
+    no_checkpoint_error,
+    no_stored_version_error,
+    too_big_error,
+)
+from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
+from .serde import DEFAULT_MAX_BYTES, Serializer
+
+__all__ = ["PostgresSaver"]
+
+_MB = 1024 * 1024
+_VALUE, _LIST, _APPEND = 0, 1, 2
+_KINDS = {"value": _VALUE, "list": _LIST, "append": _APPEND}
+_MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a tampered table stops here
+
+# (version, kind, item count, size, tagged) of a stored value
+_Info = tuple[str, int, Any, int, bool]
+
+_PUT = """
+WITH c AS (
+    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions, extras)
+    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s)
+    RETURNING seq
+), v AS (
+    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
+    SELECT %(t)s, x.channel, %(id)s, x.base, x.kind, x.data, x.count, x.size, x.tagged
+    FROM unnest(%(ch)s::text[], %(base)s::text[], %(kind)s::smallint[], %(data)s::bytea[], %(count)s::bigint[],
+                %(size)s::bigint[], %(tagged)s::boolean[]) AS x(channel, base, kind, data, count, size, tagged)
+), d AS (
+    DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s
+)
+SELECT seq FROM c
+"""
+_PUT_SIMPLE = """
+WITH c AS (
+    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions, extras)
+    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s)
+    RETURNING seq
+), v AS (
+    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
+    VALUES (%(t)s, %(ch0)s, %(id)s, %(base0)s, %(kind0)s, %(data0)s, %(count0)s, %(size0)s, %(tagged0)s)
+), d AS (
+    DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s
+)
+SELECT seq FROM c
+"""
+_INFO = """
+SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
+JOIN unnest(%s::text[], %s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
+WHERE v.thread_id = %s
+"""
+_LOAD = """
+WITH RECURSIVE r(channel, version, base, kind, data, count, size, tagged, depth) AS (
+    SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, 0
+    FROM retrograph_values v
+    JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
+    WHERE v.thread_id = %(t)s
+  UNION ALL
+    SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, r.depth + 1
+    FROM r JOIN retrograph_values v ON v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base
+    WHERE r.kind = 2 AND r.depth < %(max_depth)s
+)
+SELECT channel, depth, kind, data, size, tagged FROM r
+"""
+_ROW = "seq, id, parent_id, step, source, created_at, next, nodes_ran"
+_FULL = _ROW + ", versions, extras"
+_INSERT_WRITES = """
+INSERT INTO retrograph_writes(thread_id, checkpoint, task_id, task_name, channel, value)
+SELECT %(t)s, %(c)s, w.task_id, w.task_name, w.channel, w.value
+FROM unnest(%(ids)s::text[], %(names)s::text[], %(chs)s::text[], %(vals)s::bytea[])
+     WITH ORDINALITY AS w(task_id, task_name, channel, value, n)
+WHERE EXISTS (SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %(t)s AND id = %(c)s)
+ORDER BY w.n
+"""
+
+
+class PostgresSaver(BaseCheckpointSaver):
+    """Checkpoints in PostgreSQL; safe to share between threads and processes.
+
+    `PostgresSaver("postgresql://user:pw@host:5432/db")`. Creates its `retrograph_*`
+    tables on first use. History is listed in the order checkpoints were put, newest
+    first; `before` names a checkpoint of the thread (an unknown one lists nothing)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        serde: Serializer | None = None,
+        max_value_bytes: int = DEFAULT_MAX_BYTES,
+        pool_size: int = 4,
+    ) -> None:
+        if not is_postgres_url(url):
+            raise TypeError(f"PostgresSaver takes a postgresql:// URL, not {url!r}")
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:  # pragma: no cover - psycopg is a dependency
+            raise CheckpointError("PostgresSaver needs psycopg 3 and psycopg_pool: pip install 'psycopg[binary]' psycopg-pool") from None
+        self.url = url
+        self.serde = serde or Serializer(max_bytes=max_value_bytes)
+        self._psycopg = psycopg
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                ensure_schema(conn, url)
+        except psycopg.Error as e:
+            raise connect_error(url, e) from None
+        self._pool: Any = ConnectionPool(
+            url, min_size=1, max_size=max(1, pool_size), open=True, name="retrograph-pg",
+            kwargs={"autocommit": True, "prepare_threshold": 2},
+        )
+        self._lock = threading.Lock()
+        self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
+
+    @classmethod
+    def from_conn_string(cls, url: str, **kwargs: Any) -> PostgresSaver:
+        """`with PostgresSaver.from_conn_string(url) as saver:` (closed at the end)."""
+        return cls(url, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"PostgresSaver({safe_url(self.url)!r})"
+
+    @contextmanager
+    def _conn(self) -> Iterator[Any]:
+        if self._pool is None:
+            raise CheckpointError(f"{self!r} is closed; create a new saver to use the database")
+        try:
+            with self._pool.connection(timeout=30) as conn:
+                yield conn
+        except self._psycopg.OperationalError as e:
+            raise connect_error(self.url, e) from None
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    # -- what this saver remembers ---------------------------------------------------------
+    def _remember(self, thread_id: str, checkpoint_id: str, info: dict[str, _Info]) -> None:
+        with self._lock:
+            self._known[(thread_id, checkpoint_id)] = info
+            while len(self._known) > 64:
+                self._known.popitem(last=False)
+
+    def _recall(self, thread_id: str, checkpoint_id: str | None) -> dict[str, _Info] | None:
+        if checkpoint_id is None:
+            return None
+        with self._lock:
+            return self._known.get((thread_id, checkpoint_id))
+
+    def _forget(self, thread_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._known if k[0] == thread_id]:
+                del self._known[key]
+
+    # -- writing ---------------------------------------------------------------------------
+    def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+        c = checkpoint
+        own, values, serde = c.id, c.values, self.serde
+        pmap = self._recall(c.thread_id, c.parent_id) or {}
+        # Which stored values this put relies on that the saver does not remember.
+        needed: dict[tuple[str, str], _Info | None] = {}
+        for key, version in c.versions.items():
+            if key not in values:
+                continue
+            if version != own:
+                if pmap.get(key, ("",))[0] != version:
+                    needed[(key, version)] = None
+            elif appended and key in appended:
+                base = appended[key][0]
+                if pmap.get(key, ("",))[0] != base:
+                    needed[(key, base)] = None
+        if needed:
+            with self._conn() as conn:
+                pairs = list(needed)
+                for ch, ver, kind, count, size, tagged in conn.execute(
+                    _INFO, ([p[0] for p in pairs], [p[1] for p in pairs], c.thread_id)
+                ):
+                    needed[(ch, ver)] = (ver, kind, count, size, tagged)
+        info: dict[str, _Info] = {}
+        rows: list[tuple[str, str | None, int, bytes, Any, int, bool]] = []
+        for key, version in c.versions.items():
+            if key not in values:
+                continue
+            if version != own:
+                known = pmap.get(key) if pmap.get(key, ("",))[0] == version else needed.get((key, version))
+                if known is None:
+                    raise no_stored_version_error(c, key, version)
+                info[key] = known
+                continue
+            hint = appended.get(key) if appended else None
+            base = None
+            if hint is not None:
+                base = pmap.get(key) if pmap.get(key, ("",))[0] == hint[0] else needed.get((key, hint[0]))
+            if base is not None and base[1] != _VALUE:
+                kind, data, count, tagged = encode_channel(serde, key, values[key], base[2], len(hint[1]))
+            else:
+                kind, data, count, tagged = encode_channel(serde, key, values[key])
+            size = len(data) + (2 if kind != "value" else 0)
+            base_version = None
+            if kind == "append":
+                size += base[3]
+                tagged = tagged or bool(base[4])
+                base_version = hint[0]
+            if size > serde.max_bytes:
+                raise too_big_error(key, size, serde.max_bytes)
+            code = _KINDS[kind]
+            rows.append((key, base_version, code, data, count, size, tagged))
+            info[key] = (own, code, count, size, tagged)
+        check_versions(c)
+        extras = dumps_extras(serde, c)
+        params: dict[str, Any] = {
+            "t": c.thread_id, "id": own, "parent": c.parent_id, "step": c.step, "source": c.source,
+            "at": c.created_at, "next": orjson.dumps([t.name for t in c.tasks]), "ran": orjson.dumps(list(c.nodes_ran)),
+            "versions": orjson.dumps(dict(c.versions)), "extras": extras,
+        }
+        if len(rows) == 1:
+            for i, name in enumerate(("ch0", "base0", "kind0", "data0", "count0", "size0", "tagged0")):
+                params[name] = rows[0][i]
+            sql = _PUT_SIMPLE
+        else:
+            for i, name in enumerate(("ch", "base", "kind", "data", "count", "size", "tagged")):
+                params[name] = [r[i] for r in rows]
+            sql = _PUT
+        psycopg = self._psycopg
+        try:
+            with self._conn() as conn:
+                conn.execute(sql, params)
+        except psycopg.errors.UniqueViolation:
+            raise exists_error(c) from None
+        except psycopg.DataError as e:
+            raise CheckpointError(f"{self!r}: checkpoint `{own}` was not stored: {e}") from None
+        self._remember(c.thread_id, own, info)
+
+    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+        rows = encode_writes(self.serde, writes)
+        with self._conn() as conn:
+            if not rows:
+                found = conn.execute(
+                    "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s", (thread_id, checkpoint_id)
+                ).fetchone()
+                if found is None:
+                    raise no_checkpoint_error(thread_id, checkpoint_id)
+                return
+            cur = conn.execute(_INSERT_WRITES, {
+                "t": thread_id, "c": checkpoint_id, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
+                "chs": [r[2] for r in rows], "vals": [r[3] for r in rows],
+            })
+            if cur.rowcount != len(rows):
+                raise no_checkpoint_error(thread_id, checkpoint_id)
+
+    def delete_thread(self, thread_id: str) -> None:
+        with self._conn() as conn, conn.transaction():
+            conn.execute("DELETE FROM retrograph_checkpoints WHERE thread_id = %s", (thread_id,))
+            conn.execute("DELETE FROM retrograph_values WHERE thread_id = %s", (thread_id,))
+            conn.execute("DELETE FROM retrograph_writes WHERE thread_id = %s", (thread_id,))
+        self._forget(thread_id)
+
+    # -- reading ---------------------------------------------------------------------------
+    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+        with self._conn() as conn:
+            if checkpoint_id is None:
+                row = conn.execute(
+                    f"SELECT {_FULL} FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
+                    (thread_id,),
+                ).fetchone()
+            else:
+                row = conn.execute(
+                    f"SELECT {_FULL} FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s",
+                    (thread_id, checkpoint_id),
+                ).fetchone()
+            if row is None:
+                return None
+            versions = self._check(row, _parse_versions, row[8])
+            found = list(conn.execute(_LOAD, {
+                "t": thread_id, "ch": list(versions), "ver": list(versions.values()), "max_depth": _MAX_CHAIN,
+            })) if versions else []
+        return self._decode(thread_id, row, versions, found)
+
+    def _decode(self, thread_id: str, row: tuple[Any, ...], versions: dict[str, str], found: list[tuple[Any, ...]]) -> Checkpoint:
+        head = self._check(row, _header, thread_id, row)
+        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], head.id)
+        chains: dict[str, list[tuple[Any, ...]]] = {}
+        for r in found:
+            chains.setdefault(r[0], []).append(r)
+        values = {}
+        for key, parts in chains.items():
+            parts.sort(key=lambda r: r[1])
+            top = parts[0]
+            if top[4] > self.serde.max_bytes:
+                raise CheckpointDecodeError(
+                    f"{self!r}: channel `{key}` of checkpoint `{head.id}` takes {top[4] / _MB:.1f} MB, over the "
+                    f"{self.serde.max_bytes / _MB:.0f} MB limit; it was not loaded. If you trust the database, "
+                    "create the saver with `max_value_bytes=...`."
+                )
+            if top[2] == _VALUE:
+                blob = bytes(top[3])
+            else:
+                if parts[-1][2] != _LIST or any(p[2] != _APPEND for p in parts[:-1]):
+                    raise CheckpointDecodeError(
+                        f"{self!r}: the stored value of channel `{key}` of checkpoint `{head.id}` is missing or "
+                        "malformed (the database was edited by hand?)"
+                    )
+                blob = join_list_segments(bytes(p[3]) for p in reversed(parts))
+            try:
+                values[key] = self.serde.loads(blob, plain=not top[5])
+            except CheckpointDecodeError as e:
+                raise CheckpointDecodeError(f"{self!r}, checkpoint {head.id!r}, channel `{key}`: {e}") from None
+        return Checkpoint(
+            id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step, source=head.source,
+            created_at=head.created_at, values=values, versions=versions, barriers=barriers, tasks=tasks,
+            nodes_ran=head.nodes_ran, metadata=metadata,
+        )
+
+    def _check(self, row: tuple[Any, ...], fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except CheckpointDecodeError as e:
+            raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row[1])[:60]!r}: {e}") from None
+
+    def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT task_id, task_name, channel, value FROM retrograph_writes"
+                " WHERE thread_id = %s AND checkpoint = %s ORDER BY wid",
+                (thread_id, checkpoint_id),
+            ).fetchall()
+        out = []
+        for task_id, task_name, channel, value in rows:
+            try:
+                decoded = self.serde.loads(bytes(value))
+            except CheckpointDecodeError as e:
+                raise CheckpointDecodeError(f"{self!r}, a pending write of `{checkpoint_id}`: {e}") from None
+            out.append(PendingWrite(task_id=task_id, task_name=task_name, channel=channel, value=decoded))
+        return out
+
+    def _pages(self, thread_id: str, before: str | None, limit: int | None, size: int = 200) -> Iterator[tuple[Any, ...]]:
+        """Header rows newest first, a page per query (a half-read iterator holds no connection)."""
+        left = max(limit, 0) if limit is not None else -1
+        bound = None
+        if before is not None:
+            with self._conn() as conn:
+                row = conn.execute(
+                    "SELECT seq FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s", (thread_id, before)
+                ).fetchone()
+            if row is None:
+                return
+            bound = row[0]
+        while left != 0:
+            page = size if left < 0 else min(left, size)
+            with self._conn() as conn:
+                rows = conn.execute(
+                    f"SELECT {_ROW} FROM retrograph_checkpoints WHERE thread_id = %s AND seq < %s"
+                    " ORDER BY seq DESC LIMIT %s",
+                    (thread_id, bound if bound is not None else 2**63 - 1, page),
+                ).fetchall()
+            yield from rows
+            if len(rows) < page:
+                return
+            bound, left = rows[-1][0], (left - len(rows) if left > 0 else left)
+
+    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
+        for row in self._pages(thread_id, before, limit, size=25):
+            found = self.get(thread_id, row[1])
+            if found is not None:
+                yield found
+
+    def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[CheckpointHeader]:
+        for row in self._pages(thread_id, before, limit):
+            yield self._check(row, _header, thread_id, row)
+
+    def threads(self) -> list[ThreadInfo]:
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT c.thread_id, c.id, c.created_at, n.cnt FROM (SELECT thread_id, max(seq) AS top, count(*) AS cnt"
+                " FROM retrograph_checkpoints GROUP BY thread_id) AS n JOIN retrograph_checkpoints AS c ON c.seq = n.top"
+                " ORDER BY c.created_at DESC, c.seq DESC"
+            ).fetchall()
+        return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]
+
+
+def _names(data: Any) -> tuple[str, ...]:
+    got = orjson.loads(bytes(data))
+    if type(got) is not list or not all(type(s) is str for s in got):
+        raise ValueError("not a list of names")
+    return tuple(got)
+
+
+def _header(thread_id: str, row: tuple[Any, ...]) -> CheckpointHeader:
+    _, cid, parent, step, source, created_at, nxt, ran = row[:8]
+    try:
+        return CheckpointHeader(
+            id=cid, thread_id=thread_id, parent_id=parent, step=int(step), source=source,
+            created_at=created_at, next=_names(nxt), nodes_ran=_names(ran),
+        )
+    except (ValueError, TypeError, orjson.JSONDecodeError) as e:
+        raise CheckpointDecodeError(f"its record is malformed ({e})") from None
+
+
+def _parse_versions(data: Any) -> dict[str, str]:
+    try:
+        got = orjson.loads(bytes(data))
+    except (orjson.JSONDecodeError, TypeError):
+        got = None
+    if type(got) is not dict or not all(type(v) is str for v in got.values()):
+        raise CheckpointDecodeError("its versions record is malformed")
+    return got
