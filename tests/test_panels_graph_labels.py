@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF
 
-from studio import convert
+from studio.core import convert
 from studio.core.layout import back_edges
 from studio.core.loader import load_graph
 from studio.panels import GraphPanel

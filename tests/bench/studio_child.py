@@ -118,7 +118,7 @@ async def _until(check: Any, timeout_s: float = 120.0) -> None:
 async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict[str, Any]:
     """Lay out and draw the graph in a fresh GraphPanel, `repeats` times (plus a cold run)."""
     GraphPanel = _graph_panel()
-    from studio import convert
+    from studio.core import convert
 
     compiled = big_graph(nodes, edges)
     counts = compiled.get_graph().nx
