@@ -21,7 +21,7 @@ SUBCOMMANDS = ("open", "run", "draw")
 _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
        retrograph open RUNS.sqlite [--graph FILE.py[:NAME]] [--thread ID]
-       retrograph run FILE.py[:NAME] [--input JSON] [--stream-mode MODE] [--db FILE --thread ID]
+       retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE [--thread ID]]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd"""
 
 
@@ -55,13 +55,20 @@ def _open_parser() -> argparse.ArgumentParser:
 
 
 def _run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="retrograph run", description="Run a graph headless and print its stream.")
+    p = argparse.ArgumentParser(
+        prog="retrograph run", description="Run a graph headless and print its stream, one JSON line per chunk.",
+        epilog="Exit status: 0 done or paused at an interrupt, 1 the run failed, 2 a bad command line or file. "
+               "Errors are one line on stderr.")
     p.add_argument("graph", help="FILE.py[:NAME]")
     p.add_argument("--input", help="the input as JSON (default: the file's example_input)")
+    p.add_argument("--resume", metavar="JSON",
+                   help="answer the interrupt pending on --thread with this JSON value (instead of --input)")
     p.add_argument("--stream-mode", default="updates",
-                   help="values, updates, debug, tasks, checkpoints or custom; comma-separated for several")
-    p.add_argument("--db", help="save checkpoints in this SQLite file (needs --thread)")
-    p.add_argument("--thread", help="the thread id for --db")
+                   help="values, updates, debug, tasks, checkpoints, custom, messages or events; "
+                        "comma-separated for several")
+    p.add_argument("--db", help="save checkpoints in this SQLite file")
+    p.add_argument("--thread", help="the thread to run on (default with --db: a new thread, printed on stderr)")
+    p.add_argument("--traceback", action="store_true", help="print the full traceback when the run fails")
     p.set_defaults(command="run")
     return p
 
@@ -121,50 +128,138 @@ def _load(spec: str, err: TextIO) -> Any:
     return result
 
 
-def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Run the graph to the end (or an interrupt) and print one JSON line per stream chunk."""
-    loaded = _load(args.graph, err)
-    if loaded is None:
-        return 2
+def _fail(err: TextIO, message: str, code: int = 2) -> int:
+    print(f"retrograph: {message}", file=err)
+    return code
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _run_input(args: argparse.Namespace, loaded: Any, err: TextIO) -> tuple[Any, int | None]:
+    """The run's input (a Command(resume=...) for --resume), or an exit code after an error."""
+    if args.resume is not None:
+        from engine import Command
+
+        if args.input is not None:
+            return None, _fail(err, "--input and --resume exclude each other: --resume answers a pending "
+                                    "interrupt, --input starts a new run")
+        if not args.thread:
+            return None, _fail(err, "--resume needs --thread ID: the thread whose interrupt it answers")
+        if not args.resume.strip():
+            return None, _fail(err, "--resume needs a JSON value, e.g. --resume '\"yes\"' or --resume true")
+        value, problem = parse_json_input(args.resume)
+        if problem:
+            return None, _fail(err, f"--resume: {problem}")
+        return Command(resume=value), None
     value, problem = parse_json_input(args.input)
     if problem:
-        print(f"retrograph: {problem}", file=err)
-        return 2
+        return None, _fail(err, problem)
     if value is None:
         value = loaded.example_input
     if value is None:
-        print("retrograph: no input: pass --input JSON (the file defines no example_input)", file=err)
+        return None, _fail(err, "no input: pass --input JSON (the file defines no example_input)")
+    return value, None
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Run the graph to the end (or an interrupt) and print one JSON line per stream chunk.
+
+    Exit 0 when it finished or paused at an interrupt (said on stderr, with the command
+    that answers it), 1 when the run failed, 2 for a bad command line or graph file.
+    Every error is one line on stderr (`--traceback` adds the traceback)."""
+    loaded = _load(args.graph, err)
+    if loaded is None:
         return 2
+    value, code = _run_input(args, loaded, err)
+    if code is not None:
+        return code
     graph = loaded.graph
-    config: dict[str, Any] = {}
     if args.db:
         from engine import SqliteSaver
 
-        graph = graph.with_checkpointer(SqliteSaver(args.db))
-    if args.db or graph.checkpointer is not None or args.thread:
-        config = {"configurable": {"thread_id": args.thread or f"{loaded.path.stem}-cli"}}
+        try:
+            graph = graph.with_checkpointer(SqliteSaver(args.db))
+        except Exception as exc:
+            return _fail(err, f"cannot open --db {args.db}: {_one_line(exc)}")
+    if args.resume is not None and graph.checkpointer is None:
+        return _fail(err, "--resume needs --db FILE: the database the interrupted run was saved in")
+    thread = args.thread
+    if thread is None and graph.checkpointer is not None:
+        from studio.core.loader import new_thread_id
+
+        thread = new_thread_id(loaded.path.stem)
+        print(f"retrograph: thread {thread}", file=err)
+    config: dict[str, Any] = {"configurable": {"thread_id": thread}} if thread else {}
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
-    mode: Any = modes[0] if len(modes) == 1 else modes
+    if not modes:
+        return _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
+    from engine.runtime import STREAM_MODES
+
+    unknown = [m for m in modes if m not in STREAM_MODES]
+    if unknown:
+        return _fail(err, f"unknown --stream-mode {', '.join(unknown)}: use {', '.join(STREAM_MODES)}")
+    asked: Any = modes[0] if len(modes) == 1 else modes
+    watch = modes if "events" in modes else [*modes, "events"]
+    seen: dict[str, Any] = {}
+
+    def show(mode: str, chunk: Any) -> None:
+        if mode == "events":
+            _watch_event(chunk, seen)
+            if "events" not in modes:
+                return
+        printed = chunk if isinstance(asked, str) else [mode, chunk]
+        out.write(json.dumps(_jsonable(printed), ensure_ascii=False) + "\n")
+        out.flush()
 
     async def drive() -> None:
-        async for chunk in graph.astream(value, config or None, stream_mode=mode):
-            out.write(json.dumps(_jsonable(chunk), ensure_ascii=False) + "\n")
-            out.flush()
+        async for mode, chunk in graph.astream(value, config or None, stream_mode=watch):
+            show(mode, chunk)
 
     try:
         asyncio.run(drive())
-    except ValueError as exc:
-        if "stream_mode" in str(exc):
-            print(f"retrograph: {exc}", file=err)
-            return 2
-        raise
     except Exception as exc:
-        import traceback
+        if args.traceback:
+            import traceback
 
-        traceback.print_exception(exc, file=err)
-        print(f"retrograph: the run failed: {type(exc).__name__}: {exc}", file=err)
-        return 1
+            traceback.print_exception(exc, file=err)
+        failed, text = seen.get("failed"), _one_line(exc)
+        if failed == "__start__":
+            return _fail(err, f"the input was refused: {text}", 1)
+        where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
+        return _fail(err, f"the run failed: {where}{text}", 1)
+    if seen.get("interrupted"):
+        _say_interrupted(seen["interrupted"], args, thread, graph.checkpointer is not None, err)
     return 0
+
+
+def _watch_event(event: Any, seen: dict[str, Any]) -> None:
+    """Remember what the summary line needs: the node that failed, the interrupt."""
+    from engine.runtime import RunInterrupted, TaskFailed
+
+    if event.namespace:
+        return
+    if isinstance(event, TaskFailed):
+        seen.setdefault("failed", event.name)
+    elif isinstance(event, RunInterrupted):
+        seen["interrupted"] = event
+
+
+def _say_interrupted(event: Any, args: argparse.Namespace, thread: str | None, saved: bool, err: TextIO) -> None:
+    nodes = ", ".join(event.nodes)
+    if event.reason != "interrupt":
+        print(f"retrograph: paused {event.reason} {nodes} (a breakpoint)", file=err)
+        return
+    shown = "; ".join(json.dumps(_jsonable(i.value), ensure_ascii=False)[:200] for i in event.interrupts)
+    print(f"retrograph: interrupted in {nodes}: {shown}", file=err)
+    if saved and thread:
+        db = f" --db {args.db}" if args.db else ""
+        print(f"retrograph: answer it with: retrograph run {args.graph}{db} --thread {thread} --resume JSON",
+              file=err)
+    else:
+        print("retrograph: nothing was saved, so it cannot be resumed: pass --db FILE to keep the thread", file=err)
 
 
 def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:

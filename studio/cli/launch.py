@@ -76,6 +76,10 @@ def run_window(args: argparse.Namespace) -> int:
         code = 0 if ok else 1
         if ok:
             print(f"retrograph: wrote {args.screenshot}")
+        wanted_graph = args.command != "open" or getattr(args, "graph", None)
+        if wanted_graph and session.graph is None:
+            print(f"retrograph: the graph did not load ({args.graph}); the screenshot shows the error", file=sys.stderr)
+            code = 1
         return code
     window.show()
     with loop:

@@ -10,18 +10,25 @@ from __future__ import annotations
 import importlib.util
 import sys
 import traceback
+import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["LoadedGraph", "LoadError", "load_graph", "parse_spec", "PREFERRED_NAMES"]
+__all__ = ["LoadedGraph", "LoadError", "load_graph", "parse_spec", "new_thread_id", "PREFERRED_NAMES"]
 
 PREFERRED_NAMES = ("graph", "app")
 """Module-level names picked, in this order, when a file holds several graphs."""
 
 _OURS: set[str] = set()
 """Module names this loader put in sys.modules (a reload may replace them)."""
+
+
+def new_thread_id(stem: str = "run") -> str:
+    """A readable, unique thread id for a graph file's new run: `<stem>-<date>-<time>-<4 hex>`."""
+    return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
 
 
 def _module_name(path: Path) -> str:

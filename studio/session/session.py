@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from studio.core import convert
 from studio.core.driver import Outcome, Refused, RunDriver
 from studio.core.history import History
-from studio.core.loader import LoadedGraph
+from studio.core.loader import LoadedGraph, new_thread_id
 from studio.core.records import ErrorView
 from .events import InnerView, SessionEvents
 from .loading import SessionLoading
@@ -43,11 +41,6 @@ from studio.core.viewmodel import GraphView, NodeDetails
 __all__ = ["Session", "new_thread_id"]
 
 log = logging.getLogger(__name__)
-
-
-def new_thread_id(stem: str = "run") -> str:
-    """A readable, unique thread id: `<graph>-<date>-<time>-<4 hex>`."""
-    return f"{stem}-{datetime.now():%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
 
 
 SOON_MS = 40
