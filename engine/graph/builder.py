@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin, get_type_hints
@@ -9,7 +10,7 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 from ..constants import END, RESERVED_NAMES, START
 from ..schema import schema_fields
 
-__all__ = ["StateGraph", "NodeSpec", "Branch"]
+__all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,7 +37,35 @@ class NodeSpec:
 
     @property
     def is_subgraph(self) -> bool:
-        return hasattr(self.fn, "get_graph") and hasattr(self.fn, "ainvoke")
+        return is_subgraph(self.fn)
+
+
+def is_subgraph(fn: Any) -> bool:
+    """Whether a node is a compiled graph run as a child Run (not a LangChain Runnable,
+    which also has `ainvoke` and `get_graph` but is simply invoked)."""
+    return hasattr(fn, "new_run") and hasattr(fn, "get_graph") and hasattr(fn, "schema")
+
+
+def is_runnable(fn: Any) -> bool:
+    """Whether `fn` is a LangChain Runnable (a chain, a RunnableLambda, a tool). Only true
+    when langchain-core was imported by someone: the engine never imports it for this."""
+    runnables = sys.modules.get("langchain_core.runnables.base")
+    return runnables is not None and isinstance(fn, runnables.Runnable) and not is_subgraph(fn)
+
+
+def _coerce_node(node: str, action: Any) -> Any:
+    """A dict of runnables (or functions) as a node runs them all on the state, as
+    LangGraph's RunnableParallel does: the node's update maps each key to its result."""
+    if not isinstance(action, dict):
+        return action
+    try:
+        from langchain_core.runnables import RunnableParallel
+    except ImportError:
+        raise TypeError(
+            f"node `{node}`: a dict of runnables as a node needs langchain-core "
+            "(pip install 'retrograph[langchain]'); or pass one function that returns the dict"
+        ) from None
+    return RunnableParallel(action)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,6 +179,7 @@ class StateGraph:
             action, node = node, _name_of(node)
         if not isinstance(node, str):
             raise TypeError(f"a node name must be a string, got {type(node).__name__}")
+        action = _coerce_node(node, action)
         if not callable(action) and not hasattr(action, "ainvoke"):
             raise TypeError(f"node `{node}`: {action!r} is not callable; pass a function or a compiled graph")
         if node in self.nodes:

@@ -6,6 +6,7 @@ same Run to a debugger that advances it one move at a time.
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -63,6 +64,8 @@ class CompiledStateGraph:
             self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
                                              tuple(builder.branches.get(name_, {}).values()),
                                              joins_of.get(name_, ()), retry=spec.retry)
+        self.bound_config: dict[str, Any] = {}
+        """Config merged under every call's config (see `with_config`)."""
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()
@@ -75,8 +78,28 @@ class CompiledStateGraph:
     def with_checkpointer(self, checkpointer: Any) -> CompiledStateGraph:
         """The same graph (same breakpoints and name) saving into another checkpointer;
         the studio uses it to put any user graph on its own SQLite file."""
-        return CompiledStateGraph(self.builder, checkpointer=checkpointer, interrupt_before=self.interrupt_before,
-                                  interrupt_after=self.interrupt_after, name=self.name)
+        graph = CompiledStateGraph(self.builder, checkpointer=checkpointer, interrupt_before=self.interrupt_before,
+                                   interrupt_after=self.interrupt_after, name=self.name)
+        graph.bound_config = self.bound_config
+        return graph
+
+    def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> CompiledStateGraph:
+        """The same graph with `config` (and keyword config entries: tags, callbacks,
+        configurable, recursion_limit...) merged under each call's own config."""
+        from ..runtime.tracing import merge_configs
+
+        graph = copy.copy(self)
+        graph.bound_config = merge_configs(merge_configs(self.bound_config, config), kwargs)
+        if "run_name" in kwargs or (config and "run_name" in config):
+            graph.name = graph.bound_config["run_name"]
+        return graph
+
+    def _config(self, config: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        if not self.bound_config:
+            return config
+        from ..runtime.tracing import merge_configs
+
+        return merge_configs(self.bound_config, config)
 
     # -- runs ---------------------------------------------------------------------
     def new_run(
@@ -90,10 +113,26 @@ class CompiledStateGraph:
         **options: Any,
     ) -> Run:
         """A Run that a debugger advances move by move (start, run_task, commit)."""
-        return Run(self, input, config, interrupt_before=interrupt_before,
+        return Run(self, input, self._config(config), interrupt_before=interrupt_before,
                    interrupt_after=interrupt_after, inline_sync=inline_sync, **options)
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
+        """Drive `run` to its end, yielding the collector's chunks as they come."""
+        tracer = run.tracer
+        if tracer is None:
+            async for chunk in self._steps(run, collector):
+                yield chunk
+            return
+        tracer.ended_by_driver = True  # the graph's callback run ends after the last chunk
+        try:
+            async for chunk in self._steps(run, collector):
+                yield chunk
+        except BaseException as exc:
+            tracer.end(None, exc)
+            raise
+        tracer.end(self.schema.output(run.preview or run.values), None)
+
+    async def _steps(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
         chunks = collector.chunks if collector is not None else None
         await run.start()
         while True:
@@ -121,7 +160,7 @@ class CompiledStateGraph:
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
                  durability: str | None = None, context: Any = None) -> Run:
-        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+        return Run(self, input, self._config(config), interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                    inline_sync=inline_sync, durability=durability, context=context)
 
     async def astream(
@@ -149,9 +188,16 @@ class CompiledStateGraph:
         printed = [print_mode] if isinstance(print_mode, str) else list(print_mode)
         if debug and "debug" not in printed:
             printed.append("debug")
-        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context)
-        collector = StreamCollector(modes, self.schema, run.thread_id, version=version,
-                                    print_modes=printed, output_keys=output_keys)
+        config = self._config(config)
+        thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
+        collector = StreamCollector(modes, self.schema, None if thread_id is None else str(thread_id),
+                                    version=version, print_modes=printed, output_keys=output_keys)
+        if "messages" in collector.modes:
+            from ..runtime.tracing import add_handler, messages_handler
+
+            config = add_handler(config, messages_handler(collector.put_message))
+        run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                  inline_sync=_inline_sync, durability=durability, context=context)
         run.subscribe(collector)
         async for chunk in self._drive(run, collector):
             yield chunk
@@ -198,6 +244,23 @@ class CompiledStateGraph:
         if interrupts:
             out[INTERRUPT_KEY] = list(interrupts)
         return out
+
+    async def astream_events(
+        self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2", **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """LangChain's event stream (version "v2"): on_chain_start/stream/end for the graph
+        and each node, on_chat_model_stream for tokens of chat models called in nodes.
+        Needs langchain-core (`pip install 'retrograph[langchain]'`)."""
+        if version != "v2":
+            raise ValueError(f"astream_events supports version='v2' only, got {version!r}")
+        try:
+            from langchain_core.tracers.event_stream import _astream_events_implementation_v2
+        except ImportError:
+            raise ImportError(
+                "astream_events needs langchain-core: pip install 'retrograph[langchain]'"
+            ) from None
+        async for event in _astream_events_implementation_v2(self, input, dict(config or {}), **kwargs):
+            yield event
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""

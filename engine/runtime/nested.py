@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GraphInterrupt
+from .context import current_task
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -33,7 +34,9 @@ Gate = Callable[["Run"], Awaitable[None]]
 
 async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any) -> Any:
     """Run `subgraph` on `state` as a child of `parent`'s task; returns its output state."""
-    config = {k: v for k, v in parent.config.items() if k not in ("configurable", "recursion_limit")}
+    ctx = current_task.get()  # the subgraph's own task: its config carries the task's callbacks
+    outer = ctx.config if ctx is not None else parent.config
+    config = {k: v for k, v in outer.items() if k not in ("configurable", "recursion_limit")}
     child = subgraph.new_run(state, config, inline_sync=parent.inline_sync, checkpointer=None)
     child.namespace = parent.namespace + (task.name,)
     child.gate = parent.gate

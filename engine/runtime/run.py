@@ -69,6 +69,7 @@ from .task import (
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
+    from .tracing import GraphTrace
 
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
 
@@ -137,6 +138,12 @@ class Run(RunStart, RunCommit):
         """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
         self._held: HeldSaves | None = HeldSaves() if durability == "exit" and self.saver is not None else None
         self.context = context
+        self.tracer: GraphTrace | None = None
+        """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
+        if self.config.get("callbacks"):
+            from .tracing import GraphTrace
+
+            self.tracer = GraphTrace(self.config, graph.name, ())
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
@@ -246,10 +253,12 @@ class Run(RunStart, RunCommit):
     def _prepare(self, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
         """A task's runner, its context (for interrupt() and the stream writer) and input."""
         runner: NodeRunner = self.graph.runners[task.name]
-        ctx = TaskContext(task_id=task.id, name=task.name, config=self.config,
+        state = task.arg if task.is_send else self.graph.schema.node_input(self.values)
+        config = self.config if self.tracer is None else \
+            self.tracer.task_config(task, self.step + 1, state, self.thread_id)
+        ctx = TaskContext(task_id=task.id, name=task.name, config=config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
                           parent=current_task.get())
-        state = task.arg if task.is_send else self.graph.schema.node_input(self.values)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
                                    input=state))
@@ -272,12 +281,15 @@ class Run(RunStart, RunCommit):
             result.writes, result.routes, result.sends = [], [], []
         result.resume = ctx.resume if ctx.parent is None else []
         result.duration_s = time.perf_counter() - started
+        if self.tracer is not None:
+            self.tracer.task_end(task, output, error)
         return result
 
     async def _execute(self, task: PlannedTask) -> TaskResult:
         runner, ctx, state = self._prepare(task)
         started = time.perf_counter()
         token = current_task.set(ctx)
+        lc_token = None if self.tracer is None else self.tracer.context_var.set(ctx.config)
         output: Any = None
         error: BaseException | None = None
         trace = ""
@@ -305,6 +317,8 @@ class Run(RunStart, RunCommit):
             error, trace = exc, tb.format_exc()
         finally:
             current_task.reset(token)
+            if lc_token is not None:
+                self.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
         return self._conclude(task, runner, ctx, output, error, trace, started)
 
     async def _run_sync_batch(self, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
@@ -317,9 +331,10 @@ class Run(RunStart, RunCommit):
             runner, ctx, state = self._prepare(task)
             context = contextvars.copy_context()
             context.run(current_task.set, ctx)
+            if self.tracer is not None:
+                context.run(self.tracer.context_var.set, ctx.config)
             jobs.append((task, runner, ctx, state, context))
         back: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
-        config = self.config
 
         def worker() -> None:
             while True:
@@ -329,7 +344,7 @@ class Run(RunStart, RunCommit):
                     return
                 started = time.perf_counter()
                 try:
-                    outcome = (task, runner, ctx, context.run(runner.call_sync, state, config, ctx.writer),
+                    outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
                                None, "", started)
                 except Exception as exc:
                     outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
@@ -358,12 +373,12 @@ class Run(RunStart, RunCommit):
         if runner.is_subgraph:
             return await run_subgraph(self, runner.fn, task, state)
         if runner.is_async:
-            return await runner.call_async(state, self.config, ctx.writer)
+            return await runner.call_async(state, ctx.config, ctx.writer)
         if self.inline_sync and len(self.plan) == 1:
-            return runner.call_sync(state, self.config, ctx.writer)
+            return runner.call_sync(state, ctx.config, ctx.writer)
         context = contextvars.copy_context()
         return await asyncio.get_running_loop().run_in_executor(
-            None, context.run, runner.call_sync, state, self.config, ctx.writer
+            None, context.run, runner.call_sync, state, ctx.config, ctx.writer
         )
 
     def _start_output(self, task: PlannedTask) -> Any:
@@ -501,6 +516,8 @@ class Run(RunStart, RunCommit):
             self.status = "done"
         if self._held is not None:
             self._held.flush(self)
+        if self.tracer is not None and not self.tracer.ended_by_driver:
+            self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,
                                checkpoint_id=self.checkpoint.id if self.checkpoint else None, error=self.error))
 

@@ -46,6 +46,9 @@ class RunStart:
             raise RuntimeError(f"this run was already started (status: {self.status})")
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
+        if self.tracer is not None:
+            self.tracer.namespace = self.namespace
+            self.tracer.start(self.input)
         cfg = self.config["configurable"]
         if self.saver is not None and self.thread_id is None:
             raise MissingThreadIdError(

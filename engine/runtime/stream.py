@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_MODES", "StreamCollector", "check_modes", "lg_triggers"]
 
-STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "events")
+STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "messages", "events")
 """`events` is Retrograph's own: the raw event objects the studio renders."""
 
 
@@ -111,6 +111,11 @@ class StreamCollector:
             self.chunks.append((mode, chunk) if self.pairs else chunk)
         else:
             self.chunks.append((mode, chunk) if self.pairs else chunk)
+
+    def put_message(self, chunk: tuple[Any, dict[str, Any]]) -> None:
+        """A `messages` chunk, (message or token chunk, metadata), from the callback handler
+        (called on the node's thread: a deque append is atomic)."""
+        self._put("messages", chunk)
 
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..channels import MISSING, Applied, Channel
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
-from ..graph.builder import Branch, accepts_config
+from ..graph.builder import Branch, accepts_config, is_runnable, is_subgraph
 from ..types import Command, Interrupt, Send
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ class NodeRunner:
     """A node prepared for running: its call convention and its outgoing edges."""
 
     __slots__ = (
-        "name", "fn", "is_async", "is_subgraph", "wants_config", "wants_writer",
+        "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry",
     )
 
@@ -156,14 +156,16 @@ class NodeRunner:
         self.name = name
         self.retry = retry
         self.fn = fn
-        self.is_subgraph = hasattr(fn, "ainvoke") and hasattr(fn, "get_graph")
+        self.is_subgraph = is_subgraph(fn)
+        self.is_runnable = is_runnable(fn)
         target = fn
         if not self.is_subgraph and not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(fn):
             target = getattr(fn, "__call__", fn)
-        self.is_async = (not self.is_subgraph) and (
+        # a Runnable runs through its own ainvoke (which puts sync work on a thread itself)
+        self.is_async = self.is_runnable or ((not self.is_subgraph) and (
             inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
-        )
-        if self.is_subgraph or name == START:
+        ))
+        if self.is_subgraph or self.is_runnable or name == START:
             self.wants_config, self.wants_writer = False, False
         else:
             self.wants_config, self.wants_writer = accepts_config(fn)
@@ -174,6 +176,8 @@ class NodeRunner:
         self.known: frozenset[str] = frozenset()
 
     def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+        if self.is_runnable:
+            return self.fn.invoke(state, config)
         kwargs: dict[str, Any] = {}
         if self.wants_writer:
             kwargs["writer"] = writer
@@ -182,6 +186,8 @@ class NodeRunner:
         return self.fn(state, **kwargs)
 
     async def call_async(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+        if self.is_runnable:
+            return await self.fn.ainvoke(state, config)
         result = self.call_sync(state, config, writer)
         if inspect.isawaitable(result):
             result = await result

@@ -26,6 +26,7 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
+from engine.graph import is_subgraph
 
 from .viewmodel import (
     UNSET,
@@ -321,7 +322,7 @@ def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET,
     source, file, line = "", None, None
     if fn is not None:
         target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)
-        if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
+        if is_subgraph(fn):
             inner = getattr(fn, "node_names", ())
             source = f"# compiled subgraph `{getattr(fn, 'name', name)}` with nodes: {', '.join(inner)}"
         else:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import Command, Interrupt, Run, RunEvent
+from engine.graph import is_subgraph
 
 __all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate"]
 
@@ -72,7 +73,7 @@ class InnerGate:
 
 def _is_subgraph(graph: Any, name: str) -> bool:
     fn = graph.nodes.get(name) if graph is not None else None
-    return hasattr(fn, "get_graph") and hasattr(fn, "ainvoke")
+    return is_subgraph(fn)
 
 
 class RunDriver:

@@ -21,6 +21,7 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
+from engine.graph import is_subgraph
 
 from studio.core import convert
 from studio.core.driver import PendingInterrupt
@@ -325,7 +326,7 @@ class SessionEvents:
         if where:
             extra["breakpoint"] = " and ".join(where)
         fn = self.graph.nodes.get(name) if self.graph is not None else None
-        if hasattr(fn, "get_graph") and hasattr(fn, "ainvoke"):
+        if is_subgraph(fn):
             extra["subgraph nodes (F11 steps into them)"] = tuple(getattr(fn, "node_names", ()))
         if self.graph is None and self._observed is not None:
             return convert.observed_details(self._observed, name, values=self._values,

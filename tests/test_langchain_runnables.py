@@ -1,0 +1,189 @@
+"""LangChain Runnables as nodes, callbacks (tracing), stream_mode="messages", with_config
+and astream_events: behaviour observed on LangGraph 1.2.24 with the same graphs."""
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+import subprocess
+import sys
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage  # noqa: E402
+from langchain_core.runnables import RunnableLambda  # noqa: E402
+
+from engine import END, START, InMemorySaver, StateGraph, register_type  # noqa: E402
+
+for _cls in (HumanMessage, AIMessage, AIMessageChunk):
+    register_type(_cls)
+
+
+class Chat(TypedDict):
+    messages: Annotated[list, operator.add]
+
+
+class Counter(TypedDict):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def chat_graph(replies: list[AIMessage], checkpointer: Any = None) -> Any:
+    """`call` asks a streaming fake chat model (a plain function, no config parameter);
+    `plain` is a RunnableLambda that returns a message of its own."""
+    model = GenericFakeChatModel(messages=iter(replies))
+
+    def call(state: Chat) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    def plain(state: Chat) -> dict[str, Any]:
+        return {"messages": [AIMessage(content="plain", id="p1")]}
+
+    g = StateGraph(Chat)
+    g.add_node("call", call)
+    g.add_node("plain", RunnableLambda(plain))
+    g.add_edge(START, "call")
+    g.add_edge("call", "plain")
+    return g.compile(checkpointer=checkpointer)
+
+
+class Recorder(BaseCallbackHandler):
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        self.runs: dict[Any, str] = {}
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None,
+                       tags: Any = None, metadata: Any = None, **kw: Any) -> None:
+        self.runs[run_id] = kw.get("name")
+        self.events.append(("start", kw.get("name"), self.runs.get(parent_run_id), tuple(tags or ()),
+                            (metadata or {}).get("langgraph_node"), (metadata or {}).get("langgraph_step")))
+
+    def on_chain_end(self, outputs: Any, *, run_id: Any, **kw: Any) -> None:
+        self.events.append(("end", self.runs[run_id], outputs))
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, parent_run_id: Any = None,
+                            tags: Any = None, metadata: Any = None, **kw: Any) -> None:
+        self.events.append(("chat", self.runs.get(parent_run_id), tuple(tags or ()),
+                            (metadata or {}).get("langgraph_node")))
+
+
+def test_a_runnable_node_is_invoked_not_taken_for_a_subgraph() -> None:
+    g = StateGraph(Counter)
+    g.add_node("double", RunnableLambda(lambda s: {"n": s["n"] * 2, "log": ["doubled"]}))
+    g.add_node("both", {"n": RunnableLambda(lambda s: s["n"] + 1), "log": RunnableLambda(lambda s: ["both"])})
+    g.add_edge(START, "double")
+    g.add_edge("double", "both")
+    graph = g.compile()
+    assert graph.invoke({"n": 3}) == {"n": 7, "log": ["doubled", "both"]}
+    assert asyncio.run(graph.ainvoke({"n": 1})) == {"n": 3, "log": ["doubled", "both"]}
+    kinds = dict(graph.get_graph().nx.nodes(data="kind"))
+    assert kinds["double"] == kinds["both"] == "node"
+
+
+def test_callbacks_see_the_graph_each_node_and_a_chat_model_inside_a_node() -> None:
+    recorder = Recorder()
+    graph = chat_graph([AIMessage(content="hi there", id="ai1")])
+    out = graph.invoke({"messages": [HumanMessage("hello", id="h1")]},
+                       {"callbacks": [recorder], "tags": ["mine"]})
+    assert [m.content for m in out["messages"]] == ["hello", "hi there", "plain"]
+    starts = [e for e in recorder.events if e[0] in ("start", "chat")]
+    assert starts == [
+        ("start", "LangGraph", None, ("mine",), None, None),
+        ("start", "call", "LangGraph", ("graph:step:1", "mine"), "call", 1),
+        ("chat", "call", ("seq:step:1", "mine"), "call"),
+        ("start", "plain", "LangGraph", ("graph:step:2", "mine"), "plain", 2),
+        ("start", "plain", "plain", ("seq:step:1", "mine"), "plain", 2),
+    ]
+    ends = [e[1] for e in recorder.events if e[0] == "end"]
+    assert ends == ["call", "plain", "plain", "LangGraph"]
+    assert recorder.events[-1][2] == out
+
+
+def test_messages_mode_streams_tokens_with_langgraph_metadata_and_sends_each_message_once() -> None:
+    graph = chat_graph([AIMessage(content="hello there friend", id="ai1")], InMemorySaver())
+    chunks = list(graph.stream({"messages": [HumanMessage("hi", id="h1")]}, {"configurable": {"thread_id": "t"}},
+                               stream_mode="messages"))
+    assert [(type(m).__name__, m.content, m.id) for m, _ in chunks] == [
+        ("AIMessageChunk", "hello", "ai1"), ("AIMessageChunk", " ", "ai1"), ("AIMessageChunk", "there", "ai1"),
+        ("AIMessageChunk", " ", "ai1"), ("AIMessageChunk", "friend", "ai1"), ("AIMessage", "plain", "p1"),
+    ]
+    meta = chunks[0][1]
+    assert {k: meta[k] for k in ("langgraph_step", "langgraph_node", "langgraph_triggers", "langgraph_path",
+                                  "thread_id")} == {
+        "langgraph_step": 1, "langgraph_node": "call", "langgraph_triggers": ("branch:to:call",),
+        "langgraph_path": ("__pregel_pull", "call"), "thread_id": "t"}
+    assert meta["langgraph_checkpoint_ns"].startswith("call:") and meta["checkpoint_ns"] == meta[
+        "langgraph_checkpoint_ns"]
+    assert chunks[-1][1]["langgraph_node"] == "plain" and chunks[-1][1]["langgraph_step"] == 2
+
+
+def test_messages_mode_with_other_modes_gives_pairs_and_skips_input_messages() -> None:
+    def echo(state: Chat) -> dict[str, Any]:
+        return {"messages": [*state["messages"], AIMessage(content="new", id="n1")]}
+
+    g = StateGraph(Chat)
+    g.add_node("echo", echo)
+    g.add_edge(START, "echo")
+    graph = g.compile()
+    got = list(graph.stream({"messages": [HumanMessage("old", id="o1")]}, stream_mode=["updates", "messages"]))
+    modes = [mode for mode, _ in got]
+    assert modes == ["messages", "updates"]
+    assert got[0][1][0].id == "n1"
+
+
+def test_with_config_merges_tags_callbacks_and_limits() -> None:
+    recorder = Recorder()
+    graph = chat_graph([AIMessage(content="a", id="x1")]).with_config(tags=["bound"], callbacks=[recorder])
+    graph.invoke({"messages": [HumanMessage("q", id="q1")]}, {"tags": ["call-time"]})
+    first = recorder.events[0]
+    assert first[:2] == ("start", "LangGraph") and first[3] == ("bound", "call-time")
+
+    g = StateGraph(Counter)
+    g.add_node("inc", lambda s: {"n": s["n"] + 1})
+    g.add_edge(START, "inc")
+    g.add_conditional_edges("inc", lambda s: "inc" if s["n"] < 100 else END, ["inc", END])
+    limited = g.compile().with_config(recursion_limit=5)
+    from engine import GraphRecursionError
+
+    with pytest.raises(GraphRecursionError):
+        limited.invoke({"n": 0})
+
+
+def test_astream_events_v2_shape() -> None:
+    graph = chat_graph([AIMessage(content="a b", id="ai4")])
+
+    async def collect() -> list[dict[str, Any]]:
+        return [e async for e in graph.astream_events({"messages": [HumanMessage("ev", id="h3")]}, version="v2")]
+
+    events = asyncio.run(collect())
+    shape = [(e["event"], e["name"], len(e["parent_ids"])) for e in events if e["event"] != "on_chain_stream"]
+    assert shape == [
+        ("on_chain_start", "LangGraph", 0), ("on_chain_start", "call", 1),
+        ("on_chat_model_start", "GenericFakeChatModel", 2), ("on_chat_model_stream", "GenericFakeChatModel", 2),
+        ("on_chat_model_stream", "GenericFakeChatModel", 2), ("on_chat_model_stream", "GenericFakeChatModel", 2),
+        ("on_chat_model_end", "GenericFakeChatModel", 2), ("on_chain_end", "call", 1),
+        ("on_chain_start", "plain", 1), ("on_chain_start", "plain", 2), ("on_chain_end", "plain", 2),
+        ("on_chain_end", "plain", 1), ("on_chain_end", "LangGraph", 0),
+    ]
+    streams = [e for e in events if e["event"] == "on_chain_stream"]
+    assert [e["name"] for e in streams if e["name"] != "LangGraph"] == ["call", "plain"]
+    assert events[-1]["data"]["output"]["messages"][-1].content == "plain"
+    with pytest.raises(ValueError, match="version='v2' only"):
+        asyncio.run(graph.astream_events({}, version="v1").__anext__())
+
+
+def test_the_engine_runs_without_importing_langchain_core() -> None:
+    code = ("import sys, operator\nfrom typing import Annotated, TypedDict\nfrom engine import StateGraph, START\n"
+            "class S(TypedDict):\n    n: int\n"
+            "g = StateGraph(S)\ng.add_node('a', lambda s: {'n': s['n'] + 1})\ng.add_edge(START, 'a')\n"
+            "assert g.compile().invoke({'n': 1}, {'tags': ['x']}) == {'n': 2}\n"
+            "print('langchain_core' in sys.modules)\n")
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
