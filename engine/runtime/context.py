@@ -25,6 +25,8 @@ class TaskContext:
     parent: TaskContext | None = None
     """The task of the enclosing graph when this one runs inside a subgraph node: its
     interrupts belong to that task, which re-runs the whole subgraph on resume."""
+    run: Any = None
+    """The Run executing this task (the functional API saves its task calls through it)."""
 
     def root(self) -> TaskContext:
         ctx = self

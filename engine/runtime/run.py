@@ -258,7 +258,7 @@ class Run(RunStart, RunCommit):
             self.tracer.task_config(task, self.step + 1, state, self.thread_id)
         ctx = TaskContext(task_id=task.id, name=task.name, config=config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
-                          parent=current_task.get())
+                          parent=current_task.get(), run=self)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
                                    input=state))

@@ -93,7 +93,8 @@ class RunStart:
         values = dict(base.values) if base is not None else schema.initial_values()
         cid = new_checkpoint_id()
         versions = dict(base.versions) if base is not None else {k: cid for k in values}
-        start_task = PlannedTask(id=new_task_id(cid, 0, START), name=START, trigger="input",
+        entry = getattr(self.graph, "input_node", START)  # an @entrypoint's node takes the input itself
+        start_task = PlannedTask(id=new_task_id(cid, 0, entry), name=entry, trigger="input",
                                  is_send=True, arg=self.input)
         ckpt = Checkpoint(
             id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,

@@ -84,6 +84,8 @@ class StreamCollector:
         self.output_keys = output_keys
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
+        self.unwrap = getattr(schema, "unwrap_update", None)
+        """How an @entrypoint's node update is shown (its return value), else None."""
 
     def _out(self, values: Any) -> Any:
         """The output state as the values stream shows it (restricted to output_keys)."""
@@ -158,7 +160,7 @@ class StreamCollector:
             if event.name == START:
                 return
             if "updates" in modes:
-                update = event.update
+                update = event.update if self.unwrap is None else self.unwrap(event.update)
                 if self.output_keys is not None and isinstance(update, dict):
                     keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
                     update = {k: v for k, v in update.items() if k in keys}

@@ -1,0 +1,455 @@
+"""The functional API: `@entrypoint` and `@task`, on the same `Run` as every graph.
+
+An entrypoint compiles to a one-node graph: the input checkpoint (step -1) plans the
+function's node with the input as its argument, and its return value is the state (the
+`__end__` channel; `__previous__` keeps what the next run on the thread gets as
+`previous`). A `@task` called inside it is a child task of that node: it runs when
+called, its result is saved at once as a pending write of the node's checkpoint (channel
+`__return__`, under an id made from the call's position), and a resumed entrypoint, which
+runs again from the top, gets saved results back instead of running the task again, as
+LangGraph saves them. Each task call is a TaskStarted/TaskFinished event, so the studio
+and the `updates` stream show it.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from .checkpoint.base import PendingWrite
+from .constants import START
+from .errors import GraphInterrupt
+from .graph.builder import StateGraph
+from .graph.compiled import CompiledStateGraph
+from .runtime.context import TaskContext, current_task
+from .runtime.events import TaskFailed, TaskFinished, TaskStarted
+from .types import RetryPolicy, StateSnapshot
+
+__all__ = ["entrypoint", "task", "TaskFuture", "EntrypointGraph", "CachePolicy"]
+
+T = TypeVar("T")
+RETURN = "__return__"
+END_KEY = "__end__"
+PREVIOUS_KEY = "__previous__"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CachePolicy:
+    """Reuse a task's result for the same arguments (`key_func(*args, **kwargs)`, by
+    default their repr) for `ttl` seconds (None: for ever), within one entrypoint."""
+
+    key_func: Callable[..., Any] | None = None
+    ttl: float | None = None
+
+
+class TaskFuture(Generic[T]):
+    """What calling a task returns: `.result()` in sync code, `await` in async code."""
+
+    def __init__(self, *, value: Any = None, error: BaseException | None = None,
+                 pending: asyncio.Future[Any] | None = None) -> None:
+        self._value, self._error, self._pending = value, error, pending
+
+    def done(self) -> bool:
+        return self._pending is None or self._pending.done()
+
+    def result(self, timeout: float | None = None) -> T:
+        if self._pending is not None:
+            if not self._pending.done():
+                raise RuntimeError("this task is async and still running: `await` its future instead of .result()")
+            return self._pending.result()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[no-any-return]
+
+    def exception(self) -> BaseException | None:
+        if self._pending is not None:
+            return self._pending.exception() if self._pending.done() else None
+        return self._error
+
+    def __await__(self) -> Any:
+        if self._pending is not None:
+            return self._pending.__await__()
+        return _ready(self).__await__()
+
+
+async def _ready(future: TaskFuture[Any]) -> Any:
+    return future.result()
+
+
+class _Scope:
+    """The running entrypoint's bookkeeping for its task calls."""
+
+    def __init__(self, graph: EntrypointGraph, ctx: TaskContext) -> None:
+        self.graph = graph
+        self.ctx = ctx
+        self.run = ctx.run
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+        self.saved: dict[str, Any] = {}
+        run = self.run
+        if run is not None and run.saver is not None and run.checkpoint is not None:
+            for w in run.saver.pending_writes(run.thread_id or "", run.checkpoint.id):
+                if w.channel == RETURN:
+                    self.saved[w.task_id] = w.value
+
+    def call_id(self, parent: str, name: str) -> str:
+        with self.lock:
+            index = self.counts.get(parent, 0)
+            self.counts[parent] = index + 1
+        return f"{parent}/{name}:{index}"
+
+    def emit(self, event: Any) -> None:
+        run = self.run
+        if run is None or not run.listeners:
+            return
+        loop = run._loop
+        if loop is None or threading.get_ident() == run._loop_thread:
+            run._emit(event)
+        else:
+            loop.call_soon_threadsafe(run._emit, event)
+
+    def base(self) -> dict[str, Any]:
+        run = self.run
+        return {"run_id": run.run_id, "thread_id": run.thread_id, "step": run.step + 1, "namespace": run.namespace}
+
+    def save(self, call_id: str, name: str, value: Any) -> None:
+        run = self.run
+        if run is not None and run.saver is not None and run.checkpoint is not None:
+            run.saver.put_writes(run.thread_id or "", run.checkpoint.id,
+                                 [PendingWrite(task_id=call_id, task_name=name, channel=RETURN, value=value)])
+
+
+_scope: contextvars.ContextVar[_Scope | None] = contextvars.ContextVar("retrograph_entrypoint", default=None)
+_call_path: contextvars.ContextVar[str] = contextvars.ContextVar("retrograph_task_path", default="")
+
+
+class _Task:
+    """A function decorated with `@task`: calling it runs it as a child task."""
+
+    def __init__(self, fn: Callable[..., Any], name: str, retry: Sequence[RetryPolicy],
+                 cache_policy: CachePolicy | None) -> None:
+        self.fn = fn
+        self.name = name
+        self.retry = tuple(retry)
+        self.cache_policy = cache_policy
+        self.is_async = inspect.iscoroutinefunction(fn)
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"<task {self.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> TaskFuture[Any]:
+        scope = _scope.get()
+        if scope is None:
+            if current_task.get() is None:
+                raise RuntimeError(
+                    f"task `{self.name}` was called outside a run: call it inside an @entrypoint function "
+                    "(or a graph node)"
+                )
+            return self._plain(args, kwargs)  # inside a StateGraph node: run it, nothing to save
+        parent = _call_path.get() or scope.ctx.task_id
+        call_id = scope.call_id(parent, self.name)
+        if call_id in scope.saved:
+            return TaskFuture(value=scope.saved[call_id])
+        cached = scope.graph.cached(self, args, kwargs)
+        if cached is not _NOTHING:
+            return TaskFuture(value=cached)
+        scope.emit(TaskStarted(**scope.base(), task_id=call_id, name=self.name, trigger="call",
+                               input=_shown_input(args, kwargs)))
+        if self.is_async:
+            pending = asyncio.ensure_future(self._arun(scope, call_id, args, kwargs))
+            return TaskFuture(pending=pending)
+        started = time.perf_counter()
+        token = _call_path.set(call_id)
+        try:
+            value = self._with_retry(args, kwargs)
+        except GraphInterrupt as exc:
+            return TaskFuture(error=exc)
+        except Exception as exc:
+            self._failed(scope, call_id, exc, started)
+            return TaskFuture(error=exc)
+        finally:
+            _call_path.reset(token)
+        self._finished(scope, call_id, value, started, args, kwargs)
+        return TaskFuture(value=value)
+
+    async def _arun(self, scope: _Scope, call_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        started = time.perf_counter()
+        _call_path.set(call_id)  # this asyncio task's own context
+        attempt = 1
+        while True:
+            try:
+                value = await self.fn(*args, **kwargs)
+                break
+            except GraphInterrupt:
+                raise
+            except Exception as exc:
+                policy = self._policy_for(exc, attempt)
+                if policy is None:
+                    self._failed(scope, call_id, exc, started)
+                    raise
+                await asyncio.sleep(policy.delay(attempt))
+                attempt += 1
+        self._finished(scope, call_id, value, started, args, kwargs)
+        return value
+
+    def _with_retry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        attempt = 1
+        while True:
+            try:
+                return self.fn(*args, **kwargs)
+            except GraphInterrupt:
+                raise
+            except Exception as exc:
+                policy = self._policy_for(exc, attempt)
+                if policy is None:
+                    raise
+                time.sleep(policy.delay(attempt))
+                attempt += 1
+
+    def _policy_for(self, exc: Exception, attempt: int) -> RetryPolicy | None:
+        for policy in self.retry:
+            if policy.should_retry(exc):
+                return policy if attempt < policy.max_attempts else None
+        return None
+
+    def _plain(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TaskFuture[Any]:
+        if self.is_async:
+            return TaskFuture(pending=asyncio.ensure_future(self.fn(*args, **kwargs)))
+        try:
+            return TaskFuture(value=self._with_retry(args, kwargs))
+        except Exception as exc:
+            return TaskFuture(error=exc)
+
+    def _finished(self, scope: _Scope, call_id: str, value: Any, started: float,
+                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        scope.save(call_id, self.name, value)
+        scope.graph.remember(self, args, kwargs, value)
+        scope.emit(TaskFinished(**scope.base(), task_id=call_id, name=self.name, trigger="call", update=value,
+                                writes=((RETURN, value),), routes=(), sends=(), dropped_keys=(),
+                                duration_s=time.perf_counter() - started))
+
+    def _failed(self, scope: _Scope, call_id: str, exc: BaseException, started: float) -> None:
+        import traceback
+
+        scope.emit(TaskFailed(**scope.base(), task_id=call_id, name=self.name, error=exc,
+                              traceback="".join(traceback.format_exception(exc)),
+                              duration_s=time.perf_counter() - started))
+
+
+def _shown_input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if kwargs:
+        return {"args": list(args), "kwargs": dict(kwargs)}
+    return args[0] if len(args) == 1 else list(args)
+
+
+_NOTHING: Any = object()
+
+
+def task(
+    __func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+    cache_policy: CachePolicy | None = None,
+    **unknown: Any,
+) -> Any:
+    """`@task` or `@task(name=..., retry_policy=..., cache_policy=...)`: a unit of work an
+    entrypoint calls; calling it returns a future (`.result()`, or `await` when async)."""
+    if unknown:
+        raise TypeError(f"task() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    retry = () if retry_policy is None else (
+        (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
+
+    def wrap(fn: Callable[..., Any]) -> _Task:
+        if not callable(fn):
+            raise TypeError(f"@task decorates a function, got {type(fn).__name__}")
+        return _Task(fn, name or getattr(fn, "__name__", type(fn).__name__), retry, cache_policy)
+
+    return wrap(__func) if __func is not None else wrap
+
+
+def _entry_schema() -> dict[str, Any]:
+    """The two channels of an entrypoint (a mapping schema: the names start with `__`)."""
+    return {END_KEY: Any, PREVIOUS_KEY: Any}
+
+
+class EntrypointGraph(CompiledStateGraph):
+    """A compiled `@entrypoint`: one node named after the function, runnable, streamable,
+    resumable and drawable like any compiled graph. Its state is the function's return value."""
+
+    input_node: str
+
+    def __init__(self, fn: Callable[..., Any], *, name: str, checkpointer: Any = None, store: Any = None,
+                 cache: Any = None, retry: Sequence[RetryPolicy] = (), cache_policy: Any = None,
+                 builder: StateGraph | None = None) -> None:
+        self.fn = fn
+        self.store = store
+        self.cache = cache
+        self._cache_store: dict[Any, tuple[float, Any]] = {}
+        self.input_node = name
+        if builder is None:
+            builder = StateGraph(_entry_schema())
+            builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None)
+            builder.add_edge(START, name)
+        super().__init__(builder, checkpointer=checkpointer, name=name)
+        schema = self.schema
+        schema.output = lambda values: values.get(END_KEY)  # type: ignore[method-assign]
+        schema.unwrap_update = lambda update: update.get(END_KEY) if isinstance(update, Mapping) else update  # type: ignore[attr-defined]
+
+    def with_checkpointer(self, checkpointer: Any) -> EntrypointGraph:
+        graph = EntrypointGraph(self.fn, name=self.input_node, checkpointer=checkpointer, store=self.store,
+                                cache=self.cache, builder=self.builder)
+        graph.bound_config = self.bound_config
+        return graph
+
+    # -- the node --------------------------------------------------------------------
+    def _node_for(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        params = inspect.signature(fn).parameters
+        wants = {k for k in ("previous", "config", "writer", "store", "runtime") if k in params}
+        graph = self
+
+        def extras(config: dict[str, Any], ctx: TaskContext) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            if "previous" in wants:
+                out["previous"] = ctx.run.values.get(PREVIOUS_KEY) if ctx.run is not None else None
+            if "config" in wants:
+                out["config"] = config
+            if "writer" in wants:
+                out["writer"] = ctx.writer
+            if "store" in wants:
+                out["store"] = graph.store
+            return out
+
+        def finish(value: Any) -> dict[str, Any]:
+            if isinstance(value, entrypoint.final):
+                return {END_KEY: value.value, PREVIOUS_KEY: value.save}
+            return {END_KEY: value, PREVIOUS_KEY: value}
+
+        if inspect.iscoroutinefunction(fn):
+            async def anode(input: Any, config: dict[str, Any]) -> dict[str, Any]:
+                ctx = current_task.get()
+                assert ctx is not None
+                token = _scope.set(_Scope(graph, ctx))
+                try:
+                    return finish(await fn(input, **extras(config, ctx)))
+                finally:
+                    _scope.reset(token)
+
+            anode.__name__ = getattr(fn, "__name__", "entrypoint")
+            return anode
+
+        def node(input: Any, config: dict[str, Any]) -> dict[str, Any]:
+            ctx = current_task.get()
+            assert ctx is not None
+            token = _scope.set(_Scope(graph, ctx))
+            try:
+                return finish(fn(input, **extras(config, ctx)))
+            finally:
+                _scope.reset(token)
+
+        node.__name__ = getattr(fn, "__name__", "entrypoint")
+        return node
+
+    # -- the task cache ------------------------------------------------------------------
+    def _cache_key(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        policy = t.cache_policy
+        key_func = getattr(policy, "key_func", None)
+        try:
+            key = key_func(*args, **kwargs) if key_func is not None else repr((args, sorted(kwargs.items())))
+        except Exception:
+            return None
+        return (t.name, key)
+
+    def cached(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if t.cache_policy is None or self.cache is None:
+            return _NOTHING
+        key = self._cache_key(t, args, kwargs)
+        hit = self._cache_store.get(key) if key is not None else None
+        if hit is None:
+            return _NOTHING
+        expires, value = hit
+        if expires and time.monotonic() > expires:
+            del self._cache_store[key]
+            return _NOTHING
+        return value
+
+    def remember(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
+        if t.cache_policy is None or self.cache is None:
+            return
+        key = self._cache_key(t, args, kwargs)
+        if key is not None:
+            ttl = getattr(t.cache_policy, "ttl", None)
+            self._cache_store[key] = (time.monotonic() + ttl if ttl else 0.0, value)
+
+    def clear_cache(self) -> None:
+        self._cache_store.clear()
+
+    # -- results as LangGraph shows them ----------------------------------------------------
+    async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        latest: list[Any] = []
+        interrupts: list[Any] = []
+        async for mode, chunk in self.astream(input, config, stream_mode=["values", "updates"], **kwargs):
+            if mode == "values":
+                latest[:] = [chunk]
+            elif isinstance(chunk, Mapping) and "__interrupt__" in chunk:
+                interrupts.extend(chunk["__interrupt__"])
+        out = latest[0] if latest else None
+        if interrupts:
+            if isinstance(out, dict):
+                return {**out, "__interrupt__": interrupts}
+            if out is None:
+                return {"__interrupt__": interrupts}
+        return out
+
+    def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = ()) -> StateSnapshot:
+        snap = super().snapshot(ckpt, pending)
+        return snap._replace(values=snap.values.get(END_KEY) if isinstance(snap.values, Mapping) else snap.values)
+
+    def __repr__(self) -> str:
+        return f"<entrypoint {self.input_node!r}>"
+
+
+class entrypoint:  # noqa: N801 - LangGraph's name
+    """`@entrypoint(checkpointer=...)` makes a function a runnable graph of one node.
+
+    The function takes the input as its first argument and may ask for `previous` (what
+    the last run on the thread returned or saved), `config`, `writer` and `store`."""
+
+    @dataclass(frozen=True)
+    class final(Generic[T]):  # noqa: N801 - LangGraph's name
+        """Return `entrypoint.final(value=..., save=...)` to return `value` but keep `save`
+        as the next run's `previous`."""
+
+        value: Any
+        save: Any
+
+    def __init__(self, checkpointer: Any = None, store: Any = None, cache: Any = None,
+                 context_schema: Any = None, cache_policy: Any = None, retry_policy: Any = None,
+                 **unknown: Any) -> None:
+        unknown.pop("config_schema", None)
+        if unknown:
+            raise TypeError(f"entrypoint() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+        self.checkpointer = checkpointer
+        self.store = store
+        self.cache = cache
+        self.retry = () if retry_policy is None else (
+            (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
+
+    def __call__(self, fn: Callable[..., Any]) -> EntrypointGraph:
+        if not callable(fn):
+            raise TypeError(f"@entrypoint decorates a function, got {type(fn).__name__}")
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not params:
+            raise ValueError(
+                f"the entrypoint `{getattr(fn, '__name__', fn)}` must take one positional argument: its input"
+            )
+        return EntrypointGraph(fn, name=getattr(fn, "__name__", "entrypoint"), checkpointer=self.checkpointer,
+                               store=self.store, cache=self.cache, retry=self.retry)

@@ -1,0 +1,153 @@
+"""The functional API (`@entrypoint`, `@task`) on the same Run: checkpoints as LangGraph
+saves them (step -1 input with the entrypoint next, step 0 loop), task results kept as
+pending writes so a resume does not run finished tasks again, events for each task."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import Command, InMemorySaver, RetryPolicy, SqliteSaver, TaskFinished, TaskStarted, interrupt
+from engine.func import CachePolicy, entrypoint, task
+
+
+def make_workflow(checkpointer: Any, calls: list[Any]) -> Any:
+    @task
+    def add_one(x: int) -> int:
+        calls.append(x)
+        return x + 1
+
+    @entrypoint(checkpointer=checkpointer)
+    def wf(n: int, *, previous: Any = None) -> dict[str, Any]:
+        a = add_one(n).result()
+        b = [f.result() for f in [add_one(i) for i in range(2)]]
+        answer = interrupt({"a": a})
+        return {"a": a, "b": b, "answer": answer, "previous": previous}
+
+    return wf
+
+
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_interrupt_and_resume_do_not_run_finished_tasks_again(tmp_path: Path, saver: str) -> None:
+    calls: list[Any] = []
+    checkpointer = InMemorySaver() if saver == "memory" else SqliteSaver(tmp_path / "f.sqlite")
+    wf = make_workflow(checkpointer, calls)
+    config = {"configurable": {"thread_id": "1"}}
+    first = list(wf.stream(5, config, stream_mode="updates"))
+    assert first[:3] == [{"add_one": 6}, {"add_one": 1}, {"add_one": 2}]
+    assert first[3]["__interrupt__"][0].value == {"a": 6}
+    assert calls == [5, 0, 1]
+    second = list(wf.stream(Command(resume="yes"), config, stream_mode="updates"))
+    assert second == [{"wf": {"a": 6, "b": [1, 2], "answer": "yes", "previous": None}}]
+    assert calls == [5, 0, 1]  # nothing ran twice
+    history = [(s.metadata["step"], s.metadata["source"], s.next, s.values) for s in wf.get_state_history(config)]
+    assert history == [
+        (0, "loop", (), {"a": 6, "b": [1, 2], "answer": "yes", "previous": None}),
+        (-1, "input", ("wf",), None),
+    ]
+
+
+def test_previous_and_final_on_one_thread() -> None:
+    @entrypoint(checkpointer=InMemorySaver())
+    def counter(n: int, *, previous: Any = None) -> Any:
+        total = (previous or 0) + n
+        return entrypoint.final(value=f"total {total}", save=total)
+
+    config = {"configurable": {"thread_id": "c"}}
+    assert counter.invoke(2, config) == "total 2"
+    assert counter.invoke(3, config) == "total 5"
+    assert counter.get_state(config).values == "total 5"
+    steps = [s.metadata["step"] for s in counter.get_state_history(config)]
+    assert steps == [2, 1, 0, -1]
+
+
+def test_async_entrypoint_awaits_tasks_and_events_show_each_task() -> None:
+    @task
+    async def square(x: int) -> int:
+        await asyncio.sleep(0)
+        return x * x
+
+    @entrypoint()
+    async def squares(xs: list[int]) -> list[int]:
+        return list(await asyncio.gather(*[square(x) for x in xs]))
+
+    async def go() -> list[Any]:
+        return [c async for c in squares.astream([1, 2, 3], stream_mode="events")]
+
+    events = asyncio.run(go())
+    started = [e.name for e in events if isinstance(e, TaskStarted)]
+    finished = [(e.name, e.update) for e in events if isinstance(e, TaskFinished)]
+    assert started == ["squares", "square", "square", "square"]
+    assert sorted(finished[:-1], key=lambda f: f[1]) == [("square", 1), ("square", 4), ("square", 9)]
+    assert finished[-1][0] == "squares"
+    assert asyncio.run(squares.ainvoke([4])) == [16]
+
+
+def test_task_retry_and_cache() -> None:
+    attempts: list[int] = []
+    runs: list[int] = []
+
+    @task(retry_policy=RetryPolicy(max_attempts=3, initial_interval=0.0, jitter=False))
+    def flaky(x: int) -> int:
+        attempts.append(x)
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return x
+
+    @task(cache_policy=CachePolicy(ttl=None))
+    def slow(x: int) -> int:
+        runs.append(x)
+        return x * 10
+
+    @entrypoint(cache=object())
+    def wf(x: int) -> list[int]:
+        return [flaky(x).result(), slow(x).result(), slow(x).result()]
+
+    assert wf.invoke(7) == [7, 70, 70]
+    assert attempts == [7, 7, 7] and runs == [7]
+    assert wf.invoke(7) == [7, 70, 70] and runs == [7]
+
+
+def test_a_failing_task_fails_the_run_with_its_own_error() -> None:
+    @task
+    def boom(x: int) -> int:
+        raise KeyError("missing")
+
+    @entrypoint()
+    def wf(x: int) -> int:
+        return boom(x).result()
+
+    with pytest.raises(KeyError, match="missing"):
+        wf.invoke(1)
+
+
+def test_bad_uses_are_clear_errors() -> None:
+    @task
+    def t(x: int) -> int:
+        return x
+
+    with pytest.raises(RuntimeError, match="task `t` was called outside a run"):
+        t(1)
+    with pytest.raises(TypeError, match="entrypoint\\(\\) got unexpected keyword arguments: checkpointr"):
+        entrypoint(checkpointr=InMemorySaver())
+    with pytest.raises(TypeError, match="task\\(\\) got unexpected keyword arguments: retry"):
+        task(retry=3)
+    with pytest.raises(ValueError, match="must take one positional argument"):
+        entrypoint()(lambda: 1)
+
+
+def test_an_entrypoint_is_a_graph_the_studio_and_cli_can_load(tmp_path: Path) -> None:
+    from studio.loader import LoadedGraph, load_graph
+
+    path = tmp_path / "flow.py"
+    path.write_text(
+        "from engine.func import entrypoint, task\n"
+        "@task\ndef double(x):\n    return x * 2\n"
+        "@entrypoint()\ndef flow(x):\n    return double(x).result() + 1\n"
+        "example_input = 4\n", encoding="utf-8")
+    loaded = load_graph(str(path))
+    assert isinstance(loaded, LoadedGraph) and loaded.name == "flow"
+    assert loaded.graph.invoke(loaded.example_input) == 9
+    assert set(loaded.graph.get_graph().nx.nodes) >= {"flow"}
