@@ -139,7 +139,7 @@ def test_bad_uses_are_clear_errors() -> None:
 
 
 def test_an_entrypoint_is_a_graph_the_studio_and_cli_can_load(tmp_path: Path) -> None:
-    from studio.loader import LoadedGraph, load_graph
+    from studio.core.loader import LoadedGraph, load_graph
 
     path = tmp_path / "flow.py"
     path.write_text(
