@@ -67,9 +67,11 @@ from .types import (
     StreamPart,
     Interrupt,
     Overwrite,
+    PregelTask,
     RetryPolicy,
     Send,
     StateSnapshot,
+    StateUpdate,
     TaskInfo,
 )
 
@@ -78,6 +80,7 @@ __all__ = [
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
     "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
     "GraphOutput", "StreamPart", "StreamMode", "Durability",
+    "StateUpdate", "PregelTask",
     # messages
     "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",
     "SystemMessage", "ToolMessage", "RemoveMessage",

@@ -6,6 +6,7 @@ and each message names the node, key or file at fault and says what to do.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 
 __all__ = [
     "GraphRecursionError",
@@ -21,6 +22,10 @@ __all__ = [
     "ResumeError",
     "GraphInterrupt",
     "InvalidRouteError",
+    "GraphBubbleUp",
+    "ParentCommand",
+    "EmptyChannelError",
+    "ErrorCode",
 ]
 
 
@@ -54,8 +59,8 @@ class MissingThreadIdError(ValueError):
     """A checkpointer is set but the config names no `configurable.thread_id`."""
 
 
-class ResumeError(ValueError):
-    """A resume value does not match any pending interrupt."""
+class ResumeError(RuntimeError):
+    """A resume value does not match the pending interrupts (a RuntimeError, as LangGraph raises)."""
 
 
 class CheckpointError(RuntimeError):
@@ -78,7 +83,39 @@ class SerializationError(TypeError):
     """A state value cannot be stored in a checkpoint."""
 
 
-class GraphInterrupt(Exception):
+class GraphBubbleUp(Exception):
+    """Base of the signals that a node raises for the engine to handle (an interrupt, a
+    Command for the parent graph), not errors: a node must let them propagate."""
+
+
+class ParentCommand(GraphBubbleUp):
+    """A node returned `Command(graph=Command.PARENT)`: the command goes to the graph
+    that runs this one as a node. Raised out of invoke() when there is no such graph;
+    `args[0]` is the Command."""
+
+    def __init__(self, command: object) -> None:
+        super().__init__(command)
+
+    @property
+    def command(self) -> object:
+        return self.args[0]
+
+
+class EmptyChannelError(LookupError):
+    """A state key was read before anything was written to it."""
+
+
+class ErrorCode(Enum):
+    """LangGraph's error codes, for code that inspects them."""
+
+    GRAPH_RECURSION_LIMIT = "GRAPH_RECURSION_LIMIT"
+    INVALID_CONCURRENT_GRAPH_UPDATE = "INVALID_CONCURRENT_GRAPH_UPDATE"
+    INVALID_GRAPH_NODE_RETURN_VALUE = "INVALID_GRAPH_NODE_RETURN_VALUE"
+    MULTIPLE_SUBGRAPHS = "MULTIPLE_SUBGRAPHS"
+    INVALID_CHAT_HISTORY = "INVALID_CHAT_HISTORY"
+
+
+class GraphInterrupt(GraphBubbleUp):
     """Raised inside a node by `interrupt()` to pause the run; the engine catches it.
 
     A node must let it propagate: catching it (`except Exception`) swallows the pause.

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from .outputs import Durability, GraphOutput, StreamMode, StreamPart
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
-           "GraphOutput", "StreamPart", "StreamMode", "Durability"]
+           "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask"]
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
@@ -51,9 +51,14 @@ class Command(Generic[Destination]):
 @dataclass(frozen=True)
 class Overwrite:
     """A write that replaces a reducer key's value instead of going through its reducer:
-    `{"log": Overwrite([])}` empties an `Annotated[list, operator.add]` key."""
+    `{"log": Overwrite([])}` empties an `Annotated[list, operator.add]` key.
+
+    Its JSON forms, `{"__overwrite__": v}` and `{"value": v, "type": "__overwrite__"}`
+    (what a JSON encoder makes of an Overwrite), are recognised too."""
 
     value: Any
+    type: Literal["__overwrite__"] = "__overwrite__"
+    """Lets an Overwrite be recognised after a JSON round trip erased its class."""
 
 
 @dataclass(frozen=True)
@@ -64,16 +69,23 @@ class Interrupt:
     id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class TaskInfo:
-    """A task of the superstep that a snapshot is about to run (or stopped in)."""
+class PregelTask(NamedTuple):
+    """A task of the superstep that a snapshot is about to run (or stopped in), with
+    LangGraph's fields: `path` says why it runs (`("__pregel_pull", node)` for a node
+    triggered by an edge or a router, `("__pregel_push", i)` for a Send), `error` the
+    text of the error it failed with, `result` what it wrote once finished."""
 
     id: str
     name: str
-    trigger: str = ""
+    path: tuple[Any, ...] = ()
     error: str | None = None
     interrupts: tuple[Interrupt, ...] = ()
-    result: Mapping[str, Any] | None = None
+    state: Any = None
+    result: Any = None
+
+
+TaskInfo = PregelTask
+"""Retrograph's earlier name for PregelTask."""
 
 
 class StateSnapshot(NamedTuple):
@@ -87,6 +99,14 @@ class StateSnapshot(NamedTuple):
     parent_config: RunnableConfig | None
     tasks: tuple[TaskInfo, ...] = ()
     interrupts: tuple[Interrupt, ...] = ()
+
+
+class StateUpdate(NamedTuple):
+    """One update of `bulk_update_state`: `values` as if node `as_node` had returned them."""
+
+    values: Any
+    as_node: str | None = None
+    task_id: str | None = None
 
 
 def _retry_by_default(exc: BaseException) -> bool:

@@ -9,7 +9,7 @@ from ..errors import InvalidUpdateError
 from ..types import Overwrite
 from .base import MISSING, Applied, Channel
 
-__all__ = ["ReducerChannel", "reducer_display_name"]
+__all__ = ["ReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY"]
 
 
 def reducer_display_name(fn: Callable[..., Any]) -> str:
@@ -18,6 +18,25 @@ def reducer_display_name(fn: Callable[..., Any]) -> str:
         return "operator.add"
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     return name
+
+
+OVERWRITE_KEY = "__overwrite__"
+
+
+def _overwrite_dict(value: dict[Any, Any]) -> bool:
+    """`{"__overwrite__": v}` or an Overwrite that went through JSON (`{"value": v, "type": ...}`)."""
+    if len(value) == 1:
+        return OVERWRITE_KEY in value
+    return len(value) == 2 and value.get("type") == OVERWRITE_KEY and "value" in value
+
+
+def overwrite_value(value: Any) -> tuple[bool, Any]:
+    """(whether `value` is an Overwrite in any of its forms, the value it writes)."""
+    if type(value) is Overwrite:
+        return True, value.value
+    if type(value) is dict and _overwrite_dict(value):
+        return True, value[OVERWRITE_KEY] if OVERWRITE_KEY in value else value["value"]
+    return False, None
 
 
 class ReducerChannel(Channel):
@@ -41,16 +60,8 @@ class ReducerChannel(Channel):
     def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
         if not writes:
             return Applied(old)
-        overwrites = [i for i, w in enumerate(writes) if type(w) is Overwrite]
-        if overwrites:
-            if len(overwrites) > 1:
-                raise InvalidUpdateError(
-                    f"At key '{self.key}': {len(overwrites)} Overwrite values in one step; "
-                    "only one write may replace the value in a superstep."
-                )
-            at = overwrites[0]
-            rest = self.apply(writes[at].value, writes[at + 1:]) if at + 1 < len(writes) else None
-            return Applied(rest.value if rest is not None else writes[at].value)
+        if any(type(w) is Overwrite or (type(w) is dict and _overwrite_dict(w)) for w in writes):
+            return Applied(self._overwritten(writes))
         if self._fold is not None:
             value, appended = self._fold(old, writes)
             return Applied(value, appended)
@@ -67,3 +78,14 @@ class ReducerChannel(Channel):
                 tail.extend(w)
             return Applied(value, tail)
         return Applied(value)
+
+    def _overwritten(self, writes: Sequence[Any]) -> Any:
+        """As LangGraph: the step's one Overwrite replaces the value; the step's other
+        writes, before or after it, are dropped."""
+        found = [v for is_ow, v in map(overwrite_value, writes) if is_ow]
+        if len(found) > 1:
+            raise InvalidUpdateError(
+                f"At key '{self.key}': Can receive only one Overwrite value per super-step. "
+                f"{len(found)} writes in this step were Overwrite values; only one may replace the value."
+            )
+        return found[0]

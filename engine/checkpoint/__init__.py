@@ -29,6 +29,7 @@ from .base import (
     new_task_id,
     now_iso,
 )
+from .langgraph_api import CheckpointTuple
 from .memory import InMemorySaver, MemorySaver
 from .serde import Serializer, UnknownTypeWarning, UnknownValue, register_type
 from .postgres import PostgresSaver
@@ -49,6 +50,7 @@ __all__ = [
     "INTERRUPT",
     "ERROR",
     "RESUME",
+    "CheckpointTuple",
     "InMemorySaver",
     "MemorySaver",
     "SqliteSaver",

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .langgraph_api import LangGraphSaverAPI
+
 __all__ = [
     "Checkpoint",
     "CheckpointHeader",
@@ -165,10 +167,11 @@ def new_task_id(checkpoint_id: str, index: int, name: str) -> str:
     return f"{checkpoint_id}/{index}"
 
 
-class BaseCheckpointSaver(ABC):
+class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
     """A checkpoint store. Methods are synchronous and cheap per call (they touch only
     what changed), so the run calls them inline; the studio calls the listing methods
-    off its UI thread."""
+    off its UI thread. LangGraph's forms of the same methods (a config first) and their
+    async twins come from LangGraphSaverAPI."""
 
     @abstractmethod
     def put(

@@ -11,15 +11,18 @@ import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import ERROR, INTERRUPT, RESUME, Checkpoint, PendingWrite
+from ..checkpoint.base import ERROR, INTERRUPT, RESUME, BaseCheckpointSaver, Checkpoint, PendingWrite
 from ..constants import INTERRUPT_KEY, START
 from ..errors import MissingThreadIdError
+from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
 from ..outputs import GraphOutput
 from ..types import StateSnapshot, TaskInfo
+
+from .task_results import derive_results
 
 if TYPE_CHECKING:
     from .builder import StateGraph
@@ -41,6 +44,7 @@ class CompiledStateGraph:
     ) -> None:
         self.builder = builder
         self.name = name
+        _check_checkpointer(checkpointer)
         self.checkpointer = checkpointer if checkpointer not in (True, False) else None
         self.interrupt_before = tuple(interrupt_before)
         self.interrupt_after = tuple(interrupt_after)
@@ -294,10 +298,19 @@ class CompiledStateGraph:
             return None
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
 
-    def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = ()) -> StateSnapshot:
+    def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
+                 child: Checkpoint | None = None) -> StateSnapshot:
         """A checkpoint as get_state() shows it; the saved writes of tasks that finished in
-        an uncommitted superstep (before a crash, an error or an interrupt) are applied."""
+        an uncommitted superstep (before a crash, an error or an interrupt) are applied.
+        `child`, the checkpoint its superstep made, tells what its tasks wrote."""
         channels = self.schema.channels
+        values = {k: v for k, v in ckpt.values.items() if k in channels}
+        plan = ckpt.tasks
+        inputs = [w for w in pending if is_input_write(w, ckpt.id)]
+        if inputs:  # a Command given as input: its update and goto act on this checkpoint
+            values, plan = apply_input_writes(self, ckpt.id, values, plan, inputs)
+            pending = [w for w in pending if not is_input_write(w, ckpt.id)]
+        derived = derive_results(self, ckpt, child)
         writes: dict[str, list[tuple[str, Any]]] = {}
         finished: set[str] = set()
         interrupts: dict[str, list[Any]] = {}
@@ -312,13 +325,12 @@ class CompiledStateGraph:
                 if w.channel in channels:
                     writes.setdefault(w.task_id, []).append((w.channel, w.value))
         tasks = tuple(
-            TaskInfo(id=t.id, name=t.name, trigger=t.trigger, error=errors.get(t.id),
+            TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=errors.get(t.id),
                      interrupts=() if t.id in finished else tuple(interrupts.get(t.id, ())),
-                     result=dict(writes.get(t.id, ())) if t.id in finished else None)
-            for t in ckpt.tasks
+                     result=dict(writes.get(t.id, ())) if t.id in finished else derived.get(t.id))
+            for i, t in enumerate(plan)
         )
-        values = {k: v for k, v in ckpt.values.items() if k in channels}
-        saved = [w for t in ckpt.tasks for w in writes.get(t.id, ())]
+        saved = [w for t in plan for w in writes.get(t.id, ())]
         if saved:
             try:
                 values = apply_own_writes(values, saved, channels)[0]
@@ -326,7 +338,7 @@ class CompiledStateGraph:
                 pass
         return StateSnapshot(
             values=values,
-            next=tuple(t.name for t in ckpt.tasks if t.id not in finished),
+            next=tuple(t.name for t in plan if t.id not in finished),
             config=self.checkpoint_config(ckpt.thread_id, ckpt.id) or {},
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
@@ -355,31 +367,44 @@ class CompiledStateGraph:
         saver = self._saver()
         thread_id, _ = self._thread(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
+        newest_child: dict[str, Checkpoint] = {}
         for ckpt in saver.list(thread_id, before=before_id, limit=limit):
+            child = newest_child.get(ckpt.id)
+            if ckpt.parent_id is not None:
+                newest_child.setdefault(ckpt.parent_id, ckpt)
             if filter and any(ckpt.metadata.get(k) != v and {"source": ckpt.source, "step": ckpt.step}.get(k) != v
                               for k, v in filter.items()):
                 continue
-            yield self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id))
+            yield self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id), child)
 
     async def aget_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> AsyncIterator[StateSnapshot]:
         for snap in self.get_state_history(config, **kwargs):
             yield snap
 
-    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
-        """Write `values` as if `as_node` had returned them; returns the new checkpoint's config."""
-        saver = self._saver()
-        thread_id, checkpoint_id = self._thread(config)
-        base = saver.get(thread_id, checkpoint_id)
-        if checkpoint_id and base is None:
-            raise ValueError(
-                f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}; pick one from get_state_history()"
-            )
-        run = Run(self, None, config)
-        ckpt = run.apply_update(base, values, as_node)
-        return self.checkpoint_config(thread_id, ckpt.id) or {}
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
+                     task_id: str | None = None) -> dict[str, Any]:
+        """Write `values` as if `as_node` had returned them; returns the new checkpoint's config.
 
-    async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+        `as_node="__copy__"` copies the checkpoint as a sibling (a fork), `"__input__"` saves
+        `values` as a run's input; `as_node=END` with `values=None` clears the next tasks."""
+        from .updates import bulk_update
+
+        return bulk_update(self, config, [[(values, as_node)]])
+
+    async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
+                            task_id: str | None = None) -> dict[str, Any]:
         return self.update_state(config, values, as_node)
+
+    def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
+        """Several supersteps of updates, each a list of `StateUpdate(values, as_node)`
+        applied together in one checkpoint; returns the last checkpoint's config."""
+        from .updates import bulk_update
+
+        return bulk_update(self, config, supersteps)
+
+    async def abulk_update_state(self, config: Mapping[str, Any],
+                                 supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
+        return self.bulk_update_state(config, supersteps)
 
     # -- drawing --------------------------------------------------------------------
     def get_graph(self, xray: bool | int = False) -> Any:
@@ -427,6 +452,27 @@ def _last_values(chunks: list[Any], version: str, output_keys: Any) -> Any:
         last = chunks[-1] if chunks else {"data": None, "interrupts": ()}
         return GraphOutput(last["data"], tuple(last.get("interrupts", ())))
     return chunks[-1] if chunks else None
+
+
+_SAVER_METHODS = ("get", "put", "put_writes", "pending_writes", "list")
+
+
+def _check_checkpointer(checkpointer: Any) -> None:
+    """compile(checkpointer=...) takes a saver, True, False or None; anything else is a
+    TypeError now rather than an AttributeError in the middle of a run."""
+    if checkpointer is None or checkpointer is True or checkpointer is False:
+        return
+    if isinstance(checkpointer, BaseCheckpointSaver) or all(
+            callable(getattr(checkpointer, m, None)) for m in _SAVER_METHODS):
+        return
+    raise TypeError(
+        f"Invalid checkpointer provided. Expected a checkpoint saver (InMemorySaver, SqliteSaver...), "
+        f"True, False or None; got {type(checkpointer).__name__}: {checkpointer!r:.80}."
+    )
+
+
+def _task_path(task: Any, index: int) -> tuple[Any, ...]:
+    return ("__pregel_push", index) if task.is_send else ("__pregel_pull", task.name)
 
 
 def _error_text(value: Any) -> str:

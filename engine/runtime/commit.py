@@ -50,39 +50,60 @@ class RunCommit:
     def apply_update(self: Run, base: Checkpoint | None, values: Any, as_node: str | None) -> Checkpoint:
         """update_state(): apply `values` as if `as_node` had written them, on a new
         checkpoint (source "update") whose next tasks follow `as_node`'s edges."""
+        return self.apply_updates(base, [(values, as_node)])
+
+    def apply_updates(self: Run, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]]) -> Checkpoint:
+        """One superstep of update_state/bulk_update_state: each `(values, as_node)` is
+        applied as if that node had returned it, all in one new checkpoint."""
         graph = self.graph
-        if as_node is None:
-            if base is None or not base.nodes_ran:
-                as_node = START
-            elif len(base.nodes_ran) == 1:
-                as_node = base.nodes_ran[0]
-            else:
+        if not updates:
+            raise ValueError("No updates provided: each superstep needs at least one StateUpdate")
+        if len(updates) == 1 and updates[0][1] is None:
+            updates = [(updates[0][0], self._infer_as_node(base))]
+        tasks: list[PlannedTask] = []
+        for i, (values, as_node) in enumerate(updates):
+            if as_node is None:
                 raise InvalidUpdateError(
-                    f"Ambiguous update, specify as_node: {', '.join(base.nodes_ran)} all ran in the last "
-                    "superstep, so pass as_node='<one of them>' to say whose update this is."
+                    "as_node is required when applying multiple updates: "
+                    "StateUpdate(values, as_node='<node>') for each update of the superstep"
                 )
-        if values is not None and not isinstance(values, (Mapping, Command)) and _as_items(values) is None:
-            raise InvalidUpdateError(
-                f"update_state(values={values!r:.60}): expected a dict of state updates "
-                f"(e.g. {{'key': value}}) or a Command, got a {type(values).__name__}"
-            )
-        if as_node not in graph.runners:
-            raise InvalidUpdateError(
-                f"update_state(as_node={as_node!r}): no such node (nodes: {', '.join(graph.node_names)})"
-            )
+            if values is not None and not isinstance(values, (Mapping, Command)) and _as_items(values) is None:
+                raise InvalidUpdateError(
+                    f"update_state(values={values!r:.60}): expected a dict of state updates "
+                    f"(e.g. {{'key': value}}) or a Command, got a {type(values).__name__}"
+                )
+            if as_node not in graph.runners:
+                raise InvalidUpdateError(
+                    f"update_state(as_node={as_node!r}): no such node (nodes: {', '.join(graph.node_names)})"
+                )
+            tasks.append(PlannedTask(id=new_task_id(base.id if base else "", i, as_node), name=as_node,
+                                     trigger="update"))
         if base is None:  # a fresh thread: the update is its first checkpoint (step 0)
             base = Checkpoint(id="", thread_id=self.thread_id or "", parent_id=None, step=-1, source="update",
                               created_at=now_iso(), values=graph.schema.initial_values(), versions={})
         self._set_checkpoint(base)
         self.status = "ready"
-        task = PlannedTask(id=new_task_id(base.id, 0, as_node), name=as_node, trigger="update")
-        result = TaskResult(task=task)
-        self._route(graph.runners[as_node], task, values, result)
-        self.plan = (task,)
-        self.results = {task.id: result}
+        results: dict[str, TaskResult] = {}
+        for task, (values, as_node) in zip(tasks, updates):
+            result = TaskResult(task=task)
+            self._route(graph.runners[as_node], task, values, result)
+            results[task.id] = result
+        self.plan = tuple(tasks)
+        self.results = results
         self._commit(source="update", report=True)
         assert self.checkpoint is not None
         return self.checkpoint
+
+    def _infer_as_node(self: Run, base: Checkpoint | None) -> str:
+        """update_state's default as_node: the node that made the checkpoint."""
+        if base is None or not base.nodes_ran:
+            return START
+        if len(base.nodes_ran) == 1:
+            return base.nodes_ran[0]
+        raise InvalidUpdateError(
+            f"Ambiguous update, specify as_node: {', '.join(base.nodes_ran)} all ran in the last "
+            "superstep, so pass as_node='<one of them>' to say whose update this is."
+        )
 
     def _commit(self: Run, source: str = "loop", report: bool = True) -> StepCommitted | None:
         graph = self.graph

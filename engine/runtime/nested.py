@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GraphInterrupt
+from ..errors import GraphInterrupt, ParentCommand
 from .context import current_task
 
 if TYPE_CHECKING:
@@ -18,15 +18,6 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = ["run_subgraph", "Gate", "ParentCommand"]
-
-class ParentCommand(Exception):
-    """A node inside a subgraph returned Command(graph=Command.PARENT): the command is
-    handed to the parent graph as the output of the subgraph's node."""
-
-    def __init__(self, command: Any) -> None:
-        self.command = command
-        super().__init__(command)
-
 
 Gate = Callable[["Run"], Awaitable[None]]
 """Awaited with the (child) run before each of its moves: a task, or a commit."""

@@ -399,10 +399,8 @@ class Run(RunStart, RunCommit):
             result.routes.append((target, f"edge:{source}"))
         if command is not None:
             if command.graph == Command.PARENT:
-                if not self.namespace:
-                    raise InvalidUpdateError(
-                        f"node `{source}` returned Command(graph=Command.PARENT) but this graph has no parent"
-                    )
+                if not self.namespace:  # as LangGraph: no parent graph, so it leaves invoke()
+                    raise ParentCommand(command)
                 raise ParentCommand(replace(command, graph=None))
             for goto in command.goto_targets():
                 if isinstance(goto, Send):

@@ -27,6 +27,7 @@ from ..checkpoint.base import (
 from ..constants import START
 from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
 from ..types import Command
+from .command_input import apply_input_writes, command_writes, is_input_write
 from .events import RunStarted
 from .task import TaskResult
 
@@ -66,8 +67,10 @@ class RunStart:
                 )
         is_command = isinstance(self.input, Command)
         resume = self.input.resume if is_command else None
-        if self.input is None or (is_command and resume is not None):
+        if self.input is None or (is_command and (resume is not None or base is not None)):
             mode = self._start_resume(base, addressed, resume)
+            if is_command and (self.input.update is not None or self.input.goto_targets()):
+                self._apply_command_input(self.input)
         else:
             mode = self._start_input(base)
         self.status = "ready"
@@ -138,6 +141,18 @@ class RunStart:
             self._apply_resume(resume)
         return mode
 
+    def _apply_command_input(self: Run, command: Command) -> None:
+        """A Command given to a thread with a checkpoint: its update and goto act on the
+        pending superstep (see command_input.py); kept as pending writes."""
+        assert self.checkpoint is not None
+        writes = command_writes(self.graph, command, self.checkpoint.id)
+        if not writes:
+            return
+        if self.saver is not None:
+            self._put_writes(writes)
+        self.values, self.plan = apply_input_writes(  # type: ignore[assignment]
+            self.graph, self.checkpoint.id, self.values, self.plan, writes)
+
     def _metadata(self: Run) -> dict[str, Any]:
         """Only what the user put under config['metadata']; configurable keys (API keys
         included) are never persisted."""
@@ -156,6 +171,12 @@ class RunStart:
     def _load_pending(self: Run, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
         """Give back the results of tasks that finished before a crash or an interrupt."""
         by_task: dict[str, list[PendingWrite]] = {}
+        cid = self.checkpoint.id if self.checkpoint is not None else ""
+        inputs = [w for w in pending if is_input_write(w, cid)]
+        if inputs:  # a Command given as input earlier: its update and goto come first
+            self.values, self.plan = apply_input_writes(  # type: ignore[assignment]
+                self.graph, cid, self.values, self.plan, inputs)
+            pending = [w for w in pending if not is_input_write(w, cid)]
         for w in pending:
             by_task.setdefault(w.task_id, []).append(w)
         tasks = {t.id: t for t in self.plan}
@@ -195,11 +216,8 @@ class RunStart:
     def _apply_resume(self: Run, resume: Any) -> None:
         """Hand a resume value to the interrupted task(s); they run again from the top."""
         waiting = [r for r in self.results.values() if r.interrupts]
-        if not waiting:
-            raise ResumeError(
-                "Command(resume=...) was given but no interrupt is pending on this thread"
-                f" (checkpoint {self.checkpoint.id if self.checkpoint else None}). Invoke with an input instead."
-            )
+        if not waiting:  # as LangGraph: a run paused at a static breakpoint (or done) goes on
+            return
         by_id = {i.id: r for r in waiting for i in r.interrupts}
         if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
             targets = [(by_id[k], v) for k, v in resume.items()]
@@ -212,8 +230,9 @@ class RunStart:
         else:
             if len(waiting) > 1:
                 raise ResumeError(
-                    f"{len(waiting)} interrupts are pending ({', '.join(repr(i) for i in by_id)}): "
-                    "resume with a dict {interrupt_id: value} to say which value goes where"
+                    "When there are multiple pending interrupts, you must specify the interrupt id when "
+                    f"resuming. {len(waiting)} interrupts are pending ({', '.join(repr(i) for i in by_id)}): "
+                    "resume with a dict {interrupt_id: value} to say which value goes where."
                 )
             targets = [(waiting[0], resume)]
         for result, value in targets:
