@@ -66,7 +66,7 @@ def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path
     assert not banner.isVisible()
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "done"
-    assert s._values["log"] == ["plan", "fetch", "parsed"]
+    assert s.state.values["log"] == ["plan", "fetch", "parsed"]
     assert len(s.history) == kept + 1 and s.history.parent(s.head_id) == head
     assert "fetch: wrote log (replayed from saved writes)" in event_lines(window)  # the sibling did not re-run
 
@@ -138,9 +138,9 @@ def test_resume_of_an_interrupt_that_is_gone(open_window, qtbot, tmp_path: Path)
     assert act(qtbot, window, "continue_").reason == "interrupted"
     outcome = act_resume(qtbot, window, "ada", "0" * 32)
     assert "no longer pending" in str(outcome)
-    assert s.driver.interrupts  # still waiting, nothing lost
+    assert s.state.driver.interrupts  # still waiting, nothing lost
     assert act_resume(qtbot, window, "ada", None).reason == "done"
-    assert s._values == {"answer": "ada"}
+    assert s.state.values == {"answer": "ada"}
 
 
 def act_resume(qtbot, window, value, interrupt_id):
@@ -221,5 +221,5 @@ def test_f5_keeps_the_writes_of_a_failed_nodes_siblings(open_window, qtbot, tmp_
         window.actions.reload.trigger()
     wait_ready(qtbot, window)
     assert act(qtbot, window, "continue_").reason == "done"
-    assert s._values["log"] == ["plan", "fetch", "parsed"]
+    assert s.state.values["log"] == ["plan", "fetch", "parsed"]
     assert "fetch: wrote log (replayed from saved writes)" in event_lines(window)

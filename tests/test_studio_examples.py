@@ -26,7 +26,7 @@ def test_react_agent_step_by_step_then_rewind_and_branch(open_window, qtbot) -> 
     assert "messages" in diff and "add_messages" in diff and "agent" in diff
     assert s.history.get(after_agent).next == ("tools",)
     act(qtbot, window, "step")  # tools
-    assert "ToolMessage" in {type(m).__name__ for m in s._values["messages"]}
+    assert "ToolMessage" in {type(m).__name__ for m in s.state.values["messages"]}
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "done"
     assert "The result is 42" in panel_text(panels.state)
@@ -49,11 +49,11 @@ def test_approval_interrupt_is_answered_in_the_window(open_window, qtbot) -> Non
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "interrupted"
     assert "Refund $120.00 to Ada?" in panel_text(window.panels.interrupts)
-    [pending] = s.driver.interrupts
+    [pending] = s.state.driver.interrupts
     answer(qtbot, window, pending.interrupt.id, '"yes"')
-    assert s._values["approved"] is True
+    assert s.state.values["approved"] is True
     assert act(qtbot, window, "continue_").reason == "done"
-    assert s._values["status"].startswith("refunded")
+    assert s.state.values["status"].startswith("refunded")
 
 
 def test_parallel_search_superstep_shows_both_branches(open_window, qtbot) -> None:

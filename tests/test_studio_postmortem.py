@@ -96,7 +96,7 @@ def test_with_the_code_the_recorded_run_goes_on(open_window, qtbot, tmp_path: Pa
     assert s.thread_id == "newer" and s.graph is not None
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "done"
-    assert s._values["log"] == ["second", "triaged", "assigned"]
+    assert s.state.values["log"] == ["second", "triaged", "assigned"]
     state = panel_text(window.panels.state)
     assert "Ticket" in state and "printer on fire" in state and "UnknownValue" not in state
 
@@ -222,5 +222,5 @@ def test_viewing_an_older_checkpoint_disables_resume(open_window, qtbot, tmp_pat
     with qtbot.waitSignal(s.commandFinished, timeout=10000):
         panel.resume_button.click()
     wait_ready(qtbot, window)
-    assert s._values["log"] == ["planned", "answer True"]  # resumed: `ask` ran again, `pay` is next
+    assert s.state.values["log"] == ["planned", "answer True"]  # resumed: `ask` ran again, `pay` is next
     assert s.history.get(s.head_id).next == ("pay",)

@@ -67,7 +67,7 @@ def test_event_loop_keeps_ticking_while_a_node_sleeps(open_window, qtbot, tmp_pa
     outcome = act(qtbot, window, "step", timeout=int(SLEEP_S * 1000) + 15000)
     took = time.perf_counter() - started
     timer.stop()
-    assert outcome.reason == "done" and window.session._values["log"] == [f"{kind} done"]
+    assert outcome.reason == "done" and window.session.state.values["log"] == [f"{kind} done"]
     assert took >= SLEEP_S * 0.95, "the node did not really sleep"
     during = [t for t in ticks if started <= t <= started + SLEEP_S]
     gaps = [b - a for a, b in zip(during, during[1:])]
@@ -105,7 +105,7 @@ def test_stop_an_async_node_cancels_it(open_window, qtbot, tmp_path: Path) -> No
         window.actions.stop.trigger()
     assert s.status_view().status == "stopped"
     outcome = act(qtbot, window, "step", timeout=int(SLEEP_S * 1000) + 15000)  # F10 runs it again
-    assert outcome.reason == "done" and s._values["log"] == ["async done"]
+    assert outcome.reason == "done" and s.state.values["log"] == ["async done"]
 
 
 SLOW_IMPORT = """

@@ -101,8 +101,7 @@ def open_window(qtbot: Any, studio_loop: Any, settings: Any, tmp_path: Path) -> 
 
 def wait_ready(qtbot: Any, window: Any, timeout: int = 15000) -> None:
     def ready() -> bool:
-        task = window.session._view_task
-        return (task is None or task.done()) and window.panels.ready()
+        return window.session.settled and window.panels.ready()
 
     qtbot.waitUntil(ready, timeout=timeout)
 

@@ -67,7 +67,7 @@ def test_any_edit_of_a_reducer_list_forks(open_window, qtbot, tmp_path: Path, mo
     s = window.session
     for _ in range(2):
         act(qtbot, window, "step")  # __start__, a
-    assert s._values["items"] == ["alpha", "beta"]
+    assert s.state.values["items"] == ["alpha", "beta"]
 
     def drop_alpha(values):
         values["items"] = ["beta", "edited"]
@@ -75,17 +75,17 @@ def test_any_edit_of_a_reducer_list_forks(open_window, qtbot, tmp_path: Path, mo
         values["messages"] = values["messages"][1:]  # forget the human message
 
     _edit(qtbot, window, monkeypatch, drop_alpha)
-    assert s._values["items"] == ["beta", "edited"] and s._values["total"] == 10
-    assert [m.text for m in s._values["messages"]] == ["hi there"]
+    assert s.state.values["items"] == ["beta", "edited"] and s.state.values["total"] == 10
+    assert [m.text for m in s.state.values["messages"]] == ["hi there"]
     assert not window.banner.isVisible()
     assert "items (replaced)" in window.statusBar().currentMessage()
 
     _edit(qtbot, window, monkeypatch, lambda values: values["items"].append("appended"))
-    assert s._values["items"] == ["beta", "edited", "appended"]
+    assert s.state.values["items"] == ["beta", "edited", "appended"]
     assert "items (replaced)" not in window.statusBar().currentMessage()  # a pure append
 
     act(qtbot, window, "step")  # b goes on from the edited state
-    assert s._values["items"] == ["beta", "edited", "appended", "gamma"]
+    assert s.state.values["items"] == ["beta", "edited", "appended", "gamma"]
 
 
 DYNAMIC = """
@@ -172,7 +172,7 @@ def test_the_inspector_folds_a_big_state_and_shows_all_on_demand(open_window, qt
     assert pane.is_folded() and "9,980 earlier messages" in text and '"message 9999"' in text
     assert '"message 0"' not in text and len(text) < 8_000
     started = time.perf_counter()
-    pane.set_value(window.session._last_io["chat"]["input"] | {})  # a new value renders at once
+    pane.set_value(window.session.state.last_io["chat"]["input"] | {})  # a new value renders at once
     assert time.perf_counter() - started < 0.5
     pane.show_all_button.click()
     assert not pane.is_folded() and '"message 0"' in pane.toPlainText()

@@ -54,7 +54,7 @@ def test_step_node_by_node_shows_state_and_diff(open_window, qtbot, tmp_path: Pa
     assert window.actions.step.shortcut().toString() == "F10"
     act(qtbot, window, "step")  # __start__ writes the input
     act(qtbot, window, "step")  # a
-    assert s._values == {"items": ["alpha"], "n": 1}
+    assert s.state.values == {"items": ["alpha"], "n": 1}
     assert "alpha" in panel_text(panels.state)
     act(qtbot, window, "step")  # b: its superstep is not committed yet
     assert "beta" not in panel_text(panels.state)
@@ -75,16 +75,16 @@ def test_breakpoint_then_interrupt_and_resume(open_window, qtbot, tmp_path: Path
     assert "c" in s.marks().breakpoints_before
     outcome = act(qtbot, window, "continue_")  # F5
     assert outcome.reason == "breakpoint" and outcome.nodes == ("c",)
-    assert s._values["items"] == ["alpha"]
+    assert s.state.values["items"] == ["alpha"]
     outcome = act(qtbot, window, "continue_")  # passes the breakpoint it stopped at
     assert outcome.reason == "interrupted"
     assert "ship it?" in panel_text(window.panels.interrupts)
     assert s.status_view().status == "interrupted"
     refused = act(qtbot, window, "step")  # stepping past an interrupt needs a value
     assert "resume value" in str(refused)
-    [pending] = s.driver.interrupts
+    [pending] = s.state.driver.interrupts
     answer(qtbot, window, pending.interrupt.id, '"yes"')
-    assert s._values["items"][-1] == "answer:yes"
+    assert s.state.values["items"][-1] == "answer:yes"
     assert s.status_view().status == "done"
     assert panel_text(window.panels.interrupts).count("ship it?") == 0
 
@@ -106,7 +106,7 @@ def test_rewind_then_step_makes_a_branch(open_window, qtbot, tmp_path: Path) -> 
     fork = [r for r in s.history if r.source == "fork"]
     assert fork and fork[0].parent_id == after_a.id
     assert len(s.history.children(after_a.id)) == 2
-    assert s._values["items"] == ["alpha", "beta", "gamma"]
+    assert s.state.values["items"] == ["alpha", "beta", "gamma"]
     timeline = panel_text(window.panels.timeline)  # the new branch hangs under a header row
     assert f"↳ branch from step {after_a.step} · 2 checkpoints" in timeline
 
@@ -151,9 +151,9 @@ def test_edit_state_and_fork(open_window, qtbot, tmp_path: Path, monkeypatch) ->
     wait_ready(qtbot, window)
     head = s.history.get(s.head_id)
     assert head.source == "update" and head.parent_id == before
-    assert s._values == edited
+    assert s.state.values == edited
     act(qtbot, window, "step_superstep")
-    assert s._values["items"] == ["alpha", "edited", "beta", "gamma"]
+    assert s.state.values["items"] == ["alpha", "edited", "beta", "gamma"]
 
 
 def test_stepping_commands_disable_while_busy(open_window, qtbot, tmp_path: Path) -> None:
@@ -210,13 +210,13 @@ def test_step_into_a_subgraph_steps_its_inner_nodes(open_window, qtbot, tmp_path
     outcome = act(qtbot, window, "step")  # the subgraph's __start__
     assert outcome.reason == "inside" and "next research" in outcome.message
     act(qtbot, window, "step")  # research
-    assert "research" in s._values["log"] and "write" not in s._values["log"]
+    assert "research" in s.state.values["log"] and "write" not in s.state.values["log"]
     assert "team › research: [team] research wrote log" in event_lines(window)
     outcome = act(qtbot, window, "step")  # write: the subgraph ends, its task is committed
     assert outcome.reason == "stepped" and "plan" in shown[-1]  # back to the parent graph
     assert s.history.get(s.head_id).nodes == ("team",)
     assert act(qtbot, window, "continue_").reason == "done"
-    assert s._values["log"][-1] == "review"
+    assert s.state.values["log"][-1] == "review"
 
 
 def test_run_to_selected_node_and_breakpoint_after(open_window, qtbot, tmp_path: Path) -> None:
@@ -231,7 +231,7 @@ def test_run_to_selected_node_and_breakpoint_after(open_window, qtbot, tmp_path:
     window.actions.toggle_breakpoint_after.trigger()
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "breakpoint" and outcome.nodes == ("a",)
-    assert s._values["items"] == ["alpha"]
+    assert s.state.values["items"] == ["alpha"]
 
 
 def test_compare_two_checkpoints(open_window, qtbot, tmp_path: Path) -> None:

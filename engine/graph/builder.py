@@ -1,14 +1,13 @@
 """StateGraph: the builder users write their graph with (LangGraph's API)."""
 from __future__ import annotations
 
-import inspect
-import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any, Literal
 
 from ..constants import END, RESERVED_NAMES, START
 from ..schema import schema_fields
+from ..specs import Branch, is_runnable, is_subgraph, literal_targets
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
 
@@ -40,19 +39,6 @@ class NodeSpec:
         return is_subgraph(self.fn)
 
 
-def is_subgraph(fn: Any) -> bool:
-    """Whether a node is a compiled graph run as a child Run (not a LangChain Runnable,
-    which also has `ainvoke` and `get_graph` but is simply invoked)."""
-    return hasattr(fn, "new_run") and hasattr(fn, "get_graph") and hasattr(fn, "schema")
-
-
-def is_runnable(fn: Any) -> bool:
-    """Whether `fn` is a LangChain Runnable (a chain, a RunnableLambda, a tool). Only true
-    when langchain-core was imported by someone: the engine never imports it for this."""
-    runnables = sys.modules.get("langchain_core.runnables.base")
-    return runnables is not None and isinstance(fn, runnables.Runnable) and not is_subgraph(fn)
-
-
 def _coerce_node(node: str, action: Any) -> Any:
     """A dict of runnables (or functions) as a node runs them all on the state, as
     LangGraph's RunnableParallel does: the node's update maps each key to its result."""
@@ -68,48 +54,8 @@ def _coerce_node(node: str, action: Any) -> Any:
     return RunnableParallel(action)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Branch:
-    """A conditional edge: `router(state)` decides where to go after `source`."""
-
-    source: str
-    router: Callable[..., Any]
-    path_map: dict[Hashable, str] | None
-    name: str
-
-    @property
-    def targets(self) -> tuple[str, ...] | None:
-        """The nodes the router can reach, or None when it may go anywhere (dynamic)."""
-        if self.path_map is not None:
-            return tuple(dict.fromkeys(self.path_map.values()))
-        hinted = literal_targets(self.router)
-        return hinted
-
-
-def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
-    """The names in a `-> Literal["a", "b"]` return hint (also inside Command[...])."""
-    try:
-        hints = get_type_hints(fn)
-    except Exception:
-        hints = getattr(fn, "__annotations__", {}) or {}
-    ret = hints.get("return")
-    if ret is None:
-        return None
-    found: list[str] = []
-
-    def walk(tp: Any) -> None:
-        if get_origin(tp) is Literal:
-            found.extend(str(a) for a in get_args(tp))
-        else:
-            for a in get_args(tp):
-                walk(a)
-
-    walk(ret)
-    return tuple(found) if found else None
-
-
 def _name_of(fn: Any) -> str:
-    name = getattr(fn, "name", None) if hasattr(fn, "get_graph") else None
+    name = getattr(fn, "name", None) if is_subgraph(fn) else None
     return name or getattr(fn, "__name__", None) or type(fn).__name__
 
 
@@ -336,18 +282,3 @@ def _breakpoints(spec: Sequence[str] | str | None, nodes: dict[str, NodeSpec]) -
     if isinstance(spec, str):
         return (spec,)
     return tuple(spec)
-
-
-def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
-    """Whether a node or router function takes `config` and/or `writer` besides the state."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return False, False
-    params = list(sig.parameters.values())
-    names = {p.name for p in params}
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    wants_config = "config" in names or (
-        len(positional) >= 2 and positional[1].default is inspect.Parameter.empty and positional[1].name != "writer"
-    )
-    return wants_config, "writer" in names

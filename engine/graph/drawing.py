@@ -34,7 +34,7 @@ import networkx as nx
 
 from ..constants import END, START
 from ..types import Command
-from .builder import literal_targets
+from ..specs import literal_targets
 from .render import EdgeGeometry, Layout, NodeGeometry, layout, render, to_dot
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..channels import MISSING, Applied, Channel
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
-from ..graph.builder import Branch, accepts_config, is_runnable, is_subgraph
+from ..specs import Branch, accepts_config, is_runnable, is_subgraph
 from ..types import Command, Interrupt, Send
 
 if TYPE_CHECKING:

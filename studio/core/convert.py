@@ -26,8 +26,9 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
-from engine.graph import is_subgraph
+from engine.specs import is_subgraph
 
+from .valuediff import same
 from .viewmodel import (
     UNSET,
     DiffRow,
@@ -163,15 +164,6 @@ def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[
     return StepDiff(step=event.step, checkpoint_id=event.checkpoint_id, rows=tuple(rows))
 
 
-def _same(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 def diff_from_values(
     *, step: int, checkpoint_id: str, before: Mapping[str, Any] | None, after: Mapping[str, Any],
     nodes: Sequence[str] = (), reducers: Mapping[str, str] | None = None,
@@ -187,10 +179,10 @@ def diff_from_values(
     rows = []
     for key in list(after) + [k for k in before if k not in after]:
         old, new = before.get(key, UNSET), after.get(key, UNSET)
-        if _same(old, new):
+        if same(old, new):
             continue
         writes: tuple[DiffWrite, ...] = ()
-        if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old) and _same(new[: len(old)], old):
+        if isinstance(old, list) and isinstance(new, list) and len(new) >= len(old) and same(new[: len(old)], old):
             writes = (DiffWrite(node=writer, value=new[len(old):]),)
         elif new is not UNSET:
             writes = (DiffWrite(node=writer, value=new),)

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import Command, Interrupt, Run, RunEvent
-from engine.graph import is_subgraph
+from engine import Command, Interrupt, Run, RunEvent, RunStarted, StepCommitted, TaskInterrupted
+from engine.specs import is_subgraph
 
 __all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate"]
 
@@ -71,22 +71,22 @@ class InnerGate:
         self._release.set()
 
 
-def _is_subgraph(graph: Any, name: str) -> bool:
-    fn = graph.nodes.get(name) if graph is not None else None
-    return is_subgraph(fn)
-
-
 class RunDriver:
-    """Holds the current Run of one thread and advances it on request."""
+    """Holds the current Run of one thread and advances it on request.
 
-    def __init__(self, listener: Callable[[RunEvent], None]) -> None:
+    Its fields are read from outside and changed only through its methods: the head and
+    the pending interrupts follow the Run's own events (see `_on_event`)."""
+
+    def __init__(self, listener: Callable[[RunEvent], None], *,
+                 latest_id: Callable[[], str | None] = lambda: None,
+                 head_finished: Callable[[], bool] = lambda: False) -> None:
         self.graph: Any = None
         self.thread_id: str | None = None
         self.input: Any = None
         self.head_id: str | None = None
         """The checkpoint the next Run starts from; None means the thread's latest."""
-        self.latest_id: Callable[[], str | None] = lambda: None
-        self.head_finished: Callable[[], bool] = lambda: False
+        self.latest_id = latest_id
+        self.head_finished = head_finished
         self.before: set[str] = set()
         self.after: set[str] = set()
         self.interrupts: list[PendingInterrupt] = []
@@ -98,6 +98,62 @@ class RunDriver:
         self.inside: str | None = None
         """The subgraph node being stepped into (its task is parked at the gate)."""
         self._outer: asyncio.Future[Any] | None = None
+
+    # -- what the session sets -------------------------------------------------------
+    def set_graph(self, graph: Any) -> None:
+        """The compiled graph new Runs come from (None: read-only); breakpoints on nodes it
+        lacks are dropped."""
+        self.graph = graph
+        if graph is not None:
+            nodes = set(graph.node_names)
+            self.before &= nodes
+            self.after &= nodes
+
+    def set_input(self, value: Any) -> None:
+        """The input of the next new run."""
+        self.input = value
+
+    def open_thread(self, thread_id: str | None) -> None:
+        """Drive `thread_id` from its latest checkpoint on."""
+        self.drop_run()
+        self.thread_id = thread_id
+        self.head_id = None
+        self.interrupts = []
+
+    def move_head(self, checkpoint_id: str | None) -> None:
+        """The next Run starts from `checkpoint_id` (None: the thread's latest)."""
+        self.drop_run()
+        self.interrupts = []
+        self.head_id = checkpoint_id
+
+    def adopt_interrupts(self, pending: list[PendingInterrupt]) -> None:
+        """The interrupts a saved run stopped at (read back from the checkpoint)."""
+        self.interrupts = list(pending)
+
+    def toggle_breakpoint(self, node: str, where: str = "before") -> bool:
+        """Set or remove a breakpoint before/after `node`; True when it is now set."""
+        points = self.before if where == "before" else self.after
+        if node in points:
+            points.discard(node)
+            return False
+        points.add(node)
+        return True
+
+    def request_pause(self) -> None:
+        """Stop after the running task(s) finish."""
+        self.pause_requested = True
+
+    def _on_event(self, event: RunEvent) -> None:
+        """The Run's own events move the head and collect interrupts, then reach the listener."""
+        if not getattr(event, "namespace", ()):
+            if isinstance(event, RunStarted):
+                self.head_id = event.checkpoint_id or self.head_id
+            elif isinstance(event, StepCommitted):
+                self.head_id = event.checkpoint_id
+            elif isinstance(event, TaskInterrupted):
+                self.interrupts.extend(PendingInterrupt(task_id=event.task_id, node=event.name, interrupt=i)
+                                       for i in event.interrupts)
+        self._listener(event)
 
     # -- the run ---------------------------------------------------------------------
     def drop_run(self) -> None:
@@ -123,7 +179,7 @@ class RunDriver:
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
         run = self.graph.new_run(run_input, config)
         self.run = run
-        self._unsubscribe = run.subscribe(self._listener)
+        self._unsubscribe = run.subscribe(self._on_event)
         await run.start()
         return run
 
@@ -270,7 +326,7 @@ class RunDriver:
             return await self._inner_move()
         run = await self.ensure_run()
         task = run.pending[0] if run.pending else None
-        if task is None or not _is_subgraph(self.graph, task.name):
+        if task is None or not is_subgraph(self.graph.nodes.get(task.name)):
             return await self.step_node()
         self.gate = InnerGate()
         run.gate = self.gate

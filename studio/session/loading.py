@@ -1,140 +1,175 @@
-"""The session's loading side: importing graph files and opening checkpoint databases.
+"""Loading: importing graph files, opening checkpoint databases and threads, and picking
+up checkpoints other processes write.
 
-A mixin of `Session` (kept apart to keep each module small). Importing a graph file runs
-the user's code, which may take any time (a model download, a slow import, a `sleep`), so
-it runs on a worker thread of the loop's executor; the window keeps painting meanwhile.
-A load is one task (`_load_task`): views asked for while it runs wait for it instead of
-cancelling it, and stepping commands wait for it before they start.
+Importing a graph file runs the user's code, which may take any time (a model download,
+a slow import, a `sleep`), so it runs on a worker thread of the loop's executor; the
+window keeps painting meanwhile. A load is one task (see `ViewTasks`): views asked for
+while it runs wait for it instead of cancelling it, and stepping commands wait for it
+before they start.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from PySide6.QtCore import QTimer
 
 from engine import CheckpointError
 
 from studio.core import convert
-from studio.core.loader import LoadedGraph, LoadError, load_graph, parse_spec
+from studio.core.history import History
+from studio.core.loader import LoadedGraph, LoadError, load_graph, new_thread_id, parse_spec
 from studio.core.records import ErrorView, ThreadView
 from studio.core.store import CheckpointReader, open_saver
 
-if TYPE_CHECKING:
-    from .session import Session
+from .presenter import Presenter
+from .signals import SessionSignals
+from studio.core.state import SessionState
+from .tasks import ViewTasks
+from .travel import TimeTravel
 
-__all__ = ["SessionLoading"]
+__all__ = ["Loading", "FIRST_PAGE"]
 
 log = logging.getLogger(__name__)
 
+FIRST_PAGE = 1000
+"""Checkpoints shown at once when a thread opens; the rest of a long history follows."""
 
-class SessionLoading:
-    """Open a graph file or a database, reload the file (mixed into Session)."""
 
-    # -- the load task -----------------------------------------------------------------
-    def _start_load(self: Session, coro: Awaitable[Any]) -> None:
-        """Run `coro` (an import, then whatever needs the graph) as the load task, after
-        any load still running; it also stands as the view task, so "ready" waits for it."""
-        previous = self._load_task
+def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple[History, tuple[Any, ...]]:
+    """On the reader's thread: the thread's (newest `limit`) headers as a History and its
+    rows, oldest first."""
+    headers = list(saver.list_headers(thread_id, limit=limit))  # newest first
+    history = History(convert.timeline_row(h) for h in reversed(headers))
+    return history, history.rows()
 
-        async def load() -> None:
-            if previous is not None and not previous.done():
-                await asyncio.wait({previous})
-            await self._viewing(coro)
 
-        view = self._view_task
-        if view is not None and view is not previous and not view.done():
-            view.cancel()  # a view of the old graph: no longer wanted
-        self._load_task = self._view_task = asyncio.ensure_future(load())
-        self.status = "loading"
-        self._emit_status()
+class Loading:
+    """Open a graph file or a database, open a thread, reload the file, poll for news."""
 
-    async def _wait_for_load(self: Session) -> None:
-        """Let a load in flight finish first (never cancelling it from here)."""
-        task = self._load_task
-        if task is not None and not task.done() and task is not asyncio.current_task():
-            await asyncio.shield(task)
+    def __init__(self, state: SessionState, signals: SessionSignals, presenter: Presenter,
+                 tasks: ViewTasks, travel: TimeTravel, *, poll_ms: int) -> None:
+        self.state = state
+        self.signals = signals
+        self.presenter = presenter
+        self.tasks = tasks
+        self.travel = travel
+        self._history_task: asyncio.Task[Any] | None = None
+        self.poll = QTimer(signals)
+        self.poll.setInterval(poll_ms)
+        self.poll.timeout.connect(self._on_poll)
 
-    async def _import(self: Session, spec: str) -> LoadedGraph | LoadError:
+    # -- importing ---------------------------------------------------------------------
+    async def _import(self, spec: str) -> LoadedGraph | LoadError:
         """`load_graph(spec)` on a worker thread (the user's module code runs there)."""
         started = asyncio.get_running_loop().time()
         result = await asyncio.get_running_loop().run_in_executor(None, load_graph, spec)
         took = asyncio.get_running_loop().time() - started
         if took > 1.0:
-            self.message.emit(f"Importing {parse_spec(spec)[0].name} took {took:.1f} s.")
+            self.signals.message.emit(f"Importing {parse_spec(spec)[0].name} took {took:.1f} s.")
         return result
 
-    def _loaded(self: Session, spec: str, result: LoadedGraph | LoadError) -> None:
+    def _loaded(self, spec: str, result: LoadedGraph | LoadError) -> None:
         """Tell the window which file to watch (also a broken one, so saving a fix reloads it)."""
         path = result.path if isinstance(result, LoadedGraph) else (result.path or parse_spec(spec)[0])
-        self.graphOpened.emit(path, isinstance(result, LoadedGraph))
+        self.signals.graphOpened.emit(path, isinstance(result, LoadedGraph))
+
+    def _on_load_error(self, error: LoadError) -> None:
+        hint = "Fix the file and save it (the studio reloads it), or press Ctrl+R."
+        self.presenter.set_error(ErrorView(kind="load", title=error.title, message=error.message,
+                                           detail=error.detail, hint=hint))
+
+    def _install(self, loaded: LoadedGraph) -> None:
+        s, p = self.state, self.presenter
+        s.loaded = loaded
+        s.static_details.clear()
+        s.graph = loaded.graph.with_checkpointer(s.saver)
+        if s.reader is not None:
+            s.reader.register(s.graph.schema.registrable_types())
+        s.driver.set_graph(s.graph)
+        try:
+            s.graph_view = s.base_view = convert.graph_view(s.graph, loaded.path.stem)
+            s.nx = s.graph.get_graph().nx
+        except Exception as exc:  # drawing must never stop the debugger
+            log.exception("drawing the graph failed")
+            s.graph_view = s.base_view = s.nx = None
+            self.signals.message.emit(f"Could not draw the graph: {exc}")
+        s.known_edges = {(e.source, e.target) for e in (s.graph_view.edges if s.graph_view else ())
+                         if e.kind not in ("dynamic",)}
+        if s.status in ("loading", "no graph", "read-only"):
+            s.status = "ready"
+        if s.graph_view is not None:
+            self.signals.graphLoaded.emit(s.graph_view)
+        p.emit_marks()
 
     # -- opening -----------------------------------------------------------------------
-    def _open_saver(self: Session) -> bool:
-        if self.saver is not None:
+    def _open_saver(self) -> bool:
+        s = self.state
+        if s.saver is not None:
             return True
         try:
-            self.saver = open_saver(self.db_path)
+            s.saver = open_saver(s.db_path)
         except (CheckpointError, OSError) as exc:
-            self._set_error(ErrorView(kind="database", title="Cannot open the checkpoint database",
-                                      message=str(exc), hint="Choose another file with --db FILE."))
+            self.presenter.set_error(ErrorView(kind="database", title="Cannot open the checkpoint database",
+                                               message=str(exc), hint="Choose another file with --db FILE."))
             return False
-        self.reader = CheckpointReader(self.db_path)
-        self._poll.start()
+        s.reader = CheckpointReader(s.db_path)
+        self.poll.start()
         return True
 
-    def open_graph(self: Session, spec: str, *, thread_id: str | None = None, input: Any = None,
+    def open_graph(self, spec: str, *, thread_id: str | None = None, input: Any = None,
                    example_input: bool = True) -> bool:
         """Import the graph file (its code runs, as `python file.py` would) on a worker
         thread, then open a thread. The input of new runs is `input`, else the file's
         `example_input` (unless `example_input` is False). False when nothing was started."""
-        if self._closed:
+        if self.state.closed:
             return False
-        self.spec = spec
-        self._start_load(self._open_graph(spec, thread_id, input, example_input))
+        self.state.spec = spec
+        self.tasks.start_load(self._open_graph(spec, thread_id, input, example_input))
         return True
 
-    async def _open_graph(self: Session, spec: str, thread_id: str | None, input: Any, example_input: bool) -> None:
+    async def _open_graph(self, spec: str, thread_id: str | None, input: Any, example_input: bool) -> None:
+        s = self.state
         result = await self._import(spec)
         self._loaded(spec, result)
         if isinstance(result, LoadError):
             self._on_load_error(result)
-            self.status = "no graph"
-            self._emit_status()
+            s.status = "no graph"
+            self.presenter.emit_status()
             return
         if not self._open_saver():
             return
         self._install(result)
         if input is not None:
-            self.driver.input = input
+            s.driver.set_input(input)
         elif example_input and result.example_input is not None:
-            self.driver.input = result.example_input
-        from .session import new_thread_id
+            s.driver.set_input(result.example_input)
+        await self.load_thread(thread_id or new_thread_id(result.path.stem))
 
-        await self._load_thread(thread_id or new_thread_id(result.path.stem))
-
-    def open_database(self: Session, path: str | Path, graph_spec: str | None = None, *,
+    def open_database(self, path: str | Path, graph_spec: str | None = None, *,
                       thread_id: str | None = None) -> bool:
         """Post-mortem: browse every thread of a checkpoint file (opening it runs no code);
         with the graph's code given too, its runs can go on."""
+        s = self.state
         path = Path(path)
         if not path.exists():
-            self._set_error(ErrorView(kind="database", title="No such database",
-                                      message=f"{path}: no such file", hint="Check the path."))
+            self.presenter.set_error(ErrorView(kind="database", title="No such database",
+                                               message=f"{path}: no such file", hint="Check the path."))
             return False
-        if path.resolve() != self.db_path.resolve():
+        if path.resolve() != s.db_path.resolve():
             self._close_database()
-        self.db_path = path
+        s.db_path = path
         if not self._open_saver():
             return False
         if graph_spec is not None:
-            self.spec = graph_spec
-            self._start_load(self._load_code(graph_spec))
-        self._schedule_view(self._open_first_thread(thread_id))  # after the code, when given
+            s.spec = graph_spec
+            self.tasks.start_load(self._load_code(graph_spec))
+        self.tasks.schedule(self._open_first_thread(thread_id))  # after the code, when given
         return True
 
-    async def _load_code(self: Session, spec: str) -> None:
+    async def _load_code(self, spec: str) -> None:
         result = await self._import(spec)
         self._loaded(spec, result)
         if isinstance(result, LoadError):
@@ -142,103 +177,164 @@ class SessionLoading:
         elif self._open_saver():
             self._install(result)
 
-    def _close_database(self: Session) -> None:
+    def _close_database(self) -> None:
         """Let go of the current file (another one is being opened)."""
-        self.driver.drop_run()
-        if self.reader is not None:
-            self.reader.close(wait=True)
-            self.reader = None
-        if self.saver is not None:
-            self.saver.close()
-            self.saver = None
-        self.graph = self.driver.graph = None
-        self.loaded = None
-        self.thread_id = None
+        s = self.state
+        s.driver.drop_run()
+        if s.reader is not None:
+            s.reader.close(wait=True)
+            s.reader = None
+        if s.saver is not None:
+            s.saver.close()
+            s.saver = None
+        s.graph = None
+        s.driver.set_graph(None)
+        s.loaded = None
+        s.thread_id = None
 
-    async def _open_first_thread(self: Session, thread_id: str | None) -> None:
+    async def _open_first_thread(self, thread_id: str | None) -> None:
         threads = await self.refresh_threads()
         if thread_id is not None or threads:
-            await self._load_thread(thread_id or threads[0].thread_id)
+            await self.load_thread(thread_id or threads[0].thread_id)
         else:
-            self.message.emit(f"{self.db_path} holds no threads yet.")
-            self._emit_status()
+            self.signals.message.emit(f"{self.state.db_path} holds no threads yet.")
+            self.presenter.emit_status()
 
-    async def refresh_threads(self: Session) -> tuple[ThreadView, ...]:
-        assert self.reader is not None
-        infos = await self.reader.threads()
+    async def refresh_threads(self) -> tuple[ThreadView, ...]:
+        assert self.state.reader is not None
+        infos = await self.state.reader.threads()
         views = tuple(ThreadView(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
                       for t in infos)
-        self.threadsChanged.emit(views)
+        self.signals.threadsChanged.emit(views)
         return views
 
-    def _install(self: Session, loaded: LoadedGraph) -> None:
-        self.loaded = loaded
-        self._static_details.clear()
-        self.graph = loaded.graph.with_checkpointer(self.saver)
-        if self.reader is not None:
-            self.reader.register(self.graph.schema.registrable_types())
-        self.driver.graph = self.graph
+    # -- threads -----------------------------------------------------------------------
+    def open_thread(self, thread_id: str) -> None:
+        """Show `thread_id` (its history loads off the UI thread)."""
+        self.tasks.schedule(self.load_thread(thread_id))
+
+    async def load_thread(self, thread_id: str) -> None:
+        s, p = self.state, self.presenter
+        if self._history_task is not None and not self._history_task.done():
+            self._history_task.cancel()
+        s.driver.open_thread(thread_id)
+        s.thread_id = thread_id
+        s.viewed_id = None
+        p.reset_marks()
+        s.diffs.clear()
+        p.clear_events()
+        assert s.reader is not None
+        await self.refresh_threads()
+        history, rows = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
+        s.history = history
+        self.signals.timelineReset.emit(rows)
+        if rows:  # a thread recorded earlier: its events, as the history tells them
+            self.signals.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
+            s.pending_events = True
+        if s.graph is None:  # post-mortem without the code: the graph as the history shows it
+            s.observed = convert.observed_graph(rows, thread_id)
+            self.signals.graphLoaded.emit(s.observed)
+        if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
+            self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
+        self.signals.headChanged.emit(s.head_id)
+        if s.history.latest_id is not None:
+            await self.travel.show_checkpoint(s.history.latest_id, live=True)
+        else:
+            s.values = {}
+            self.signals.stateChanged.emit({})
+            self.signals.diffChanged.emit(None)
+            self.signals.interruptsChanged.emit(())
+            self.signals.viewChanged.emit(None)
+            p.emit_marks()
+        p.follow_next_details()
+        p.emit_status()
+
+    async def _load_full_history(self, thread_id: str) -> None:
+        s = self.state
+        assert s.reader is not None
         try:
-            self.graph_view = self._base_view = convert.graph_view(self.graph, loaded.path.stem)
-            self._nx = self.graph.get_graph().nx
-        except Exception as exc:  # drawing must never stop the debugger
-            log.exception("drawing the graph failed")
-            self.graph_view = self._base_view = self._nx = None
-            self.message.emit(f"Could not draw the graph: {exc}")
-        self._known_edges = {(e.source, e.target) for e in (self.graph_view.edges if self.graph_view else ())
-                             if e.kind not in ("dynamic",)}
-        nodes = set(self.graph.node_names)
-        self.driver.before &= nodes
-        self.driver.after &= nodes
-        if self.status in ("loading", "no graph", "read-only"):
-            self.status = "ready"
-        if self.graph_view is not None:
-            self.graphLoaded.emit(self.graph_view)
-        self._emit_marks()
+            full, _ = await s.reader.call(_read_history, thread_id, None)
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:
+            self.signals.message.emit(f"Could not read the whole history: {exc}")
+            return
+        if s.thread_id != thread_id or s.closed:
+            return
+        for row in s.history.rows():  # rows committed while the rest was loading
+            full.add(row)
+        s.history = full
+        self.signals.timelineReset.emit(full.rows())
+        self.signals.headChanged.emit(s.head_id)
+        self.signals.viewChanged.emit(s.viewed_id or s.head_id)
 
     # -- reload ------------------------------------------------------------------------
-    def reload(self: Session) -> bool:
+    def reload(self) -> bool:
         """Import the graph file again (on a worker thread); the thread, its history and
         the breakpoints stay. The next step retries from the head: a failed task runs again
         with the new code, tasks of that superstep that had finished are not re-run."""
-        if self.spec is None:
-            self.message.emit("No graph file to reload.")
+        s = self.state
+        if s.spec is None:
+            self.signals.message.emit("No graph file to reload.")
             return False
-        if self.busy:
-            self._reload_pending = True
-            self.message.emit("The graph file changed: reloading once the running command ends.")
+        if s.busy:
+            s.reload_pending = True
+            self.signals.message.emit("The graph file changed: reloading once the running command ends.")
             return False
-        status = self.status
-        self._start_load(self._reload(self.spec, status))
+        self.tasks.start_load(self._reload(s.spec, s.status))
         return True
 
-    async def _reload(self: Session, spec: str, status: str) -> None:
+    async def _reload(self, spec: str, status: str) -> None:
+        s, p = self.state, self.presenter
         result = await self._import(spec)
         self._loaded(spec, result)
-        self.status = status
+        s.status = status
         if isinstance(result, LoadError):
             self._on_load_error(result)
-            self._emit_status()
+            p.emit_status()
             return
         if not self._open_saver():
             return
-        self.driver.drop_run()
+        s.driver.drop_run()
         self._install(result)
-        if self.driver.input is None:
-            self.driver.input = result.example_input
-        self._failed.clear()
-        self._set_error(None)
-        row = self.history.get(self.head_id)
+        if s.driver.input is None:
+            s.driver.set_input(result.example_input)
+        s.failed.clear()
+        p.set_error(None)
+        row = s.history.get(s.head_id)
         where = f" from step {row.step}" if row is not None else ""
-        self.message.emit(f"Reloaded {result.path.name}: F10 or F5 goes on{where}.")
-        if self.thread_id is None:
-            from .session import new_thread_id
+        self.signals.message.emit(f"Reloaded {result.path.name}: F10 or F5 goes on{where}.")
+        if s.thread_id is None:
+            await self.load_thread(new_thread_id(result.path.stem))
+        p.emit_marks()
+        p.emit_status()
 
-            await self._load_thread(new_thread_id(result.path.stem))
-        self._emit_marks()
-        self._emit_status()
+    # -- checkpoints written by another process ------------------------------------------
+    def _on_poll(self) -> None:
+        """Pick up checkpoints written by another process (a running script, a second studio)."""
+        s = self.state
+        if s.busy or s.reader is None or s.thread_id is None or s.closed:
+            return
+        self.tasks.schedule_if_idle(self._poll_once)
 
-    def _on_load_error(self: Session, error: LoadError) -> None:
-        hint = "Fix the file and save it (the studio reloads it), or press Ctrl+R."
-        self._set_error(ErrorView(kind="load", title=error.title, message=error.message,
-                                  detail=error.detail, hint=hint))
+    async def _poll_once(self) -> None:
+        s = self.state
+        assert s.reader is not None and s.thread_id is not None
+        try:
+            headers = await s.reader.headers(s.thread_id, limit=50)
+        except Exception:
+            return
+        added = [convert.timeline_row(h) for h in reversed(headers) if h.id not in s.history]
+        for row in added:
+            s.history.add(row)
+            self.signals.timelineRowAdded.emit(row)
+        if added and s.viewed_id is None and s.driver.head_id in (None, added[0].parent_id):
+            s.driver.move_head(None)
+            self.signals.headChanged.emit(s.head_id)
+            await self.travel.show_checkpoint(s.history.latest_id, live=True)
+            self.signals.message.emit(f"{len(added)} new checkpoint(s) written by another process.")
+
+    def close(self) -> None:
+        self.poll.stop()
+        if self._history_task is not None and not self._history_task.done():
+            self._history_task.cancel()

@@ -173,8 +173,7 @@ class MainWindow(QMainWindow):
         """Wait until the graph is drawn and the thread's history is shown."""
         deadline = asyncio.get_running_loop().time() + timeout_s
         while asyncio.get_running_loop().time() < deadline:
-            view_task = self.session._view_task
-            if (view_task is None or view_task.done()) and self.panels.ready():
+            if self.session.settled and self.panels.ready():
                 return
             await asyncio.sleep(0.02)
 

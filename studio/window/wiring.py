@@ -116,13 +116,14 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
         panels.values = values
         row = session.history.get(session.viewed_id or session.head_id)
         where = f"step {row.step}" if row is not None else ""
-        if session._inner is not None:
-            title = f"State · inside `{session._inner.node}`"
+        inside = session.inside_subgraph
+        if inside is not None:
+            title = f"State · inside `{inside}`"
         elif session.viewed_id is not None:
             title = f"State · {where} (viewing, read-only)"
         else:
             title = f"State · {where}" if where else "State"
-        st.set_state(values, title=title, read_only=session.graph is None or session._inner is not None)
+        st.set_state(values, title=title, read_only=session.graph is None or inside is not None)
 
     def on_view(checkpoint_id: str | None) -> None:
         panels.viewed = checkpoint_id

@@ -160,8 +160,7 @@ def _window(db: str) -> tuple[Any, Any]:
 
 
 def _settled(window: Any) -> bool:
-    task = window.session._view_task  # the session's in-flight view refresh, if any
-    return (task is None or task.done()) and not window.session.busy and window.panels.ready()
+    return window.session.settled and not window.session.busy and window.panels.ready()
 
 
 async def step_workload(app: Any, graph_file: str, db: str, messages: int, repeats: int) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""What the builder records and the runtime reads, with no dependency on either: a
+conditional edge (`Branch`) and what is learnt from a user's callable (does it take
+`config`/`writer`, which `Literal` targets does its return hint name, is it a subgraph or a
+LangChain Runnable).
+
+A leaf module: `graph` and `runtime` both import it, and it imports neither, so the
+direction runtime -> graph never needs an import hidden in a function.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+__all__ = ["Branch", "accepts_config", "literal_targets", "is_subgraph", "is_runnable"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Branch:
+    """A conditional edge: `router(state)` decides where to go after `source`."""
+
+    source: str
+    router: Callable[..., Any]
+    path_map: dict[Hashable, str] | None
+    name: str
+
+
+def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
+    """The names in a `-> Literal["a", "b"]` return hint (also inside Command[...])."""
+    try:
+        hints = get_type_hints(fn)
+    except Exception:
+        hints = getattr(fn, "__annotations__", {}) or {}
+    ret = hints.get("return")
+    if ret is None:
+        return None
+    found: list[str] = []
+
+    def walk(tp: Any) -> None:
+        if get_origin(tp) is Literal:
+            found.extend(str(a) for a in get_args(tp))
+        else:
+            for a in get_args(tp):
+                walk(a)
+
+    walk(ret)
+    return tuple(found) if found else None
+
+
+def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
+    """Whether a node or router function takes `config` and/or `writer` besides the state."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False, False
+    params = list(sig.parameters.values())
+    names = {p.name for p in params}
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    wants_config = "config" in names or (
+        len(positional) >= 2 and positional[1].default is inspect.Parameter.empty and positional[1].name != "writer"
+    )
+    return wants_config, "writer" in names
+
+
+def is_subgraph(fn: Any) -> bool:
+    """Whether a node is a compiled graph run as a child Run (not a LangChain Runnable,
+    which also has `ainvoke` and `get_graph` but is simply invoked)."""
+    return hasattr(fn, "new_run") and hasattr(fn, "get_graph") and hasattr(fn, "schema")
+
+
+def is_runnable(fn: Any) -> bool:
+    """Whether `fn` is a LangChain Runnable (a chain, a RunnableLambda, a tool). Only true
+    when langchain-core was imported by someone: the engine never imports it for this."""
+    runnables = sys.modules.get("langchain_core.runnables.base")
+    return runnables is not None and isinstance(fn, runnables.Runnable) and not is_subgraph(fn)

@@ -1,0 +1,168 @@
+"""What the debugger knows, in one Qt-free object that every session collaborator shares.
+
+`studio.session.Session` (Qt signals + the command guard) owns one `SessionState`; its
+collaborators (loading, time travel, events -> records, the presenter) read and change
+it. It lives in `studio.core` because it holds no Qt object and imports no Qt, so what it
+says about the session (its marks, its status) can be worked out and tested without a
+display.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import START, RunEvent
+
+from .driver import RunDriver
+from .history import History
+from .loader import LoadedGraph
+from .records import ErrorView, StatusView
+from .store import CheckpointReader
+from .viewmodel import GraphMarks, GraphView, NodeDetails
+
+__all__ = ["SessionState", "SubgraphFocus", "TRAIL"]
+
+TRAIL = 8
+"""How many recently run nodes the graph marks as the trail."""
+
+
+@dataclass
+class SubgraphFocus:
+    """What the panels show while stepping into a subgraph node."""
+
+    node: str
+    graph: GraphView
+    running: set[str] = field(default_factory=set)
+    next: tuple[str, ...] = ()
+    trail: list[str] = field(default_factory=list)
+    failed: set[str] = field(default_factory=set)
+
+    def marks(self) -> GraphMarks:
+        return GraphMarks(running=frozenset(self.running), next=frozenset(self.next),
+                          trail=tuple(self.trail), failed=frozenset(self.failed))
+
+
+def ran_nodes(nodes: tuple[str, ...] | list[str]) -> list[str]:
+    """The nodes a step ran, without the hidden entry task."""
+    return [n for n in nodes if n != START]
+
+
+@dataclass
+class SessionState:
+    """The session's state: the graph, the store, the thread, the run's marks, the view."""
+
+    db_path: Path
+    driver: RunDriver
+    saver: Any = None
+    reader: CheckpointReader | None = None
+    loaded: LoadedGraph | None = None
+    spec: str | None = None
+    graph: Any = None
+    graph_view: GraphView | None = None
+    """The graph as drawn now: `base_view` plus routes taken at run time."""
+    base_view: GraphView | None = None
+    """The graph as compiled."""
+    observed: GraphView | None = None
+    """Without the code: the graph as the thread's history shows it."""
+    nx: Any = None
+    known_edges: set[tuple[str, str]] = field(default_factory=set)
+    thread_id: str | None = None
+    history: History = field(default_factory=History)
+    viewed_id: str | None = None
+    """The checkpoint viewed read-only; None when the head is shown live."""
+    selected_node: str | None = None
+    error: ErrorView | None = None
+    status: str = "no graph"
+    running: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
+    taken: set[tuple[str, str]] = field(default_factory=set)
+    trail: list[str] = field(default_factory=list)
+    dropped: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    diffs: dict[str, Any] = field(default_factory=dict)
+    last_io: dict[str, dict[str, Any]] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
+    focus: SubgraphFocus | None = None
+    """Set while stepping into a subgraph node."""
+    static_details: dict[str, NodeDetails] = field(default_factory=dict)
+    pending_events: bool = False
+    """The next head shown adds its saved errors and interrupts to the events."""
+    reload_pending: bool = False
+    closed: bool = False
+    command: asyncio.Task[Any] | None = None
+    """The stepping command in flight (one at a time)."""
+    command_name: str = ""
+
+    @classmethod
+    def new(cls, db_path: str | Path, listener: Callable[[RunEvent], None]) -> SessionState:
+        """A state whose driver reports the Run's events to `listener`."""
+        holder: list[SessionState] = []
+        driver = RunDriver(listener, latest_id=lambda: holder[0].history.latest_id,
+                           head_finished=lambda: holder[0].head_finished())
+        state = cls(db_path=Path(db_path), driver=driver)
+        holder.append(state)
+        return state
+
+    # -- derived -----------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.command is not None and not self.command.done()
+
+    @property
+    def head_id(self) -> str | None:
+        return self.driver.head_id or self.history.latest_id
+
+    @property
+    def breakpoints(self) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(self.driver.before), frozenset(self.driver.after)
+
+    def head_finished(self) -> bool:
+        row = self.history.get(self.head_id)
+        return row is not None and not row.next
+
+    def step(self) -> int | None:
+        row = self.history.get(self.viewed_id or self.head_id)
+        return row.step if row is not None else None
+
+    def next_nodes(self) -> tuple[str, ...]:
+        run = self.driver.run
+        if run is not None and run.status == "ready":
+            return tuple(dict.fromkeys(t.name for t in run.pending))
+        row = self.history.get(self.head_id)
+        return row.next if row is not None else ()
+
+    def add_trail(self, nodes: tuple[str, ...] | list[str]) -> None:
+        self.trail = (self.trail + ran_nodes(nodes))[-TRAIL:]
+
+    def marks(self) -> GraphMarks:
+        """The graph's marks at the head (running, next, trail, breakpoints...)."""
+        before, after = self.breakpoints
+        interrupted = frozenset(p.node for p in self.driver.interrupts)
+        return GraphMarks(
+            running=frozenset(self.running), next=frozenset(self.next_nodes()) - interrupted,
+            trail=tuple(self.trail), breakpoints_before=before, breakpoints_after=after,
+            failed=frozenset(self.failed), interrupted=interrupted, selected=self.selected_node,
+            taken_edges=frozenset(self.taken),
+        )
+
+    def status_view(self) -> StatusView:
+        status = self.status
+        if self.graph is None and self.reader is not None and self.loaded is None:
+            status = "read-only"
+        if self.busy:
+            status = "running"
+        elif self.driver.interrupts:
+            status = "interrupted"
+        return StatusView(
+            thread_id=self.thread_id, step=self.step(), status=status, busy=self.busy,
+            can_step=self.graph is not None and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
+            graph_name=self.loaded.spec if self.loaded else "", db_path=str(self.db_path),
+            next_nodes=self.next_nodes(),
+        )
+
+    def reducers(self) -> dict[str, str]:
+        if self.graph is None:
+            return {}
+        return {k: ch.reducer_name for k, ch in self.graph.schema.channels.items()}

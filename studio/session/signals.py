@@ -1,0 +1,32 @@
+"""The session's Qt signals: each carries a plain record of `studio.core` to the panels."""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+__all__ = ["SessionSignals"]
+
+
+class SessionSignals(QObject):
+    """Every signal the session emits; the collaborators emit them through this object."""
+
+    graphLoaded = Signal(object)        # GraphView
+    stateChanged = Signal(object)       # Mapping of the viewed checkpoint's values
+    diffChanged = Signal(object)        # StepDiff | None
+    marksChanged = Signal(object)       # GraphMarks
+    timelineReset = Signal(object)      # tuple[TimelineRow, ...] (oldest first)
+    timelineRowAdded = Signal(object)   # TimelineRow
+    headChanged = Signal(object)        # checkpoint id | None
+    viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
+    eventsAdded = Signal(object)        # list[EventRow]: live ones in small batches, or a history's
+    eventsCleared = Signal()
+    interruptsChanged = Signal(object)  # tuple[InterruptView, ...]
+    detailsChanged = Signal(object)     # NodeDetails
+    subgraphShown = Signal(object, object)  # node name, GraphView of its inner graph
+    compareReady = Signal(object)       # CompareView
+    threadsChanged = Signal(object)     # tuple[ThreadView, ...]
+    statusChanged = Signal(object)      # StatusView
+    busyChanged = Signal(bool)
+    errorChanged = Signal(object)       # ErrorView | None
+    message = Signal(str)               # a transient status-bar line
+    commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
+    graphOpened = Signal(object, bool)  # the graph file's Path, whether it loaded

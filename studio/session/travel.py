@@ -1,0 +1,268 @@
+"""Time travel: view, rewind, edit-and-fork and compare checkpoints.
+
+Viewing reads through the `CheckpointReader` on its worker thread and never touches the
+Run; rewind and edit-and-fork move the head, so the next step forks a new branch and
+keeps the old one.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine import Overwrite, add_messages
+from engine.channels import ReducerChannel
+from engine.checkpoint import ERROR, INTERRUPT
+
+from studio.core import convert
+from studio.core.driver import PendingInterrupt
+from studio.core.records import CompareView, ErrorView
+from studio.core.valuediff import same
+from studio.core.viewmodel import GraphMarks
+
+from .presenter import Presenter
+from .signals import SessionSignals
+from studio.core.state import TRAIL, SessionState, ran_nodes
+from .tasks import ViewTasks
+
+__all__ = ["TimeTravel", "edit_updates"]
+
+
+def edit_updates(channels: Mapping[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The update that turns `old` into `new`. Writes go through the keys' reducers, so
+    a key with a reducer gets its appended tail when the edit only appends (history stays
+    compact) and an `Overwrite` of the whole value for any other edit."""
+    unknown = [k for k in new if k not in channels]
+    if unknown:
+        raise ValueError(f"{', '.join(f'`{k}`' for k in unknown)} not in the state schema "
+                         f"(keys: {', '.join(channels)})")
+    update: dict[str, Any] = {}
+    for key, value in new.items():
+        before = old.get(key, convert.UNSET)
+        if same(before, value):
+            continue
+        channel = channels[key]
+        reducer = channel.fn if isinstance(channel, ReducerChannel) else None
+        if reducer is None:  # a plain key: the value is written as it is
+            update[key] = value
+        elif isinstance(value, list) and isinstance(before, list) and len(value) > len(before) \
+                and same(value[: len(before)], before):
+            update[key] = value[len(before):]
+        elif reducer is add_messages and isinstance(value, list):
+            update[key] = Overwrite(add_messages([], value))  # dicts typed in become messages
+        else:
+            update[key] = Overwrite(value)
+    return update
+
+
+class TimeTravel:
+    """Select, back/forward, rewind, edit-and-fork, compare."""
+
+    def __init__(self, state: SessionState, signals: SessionSignals, presenter: Presenter,
+                 tasks: ViewTasks) -> None:
+        self.state = state
+        self.signals = signals
+        self.presenter = presenter
+        self.tasks = tasks
+
+    async def show_checkpoint(self, checkpoint_id: str | None, *, live: bool) -> None:
+        """Load a checkpoint and show its state, its diff vs its parent, and its marks."""
+        s = self.state
+        if checkpoint_id is None or s.reader is None or s.thread_id is None:
+            return
+        ckpt, parent, pending = await s.reader.checkpoint_and_parent(s.thread_id, checkpoint_id)
+        if ckpt is None:
+            self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
+            return
+        diff = s.diffs.get(ckpt.id)
+        if diff is None:
+            diff = convert.diff_from_values(
+                step=ckpt.step, checkpoint_id=ckpt.id, before=parent.values if parent is not None else None,
+                after=ckpt.values, nodes=ckpt.nodes_ran, reducers=s.reducers())
+        values = dict(ckpt.values)
+        if live:
+            s.viewed_id = None
+            s.values = values
+            self._adopt_pending(ckpt, pending)
+        else:
+            s.viewed_id = ckpt.id
+        self.signals.stateChanged.emit(values)
+        self.signals.diffChanged.emit(diff)
+        self.signals.viewChanged.emit(ckpt.id)
+        if live:
+            self.presenter.emit_marks()
+        else:
+            rows = [s.history.get(cid) for cid in reversed(s.history.ancestors(ckpt.id, limit=4))]
+            trail = [n for row in rows if row is not None for n in ran_nodes(row.nodes)]
+            failed = frozenset(w.task_name for w in pending if w.channel == ERROR)
+            asked = frozenset(w.task_name for w in pending if w.channel == INTERRUPT)
+            before, after = s.breakpoints
+            self.signals.marksChanged.emit(GraphMarks(
+                next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
+                breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
+                taken_edges=frozenset(s.taken)))
+        self.presenter.emit_status()
+
+    def _adopt_pending(self, ckpt: Any, pending: list[Any]) -> None:
+        """At the head: show the interrupts and the error a saved run stopped with."""
+        s, p = self.state, self.presenter
+        if s.pending_events:
+            s.pending_events = False
+            self.signals.eventsAdded.emit(convert.pending_events(ckpt.step + 1, pending, error_channel=ERROR,
+                                                                 interrupt_channel=INTERRUPT))
+        run = s.driver.run
+        if run is None or run.status != "ready":
+            s.driver.adopt_interrupts([PendingInterrupt(task_id=w.task_id, node=w.task_name, interrupt=w.value)
+                                       for w in pending if w.channel == INTERRUPT])
+            p.emit_interrupts()
+            errors = [w for w in pending if w.channel == ERROR]
+            if errors and s.error is None:
+                err = errors[-1]
+                info = err.value if isinstance(err.value, Mapping) else {"message": str(err.value)}
+                s.failed = {w.task_name for w in errors}
+                code = s.graph is not None
+                p.set_error(ErrorView(
+                    kind="node" if code else "recorded", node=err.task_name,
+                    title=f"Node `{err.task_name}` raised {info.get('type', 'an error')}",
+                    message=str(info.get("message", "")), detail=str(info.get("traceback", "")),
+                    hint="Fix the code and reload (Ctrl+R), then F10/F5 retries this step." if code else
+                         "The recorded run stopped here. To fix it and retry this step, open the database "
+                         "with the graph's code: retrograph open DB --graph FILE.py"))
+        if not ckpt.next:
+            s.status = "done"
+        elif s.driver.interrupts:
+            s.status = "interrupted"
+        elif s.status not in ("failed",):
+            s.status = "ready" if s.graph is not None else "read-only"
+
+    # -- viewing -----------------------------------------------------------------------
+    def select_checkpoint(self, checkpoint_id: str | None) -> None:
+        """View a checkpoint read-only (its state, diff vs its parent, graph marks)."""
+        head = self.state.head_id
+        if checkpoint_id is None or checkpoint_id == head:
+            self.tasks.schedule(self.show_checkpoint(head, live=True))
+        else:
+            self.tasks.schedule(self.show_checkpoint(checkpoint_id, live=False))
+
+    def back(self) -> None:
+        """Ctrl+[: view the parent of the viewed checkpoint."""
+        s = self.state
+        target = s.history.back(s.viewed_id or s.head_id)
+        if target is None:
+            self.signals.message.emit("This is the first checkpoint of the thread.")
+            return
+        self.select_checkpoint(target)
+
+    def forward(self) -> None:
+        """Ctrl+]: view the next checkpoint towards the head."""
+        s = self.state
+        target = s.history.forward(s.viewed_id or s.head_id, s.head_id)
+        if target is None:
+            self.signals.message.emit("This is the newest checkpoint of this branch.")
+            return
+        self.select_checkpoint(target)
+
+    # -- moving the head ---------------------------------------------------------------
+    def _move_head(self, checkpoint_id: str) -> None:
+        self.state.driver.move_head(checkpoint_id)
+        self.presenter.reset_marks()
+        self.signals.headChanged.emit(checkpoint_id)
+        self.state.status = "ready"
+
+    def rewind(self, checkpoint_id: str) -> None:
+        """Make `checkpoint_id` the head: the next step forks a new branch from it."""
+        s = self.state
+        if s.busy:
+            self.signals.message.emit("Stop the running command before rewinding (Shift+F5).")
+            return
+        if checkpoint_id not in s.history:
+            self.signals.message.emit(f"Unknown checkpoint {checkpoint_id}.")
+            return
+        self._move_head(checkpoint_id)
+        row = s.history.get(checkpoint_id)
+        self.tasks.schedule(self.show_checkpoint(checkpoint_id, live=True))
+        if row is not None and row.id != s.history.latest_id:
+            self.signals.message.emit(f"Rewound to step {row.step}: the next step forks a new branch; "
+                                      "the old one stays.")
+
+    def edit_and_fork(self, checkpoint_id: str, values: Mapping[str, Any], as_node: str | None = None) -> None:
+        """Apply the edited state to `checkpoint_id` through update_state; the result is the head."""
+        if self.state.busy:
+            self.signals.message.emit("Stop the running command before editing the state (Shift+F5).")
+            return
+        self.tasks.schedule(self._edit_and_fork(checkpoint_id, dict(values), as_node))
+
+    async def _edit_and_fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str | None) -> None:
+        s, p = self.state, self.presenter
+        if s.graph is None or s.reader is None or s.thread_id is None:
+            self.signals.message.emit("Editing the state needs the graph's code (open with --graph FILE).")
+            return
+        ckpt = await s.reader.checkpoint(s.thread_id, checkpoint_id)
+        if ckpt is None:
+            self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
+            return
+        try:
+            update = edit_updates(s.graph.schema.channels, ckpt.values, values)
+        except ValueError as exc:
+            p.set_error(ErrorView(kind="input", title="Cannot apply this edit", message=str(exc)))
+            return
+        if not update:
+            self.signals.message.emit("Nothing changed: no fork was made.")
+            return
+        if as_node is None and len(ckpt.nodes_ran) > 1:
+            as_node = ckpt.nodes_ran[0]
+        config = {"configurable": {"thread_id": s.thread_id, "checkpoint_id": checkpoint_id}}
+        graph = s.graph
+        try:  # off the UI thread: it reads and writes a checkpoint, which may be big
+            new_config = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: graph.update_state(config, update, as_node=as_node))
+        except Exception as exc:
+            p.set_error(ErrorView(kind="input", title="update_state refused the edit",
+                                  message=f"{type(exc).__name__}: {exc}"))
+            return
+        new_id = new_config["configurable"]["checkpoint_id"]
+        created = await s.reader.checkpoint(s.thread_id, new_id)
+        if created is not None:
+            row = convert.timeline_row(created)
+            if s.history.add(row):
+                self.signals.timelineRowAdded.emit(row)
+        self._move_head(new_id)
+        await self.show_checkpoint(new_id, live=True)
+        how = ", ".join(f"{k} (replaced)" if isinstance(v, Overwrite) else k for k, v in update.items())
+        self.signals.message.emit(f"Edited {how} on a new branch (source: update); F10 goes on from it.")
+
+    # -- reading -----------------------------------------------------------------------
+    def fetch_values(self, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Read a checkpoint's values off the UI thread, then call `callback(values)` from
+        the loop (outside any asyncio task, so the callback may open a modal dialog)."""
+        s = self.state
+
+        async def read() -> None:
+            assert s.reader is not None and s.thread_id is not None
+            ckpt = await s.reader.checkpoint(s.thread_id, checkpoint_id)
+            if ckpt is None:
+                self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
+                return
+            values = dict(ckpt.values)
+            # a plain loop callback, outside this task, so that it may open a modal dialog
+            asyncio.get_running_loop().call_soon(callback, values)
+
+        self.tasks.schedule(read())
+
+    def compare(self, left_id: str, right_id: str) -> None:
+        """The difference between two checkpoints of the thread (any two, any branches)."""
+        self.tasks.schedule(self._compare(left_id, right_id))
+
+    async def _compare(self, left_id: str, right_id: str) -> None:
+        s = self.state
+        assert s.reader is not None and s.thread_id is not None
+        left = await s.reader.checkpoint(s.thread_id, left_id)
+        right = await s.reader.checkpoint(s.thread_id, right_id)
+        if left is None or right is None:
+            self.signals.message.emit("One of the two checkpoints is not in the database.")
+            return
+        diff = convert.diff_from_values(step=right.step, checkpoint_id=right.id, before=left.values,
+                                        after=right.values, nodes=(), reducers=s.reducers())
+        self.signals.compareReady.emit(CompareView(left_id=left.id, right_id=right.id,
+                                                   left_values=dict(left.values),
+                                                   right_values=dict(right.values), diff=diff))
