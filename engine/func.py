@@ -408,8 +408,8 @@ class EntrypointGraph(CompiledStateGraph):
                 return {"__interrupt__": interrupts}
         return out
 
-    def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = ()) -> StateSnapshot:
-        snap = super().snapshot(ckpt, pending)
+    def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = (), child: Any = None) -> StateSnapshot:
+        snap = super().snapshot(ckpt, pending, child)
         return snap._replace(values=snap.values.get(END_KEY) if isinstance(snap.values, Mapping) else snap.values)
 
     def __repr__(self) -> str:
