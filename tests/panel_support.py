@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from studio.core.viewmodel import EdgeView, GraphView, NodeView
+from studio.core.records import EdgeShape, GraphShape, NodeShape
 
 SHOTS = "/tmp/retrograph-panels"
 
@@ -14,15 +14,15 @@ def shot(widget, name: str) -> None:
     widget.grab().save(f"{SHOTS}/{name}.png")
 
 
-def N(id: str, kind: str = "node", label: str | None = None, **kw) -> NodeView:
-    return NodeView(id=id, label=label or id, kind=kind, **kw)
+def N(id: str, kind: str = "node", label: str | None = None, **kw) -> NodeShape:
+    return NodeShape(id=id, label=label or id, kind=kind, **kw)
 
 
-def E(s: str, t: str, kind: str = "edge", label: str = "") -> EdgeView:
-    return EdgeView(source=s, target=t, kind=kind, label=label)
+def E(s: str, t: str, kind: str = "edge", label: str = "") -> EdgeShape:
+    return EdgeShape(source=s, target=t, kind=kind, label=label)
 
 
-def sample_graph() -> GraphView:
+def sample_graph() -> GraphShape:
     nodes = (N("__start__", "start", "START"), N("agent"), N("tools"), N("a"), N("b"), N("merge"),
              N("sub", "subgraph", subgraph_nodes=("sub:__start__", "sub:x", "sub:__end__")),
              N("sub:__start__", "start", "START"), N("sub:x", label="x"), N("sub:__end__", "end", "END"),
@@ -31,4 +31,4 @@ def sample_graph() -> GraphView:
              E("agent", "__end__", "conditional", "end"), E("tools", "agent"), E("tools", "a"), E("tools", "b"),
              E("a", "merge", "join"), E("b", "merge", "join"), E("merge", "sub"), E("sub", "__end__"),
              E("sub:__start__", "sub:x"), E("sub:x", "sub:__end__"), E("agent", "agent|*", "dynamic", "route"))
-    return GraphView(name="sample", nodes=nodes, edges=edges)
+    return GraphShape(name="sample", nodes=nodes, edges=edges)

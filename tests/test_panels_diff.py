@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from engine.messages import AIMessage, HumanMessage
 from studio.panels import DiffPanel
 from studio.panels._common import ADDED, REMOVED, BadgeRole
-from studio.core.viewmodel import UNSET, DiffRow, DiffWrite, StepDiff
+from studio.core.records import UNSET, DiffRow, DiffWrite, StepDiff
 
 
 @pytest.fixture

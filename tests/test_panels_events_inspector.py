@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from studio.panels import EventsPanel, InspectorPanel
 from studio.panels._common import BadgeRole
-from studio.core.viewmodel import EventRow, NodeDetails
+from studio.core.records import EventRow, NodeDetails
 
 TRACE = ('Traceback (most recent call last):\n  File "graph.py", line 12, in tools\n    1 / 0\n'
          "ZeroDivisionError: division by zero\n")

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from studio.panels import GraphPanel
 from studio.panels.graph.items import ClusterItem, NodeItem
-from studio.core.viewmodel import EdgeView, GraphMarks, GraphView, NodeView
+from studio.core.records import EdgeShape, GraphMarks, GraphShape, NodeShape
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def panel(qtbot):
     p.shutdown()
 
 
-def draw(qtbot, panel: GraphPanel, view: GraphView) -> float:
+def draw(qtbot, panel: GraphPanel, view: GraphShape) -> float:
     with qtbot.waitSignal(panel.layout_ready, timeout=30_000) as blocker:
         panel.set_graph(view)
     return blocker.args[0]
@@ -101,7 +101,7 @@ def test_clicking_a_node_or_its_breakpoint_gutter_emits_intents(qtbot, panel):
 
 def test_a_stale_layout_is_dropped(qtbot, panel):
     first = sample_graph()
-    second = GraphView(name="second", nodes=(NodeView(id="only", label="only", kind="node"),), edges=())
+    second = GraphShape(name="second", nodes=(NodeShape(id="only", label="only", kind="node"),), edges=())
     with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
         panel.set_graph(first)
         panel.set_graph(second)  # before the first layout is back
@@ -126,12 +126,12 @@ def test_zoom_keys_and_fit(qtbot, panel):
 
 def test_200_nodes_400_edges_lay_out_and_draw_in_bounded_time(qtbot, panel):
     rng = random.Random(7)
-    nodes = tuple(NodeView(id=f"n{i}", label=f"node_{i}", kind="node") for i in range(200))
-    edges = tuple(EdgeView(source=f"n{rng.randrange(200)}", target=f"n{rng.randrange(200)}",
+    nodes = tuple(NodeShape(id=f"n{i}", label=f"node_{i}", kind="node") for i in range(200))
+    edges = tuple(EdgeShape(source=f"n{rng.randrange(200)}", target=f"n{rng.randrange(200)}",
                            kind="conditional" if i % 5 == 0 else "edge", label="go" if i % 5 == 0 else "")
                   for i in range(400))
     started = time.perf_counter()
-    seconds = draw(qtbot, panel, GraphView(name="big", nodes=nodes, edges=edges))
+    seconds = draw(qtbot, panel, GraphShape(name="big", nodes=nodes, edges=edges))
     panel.canvas.viewport().repaint()
     total = time.perf_counter() - started
     print(f"\n200/400 graph: drawn {seconds:.2f} s after set_graph (graphviz {panel.last_graphviz_seconds:.2f} s),"

@@ -13,7 +13,7 @@ from studio.core.layout import back_edges
 from studio.core.loader import load_graph
 from studio.panels import GraphPanel
 from studio.panels.graph.items import EdgeItem, NodeItem
-from studio.core.viewmodel import EdgeView, GraphView, NodeView
+from studio.core.records import EdgeShape, GraphShape, NodeShape
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources" / "examples").glob("*.py"))
 
@@ -28,7 +28,7 @@ def panel(qtbot):
     p.shutdown()
 
 
-def _draw(qtbot, panel: GraphPanel, view: GraphView) -> None:
+def _draw(qtbot, panel: GraphPanel, view: GraphShape) -> None:
     with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
         panel.set_graph(view)
 
@@ -83,13 +83,13 @@ def test_bluetooth_retry_loop_bends_around_the_forward_edge(qtbot, panel) -> Non
 
 
 def test_back_edges_are_found_from_start_in_edge_order() -> None:
-    def n(i: str, kind: str = "node") -> NodeView:
-        return NodeView(id=i, label=i, kind=kind)
+    def n(i: str, kind: str = "node") -> NodeShape:
+        return NodeShape(id=i, label=i, kind=kind)
 
-    def e(s: str, t: str) -> EdgeView:
-        return EdgeView(source=s, target=t, kind="edge")
+    def e(s: str, t: str) -> EdgeShape:
+        return EdgeShape(source=s, target=t, kind="edge")
 
-    view = GraphView(name="g", nodes=(n("__start__", "start"), n("a"), n("b"), n("c"), n("__end__", "end")),
+    view = GraphShape(name="g", nodes=(n("__start__", "start"), n("a"), n("b"), n("c"), n("__end__", "end")),
                      edges=(e("__start__", "a"), e("a", "b"), e("b", "a"), e("b", "c"), e("c", "c"),
                             e("c", "a"), e("c", "__end__")))
     assert back_edges(view) == {2, 5}  # b → a and c → a; the self-loop c → c is not one

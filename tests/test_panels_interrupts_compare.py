@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from engine.messages import AIMessage, HumanMessage
 from studio.panels import CompareDialog, CompareView, InterruptPanel, StateEditorDialog
 from studio.panels._common import ADDED, BadgeRole
-from studio.core.viewmodel import InterruptView
+from studio.core.records import InterruptInfo
 
 
 @pytest.fixture
@@ -20,8 +20,8 @@ def interrupts(qtbot):
     p.resize(460, 520)
     p.show()
     p.set_interrupts([
-        InterruptView(interrupt_id="i-1", node="approve", value={"question": "Send the email?", "to": "ada@x.org"}),
-        InterruptView(interrupt_id="i-2", node="review", value="Any notes?"),
+        InterruptInfo(interrupt_id="i-1", node="approve", value={"question": "Send the email?", "to": "ada@x.org"}),
+        InterruptInfo(interrupt_id="i-2", node="review", value="Any notes?"),
     ])
     return p
 
@@ -43,7 +43,7 @@ def test_a_narrow_panel_wraps_instead_of_scrolling_sideways(qtbot, interrupts):
     interrupts.resize(300, 520)
     long = {"question": "Refund $120.00 to Ada for the parcel that arrived damaged last Tuesday?",
             "reason": "parcel arrived damaged, photos attached, customer since 2019, two earlier refunds"}
-    interrupts.set_interrupts([InterruptView(interrupt_id="0ebd780e7c1484279d0cd08ba" * 2, node="review",
+    interrupts.set_interrupts([InterruptInfo(interrupt_id="0ebd780e7c1484279d0cd08ba" * 2, node="review",
                                              value=long)])
     scroll = interrupts.findChild(QScrollArea)
     qtbot.waitUntil(lambda: interrupts.cards()[0].width() <= scroll.viewport().width())

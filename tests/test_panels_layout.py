@@ -1,4 +1,4 @@
-"""graphviz dot layout of a GraphView (Qt-free): boxes, edges, joins, clusters, fast mode."""
+"""graphviz dot layout of a GraphShape (Qt-free): boxes, edges, joins, clusters, fast mode."""
 from __future__ import annotations
 
 import random
@@ -6,7 +6,7 @@ import random
 from panel_support import E, N, sample_graph
 
 from studio.core.layout import JOIN_PREFIX, layout_graph
-from studio.core.viewmodel import GraphView
+from studio.core.records import GraphShape
 
 
 def test_nodes_get_boxes_top_to_bottom_and_edges_get_splines():
@@ -39,12 +39,12 @@ def test_big_graphs_use_the_fast_mode_and_stay_quick():
     nodes = tuple(N(f"n{i}") for i in range(200))
     edges = tuple(E(f"n{rng.randrange(200)}", f"n{rng.randrange(200)}", "conditional" if i % 5 == 0 else "edge",
                     "x" if i % 5 == 0 else "") for i in range(400))
-    layout = layout_graph(GraphView(name="big", nodes=nodes, edges=edges))
+    layout = layout_graph(GraphShape(name="big", nodes=nodes, edges=edges))
     print(f"\n200 nodes / 400 edges: graphviz {layout.seconds:.2f} s (fast={layout.fast})")
     assert layout.fast and len(layout.nodes) == 200 and len(layout.edges) == 400
     assert layout.seconds < 10
 
 
 def test_an_empty_graph_lays_out_to_nothing():
-    layout = layout_graph(GraphView(name="empty", nodes=(), edges=()))
+    layout = layout_graph(GraphShape(name="empty", nodes=(), edges=()))
     assert layout.nodes == {} and layout.edges == ()

@@ -10,7 +10,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from studio.panels import TimelinePanel
 from studio.panels._common import BadgeRole
 from studio.panels.timeline.model import DepthRole
-from studio.core.viewmodel import TimelineRow
+from studio.core.records import TimelineRow
 
 
 def chain(n: int, prefix: str = "c", parent: str | None = None, step: int = 0, source: str = "loop",

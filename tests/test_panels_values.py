@@ -14,7 +14,7 @@ from studio.core.valuefmt import (
     preview,
     type_label,
 )
-from studio.core.viewmodel import UNSET
+from studio.core.records import UNSET
 
 
 def test_long_strings_fold_to_their_first_line():

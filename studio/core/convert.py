@@ -1,4 +1,4 @@
-"""Engine objects -> the plain records of `studio.core.viewmodel`.
+"""Engine objects -> the plain records of `studio.core.records`.
 
 Qt-free: the session calls these and hands the results to the panels, which never see
 engine types (a checkpoint's values pass through as plain Python data).
@@ -28,20 +28,20 @@ from engine import (
 )
 from engine.specs import is_subgraph
 
-from .valuediff import same
-from .viewmodel import (
+from .records import (
     UNSET,
     DiffRow,
     DiffWrite,
-    EdgeView,
+    EdgeShape,
     EventRow,
-    GraphView,
-    InterruptView,
+    GraphShape,
+    InterruptInfo,
     NodeDetails,
-    NodeView,
+    NodeShape,
     StepDiff,
     TimelineRow,
 )
+from .valuediff import same
 
 __all__ = [
     "graph_view",
@@ -62,7 +62,7 @@ __all__ = [
 
 
 def plain(value: Any) -> Any:
-    """The engine's MISSING becomes the viewmodel's UNSET; everything else passes."""
+    """The engine's MISSING becomes the records' UNSET; everything else passes."""
     return UNSET if value is MISSING else value
 
 
@@ -71,27 +71,27 @@ def short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def graph_view(compiled: Any, name: str | None = None) -> GraphView:
+def graph_view(compiled: Any, name: str | None = None) -> GraphShape:
     """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels);
     `name` replaces LangGraph's default graph name ("LangGraph")."""
     nxg = compiled.get_graph(xray=True).nx  # subgraph nodes drawn as clusters of their inner nodes
     nodes = []
     for node_id, attrs in nxg.nodes(data=True):
         kind = attrs.get("kind") or ("start" if node_id == START else "end" if node_id == END else "node")
-        nodes.append(NodeView(
+        nodes.append(NodeShape(
             id=str(node_id), label=str(attrs.get("label") or node_id), kind=str(kind),
             subgraph_nodes=tuple(str(n) for n in attrs.get("subgraph_nodes") or ()),
         ))
     edges = [
-        EdgeView(source=str(s), target=str(t), kind=str(a.get("kind") or "edge"), label=str(a.get("label") or ""))
+        EdgeShape(source=str(s), target=str(t), kind=str(a.get("kind") or "edge"), label=str(a.get("label") or ""))
         for s, t, a in nxg.edges(data=True)
     ]
     own = str(getattr(compiled, "name", "") or "")
     shown = own if own and (own != "LangGraph" or name is None) else (name or "graph")
-    return GraphView(name=shown, nodes=tuple(nodes), edges=tuple(edges))
+    return GraphShape(name=shown, nodes=tuple(nodes), edges=tuple(edges))
 
 
-def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> GraphView:
+def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> GraphShape:
     """Without the graph's code (post-mortem), the graph the history shows: every node that
     ran or was due, and an edge wherever a checkpoint made by one node planned the next."""
     edges: dict[tuple[str, str], None] = {}
@@ -110,13 +110,13 @@ def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> Graph
     if ended:
         names.setdefault(END, None)
     kinds = {START: "start", END: "end"}
-    nodes = tuple(NodeView(id=n, label="START" if n == START else "END" if n == END else n,
+    nodes = tuple(NodeShape(id=n, label="START" if n == START else "END" if n == END else n,
                            kind=kinds.get(n, "node")) for n in names)
-    return GraphView(name=f"{name} (from the history: no code loaded)", nodes=nodes,
-                     edges=tuple(EdgeView(source=a, target=b, kind="edge") for a, b in edges))
+    return GraphShape(name=f"{name} (from the history: no code loaded)", nodes=nodes,
+                     edges=tuple(EdgeShape(source=a, target=b, kind="edge") for a, b in edges))
 
 
-def with_taken_routes(view: GraphView, taken: Iterable[tuple[str, str]]) -> GraphView:
+def with_taken_routes(view: GraphShape, taken: Iterable[tuple[str, str]]) -> GraphShape:
     """`view` plus the routes seen at run time (kind "taken"), and END when one ends the run."""
     nodes = list(view.nodes)
     ids = {n.id for n in nodes}
@@ -126,15 +126,15 @@ def with_taken_routes(view: GraphView, taken: Iterable[tuple[str, str]]) -> Grap
         if target not in ids:
             if target != END:
                 continue
-            nodes.append(NodeView(id=END, label="END", kind="end"))
+            nodes.append(NodeShape(id=END, label="END", kind="end"))
             ids.add(END)
         if (source, target) not in have and source in ids:
-            edges.append(EdgeView(source=source, target=target, kind="taken"))
+            edges.append(EdgeShape(source=source, target=target, kind="taken"))
             have.add((source, target))
-    return GraphView(name=view.name, nodes=tuple(nodes), edges=tuple(edges))
+    return GraphShape(name=view.name, nodes=tuple(nodes), edges=tuple(edges))
 
 
-def observed_details(view: GraphView, name: str, *, values: Mapping[str, Any], due: bool,
+def observed_details(view: GraphShape, name: str, *, values: Mapping[str, Any], due: bool,
                      failed: bool) -> NodeDetails:
     """A node as a recorded history shows it (no code loaded): its edges in the observed
     graph and, for a node due next or one that failed, the state it read."""
@@ -302,9 +302,9 @@ def _event_row(event: RunEvent) -> EventRow | None:
     return None
 
 
-def interrupt_views(interrupts: Iterable[tuple[str, Any]]) -> tuple[InterruptView, ...]:
+def interrupt_views(interrupts: Iterable[tuple[str, Any]]) -> tuple[InterruptInfo, ...]:
     """(node, Interrupt) pairs -> views."""
-    return tuple(InterruptView(interrupt_id=i.id, node=node, value=i.value) for node, i in interrupts)
+    return tuple(InterruptInfo(interrupt_id=i.id, node=node, value=i.value) for node, i in interrupts)
 
 
 def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET, last_output: Any = UNSET,

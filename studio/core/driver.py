@@ -14,7 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine import Command, Interrupt, Run, RunEvent, RunStarted, StepCommitted, TaskInterrupted
+from engine import (
+    Command,
+    Interrupt,
+    Run,
+    RunEvent,
+    RunStarted,
+    StepCommitted,
+    TaskInterrupted,
+)
 from engine.specs import is_subgraph
 
 __all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from .viewmodel import TimelineRow
+from .records import TimelineRow
 
 __all__ = ["History"]
 

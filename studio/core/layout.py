@@ -1,4 +1,4 @@
-"""Graphviz `dot` layout of a `GraphView`, as plain coordinates (Qt-free).
+"""Graphviz `dot` layout of a `GraphShape`, as plain coordinates (Qt-free).
 
 The graph panel calls `layout_graph` on a worker thread and draws the result as Qt items.
 Coordinates are in points with y pointing down (Qt's convention), origin top-left.
@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .viewmodel import EdgeView, GraphView, NodeView
+from .records import EdgeShape, GraphShape, NodeShape
 
 __all__ = ["NodeBox", "EdgePath", "ClusterBox", "GraphLayout", "layout_graph", "estimate_size",
            "FAST_NODES", "FAST_EDGES", "JOIN_PREFIX"]
@@ -44,7 +44,7 @@ class NodeBox:
     id: str
     label: str
     kind: str
-    """A NodeView kind ("start", "end", "node", "subgraph", "any"), or "join"."""
+    """A NodeShape kind ("start", "end", "node", "subgraph", "any"), or "join"."""
     x: float
     """Centre."""
     y: float
@@ -56,7 +56,7 @@ class NodeBox:
 class EdgePath:
     source: str
     target: str
-    """The ends as the GraphView names them (a join point's segments name the join)."""
+    """The ends as the GraphShape names them (a join point's segments name the join)."""
     kind: str
     label: str
     points: tuple[Point, ...]
@@ -65,7 +65,7 @@ class EdgePath:
     """(base, tip) of the arrowhead, or None for a segment into a join point."""
     label_pos: Point | None
     index: int
-    """The edge's position in `GraphView.edges`, or -1 for a join point's exit segment."""
+    """The edge's position in `GraphShape.edges`, or -1 for a join point's exit segment."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +93,7 @@ class GraphLayout:
     """Time spent in graphviz (and building its graph)."""
 
 
-def estimate_size(node: NodeView) -> tuple[float, float]:
+def estimate_size(node: NodeShape) -> tuple[float, float]:
     """A box size in points when the caller has no font metrics."""
     if node.kind in ("start", "end"):
         return 64.0, 26.0
@@ -103,10 +103,10 @@ def estimate_size(node: NodeView) -> tuple[float, float]:
 
 
 class _Plan:
-    """The GraphView turned into what dot sees: clusters, redirected ends, join points."""
+    """The GraphShape turned into what dot sees: clusters, redirected ends, join points."""
 
-    def __init__(self, view: GraphView) -> None:
-        self.nodes: dict[str, NodeView] = {n.id: n for n in view.nodes}
+    def __init__(self, view: GraphShape) -> None:
+        self.nodes: dict[str, NodeShape] = {n.id: n for n in view.nodes}
         self.members: dict[str, tuple[str, ...]] = {}
         for node in view.nodes:
             if node.subgraph_nodes:
@@ -116,14 +116,14 @@ class _Plan:
                 short = inner.rsplit(":", 1)[-1]
                 kind = "start" if short == "__start__" else "end" if short == "__end__" else "node"
                 label = {"start": "START", "end": "END"}.get(kind, short)
-                self.nodes[inner] = NodeView(id=inner, label=label, kind=kind)
+                self.nodes[inner] = NodeShape(id=inner, label=label, kind=kind)
         self.parent: dict[str, str] = {m: sub for sub, ms in self.members.items() for m in ms}
         for edge in view.edges:
             for end in (edge.source, edge.target):
                 if end not in self.nodes:
-                    self.nodes[end] = NodeView(id=end, label="any node", kind="any")
+                    self.nodes[end] = NodeShape(id=end, label="any node", kind="any")
 
-    def drawn(self) -> list[NodeView]:
+    def drawn(self) -> list[NodeShape]:
         """The nodes dot places (a subgraph with members is a cluster, not a box)."""
         return [n for n in self.nodes.values() if n.id not in self.members]
 
@@ -144,7 +144,7 @@ class _Plan:
         return node_id
 
 
-def back_edges(view: GraphView) -> set[int]:
+def back_edges(view: GraphShape) -> set[int]:
     """Indices of the edges that go back up the graph (a loop closing on a node above),
     found by a depth-first walk from START in edge order; self-loops are not included."""
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -180,7 +180,7 @@ def _cluster_name(index: int) -> str:
     return f"cluster_{index}"
 
 
-def layout_graph(view: GraphView, sizes: Mapping[str, tuple[float, float]] | None = None, *,
+def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | None = None, *,
                  fast: bool | None = None,
                  label_sizes: Mapping[str, tuple[float, float]] | None = None) -> GraphLayout:
     """Lay out `view` with graphviz dot; `sizes` gives node box sizes in points and
@@ -278,7 +278,7 @@ def _floats(text: str) -> Point:
     return float(x), float(y)
 
 
-def _read(g: object, view: GraphView, plan: _Plan, clusters: Mapping[str, str],
+def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
           join_points: Mapping[str, str], fast: bool, seconds: float) -> GraphLayout:
     llx, lly, urx, ury = (float(v) for v in g.graph_attr["bb"].split(","))  # type: ignore[attr-defined]
 
@@ -311,7 +311,7 @@ def _read(g: object, view: GraphView, plan: _Plan, clusters: Mapping[str, str],
                                   arrow=arrow, label_pos=None, index=-1))
             continue
         i = int(ident[1:])
-        edge: EdgeView = view.edges[i]
+        edge: EdgeShape = view.edges[i]
         into_join = edge.kind == "join" and edge.target in join_points
         paths.append(EdgePath(source=edge.source, target=join_points[edge.target] if into_join else edge.target,
                               kind=edge.kind, label=edge.label, points=points,

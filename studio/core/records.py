@@ -1,16 +1,173 @@
-"""Session-level records for the window chrome (status bar, error banner, thread picker).
+"""The plain data that the session hands to the panels and the window: every record, here.
 
-The panels' records live in `studio.core.viewmodel`; these are the few the window itself shows.
+Panels never see the engine, the Run or the checkpointer: they receive these frozen
+records (and plain Python values inside them) and emit intents as Qt signals. Keeping
+the contract here lets the panels and the session be written and tested apart.
+
+Naming: a record is named for what it holds, never "View" (views are widgets). `*Row` is
+one line of a list panel (timeline, events, diff); `*Shape` is what the graph panel
+draws; the rest are nouns (`GraphMarks`, `StepDiff`, `NodeDetails`, `InterruptInfo`,
+`SessionStatus`, `ErrorReport`, `ThreadSummary`, `Comparison`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["StatusView", "ErrorView", "ThreadView", "CompareView"]
+__all__ = [
+    "NodeShape",
+    "EdgeShape",
+    "GraphShape",
+    "GraphMarks",
+    "DiffWrite",
+    "DiffRow",
+    "StepDiff",
+    "TimelineRow",
+    "EventRow",
+    "InterruptInfo",
+    "NodeDetails",
+    "SessionStatus",
+    "ErrorReport",
+    "ThreadSummary",
+    "Comparison",
+    "UNSET",
+]
+
+
+class _Unset:
+    """Shown for a key that had no value (before its first write)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+UNSET = _Unset()
 
 
 @dataclass(frozen=True, kw_only=True)
-class StatusView:
+class NodeShape:
+    id: str
+    label: str
+    kind: str
+    """"start", "end", "node" or "subgraph"."""
+    subgraph_nodes: tuple[str, ...] = ()
+    """For a subgraph node: the inner node names (drawn as a cluster)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EdgeShape:
+    source: str
+    target: str
+    kind: str
+    """"edge" (plain), "conditional" (a router with known targets), "dynamic" (a router
+    that may go anywhere: drawn once to a cloud-ish marker), "join" (part of a waiting
+    edge), "command" (a Command goto destination), "taken" (a dynamic route seen at run time)."""
+    label: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphShape:
+    name: str
+    nodes: tuple[NodeShape, ...]
+    edges: tuple[EdgeShape, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphMarks:
+    """Live decorations on the graph; every field is a set of node names."""
+
+    running: frozenset[str] = frozenset()
+    next: frozenset[str] = frozenset()
+    trail: tuple[str, ...] = ()
+    """Nodes of the recent supersteps, oldest first (drawn fading)."""
+    breakpoints_before: frozenset[str] = frozenset()
+    breakpoints_after: frozenset[str] = frozenset()
+    failed: frozenset[str] = frozenset()
+    interrupted: frozenset[str] = frozenset()
+    selected: str | None = None
+    taken_edges: frozenset[tuple[str, str]] = frozenset()
+    """Routes seen at run time for routers without a path map (added as dynamic edges)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiffWrite:
+    node: str
+    value: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiffRow:
+    """One state key in one superstep: before ⊕ writes → after."""
+
+    key: str
+    reducer: str
+    before: Any
+    writes: tuple[DiffWrite, ...]
+    after: Any
+    dropped: bool = False
+    """A key a node returned that the schema does not have (dropped, as LangGraph does)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepDiff:
+    step: int
+    checkpoint_id: str
+    rows: tuple[DiffRow, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimelineRow:
+    id: str
+    parent_id: str | None
+    step: int
+    source: str
+    """"input", "loop", "update" or "fork"."""
+    nodes: tuple[str, ...]
+    """Nodes whose writes made this checkpoint."""
+    next: tuple[str, ...]
+    created_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventRow:
+    kind: str
+    """"start", "finish", "error", "interrupt", "commit", "run", "custom"; or, for an
+    event read back from the history, the checkpoint's source ("input", "loop", …)."""
+    step: int
+    node: str
+    text: str
+    duration_s: float | None = None
+    checkpoint_id: str | None = None
+    traceback: str = ""
+    at: str = ""
+    """Wall-clock time (HH:MM:SS) the event happened, or the checkpoint was saved."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class InterruptInfo:
+    interrupt_id: str
+    node: str
+    value: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeDetails:
+    name: str
+    source: str
+    file: str | None = None
+    line: int | None = None
+    incoming: tuple[str, ...] = ()
+    outgoing: tuple[str, ...] = ()
+    last_input: Any = UNSET
+    last_output: Any = UNSET
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStatus:
     """What the status bar shows and which controls are enabled."""
 
     thread_id: str | None
@@ -29,7 +186,7 @@ class StatusView:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ErrorView:
+class ErrorReport:
     """One error shown in the window's banner: what went wrong, where, and what to do."""
 
     kind: str
@@ -43,14 +200,14 @@ class ErrorView:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ThreadView:
+class ThreadSummary:
     thread_id: str
     checkpoints: int
     updated_at: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class CompareView:
+class Comparison:
     """Two checkpoints side by side: `diff` goes from `left` to `right`."""
 
     left_id: str

@@ -19,9 +19,8 @@ from engine import START, RunEvent
 from .driver import RunDriver
 from .history import History
 from .loader import LoadedGraph
-from .records import ErrorView, StatusView
+from .records import ErrorReport, GraphMarks, GraphShape, NodeDetails, SessionStatus
 from .store import CheckpointReader
-from .viewmodel import GraphMarks, GraphView, NodeDetails
 
 __all__ = ["SessionState", "SubgraphFocus", "TRAIL"]
 
@@ -34,7 +33,7 @@ class SubgraphFocus:
     """What the panels show while stepping into a subgraph node."""
 
     node: str
-    graph: GraphView
+    graph: GraphShape
     running: set[str] = field(default_factory=set)
     next: tuple[str, ...] = ()
     trail: list[str] = field(default_factory=list)
@@ -61,11 +60,11 @@ class SessionState:
     loaded: LoadedGraph | None = None
     spec: str | None = None
     graph: Any = None
-    graph_view: GraphView | None = None
+    graph_view: GraphShape | None = None
     """The graph as drawn now: `base_view` plus routes taken at run time."""
-    base_view: GraphView | None = None
+    base_view: GraphShape | None = None
     """The graph as compiled."""
-    observed: GraphView | None = None
+    observed: GraphShape | None = None
     """Without the code: the graph as the thread's history shows it."""
     nx: Any = None
     known_edges: set[tuple[str, str]] = field(default_factory=set)
@@ -74,7 +73,7 @@ class SessionState:
     viewed_id: str | None = None
     """The checkpoint viewed read-only; None when the head is shown live."""
     selected_node: str | None = None
-    error: ErrorView | None = None
+    error: ErrorReport | None = None
     status: str = "no graph"
     running: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
@@ -147,7 +146,7 @@ class SessionState:
             taken_edges=frozenset(self.taken),
         )
 
-    def status_view(self) -> StatusView:
+    def status_view(self) -> SessionStatus:
         status = self.status
         if self.graph is None and self.reader is not None and self.loaded is None:
             status = "read-only"
@@ -155,7 +154,7 @@ class SessionState:
             status = "running"
         elif self.driver.interrupts:
             status = "interrupted"
-        return StatusView(
+        return SessionStatus(
             thread_id=self.thread_id, step=self.step(), status=status, busy=self.busy,
             can_step=self.graph is not None and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
             graph_name=self.loaded.spec if self.loaded else "", db_path=str(self.db_path),

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .records import UNSET
 from .valuefmt import ELLIPSIS, preview
-from .viewmodel import UNSET
 
 __all__ = ["Change", "KeyChange", "same", "diff_values", "diff_mappings", "plural", "fold_count"]
 

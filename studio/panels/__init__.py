@@ -1,4 +1,4 @@
-"""The studio's panels: Qt widgets that get plain data (`studio.core.viewmodel`) and emit intents.
+"""The studio's panels: Qt widgets that get plain data (`studio.core.records`) and emit intents.
 
 Panels never import the engine, the session or each other; `studio.window.wiring` connects them.
 Each class docstring lists its methods and signals.

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.viewmodel import EventRow
+from studio.core.records import EventRow
 from ._common import MUTED, BadgeDelegate, BadgeRole, KindRole, mono_font, title_label
 
 __all__ = ["EventsPanel", "EventsModel", "format_duration", "COLUMNS"]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.valuefmt import ELLIPSIS, pretty
-from studio.core.viewmodel import InterruptView
+from studio.core.records import InterruptInfo
 from ._common import MUTED, escape, mono_font, title_label
 
 __all__ = ["InterruptPanel", "parse_json"]
@@ -39,7 +39,7 @@ def parse_json(text: str) -> tuple[Any, str]:
 class _Card(QFrame):
     """One pending interrupt: what it asks (wrapped, pretty-printed) and a resume editor."""
 
-    def __init__(self, view: InterruptView, on_change: Any) -> None:
+    def __init__(self, view: InterruptInfo, on_change: Any) -> None:
         super().__init__()
         self.view = view
         self.setObjectName("interruptCard")
@@ -117,7 +117,7 @@ class InterruptPanel(QWidget):
     """Pending interrupts: each value (as JSON) and a JSON editor for the resume value.
 
     Methods:
-        set_interrupts(views: Iterable[InterruptView]): show them (empty: nothing pending).
+        set_interrupts(views: Iterable[InterruptInfo]): show them (empty: nothing pending).
         set_resume_text(interrupt_id, text): fill an editor (the same as typing).
         set_read_only(reason): "" lets the user resume; any other text disables Resume
             (and the editors) and says why in its tooltip and under the title.
@@ -167,7 +167,7 @@ class InterruptPanel(QWidget):
         layout.addWidget(scroll, 1)
         self.set_interrupts([])
 
-    def set_interrupts(self, views: Iterable[InterruptView]) -> None:
+    def set_interrupts(self, views: Iterable[InterruptInfo]) -> None:
         views = list(views)
         kept = {c.view.interrupt_id: c.editor.toPlainText() for c in self._cards}
         for card in self._cards:

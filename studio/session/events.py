@@ -22,13 +22,12 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
-
 from studio.core import convert
-from studio.core.records import ErrorView
+from studio.core.records import ErrorReport
+from studio.core.state import TRAIL, SessionState, SubgraphFocus, ran_nodes
 
 from .presenter import Presenter
 from .signals import SessionSignals
-from studio.core.state import TRAIL, SessionState, SubgraphFocus, ran_nodes
 
 __all__ = ["RunEvents"]
 
@@ -85,7 +84,7 @@ class RunEvents:
             s.running.discard(event.name)
             s.failed.add(event.name)
             s.status = "failed"
-            p.set_error(ErrorView(
+            p.set_error(ErrorReport(
                 kind="node", node=event.name, title=f"Node `{event.name}` raised {type(event.error).__name__}",
                 message=str(event.error), detail=event.traceback,
                 hint="The run is paused at this superstep. Fix the code and save (the studio reloads it) "
@@ -105,7 +104,7 @@ class RunEvents:
         elif isinstance(event, RunFinished):
             s.status = _RUN_END_STATUS.get(event.status, event.status)
             if event.status == "failed" and event.error is not None and s.error is None:
-                p.set_error(ErrorView(kind="command", title="The run failed",
+                p.set_error(ErrorReport(kind="command", title="The run failed",
                                       message=f"{type(event.error).__name__}: {event.error}"))
             p.emit_status()
 

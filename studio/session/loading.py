@@ -17,16 +17,21 @@ from typing import Any
 from PySide6.QtCore import QTimer
 
 from engine import CheckpointError
-
 from studio.core import convert
 from studio.core.history import History
-from studio.core.loader import LoadedGraph, LoadError, load_graph, new_thread_id, parse_spec
-from studio.core.records import ErrorView, ThreadView
+from studio.core.loader import (
+    LoadedGraph,
+    LoadError,
+    load_graph,
+    new_thread_id,
+    parse_spec,
+)
+from studio.core.records import ErrorReport, ThreadSummary
+from studio.core.state import SessionState
 from studio.core.store import CheckpointReader, open_saver
 
 from .presenter import Presenter
 from .signals import SessionSignals
-from studio.core.state import SessionState
 from .tasks import ViewTasks
 from .travel import TimeTravel
 
@@ -78,7 +83,7 @@ class Loading:
 
     def _on_load_error(self, error: LoadError) -> None:
         hint = "Fix the file and save it (the studio reloads it), or press Ctrl+R."
-        self.presenter.set_error(ErrorView(kind="load", title=error.title, message=error.message,
+        self.presenter.set_error(ErrorReport(kind="load", title=error.title, message=error.message,
                                            detail=error.detail, hint=hint))
 
     def _install(self, loaded: LoadedGraph) -> None:
@@ -112,7 +117,7 @@ class Loading:
         try:
             s.saver = open_saver(s.db_path)
         except (CheckpointError, OSError) as exc:
-            self.presenter.set_error(ErrorView(kind="database", title="Cannot open the checkpoint database",
+            self.presenter.set_error(ErrorReport(kind="database", title="Cannot open the checkpoint database",
                                                message=str(exc), hint="Choose another file with --db FILE."))
             return False
         s.reader = CheckpointReader(s.db_path)
@@ -155,7 +160,7 @@ class Loading:
         s = self.state
         path = Path(path)
         if not path.exists():
-            self.presenter.set_error(ErrorView(kind="database", title="No such database",
+            self.presenter.set_error(ErrorReport(kind="database", title="No such database",
                                                message=f"{path}: no such file", hint="Check the path."))
             return False
         if path.resolve() != s.db_path.resolve():
@@ -200,10 +205,10 @@ class Loading:
             self.signals.message.emit(f"{self.state.db_path} holds no threads yet.")
             self.presenter.emit_status()
 
-    async def refresh_threads(self) -> tuple[ThreadView, ...]:
+    async def refresh_threads(self) -> tuple[ThreadSummary, ...]:
         assert self.state.reader is not None
         infos = await self.state.reader.threads()
-        views = tuple(ThreadView(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
+        views = tuple(ThreadSummary(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
                       for t in infos)
         self.signals.threadsChanged.emit(views)
         return views

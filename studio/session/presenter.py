@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engine.specs import is_subgraph
 from PySide6.QtCore import QTimer
 
+from engine.specs import is_subgraph
 from studio.core import convert
-from studio.core.records import ErrorView
-from studio.core.viewmodel import EventRow, NodeDetails
+from studio.core.records import ErrorReport, EventRow, NodeDetails
+from studio.core.state import SessionState, ran_nodes
 
 from .signals import SessionSignals
-from studio.core.state import SessionState, ran_nodes
 
 __all__ = ["Presenter", "SOON_MS"]
 
@@ -50,7 +49,7 @@ class Presenter:
         pending = self.state.driver.interrupts
         self.signals.interruptsChanged.emit(convert.interrupt_views((p.node, p.interrupt) for p in pending))
 
-    def set_error(self, error: ErrorView | None) -> None:
+    def set_error(self, error: ErrorReport | None) -> None:
         self.state.error = error
         self.signals.errorChanged.emit(error)
 

@@ -8,7 +8,7 @@ checkpoint is viewed); the work is done by collaborators that share that state:
 - `Loading`: import graph files, open databases and threads, reload, poll for news;
 - `TimeTravel`: view, rewind, edit-and-fork, compare checkpoints;
 - `RunEvents`: the Run's events -> state and records;
-- `Presenter`: state -> the plain records of `studio.core.viewmodel` the panels get.
+- `Presenter`: state -> the plain records of `studio.core.records` the panels get.
 
 Commands are coroutines scheduled on the qasync loop. One stepping command runs at a
 time: another one asked for meanwhile is refused with a message (the window also
@@ -36,14 +36,20 @@ from studio.core import convert
 from studio.core.driver import Outcome, Refused
 from studio.core.history import History
 from studio.core.loader import LoadedGraph, new_thread_id
-from studio.core.records import ErrorView, StatusView, ThreadView
-from studio.core.viewmodel import GraphMarks, GraphView, NodeDetails
+from studio.core.records import (
+    ErrorReport,
+    GraphMarks,
+    GraphShape,
+    NodeDetails,
+    SessionStatus,
+    ThreadSummary,
+)
+from studio.core.state import SessionState
 
 from .events import RunEvents
 from .loading import Loading
 from .presenter import Presenter
 from .signals import SessionSignals
-from studio.core.state import SessionState
 from .tasks import ViewTasks
 from .travel import TimeTravel
 
@@ -102,7 +108,7 @@ class Session(SessionSignals):
         return self.state.graph
 
     @property
-    def graph_view(self) -> GraphView | None:
+    def graph_view(self) -> GraphShape | None:
         return self.state.graph_view
 
     @property
@@ -122,7 +128,7 @@ class Session(SessionSignals):
         return self.state.status
 
     @property
-    def error(self) -> ErrorView | None:
+    def error(self) -> ErrorReport | None:
         return self.state.error
 
     @property
@@ -153,7 +159,7 @@ class Session(SessionSignals):
     def marks(self) -> GraphMarks:
         return self.state.marks()
 
-    def status_view(self) -> StatusView:
+    def status_view(self) -> SessionStatus:
         return self.state.status_view()
 
     def node_details(self, name: str) -> NodeDetails:
@@ -178,7 +184,7 @@ class Session(SessionSignals):
     def open_thread(self, thread_id: str) -> None:
         self.loading.open_thread(thread_id)
 
-    async def refresh_threads(self) -> tuple[ThreadView, ...]:
+    async def refresh_threads(self) -> tuple[ThreadSummary, ...]:
         return await self.loading.refresh_threads()
 
     def reload(self) -> bool:
@@ -239,7 +245,7 @@ class Session(SessionSignals):
         except Exception as exc:  # an engine error (bad update, recursion limit, ...): shown, never fatal
             result = exc
             log.debug("command %s failed", name, exc_info=True)
-            p.set_error(ErrorView(kind="command", title=f"{name.capitalize()} failed",
+            p.set_error(ErrorReport(kind="command", title=f"{name.capitalize()} failed",
                                   message=f"{type(exc).__name__}: {exc}", node=None,
                                   hint="The history is unchanged; rewind, edit the state, or fix the code "
                                        "and reload."))

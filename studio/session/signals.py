@@ -9,7 +9,7 @@ __all__ = ["SessionSignals"]
 class SessionSignals(QObject):
     """Every signal the session emits; the collaborators emit them through this object."""
 
-    graphLoaded = Signal(object)        # GraphView
+    graphLoaded = Signal(object)        # GraphShape
     stateChanged = Signal(object)       # Mapping of the viewed checkpoint's values
     diffChanged = Signal(object)        # StepDiff | None
     marksChanged = Signal(object)       # GraphMarks
@@ -19,14 +19,14 @@ class SessionSignals(QObject):
     viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
     eventsAdded = Signal(object)        # list[EventRow]: live ones in small batches, or a history's
     eventsCleared = Signal()
-    interruptsChanged = Signal(object)  # tuple[InterruptView, ...]
+    interruptsChanged = Signal(object)  # tuple[InterruptInfo, ...]
     detailsChanged = Signal(object)     # NodeDetails
-    subgraphShown = Signal(object, object)  # node name, GraphView of its inner graph
-    compareReady = Signal(object)       # CompareView
-    threadsChanged = Signal(object)     # tuple[ThreadView, ...]
-    statusChanged = Signal(object)      # StatusView
+    subgraphShown = Signal(object, object)  # node name, GraphShape of its inner graph
+    compareReady = Signal(object)       # Comparison
+    threadsChanged = Signal(object)     # tuple[ThreadSummary, ...]
+    statusChanged = Signal(object)      # SessionStatus
     busyChanged = Signal(bool)
-    errorChanged = Signal(object)       # ErrorView | None
+    errorChanged = Signal(object)       # ErrorReport | None
     message = Signal(str)               # a transient status-bar line
     commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
     graphOpened = Signal(object, bool)  # the graph file's Path, whether it loaded

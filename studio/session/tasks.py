@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from studio.core.records import ErrorView
+from studio.core.records import ErrorReport
 
 from .presenter import Presenter
 
@@ -56,7 +56,7 @@ class ViewTasks:
             pass
         except Exception as exc:
             log.debug("viewing failed", exc_info=True)
-            self.presenter.set_error(ErrorView(kind="database", title="Could not read the checkpoint",
+            self.presenter.set_error(ErrorReport(kind="database", title="Could not read the checkpoint",
                                                message=f"{type(exc).__name__}: {exc}"))
 
     def start_load(self, coro: Awaitable[Any]) -> None:

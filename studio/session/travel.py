@@ -13,16 +13,14 @@ from typing import Any
 from engine import Overwrite, add_messages
 from engine.channels import ReducerChannel
 from engine.checkpoint import ERROR, INTERRUPT
-
 from studio.core import convert
 from studio.core.driver import PendingInterrupt
-from studio.core.records import CompareView, ErrorView
+from studio.core.records import Comparison, ErrorReport, GraphMarks
+from studio.core.state import TRAIL, SessionState, ran_nodes
 from studio.core.valuediff import same
-from studio.core.viewmodel import GraphMarks
 
 from .presenter import Presenter
 from .signals import SessionSignals
-from studio.core.state import TRAIL, SessionState, ran_nodes
 from .tasks import ViewTasks
 
 __all__ = ["TimeTravel", "edit_updates"]
@@ -121,7 +119,7 @@ class TimeTravel:
                 info = err.value if isinstance(err.value, Mapping) else {"message": str(err.value)}
                 s.failed = {w.task_name for w in errors}
                 code = s.graph is not None
-                p.set_error(ErrorView(
+                p.set_error(ErrorReport(
                     kind="node" if code else "recorded", node=err.task_name,
                     title=f"Node `{err.task_name}` raised {info.get('type', 'an error')}",
                     message=str(info.get("message", "")), detail=str(info.get("traceback", "")),
@@ -204,7 +202,7 @@ class TimeTravel:
         try:
             update = edit_updates(s.graph.schema.channels, ckpt.values, values)
         except ValueError as exc:
-            p.set_error(ErrorView(kind="input", title="Cannot apply this edit", message=str(exc)))
+            p.set_error(ErrorReport(kind="input", title="Cannot apply this edit", message=str(exc)))
             return
         if not update:
             self.signals.message.emit("Nothing changed: no fork was made.")
@@ -217,7 +215,7 @@ class TimeTravel:
             new_config = await asyncio.get_running_loop().run_in_executor(
                 None, lambda: graph.update_state(config, update, as_node=as_node))
         except Exception as exc:
-            p.set_error(ErrorView(kind="input", title="update_state refused the edit",
+            p.set_error(ErrorReport(kind="input", title="update_state refused the edit",
                                   message=f"{type(exc).__name__}: {exc}"))
             return
         new_id = new_config["configurable"]["checkpoint_id"]
@@ -263,6 +261,6 @@ class TimeTravel:
             return
         diff = convert.diff_from_values(step=right.step, checkpoint_id=right.id, before=left.values,
                                         after=right.values, nodes=(), reducers=s.reducers())
-        self.signals.compareReady.emit(CompareView(left_id=left.id, right_id=right.id,
+        self.signals.compareReady.emit(Comparison(left_id=left.id, right_id=right.id,
                                                    left_values=dict(left.values),
                                                    right_values=dict(right.values), diff=diff))

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from studio.core.records import ErrorView
+from studio.core.records import ErrorReport
 
 __all__ = ["ErrorBanner"]
 
@@ -19,7 +19,7 @@ class ErrorBanner(QFrame):
         super().__init__(parent)
         self.setObjectName("errorBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.error: ErrorView | None = None
+        self.error: ErrorReport | None = None
         self.title = QLabel(objectName="errorTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text = QLabel(objectName="errorText")
@@ -50,7 +50,7 @@ class ErrorBanner(QFrame):
         layout.addWidget(self.details)
         self.hide()
 
-    def show_error(self, error: ErrorView | None) -> None:
+    def show_error(self, error: ErrorReport | None) -> None:
         self.error = error
         if error is None:
             self.hide()

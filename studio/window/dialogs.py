@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.cli.commands import parse_json_input
-from studio.core.records import ThreadView
+from studio.core.records import ThreadSummary
 
 __all__ = ["InputDialog", "ThreadPicker", "input_text_for"]
 
@@ -76,7 +76,7 @@ class InputDialog(QDialog):
 class ThreadPicker(QDialog):
     """Pick one thread of the database (newest first)."""
 
-    def __init__(self, threads: Sequence[ThreadView], current: str | None, parent: QWidget | None = None) -> None:
+    def __init__(self, threads: Sequence[ThreadSummary], current: str | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Threads in the database")
         self.list = QListWidget(objectName="threadList")

@@ -18,7 +18,7 @@ from .banner import ErrorBanner
 from studio.cli.commands import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, restore_layout, save_layout
-from studio.core.records import ErrorView, StatusView, ThreadView
+from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.session.session import Session
 from .watcher import FileWatcher
 from .wiring import Panels, connect_panels, make_panels
@@ -45,7 +45,7 @@ class MainWindow(QMainWindow):
         self._input_kept = False
         """The input text came from the user (--input or the New run dialog): keep it."""
         self._database_title = False
-        self.threads: tuple[ThreadView, ...] = ()
+        self.threads: tuple[ThreadSummary, ...] = ()
         self.banner = ErrorBanner(self)
         self.panels: Panels = make_panels(self)
         self.docks: Docks = build_docks(
@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         if input_text is not None:
             self.input_text = input_text
         if problem:
-            self.banner.show_error(ErrorView(kind="input", title="Invalid --input", message=problem,
+            self.banner.show_error(ErrorReport(kind="input", title="Invalid --input", message=problem,
                                              hint="Fix it in Run ▸ New run… (Ctrl+N); your text is kept there."))
         started = self.session.open_graph(spec, thread_id=thread_id, input=value, example_input=not problem)
         return started and not problem
@@ -193,7 +193,7 @@ class MainWindow(QMainWindow):
         for action in (self.actions.rewind, self.actions.edit_fork):
             action.setEnabled(can_run and not busy)
 
-    def _on_status_changed(self, status: StatusView) -> None:
+    def _on_status_changed(self, status: SessionStatus) -> None:
         self.status_thread.setText(f"thread: {status.thread_id or '—'}")
         if status.thread_id != self.thread_box.currentData():
             self._fill_thread_box()
@@ -213,7 +213,7 @@ class MainWindow(QMainWindow):
     def _on_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
 
-    def _on_threads_changed(self, threads: tuple[ThreadView, ...]) -> None:
+    def _on_threads_changed(self, threads: tuple[ThreadSummary, ...]) -> None:
         self.threads = threads
         self._fill_thread_box()
 

@@ -1,6 +1,6 @@
 """Creating the panels and connecting them to the session.
 
-Session signals carry `studio.core.viewmodel` records into the panels; panel intents (a node
+Session signals carry `studio.core.records` records into the panels; panel intents (a node
 clicked, a checkpoint picked, "rewind here", a resume value) go to session commands.
 This is the only module that knows both the panels' methods and the session's.
 """
@@ -24,7 +24,7 @@ from studio.panels import (
     StatePanel,
     TimelinePanel,
 )
-from studio.core.records import StatusView
+from studio.core.records import SessionStatus
 from studio.session.session import Session
 
 __all__ = ["Panels", "make_panels", "connect_panels"]
@@ -87,7 +87,7 @@ class Panels:
         self.graph.shutdown()
 
 
-def resume_blocked(session: Session, status: StatusView) -> str:
+def resume_blocked(session: Session, status: SessionStatus) -> str:
     """Why the Interrupts panel cannot resume now ("" when it can)."""
     if session.graph is None:
         return ("Read-only: this database was opened without the graph's code, so its run cannot go on. "

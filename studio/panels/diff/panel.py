@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.valuediff import diff_values
 from studio.core.valuefmt import pretty
-from studio.core.viewmodel import UNSET, DiffRow, StepDiff
+from studio.core.records import UNSET, DiffRow, StepDiff
 from studio.panels._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, title_label, tree_with_detail
 from .rows import change_rows, text_item, unbox, value_row
 

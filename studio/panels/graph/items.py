@@ -65,7 +65,7 @@ def label_size(text: str) -> tuple[float, float]:
 
 
 def edge_label_sizes(view: object) -> dict[str, tuple[float, float]]:
-    """Plate sizes of every edge label of a GraphView, for the layout to keep room for."""
+    """Plate sizes of every edge label of a GraphShape, for the layout to keep room for."""
     labels = {e.label for e in getattr(view, "edges", ()) if e.label}
     # a little air around each plate, so neighbouring labels and edges do not touch it
     return {text: (w + 6, h + 4) for text, (w, h) in ((t, label_size(t)) for t in labels)}

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.layout import GraphLayout, estimate_size, layout_graph
-from studio.core.viewmodel import GraphMarks, GraphView
+from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
 from .legend import GraphLegend
 from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
@@ -63,7 +63,7 @@ class _Signals(QObject):
 class _LayoutJob(QRunnable):
     """Runs `layout_graph` off the UI thread and reports (generation, layout or error)."""
 
-    def __init__(self, generation: int, view: GraphView, sizes: dict[str, tuple[float, float]],
+    def __init__(self, generation: int, view: GraphShape, sizes: dict[str, tuple[float, float]],
                  signals: _Signals, label_sizes: dict[str, tuple[float, float]] | None = None) -> None:
         super().__init__()
         self.setAutoDelete(True)
@@ -133,7 +133,7 @@ class GraphPanel(QWidget):
     """The graph laid out by graphviz dot, drawn as items you can click, zoom and pan.
 
     Methods:
-        set_graph(view: GraphView): draw a graph (layout runs on a worker thread; the old
+        set_graph(view: GraphShape): draw a graph (layout runs on a worker thread; the old
             drawing stays until the new one is ready; a result for an older graph is dropped).
         set_marks(marks: GraphMarks): running (amber, pulsing), next (blue outline), trail
             (fading teal), breakpoints (red dots left = before / right = after), failed (red),
@@ -161,7 +161,7 @@ class GraphPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._view: GraphView | None = None
+        self._view: GraphShape | None = None
         self._layout: GraphLayout | None = None
         self._marks = GraphMarks()
         self._generation = 0
@@ -218,7 +218,7 @@ class GraphPanel(QWidget):
         layout.addWidget(self.canvas, 1)
 
     # -- graph ---------------------------------------------------------------------------
-    def set_graph(self, view: GraphView) -> None:
+    def set_graph(self, view: GraphShape) -> None:
         if view == self._view and (self._layout is not None or self._pending):
             return
         self._view = view
@@ -249,7 +249,7 @@ class GraphPanel(QWidget):
     def edge_items(self) -> list[EdgeItem]:
         return self._edges + self._taken
 
-    def _sizes(self, view: GraphView) -> dict[str, tuple[float, float]]:
+    def _sizes(self, view: GraphShape) -> dict[str, tuple[float, float]]:
         metrics = QFontMetricsF(label_font())
         sizes = {}
         for node in view.nodes:

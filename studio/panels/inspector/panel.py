@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.valuefmt import pretty, pretty_preview, preview
-from studio.core.viewmodel import UNSET, NodeDetails
+from studio.core.records import UNSET, NodeDetails
 from studio.panels._common import MUTED, escape, mono_font, title_label, tool_button
 from .highlight import PythonHighlighter
 

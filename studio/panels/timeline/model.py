@@ -1,6 +1,6 @@
 """The checkpoint tree of a thread, flattened for a table view.
 
-A thread's checkpoints form a tree through their parent ids. A linear run is shown as
+A thread's checkpoints form a tree through their parent ids. A linear chain is shown as
 sibling rows; only where a checkpoint has more than one child does a branch start: the
 oldest child continues the line, each newer one opens an indented branch under a header
 row ("↳ branch from step 3 · 12 checkpoints") that can be collapsed. The model keeps the
@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from studio.core.viewmodel import TimelineRow
+from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeRole, KindRole
 
 __all__ = ["TimelineModel", "DepthRole", "IdRole"]
@@ -38,17 +38,17 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass
-class _Run:
+class _Chain:
     """A linear chain of checkpoints (indices into the rows)."""
 
     owner: int | None
-    """The checkpoint this branch starts from; None for a root run."""
+    """The checkpoint this branch starts from; None for a root chain."""
     depth: int
     items: list[int] = field(default_factory=list)
 
 
 class TimelineModel(QAbstractTableModel):
-    """Rows: checkpoints (index >= 0 in `_visible`) and branch headers (-(run + 1))."""
+    """Rows: checkpoints (index >= 0 in `_visible`) and branch headers (-(chain + 1))."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,8 +59,8 @@ class TimelineModel(QAbstractTableModel):
     def _clear(self) -> None:
         self._rows: list[TimelineRow] = []
         self._index: dict[str, int] = {}
-        self._run_of: list[int] = []
-        self._runs: list[_Run] = []
+        self._chain_of: list[int] = []
+        self._chains: list[_Chain] = []
         self._branches: dict[int, list[int]] = {}
         self._collapsed: set[int] = set()
         self._visible: list[int] = []
@@ -74,7 +74,7 @@ class TimelineModel(QAbstractTableModel):
         rows = list(rows)
         self._rows = rows
         self._index = {r.id: i for i, r in enumerate(rows)}
-        self._run_of = [0] * len(rows)
+        self._chain_of = [0] * len(rows)
         children: dict[int, list[int]] = {}
         roots: list[int] = []
         for i, r in enumerate(rows):
@@ -91,23 +91,23 @@ class TimelineModel(QAbstractTableModel):
         todo: list[tuple[int, int | None, int]] = [(root, None, 0) for root in reversed(roots)]
         while todo:
             start, owner, depth = todo.pop()
-            run_id = len(self._runs)
-            run = _Run(owner=owner, depth=depth)
-            self._runs.append(run)
+            chain_id = len(self._chains)
+            chain = _Chain(owner=owner, depth=depth)
+            self._chains.append(chain)
             if owner is not None:
-                self._branches.setdefault(owner, []).append(run_id)
+                self._branches.setdefault(owner, []).append(chain_id)
             cur: int | None = start
             while cur is not None:
-                run.items.append(cur)
-                self._run_of[cur] = run_id
+                chain.items.append(cur)
+                self._chain_of[cur] = chain_id
                 kids = children.get(cur)
                 if not kids:
                     break
                 for other in reversed(kids[1:]):
                     todo.append((other, cur, depth + 1))
                 cur = kids[0]
-        for owner, runs in self._branches.items():
-            runs.sort(key=lambda b: order(self._runs[b].items[0]))
+        for owner, chains in self._branches.items():
+            chains.sort(key=lambda b: order(self._chains[b].items[0]))
         self._visible = self._flatten_roots()
         self.endResetModel()
 
@@ -115,39 +115,39 @@ class TimelineModel(QAbstractTableModel):
         r = self._rows[i]
         return r.created_at, r.id
 
-    def _root_runs(self) -> list[int]:
-        return [i for i, run in enumerate(self._runs) if run.owner is None]
+    def _root_chains(self) -> list[int]:
+        return [i for i, chain in enumerate(self._chains) if chain.owner is None]
 
     def _flatten_roots(self) -> list[int]:
         out: list[int] = []
-        for n, run_id in enumerate(self._root_runs()):
+        for n, chain_id in enumerate(self._root_chains()):
             if n == 0:
-                out += self._flatten_run(run_id)
+                out += self._flatten_run(chain_id)
             else:
-                out.append(-(run_id + 1))
-                if run_id not in self._collapsed:
-                    out += self._flatten_run(run_id)
+                out.append(-(chain_id + 1))
+                if chain_id not in self._collapsed:
+                    out += self._flatten_run(chain_id)
         return out
 
-    def _flatten_run(self, run_id: int) -> list[int]:
-        """The visible entries of a run: its checkpoints with their (expanded) branches."""
+    def _flatten_run(self, chain_id: int) -> list[int]:
+        """The visible entries of a chain: its checkpoints with their (expanded) branches."""
         out: list[int] = []
-        stack: list[tuple[str, int, int]] = [("run", run_id, 0)]
+        stack: list[tuple[str, int, int]] = [("chain", chain_id, 0)]
         while stack:
             what, r, pos = stack.pop()
             if what == "hdr":
                 out.append(-(r + 1))
                 if r not in self._collapsed:
-                    stack.append(("run", r, 0))
+                    stack.append(("chain", r, 0))
                 continue
-            items = self._runs[r].items
+            items = self._chains[r].items
             while pos < len(items):
                 i = items[pos]
                 pos += 1
                 out.append(i)
                 branches = self._branches.get(i)
                 if branches:
-                    stack.append(("run", r, pos))
+                    stack.append(("chain", r, pos))
                     stack += [("hdr", b, 0) for b in reversed(branches)]
                     break
         return out
@@ -170,27 +170,27 @@ class TimelineModel(QAbstractTableModel):
         self._rows.append(row)
         self._index[row.id] = i
         p = self._index.get(row.parent_id) if row.parent_id is not None else None
-        if p is not None and p != i and self._runs[self._run_of[p]].items[-1] == p:
-            r = self._run_of[p]  # continues its parent's line
-            self._runs[r].items.append(i)
-            self._run_of.append(r)
+        if p is not None and p != i and self._chains[self._chain_of[p]].items[-1] == p:
+            r = self._chain_of[p]  # continues its parent's line
+            self._chains[r].items.append(i)
+            self._chain_of.append(r)
             if self._visible and self._visible[-1] == p:
                 self._insert(len(self._visible), [i])
             elif self._run_shown(r):
                 self._insert(self._position(p) + 1 + self._branches_block(p), [i])
             return
         if p is None or p == i:  # a new root
-            first = not self._root_runs()
-            r = len(self._runs)
-            self._runs.append(_Run(owner=None, depth=0, items=[i]))
-            self._run_of.append(r)
+            first = not self._root_chains()
+            r = len(self._chains)
+            self._chains.append(_Chain(owner=None, depth=0, items=[i]))
+            self._chain_of.append(r)
             self._insert(len(self._visible), [i] if first else [-(r + 1), i])
             return
-        r = len(self._runs)  # a new branch from p
-        depth = self._runs[self._run_of[p]].depth + 1
-        self._runs.append(_Run(owner=p, depth=depth, items=[i]))
-        self._run_of.append(r)
-        shown = self._run_shown(self._run_of[p])
+        r = len(self._chains)  # a new branch from p
+        depth = self._chains[self._chain_of[p]].depth + 1
+        self._chains.append(_Chain(owner=p, depth=depth, items=[i]))
+        self._chain_of.append(r)
+        shown = self._run_shown(self._chain_of[p])
         at = self._position(p) + 1 + self._branches_block(p) if shown else -1
         self._branches.setdefault(p, []).append(r)
         if shown:
@@ -205,20 +205,20 @@ class TimelineModel(QAbstractTableModel):
         return self._visible.index(i)
 
     def _run_shown(self, r: int) -> bool:
-        """Whether run `r` is on screen (no collapsed header above it)."""
-        roots = self._root_runs()
+        """Whether chain `r` is on screen (no collapsed header above it)."""
+        roots = self._root_chains()
         while True:
-            run = self._runs[r]
-            if run.owner is None:
+            chain = self._chains[r]
+            if chain.owner is None:
                 return r == roots[0] or r not in self._collapsed
             if r in self._collapsed:
                 return False
-            r = self._run_of[run.owner]
+            r = self._chain_of[chain.owner]
 
     # -- expanding ------------------------------------------------------------------------
     def header_rows(self) -> list[int]:
         """Visible rows that head a branch (none without branches: no walk then)."""
-        if len(self._runs) < 2:
+        if len(self._chains) < 2:
             return []
         return [row for row, entry in enumerate(self._visible) if entry < 0]
 
@@ -250,13 +250,13 @@ class TimelineModel(QAbstractTableModel):
         if i is None:
             return -1
         chain = []
-        r = self._run_of[i]
+        r = self._chain_of[i]
         while True:
             chain.append(r)
-            owner = self._runs[r].owner
+            owner = self._chains[r].owner
             if owner is None:
                 break
-            r = self._run_of[owner]
+            r = self._chain_of[owner]
         for r in reversed(chain):
             if r in self._collapsed:
                 try:
@@ -330,7 +330,7 @@ class TimelineModel(QAbstractTableModel):
                 return "head", "commit"
             return None
         if role == DepthRole:
-            return self._runs[self._run_of[entry]].depth
+            return self._chains[self._chain_of[entry]].depth
         if role == IdRole:
             return r.id
         if role == KindRole:
@@ -355,17 +355,17 @@ class TimelineModel(QAbstractTableModel):
 
     def max_depth(self) -> int:
         """The deepest branch's indentation level (0: no branches)."""
-        return max((run.depth for run in self._runs), default=0)
+        return max((chain.depth for chain in self._chains), default=0)
 
     def _header_data(self, b: int, col: int, role: int) -> Any:
-        run = self._runs[b]
-        first = self._rows[run.items[0]]
+        chain = self._chains[b]
+        first = self._rows[chain.items[0]]
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 2:
                 n = self._run_size(b)
-                if run.owner is None:
+                if chain.owner is None:
                     return f"↳ separate history · {n:,} checkpoint{'s' if n != 1 else ''}"
-                owner = self._rows[run.owner]
+                owner = self._rows[chain.owner]
                 return f"↳ branch from step {owner.step} · {n:,} checkpoint{'s' if n != 1 else ''}"
             if col == 3:
                 return _clock(first.created_at)
@@ -373,7 +373,7 @@ class TimelineModel(QAbstractTableModel):
         if role == BadgeRole and col == 1:
             return first.source, first.source
         if role == DepthRole:
-            return run.depth
+            return chain.depth
         if role == ExpandedRole:
             return b not in self._collapsed
         if role == KindRole:
@@ -391,9 +391,9 @@ class TimelineModel(QAbstractTableModel):
             return self._sizes[b]
         total, todo = 0, [b]
         while todo:
-            run = self._runs[todo.pop()]
-            total += len(run.items)
-            for i in run.items:
+            chain = self._chains[todo.pop()]
+            total += len(chain.items)
+            for i in chain.items:
                 todo += self._branches.get(i, ())
         self._sizes[b] = total
         return total

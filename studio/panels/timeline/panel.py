@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.viewmodel import TimelineRow
+from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeDelegate, KindRole, title_label
 from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
 
