@@ -41,6 +41,8 @@ from .messages import (
     ToolMessage,
     add_messages,
 )
+from .runtime.injected import ExecutionInfo, Runtime, get_runtime, get_store
+from .store import BaseStore, InMemoryStore
 from .runtime import (
     ChannelDiff,
     ChannelWrite,
@@ -78,7 +80,8 @@ from .types import (
 __all__ = [
     # building and running
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
-    "get_stream_writer", "get_config", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
+    "get_stream_writer", "get_config", "get_runtime", "get_store", "Runtime", "ExecutionInfo",
+    "BaseStore", "InMemoryStore", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
     "GraphOutput", "StreamPart", "StreamMode", "Durability",
     "StateUpdate", "PregelTask",
     # messages

@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
-__all__ = ["Branch", "accepts_config", "literal_targets", "is_subgraph", "is_runnable"]
+__all__ = ["Branch", "accepts_config", "injected_params", "literal_targets", "is_subgraph", "is_runnable"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +49,9 @@ def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     return tuple(found) if found else None
 
 
+_INJECTED = ("writer", "runtime", "store")
+
+
 def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
     """Whether a node or router function takes `config` and/or `writer` besides the state."""
     try:
@@ -59,9 +62,37 @@ def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
     names = {p.name for p in params}
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     wants_config = "config" in names or (
-        len(positional) >= 2 and positional[1].default is inspect.Parameter.empty and positional[1].name != "writer"
+        len(positional) >= 2 and positional[1].default is inspect.Parameter.empty
+        and positional[1].name not in _INJECTED and not _is_runtime_hint(positional[1].annotation)
     )
     return wants_config, "writer" in names
+
+
+def injected_params(fn: Callable[..., Any]) -> tuple[tuple[str, str], ...]:
+    """(parameter, what) pairs a run fills in for a node: what is "runtime" (a parameter
+    named `runtime` or hinted `Runtime[...]`) or "store" (a parameter named `store`)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return ()
+    out: list[tuple[str, str]] = []
+    for i, p in enumerate(sig.parameters.values()):
+        if i == 0 or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name == "runtime" or _is_runtime_hint(p.annotation):
+            out.append((p.name, "runtime"))
+        elif p.name == "store":
+            out.append(("store", "store"))
+    return tuple(out)
+
+
+def _is_runtime_hint(annotation: Any) -> bool:
+    if annotation is inspect.Parameter.empty:
+        return False
+    if isinstance(annotation, str):
+        return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "Runtime"
+    origin = get_origin(annotation) or annotation
+    return getattr(origin, "__name__", "") == "Runtime"
 
 
 def is_subgraph(fn: Any) -> bool:

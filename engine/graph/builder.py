@@ -246,12 +246,15 @@ class StateGraph:
         name: str | None = None,
         store: Any = None,
         cache: Any = None,
+        transformers: Any = None,
     ) -> Any:
         """Check the graph (every problem reported at once) and make it runnable."""
         from .compiled import CompiledStateGraph
 
         before = _breakpoints(interrupt_before, self.nodes)
         after = _breakpoints(interrupt_after, self.nodes)
+        if transformers:
+            raise NotImplementedError("compile(transformers=...) is not supported by Retrograph yet")
         self.validate(tuple(before) + tuple(after))
         self.compiled = True
         return CompiledStateGraph(
@@ -260,6 +263,8 @@ class StateGraph:
             interrupt_before=before,
             interrupt_after=after,
             name=name or "LangGraph",
+            store=store,
+            cache=cache,
         )
 
 

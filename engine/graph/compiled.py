@@ -41,8 +41,12 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] = (),
         interrupt_after: Sequence[str] = (),
         name: str = "LangGraph",
+        store: Any = None,
+        cache: Any = None,
     ) -> None:
         self.builder = builder
+        self.store = store
+        self.cache = cache
         self.name = name
         _check_checkpointer(checkpointer)
         self.checkpointer = checkpointer if checkpointer not in (True, False) else None
@@ -83,7 +87,8 @@ class CompiledStateGraph:
         """The same graph (same breakpoints and name) saving into another checkpointer;
         the studio uses it to put any user graph on its own SQLite file."""
         graph = CompiledStateGraph(self.builder, checkpointer=checkpointer, interrupt_before=self.interrupt_before,
-                                   interrupt_after=self.interrupt_after, name=self.name)
+                                   interrupt_after=self.interrupt_after, name=self.name,
+                                   store=self.store, cache=self.cache)
         graph.bound_config = self.bound_config
         return graph
 

@@ -26,7 +26,12 @@ class TaskContext:
     """The task of the enclosing graph when this one runs inside a subgraph node: its
     interrupts belong to that task, which re-runs the whole subgraph on resume."""
     run: Any = None
-    """The Run executing this task (the functional API saves its task calls through it)."""
+    """The Run executing this task (the functional API saves its task calls, get_runtime() reads it)."""
+    attempt: int = 1
+    first_attempt_time: float | None = None
+    runtime: Any = None
+    """The Runtime built for this attempt, once a node asked for it."""
+    previous: Any = None
 
     def root(self) -> TaskContext:
         ctx = self

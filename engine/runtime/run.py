@@ -46,6 +46,7 @@ from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
 from .durability import HeldSaves
+from .injected import coerce_context
 from .events import (
     CustomData,
     RunEvent,
@@ -97,6 +98,7 @@ class Run(RunStart, RunCommit):
         checkpointer: Any = _FROM_GRAPH,
         durability: str | None = None,
         context: Any = None,
+        control: Any = None,
     ) -> None:
         self.graph = graph
         self.config: dict[str, Any] = dict(config or {})
@@ -137,6 +139,13 @@ class Run(RunStart, RunCommit):
         self.durability = durability
         """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
         self._held: HeldSaves | None = HeldSaves() if durability == "exit" and self.saver is not None else None
+        enclosing = current_task.get()
+        outer = enclosing.run if enclosing is not None else None
+        """A graph run inside a node (a subgraph) shares the run's context and store."""
+        if context is None and outer is not None:
+            context = outer.context
+        elif context is not None and graph.builder.context_schema is not None:
+            context = coerce_context(graph.builder.context_schema, context)
         self.context = context
         self.tracer: GraphTrace | None = None
         """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
@@ -144,6 +153,8 @@ class Run(RunStart, RunCommit):
             from .tracing import GraphTrace
 
             self.tracer = GraphTrace(self.config, graph.name, ())
+        self.store = graph.store if graph.store is not None or outer is None else outer.store
+        self.control = control if control is not None else (outer.control if outer is not None else None)
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
@@ -311,6 +322,9 @@ class Run(RunStart, RunCommit):
                     await asyncio.sleep(policy.delay(attempt))
                     attempt += 1
                     ctx.calls = 0
+                    ctx.attempt = attempt
+                    if ctx.first_attempt_time is None:
+                        ctx.first_attempt_time = time.time() - (time.perf_counter() - started)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the node's own error: kept and reported unchanged

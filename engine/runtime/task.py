@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any
 from ..channels import MISSING, Applied, Channel
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
-from ..specs import Branch, accepts_config, is_runnable, is_subgraph
+from ..specs import Branch, accepts_config, injected_params, is_runnable, is_subgraph
 from ..types import Command, Interrupt, Send
+from .context import current_task
+from .injected import runtime_for
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -148,7 +150,7 @@ class NodeRunner:
 
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
-        "edges", "branches", "joins", "known", "retry",
+        "edges", "branches", "joins", "known", "retry", "injected",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -169,6 +171,10 @@ class NodeRunner:
             self.wants_config, self.wants_writer = False, False
         else:
             self.wants_config, self.wants_writer = accepts_config(fn)
+        self.injected: tuple[tuple[str, str], ...] = ()
+        """(parameter, what) pairs the run fills in: what is "runtime" or "store"."""
+        if not (self.is_subgraph or self.is_runnable or name == START):
+            self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
         self.branches = tuple((b, accepts_config(b.router)[0]) for b in branches)
         """(branch, whether its router takes `config`), computed once."""
@@ -181,6 +187,8 @@ class NodeRunner:
         kwargs: dict[str, Any] = {}
         if self.wants_writer:
             kwargs["writer"] = writer
+        if self.injected:
+            kwargs.update(_injected_kwargs(self.injected))
         if self.wants_config:
             return self.fn(state, config, **kwargs)
         return self.fn(state, **kwargs)
@@ -192,6 +200,14 @@ class NodeRunner:
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _injected_kwargs(wanted: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    ctx = current_task.get()
+    if ctx is None:
+        return {}
+    runtime = runtime_for(ctx)
+    return {param: runtime if what == "runtime" else runtime.store for param, what in wanted}
 
 
 def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]],
