@@ -298,7 +298,7 @@ class EntrypointGraph(CompiledStateGraph):
             builder = StateGraph(_entry_schema())
             builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None)
             builder.add_edge(START, name)
-        super().__init__(builder, checkpointer=checkpointer, name=name)
+        super().__init__(builder, checkpointer=checkpointer, name=name, store=store, cache=cache)
         schema = self.schema
         schema.output = lambda values: values.get(END_KEY)  # type: ignore[method-assign]
         schema.unwrap_update = lambda update: update.get(END_KEY) if isinstance(update, Mapping) else update  # type: ignore[attr-defined]
