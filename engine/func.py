@@ -34,7 +34,11 @@ from .types import RetryPolicy, StateSnapshot
 __all__ = ["entrypoint", "task", "TaskFuture", "EntrypointGraph", "CachePolicy"]
 
 T = TypeVar("T")
+S = TypeVar("S")
 RETURN = "__return__"
+USED = "__interrupts_used__"
+"""Beside a saved result: how many interrupt() answers the task call consumed, so a
+resumed entrypoint that skips the call still hands the next answer to the next interrupt."""
 END_KEY = "__end__"
 PREVIOUS_KEY = "__previous__"
 
@@ -92,11 +96,14 @@ class _Scope:
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.saved: dict[str, Any] = {}
+        self.used: dict[str, int] = {}
         run = self.run
         if run is not None and run.saver is not None and run.checkpoint is not None:
             for w in run.saver.pending_writes(run.thread_id or "", run.checkpoint.id):
                 if w.channel == RETURN:
                     self.saved[w.task_id] = w.value
+                elif w.channel == USED:
+                    self.used[w.task_id] = int(w.value)
 
     def call_id(self, parent: str, name: str) -> str:
         with self.lock:
@@ -105,24 +112,19 @@ class _Scope:
         return f"{parent}/{name}:{index}"
 
     def emit(self, event: Any) -> None:
-        run = self.run
-        if run is None or not run.listeners:
-            return
-        loop = run._loop
-        if loop is None or threading.get_ident() == run._loop_thread:
-            run._emit(event)
-        else:
-            loop.call_soon_threadsafe(run._emit, event)
+        if self.run is not None:
+            self.run.emit_threadsafe(event)
 
     def base(self) -> dict[str, Any]:
         run = self.run
         return {"run_id": run.run_id, "thread_id": run.thread_id, "step": run.step + 1, "namespace": run.namespace}
 
-    def save(self, call_id: str, name: str, value: Any) -> None:
-        run = self.run
-        if run is not None and run.saver is not None and run.checkpoint is not None:
-            run.saver.put_writes(run.thread_id or "", run.checkpoint.id,
-                                 [PendingWrite(task_id=call_id, task_name=name, channel=RETURN, value=value)])
+    def save(self, call_id: str, name: str, value: Any, used: int) -> None:
+        if self.run is not None:
+            writes = [PendingWrite(task_id=call_id, task_name=name, channel=RETURN, value=value)]
+            if used:
+                writes.append(PendingWrite(task_id=call_id, task_name=name, channel=USED, value=used))
+            self.run.put_child_writes(writes)
 
 
 _scope: contextvars.ContextVar[_Scope | None] = contextvars.ContextVar("retrograph_entrypoint", default=None)
@@ -156,17 +158,19 @@ class _Task:
         parent = _call_path.get() or scope.ctx.task_id
         call_id = scope.call_id(parent, self.name)
         if call_id in scope.saved:
+            scope.ctx.root().calls += scope.used.get(call_id, 0)
             return TaskFuture(value=scope.saved[call_id])
         cached = scope.graph.cached(self, args, kwargs)
         if cached is not _NOTHING:
             return TaskFuture(value=cached)
         scope.emit(TaskStarted(**scope.base(), task_id=call_id, name=self.name, trigger="call",
-                               input=_shown_input(args, kwargs)))
+                               input=(args, kwargs)))
         if self.is_async:
             pending = asyncio.ensure_future(self._arun(scope, call_id, args, kwargs))
             return TaskFuture(pending=pending)
         started = time.perf_counter()
         token = _call_path.set(call_id)
+        before = scope.ctx.root().calls
         try:
             value = self._with_retry(args, kwargs)
         except GraphInterrupt as exc:
@@ -176,7 +180,7 @@ class _Task:
             return TaskFuture(error=exc)
         finally:
             _call_path.reset(token)
-        self._finished(scope, call_id, value, started, args, kwargs)
+        self._finished(scope, call_id, value, started, args, kwargs, scope.ctx.root().calls - before)
         return TaskFuture(value=value)
 
     async def _arun(self, scope: _Scope, call_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -196,7 +200,7 @@ class _Task:
                     raise
                 await asyncio.sleep(policy.delay(attempt))
                 attempt += 1
-        self._finished(scope, call_id, value, started, args, kwargs)
+        self._finished(scope, call_id, value, started, args, kwargs, 0)
         return value
 
     def _with_retry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -228,8 +232,8 @@ class _Task:
             return TaskFuture(error=exc)
 
     def _finished(self, scope: _Scope, call_id: str, value: Any, started: float,
-                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        scope.save(call_id, self.name, value)
+                  args: tuple[Any, ...], kwargs: dict[str, Any], used: int) -> None:
+        scope.save(call_id, self.name, value, used)
         scope.graph.remember(self, args, kwargs, value)
         scope.emit(TaskFinished(**scope.base(), task_id=call_id, name=self.name, trigger="call", update=value,
                                 writes=((RETURN, value),), routes=(), sends=(), dropped_keys=(),
@@ -243,13 +247,14 @@ class _Task:
                               duration_s=time.perf_counter() - started))
 
 
-def _shown_input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if kwargs:
-        return {"args": list(args), "kwargs": dict(kwargs)}
-    return args[0] if len(args) == 1 else list(args)
-
-
 _NOTHING: Any = object()
+
+
+def _name_of(fn: Any) -> str:
+    """A task's default name: the function's, also through functools.partial."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return getattr(fn, "__name__", None) or type(fn).__name__
 
 
 def task(
@@ -270,7 +275,7 @@ def task(
     def wrap(fn: Callable[..., Any]) -> _Task:
         if not callable(fn):
             raise TypeError(f"@task decorates a function, got {type(fn).__name__}")
-        return _Task(fn, name or getattr(fn, "__name__", type(fn).__name__), retry, cache_policy)
+        return _Task(fn, name or _name_of(fn), retry, cache_policy)
 
     return wrap(__func) if __func is not None else wrap
 
@@ -408,6 +413,10 @@ class EntrypointGraph(CompiledStateGraph):
                 return {"__interrupt__": interrupts}
         return out
 
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+        """Set what the thread's next run gets as `previous` (and its current value)."""
+        return super().update_state(config, {END_KEY: values, PREVIOUS_KEY: values}, as_node or self.input_node)
+
     def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = (), child: Any = None) -> StateSnapshot:
         snap = super().snapshot(ckpt, pending, child)
         return snap._replace(values=snap.values.get(END_KEY) if isinstance(snap.values, Mapping) else snap.values)
@@ -423,7 +432,7 @@ class entrypoint:  # noqa: N801 - LangGraph's name
     the last run on the thread returned or saved), `config`, `writer` and `store`."""
 
     @dataclass(frozen=True)
-    class final(Generic[T]):  # noqa: N801 - LangGraph's name
+    class final(Generic[T, S]):  # noqa: N801 - LangGraph's name
         """Return `entrypoint.final(value=..., save=...)` to return `value` but keep `save`
         as the next run's `previous`."""
 
@@ -445,6 +454,11 @@ class entrypoint:  # noqa: N801 - LangGraph's name
     def __call__(self, fn: Callable[..., Any]) -> EntrypointGraph:
         if not callable(fn):
             raise TypeError(f"@entrypoint decorates a function, got {type(fn).__name__}")
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            raise NotImplementedError(
+                f"the entrypoint `{getattr(fn, '__name__', fn)}` is a generator: return a value instead "
+                "(stream progress with the `writer` argument)"
+            )
         params = [p for p in inspect.signature(fn).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if not params:

@@ -151,3 +151,53 @@ def test_an_entrypoint_is_a_graph_the_studio_and_cli_can_load(tmp_path: Path) ->
     assert isinstance(loaded, LoadedGraph) and loaded.name == "flow"
     assert loaded.graph.invoke(loaded.example_input) == 9
     assert set(loaded.graph.get_graph().nx.nodes) >= {"flow"}
+
+
+def test_one_task_interrupting_twice_gets_each_answer_once() -> None:
+    @task
+    def ask(x: str) -> str:
+        return x + interrupt(f"after {x}?")
+
+    @entrypoint(checkpointer=InMemorySaver())
+    def wf(x: str) -> str:
+        return ask(ask(x).result()).result()
+
+    config = {"configurable": {"thread_id": "q"}}
+    assert wf.invoke("a", config)["__interrupt__"][0].value == "after a?"
+    assert wf.invoke(Command(resume="b"), config)["__interrupt__"][0].value == "after ab?"
+    assert wf.invoke(Command(resume="c"), config) == "abc"
+
+
+def test_update_state_sets_what_the_next_run_gets_as_previous() -> None:
+    @entrypoint(checkpointer=InMemorySaver())
+    def keep(x: Any, *, previous: Any = None) -> Any:
+        return {"now": x, "before": previous}
+
+    config = {"configurable": {"thread_id": "u"}}
+    keep.update_state(config, {"seed": 1})
+    assert keep.invoke(2, config) == {"now": 2, "before": {"seed": 1}}
+    assert [s.metadata["source"] for s in keep.get_state_history(config)] == ["loop", "input", "update"]
+
+
+def test_task_names_generators_and_typed_final() -> None:
+    import functools
+
+    def tail(suffix: str, value: str) -> str:
+        return value + suffix
+
+    class Upper:
+        def __call__(self, value: str) -> str:
+            return value.upper()
+
+    partial_task = task(functools.partial(tail, "!"))
+    upper = task(Upper(), name="upper")
+
+    @entrypoint()
+    def shout(x: str) -> entrypoint.final[str, int]:
+        return entrypoint.final(value=upper(partial_task(x).result()).result(), save=len(x))
+
+    assert list(shout.stream("hi", stream_mode="updates")) == [{"tail": "hi!"}, {"upper": "HI!"}, {"shout": "HI!"}]
+    with pytest.raises(NotImplementedError, match="is a generator"):
+        @entrypoint()
+        def gen(x: Any) -> Any:
+            yield x

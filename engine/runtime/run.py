@@ -471,6 +471,22 @@ class Run(RunStart, RunCommit):
             self._put_writes(writes)
         self._emit_finished(result)
 
+    def put_child_writes(self, writes: list[PendingWrite]) -> None:
+        """Save writes of a task's child work (an @entrypoint's task calls) beside the
+        current checkpoint, as the run's own writes are (durability respected)."""
+        if self.saver is not None and self.checkpoint is not None:
+            self._put_writes(writes)
+
+    def emit_threadsafe(self, event: RunEvent) -> None:
+        """Emit an event from any thread (a node's worker thread included)."""
+        if not self._listeners:
+            return
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread:
+            self._emit(event)
+        else:
+            loop.call_soon_threadsafe(self._emit, event)
+
     def _put_writes(self, writes: list[PendingWrite]) -> None:
         assert self.saver is not None and self.checkpoint is not None
         if self._held is not None:

@@ -45,8 +45,10 @@ def check_modes(modes: Sequence[str], what: str = "stream_mode") -> None:
 
 def lg_triggers(name: str, trigger: str) -> tuple[str, ...]:
     """A planned task's trigger as LangGraph names it in "tasks"/"debug" payloads."""
-    if trigger.startswith("send:") or trigger == "send":
+    if trigger.startswith("send:") or trigger in ("send", "call"):  # "call": an @entrypoint's task call
         return ("__pregel_push",)
+    if trigger == "input":  # an @entrypoint's node, planned with the input
+        return ("__start__",)
     out: list[str] = []
     for part in trigger.split(","):
         if part.startswith("join:"):
