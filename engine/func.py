@@ -413,9 +413,13 @@ class EntrypointGraph(CompiledStateGraph):
                 return {"__interrupt__": interrupts}
         return out
 
-    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None) -> dict[str, Any]:
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
+                     task_id: str | None = None) -> dict[str, Any]:
         """Set what the thread's next run gets as `previous` (and its current value)."""
-        return super().update_state(config, {END_KEY: values, PREVIOUS_KEY: values}, as_node or self.input_node)
+        if as_node in ("__copy__", "__input__"):
+            return super().update_state(config, values, as_node, task_id)
+        return super().update_state(config, {END_KEY: values, PREVIOUS_KEY: values}, as_node or self.input_node,
+                                    task_id)
 
     def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = (), child: Any = None) -> StateSnapshot:
         snap = super().snapshot(ckpt, pending, child)

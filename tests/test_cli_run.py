@@ -85,8 +85,8 @@ def test_resume_answers_the_pending_interrupt_and_the_run_goes_on(tmp_path: Path
     assert json.loads(out[-1]) == {"log": ["start", "answer yes", "done"]}
     # nothing is pending any more: a second answer is an error, in one line
     code, out, err = run(str(path), "--db", str(db), "--thread", "t1", "--resume", '"again"')
-    assert code == 1 and len(err) == 1
-    assert err[0].startswith("retrograph: the run failed: ResumeError: Command(resume=...) was given but no interrupt")
+    assert (code, out) == (1, [])
+    assert err == ["retrograph: thread t1 has no pending interrupt to answer; run it with --input instead"]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -193,10 +193,13 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         thread = new_thread_id(loaded.path.stem)
         print(f"retrograph: thread {thread}", file=err)
     config: dict[str, Any] = {"configurable": {"thread_id": thread}} if thread else {}
-    if args.resume is not None and not graph.get_state(config).interrupts:
-        # the engine, as LangGraph, lets a resume with nothing pending go on; an answer to no question is a mistake here
-        return _fail(err, "the run failed: ResumeError: Command(resume=...) was given but no interrupt is pending "
-                          f"on thread {thread}; start a new run with --input instead", 1)
+    if args.resume is not None:
+        try:
+            pending = graph.get_state(config).interrupts
+        except Exception as exc:
+            return _fail(err, f"cannot read thread {thread}: {_one_line(exc)}", 1)
+        if not pending:
+            return _fail(err, f"thread {thread} has no pending interrupt to answer; run it with --input instead", 1)
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
     if not modes:
         return _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
