@@ -187,3 +187,17 @@ def test_the_engine_runs_without_importing_langchain_core() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_messages_metadata_has_the_model_tags_and_shared_configurable_keys_only() -> None:
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="foo", id="m1")]), tags=["meow"])
+    g = StateGraph(Chat)
+    g.add_node("call_model", lambda s: {"messages": [model.invoke(s["messages"])]})
+    g.add_edge(START, "call_model")
+    config = {"configurable": {"thread_id": "th", "assistant_id": "a1", "api_key": "secret",
+                               "nested": {"x": 1}}}
+    chunks = list(g.compile().stream({"messages": [HumanMessage("hi", id="h")]}, config, stream_mode="messages"))
+    meta = chunks[0][1]
+    assert meta["tags"] == ["meow"]
+    assert meta["thread_id"] == "th" and meta["assistant_id"] == "a1"
+    assert "api_key" not in meta and "nested" not in meta

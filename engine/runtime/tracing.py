@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["GraphTrace", "add_handler", "messages_handler", "merge_configs"]
 
 NS_SEP = "|"
+SHARED_CONFIGURABLE = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
+"""Configurable keys a node's run metadata repeats (as LangGraph does); the rest (API keys
+included) stay out of traces and the `messages` stream."""
 
 
 def add_handler(config: Mapping[str, Any] | None, handler: Any) -> dict[str, Any]:
@@ -122,6 +125,11 @@ class GraphTrace:
         }
         if thread_id is not None:
             metadata["thread_id"] = thread_id
+        given = self.config.get("configurable") or {}
+        for key in SHARED_CONFIGURABLE:
+            value = given.get(key)
+            if isinstance(value, (str, int, float, bool)) and value != "":
+                metadata[key] = value
         parent = {**self.config, "callbacks": self.manager.get_child(f"graph:step:{step}"), "metadata": metadata}
         run = self._for_config(parent).on_chain_start(None, state, name=task.name)
         self.tasks[task.id] = run
@@ -221,7 +229,11 @@ def _make_handler_class() -> Any:
                                 tags: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
                                 **kwargs: Any) -> None:
             if self._wanted(metadata, tags):
-                self.meta[run_id] = dict(metadata or {})
+                meta = dict(metadata or {})
+                mine = [t for t in tags or () if not t.startswith("seq:step")]
+                if mine:
+                    meta["tags"] = mine
+                self.meta[run_id] = meta
 
         def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: uuid.UUID, **kwargs: Any) -> None:
             meta = self.meta.get(run_id)
