@@ -51,3 +51,13 @@ def pg_server():
 def pg_url(pg_server):
     """A postgresql:// URL on a fresh, empty schema of the session's server."""
     return pg_server.url()
+
+
+@pytest.fixture
+def deterministic_ids():
+    """Checkpoint ids and timestamps from a counter and a fixed clock (see
+    `engine.checkpoint.ids`): two runs of one graph write identical histories."""
+    from engine.checkpoint.ids import deterministic_ids as counting
+
+    with counting() as source:
+        yield source

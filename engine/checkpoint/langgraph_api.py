@@ -21,6 +21,9 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from .data import ERROR, Checkpoint, PendingWrite
+from .ids import now_iso
+
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
 
@@ -74,7 +77,6 @@ def _address(config: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
 
 
 def _write_value(channel: str, value: Any) -> Any:
-    from .base import ERROR
 
     if channel == ERROR and isinstance(value, Mapping):  # as LangGraph shows an error: its repr
         return f"{value.get('type', 'Exception')}({value.get('message', '')!r})"
@@ -144,7 +146,6 @@ class LangGraphSaverAPI:
     def _lg_put(self, config: Mapping[str, Any], checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
                 new_versions: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Store a LangGraph checkpoint dict as a child of the checkpoint `config` names."""
-        from .base import Checkpoint, now_iso
 
         thread_id, parent_id = _address(config)
         if thread_id is None:
@@ -162,7 +163,6 @@ class LangGraphSaverAPI:
 
     def _lg_put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
                        task_path: str = "") -> None:
-        from .base import PendingWrite
 
         thread_id, checkpoint_id = _address(config)
         if thread_id is None or checkpoint_id is None:

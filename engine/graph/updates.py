@@ -127,7 +127,7 @@ def _as_input(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkp
     cid = new_checkpoint_id()
     state = dict(base.values) if base is not None else graph.schema.initial_values()
     versions = dict(base.versions) if base is not None else {k: cid for k in state}
-    start = PlannedTask(id=new_task_id(cid, 0, START), name=START, trigger="input", is_send=True, arg=values)
+    start = PlannedTask(id=new_task_id(cid, 0), name=START, trigger="input", is_send=True, arg=values)
     return _save(graph, config, Checkpoint(
         id=cid, thread_id=thread_id, parent_id=base.id if base else None, step=(base.step + 1) if base else -1,
         source="input", created_at=now_iso(), values=state, versions=versions,
@@ -141,7 +141,7 @@ def _copy(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint
     cid = new_checkpoint_id()
     return _save(graph, config, replace(
         base, id=cid, parent_id=base.parent_id, step=base.step + 1, source="fork", created_at=now_iso(),
-        tasks=tuple(replace(t, id=new_task_id(cid, i, t.name)) for i, t in enumerate(base.tasks)),
+        tasks=tuple(replace(t, id=new_task_id(cid, i)) for i, t in enumerate(base.tasks)),
         metadata=_metadata(config)))
 
 

@@ -76,7 +76,7 @@ class RunCommit:
                 raise InvalidUpdateError(
                     f"update_state(as_node={as_node!r}): no such node (nodes: {', '.join(graph.node_names)})"
                 )
-            tasks.append(PlannedTask(id=new_task_id(base.id if base else "", i, as_node), name=as_node,
+            tasks.append(PlannedTask(id=new_task_id(base.id if base else "", i), name=as_node,
                                      trigger="update"))
         if base is None:  # a fresh thread: the update is its first checkpoint (step 0)
             base = Checkpoint(id="", thread_id=self.thread_id or "", parent_id=None, step=-1, source="update",
@@ -175,7 +175,7 @@ class RunCommit:
                 target, why = only.routes[0]
                 if target == END:
                     return ()
-                return (PlannedTask(id=new_task_id(cid, 0, target), name=target, trigger=why),)
+                return (PlannedTask(id=new_task_id(cid, 0), name=target, trigger=why),)
         triggered: dict[str, list[str]] = {}
         sends: list[tuple[Send, str]] = []
         for result in ordered:
@@ -199,14 +199,14 @@ class RunCommit:
         tasks: list[PlannedTask] = []
 
         for i, name in enumerate(sorted(n for n in triggered if n != END)):
-            tasks.append(PlannedTask(id=new_task_id(cid, i, name), name=name, trigger=",".join(triggered[name])))
+            tasks.append(PlannedTask(id=new_task_id(cid, i), name=name, trigger=",".join(triggered[name])))
         for send, why in sends:
             if send.node not in graph.runners or send.node == START:
                 raise InvalidRouteError(
                     f"Send({send.node!r}, ...) names no node of this graph (nodes: {', '.join(graph.node_names)})"
                 )
             i = len(tasks)
-            tasks.append(PlannedTask(id=new_task_id(cid, i, send.node), name=send.node, trigger=why,
+            tasks.append(PlannedTask(id=new_task_id(cid, i), name=send.node, trigger=why,
                                      is_send=True, arg=send.arg))
         return tuple(tasks)
 

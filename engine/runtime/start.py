@@ -97,7 +97,7 @@ class RunStart:
         cid = new_checkpoint_id()
         versions = dict(base.versions) if base is not None else {k: cid for k in values}
         entry = getattr(self.graph, "input_node", START)  # an @entrypoint's node takes the input itself
-        start_task = PlannedTask(id=new_task_id(cid, 0, entry), name=entry, trigger="input",
+        start_task = PlannedTask(id=new_task_id(cid, 0), name=entry, trigger="input",
                                  is_send=True, arg=self.input)
         ckpt = Checkpoint(
             id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,
@@ -127,7 +127,7 @@ class RunStart:
             fork = replace(
                 base, id=fork_id, parent_id=base.id, step=base.step + 1, source="fork",
                 created_at=now_iso(), metadata=self._metadata(),
-                tasks=tuple(replace(t, id=new_task_id(fork_id, i, t.name)) for i, t in enumerate(base.tasks)),
+                tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)),
             )
             self._save(fork)
             base, mode = fork, "fork"

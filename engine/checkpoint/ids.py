@@ -1,0 +1,110 @@
+"""Checkpoint ids, task ids and timestamps, with a switch that makes them deterministic.
+
+Every id and timestamp the engine writes comes from `new_checkpoint_id()`,
+`new_task_id()` and `now_iso()`. They call the current `IdSource`; `deterministic_ids()`
+swaps in a counter and a fixed clock for a `with` block, so that two runs of the same
+graph write identical histories (the tests' snapshot fixture uses it). Swapping the
+source, not the functions, works however a module imported them.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+
+__all__ = ["new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "CountingIds", "deterministic_ids"]
+
+_PROCESS_TAG = os.urandom(3).hex()
+_last_ms = 0
+_seq = 0
+
+
+def _system_checkpoint_id() -> str:
+    """A unique id that sorts in creation order: milliseconds, a sequence within the
+    millisecond, and a per-process tag (so two processes writing one file never clash).
+    """
+    global _last_ms, _seq
+    ms = time.time_ns() // 1_000_000
+    if ms <= _last_ms:
+        ms = _last_ms
+        _seq += 1
+    else:
+        _last_ms, _seq = ms, 0
+    return f"{ms:012x}-{_seq:06x}-{_PROCESS_TAG}"
+
+
+_iso_second = -1
+_iso_prefix = ""
+
+
+def _system_now_iso() -> str:
+    """The current time as ISO 8601 UTC (microseconds).
+
+    Formats the date part once per second: it is called on every superstep."""
+    global _iso_second, _iso_prefix
+    now_us = time.time_ns() // 1000
+    second, micros = divmod(now_us, 1_000_000)
+    if second != _iso_second:
+        _iso_second = second
+        _iso_prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{_iso_prefix}.{micros:06d}+00:00"
+
+
+def new_task_id(checkpoint_id: str, index: int) -> str:
+    """Deterministic: the same plan of the same checkpoint yields the same task ids."""
+    return f"{checkpoint_id}/{index}"
+
+
+class IdSource:
+    """Where ids and timestamps come from: the system clock and a per-process tag."""
+
+    def checkpoint_id(self) -> str:
+        return _system_checkpoint_id()
+
+    def now(self) -> str:
+        return _system_now_iso()
+
+
+class CountingIds(IdSource):
+    """Ids `000000000001-000000-test00`, `...2-...`, and a clock that starts at
+    2025-01-01T00:00:00Z and ticks one second per timestamp: the same on every run."""
+
+    def __init__(self) -> None:
+        self._ids = 0
+        self._ticks = 0
+        self._start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+    def checkpoint_id(self) -> str:
+        self._ids += 1
+        return f"{self._ids:012x}-000000-test00"
+
+    def now(self) -> str:
+        self._ticks += 1
+        return (self._start + timedelta(seconds=self._ticks)).isoformat(timespec="microseconds")
+
+
+_source: IdSource = IdSource()
+
+
+def new_checkpoint_id() -> str:
+    """A unique id that sorts in creation order: milliseconds, a sequence within the
+    millisecond, and a per-process tag (so two processes writing one file never clash)."""
+    return _source.checkpoint_id()
+
+
+def now_iso() -> str:
+    """The current time as ISO 8601 UTC with microseconds."""
+    return _source.now()
+
+
+@contextmanager
+def deterministic_ids(source: IdSource | None = None) -> Iterator[IdSource]:
+    """Within the block, ids and timestamps come from `source` (default: `CountingIds()`)."""
+    global _source
+    previous, _source = _source, source if source is not None else CountingIds()
+    try:
+        yield _source
+    finally:
+        _source = previous
