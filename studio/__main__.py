@@ -16,6 +16,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "draw":
         return cmd_draw(args)
+    if args.command == "history":
+        from .cli.history import cmd_history
+
+        return cmd_history(args)
     from .cli.launch import run_window  # Qt only from here on
 
     return run_window(args)

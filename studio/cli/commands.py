@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
 
-SUBCOMMANDS = ("open", "run", "draw")
+SUBCOMMANDS = ("open", "run", "draw", "history")
 
 _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
@@ -84,6 +84,10 @@ def _draw_parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     argv = list(argv)
     if argv and argv[0] in SUBCOMMANDS:
+        if argv[0] == "history":
+            from .history import history_parser
+
+            return history_parser().parse_args(argv[1:])
         parser = {"open": _open_parser, "run": _run_parser, "draw": _draw_parser}[argv[0]]()
         return parser.parse_args(argv[1:])
     return _window_parser().parse_args(argv)

@@ -1,0 +1,245 @@
+"""The read protocol over LangGraph's checkpoint layout, whatever database holds it.
+
+`LangGraphReader` turns LangGraph's rows into the engine's records (`CheckpointHeader`,
+`Checkpoint`, `PendingWrite`, `ThreadInfo`); langgraph_sqlite.py and langgraph_postgres.py
+only fetch rows. Headers are derived once per checkpoint and kept (checkpoints never
+change), so polling a live store decodes only the new ones.
+"""
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import CheckpointDecodeError
+from ..base import Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .langgraph_derive import TASKS, engine_writes, is_state_channel, plan, task_name
+
+__all__ = ["LangGraphReader", "Row", "Summary"]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One decoded checkpoint row: its id, parent, the checkpoint dict (values may be
+    placeholders for a header), which channels hold a value, and the metadata."""
+
+    id: str
+    parent_id: str | None
+    checkpoint: Mapping[str, Any]
+    available: frozenset[str]
+    metadata: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Summary:
+    step: int
+    source: str
+    created_at: str
+    next: tuple[str, ...]
+    sends: tuple[Any, ...]
+
+
+def _mapping(x: Any) -> Mapping[str, Any]:
+    return x if isinstance(x, Mapping) else {}
+
+
+def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[str, ...] = ()) -> tuple[Summary, Any]:
+    """The header's fields and the plan of one row."""
+    cp = row.checkpoint
+    values = _mapping(cp.get("channel_values"))
+    sends = values.get(TASKS) if isinstance(values.get(TASKS), list) else []
+    legacy = cp.get("pending_sends")  # checkpoints of LangGraph before 0.3
+    if isinstance(legacy, list):
+        sends = list(legacy) + list(sends)
+    tasks = plan(row.id, _mapping(cp.get("channel_versions")), _mapping(cp.get("versions_seen")),
+                 row.available, values, sends, writes, node_order)
+    meta = row.metadata
+    step = meta.get("step")
+    summary = Summary(
+        step=step if type(step) is int else 0,
+        source=str(meta.get("source", "")),
+        created_at=str(cp.get("ts", "")),
+        next=tuple(t.name for t in tasks),
+        sends=tuple(sends),
+    )
+    return summary, tasks
+
+
+class LangGraphReader(ABC):
+    """Read-only access to a LangGraph store through the engine's read protocol."""
+
+    read_only = True
+    kind = "LangGraph"
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._summaries: dict[tuple[str, str, str], Summary] = {}
+        self._orders: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
+
+    # -- what a database answers ---------------------------------------------------------
+    @abstractmethod
+    def describe(self) -> str: ...
+
+    @abstractmethod
+    def threads(self) -> list[ThreadInfo]: ...
+
+    @abstractmethod
+    def namespaces(self, thread_id: str) -> list[str]:
+        """The thread's checkpoint namespaces: "" (the root graph) first, then subgraphs'."""
+
+    @abstractmethod
+    def _ids(self, thread_id: str, ns: str) -> list[tuple[str, str | None]]:
+        """(checkpoint id, parent id) of the namespace, newest first."""
+
+    @abstractmethod
+    def _rows(self, thread_id: str, ns: str, ids: list[str], *, full: bool) -> dict[str, Row]:
+        """Decoded rows; with `full=False` the values may be placeholders (but Sends and
+        join values are real, and `available` is exact)."""
+
+    @abstractmethod
+    def _write_paths(self, thread_id: str, ns: str, ids: list[str] | None) -> dict[str, list[tuple[str, str, str]]]:
+        """(task id, task path, channel) of the writes kept beside each checkpoint."""
+
+    @abstractmethod
+    def _writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str, Any]]:
+        """(task id, task path, channel, decoded value) beside one checkpoint, in order."""
+
+    def close(self) -> None:
+        """Release the connection; the default has none."""
+
+    def __enter__(self) -> LangGraphReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the read protocol ---------------------------------------------------------------
+    def _node_order(self, thread_id: str, ns: str) -> tuple[str, ...]:
+        """The nodes in the order the thread first ran them, from its newest checkpoint;
+        summaries made with an older order are made again."""
+        ids = self._ids(thread_id, ns)
+        if not ids:
+            return ()
+        newest = ids[0][0]
+        with self._lock:
+            known = self._orders.get((thread_id, ns))
+        if known is not None and known[0] == newest:
+            return known[1]
+        row = self._rows(thread_id, ns, [newest], full=False).get(newest)
+        seen = _mapping(row.checkpoint.get("versions_seen")) if row is not None else {}
+        order = tuple(str(k) for k in seen if not str(k).startswith("__"))
+        with self._lock:
+            self._orders[(thread_id, ns)] = (newest, order)
+            if known is not None and known[1] != order:
+                for key in [k for k in self._summaries if k[:2] == (thread_id, ns)]:
+                    del self._summaries[key]
+        return order
+
+    def _summary_map(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, Summary]:
+        order = self._node_order(thread_id, ns)
+        with self._lock:
+            missing = [i for i in ids if (thread_id, ns, i) not in self._summaries]
+        if missing:
+            paths = self._write_paths(thread_id, ns, missing if len(missing) < 500 else None)
+            for start in range(0, len(missing), 500):
+                chunk = missing[start:start + 500]
+                rows = self._rows(thread_id, ns, chunk, full=False)
+                for cid in chunk:
+                    row = rows.get(cid)
+                    if row is None:
+                        continue
+                    summary, _ = summarize(row, paths.get(cid, []), order)
+                    with self._lock:
+                        self._summaries[(thread_id, ns, cid)] = summary
+        with self._lock:
+            return {i: self._summaries[(thread_id, ns, i)] for i in ids if (thread_id, ns, i) in self._summaries}
+
+    def _nodes_ran(self, thread_id: str, ns: str, parent_id: str | None, parent: Summary | None,
+                   paths: dict[str, list[tuple[str, str, str]]]) -> tuple[str, ...]:
+        if parent_id is None or parent is None:
+            return ()
+        names: list[str] = []
+        for _, path, _ in paths.get(parent_id, []):
+            name = task_name(path, parent.sends)
+            if name and name not in names:
+                names.append(name)
+        return tuple(names)
+
+    def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+                     checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
+        ids = self._ids(thread_id, checkpoint_ns)
+        if before is not None:
+            at = next((i for i, (cid, _) in enumerate(ids) if cid == before), None)
+            if at is None:
+                return iter(())
+            ids = ids[at + 1:]
+        if limit is not None:
+            ids = ids[:max(limit, 0)]
+        if not ids:
+            return iter(())
+        wanted = [cid for cid, _ in ids] + [p for _, p in ids if p is not None]
+        summaries = self._summary_map(thread_id, checkpoint_ns, list(dict.fromkeys(wanted)))
+        parents = [p for _, p in ids if p is not None]
+        paths = self._write_paths(thread_id, checkpoint_ns, parents if len(parents) < 500 else None) if parents else {}
+        out = []
+        for cid, parent_id in ids:
+            s = summaries.get(cid)
+            if s is None:
+                continue
+            out.append(CheckpointHeader(
+                id=cid, thread_id=thread_id, parent_id=parent_id, step=s.step, source=s.source,
+                created_at=s.created_at, next=s.next,
+                nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, parent_id, summaries.get(parent_id or ""), paths),
+            ))
+        return iter(out)
+
+    def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
+        if checkpoint_id is None:
+            ids = self._ids(thread_id, checkpoint_ns)
+            if not ids:
+                return None
+            checkpoint_id = ids[0][0]
+        row = self._rows(thread_id, checkpoint_ns, [checkpoint_id], full=True).get(checkpoint_id)
+        if row is None:
+            return None
+        paths = self._write_paths(thread_id, checkpoint_ns, [i for i in (checkpoint_id, row.parent_id) if i])
+        _, tasks = summarize(row, paths.get(checkpoint_id, []), self._node_order(thread_id, checkpoint_ns))
+        parent = self._summary_map(thread_id, checkpoint_ns, [row.parent_id]).get(row.parent_id) if row.parent_id else None
+        cp = row.checkpoint
+        values = {k: v for k, v in _mapping(cp.get("channel_values")).items()
+                  if is_state_channel(k) and k in row.available}
+        versions = {k: str(v) for k, v in _mapping(cp.get("channel_versions")).items() if is_state_channel(k)}
+        step = row.metadata.get("step")
+        metadata = dict(row.metadata)
+        if checkpoint_ns:
+            metadata.setdefault("checkpoint_ns", checkpoint_ns)
+        return Checkpoint(
+            id=checkpoint_id, thread_id=thread_id, parent_id=row.parent_id, step=step if type(step) is int else 0,
+            source=str(row.metadata.get("source", "")), created_at=str(cp.get("ts", "")), values=values,
+            versions=versions, tasks=tasks,
+            nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, row.parent_id, parent, paths), metadata=metadata,
+        )
+
+    def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
+        sends = self._summary_map(thread_id, checkpoint_ns, [checkpoint_id])
+        summary = sends.get(checkpoint_id)
+        try:
+            rows = self._writes(thread_id, checkpoint_ns, checkpoint_id)
+        except CheckpointDecodeError as e:
+            raise CheckpointDecodeError(f"{self.describe()}, a pending write of `{checkpoint_id}`: {e}") from None
+        return engine_writes(rows, summary.sends if summary else ())
+
+    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+             checkpoint_ns: str = "") -> Iterator[Checkpoint]:
+        for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns):
+            found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
+            if found is not None:
+                yield found
+
+    # -- writing: never ----------------------------------------------------------------
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise PermissionError(f"{self.describe()} is opened read-only: Retrograph never writes to LangGraph's stores")
+
+    put = put_writes = delete_thread = _refuse

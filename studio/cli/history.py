@@ -1,0 +1,170 @@
+"""`retrograph history DB_OR_URL [--thread T] [--json] [--values]`: a store's history as
+data, for scripts and CI.
+
+Works on every store `engine.checkpoint.reading.open_store` recognises (Retrograph's or
+LangGraph's, SQLite or PostgreSQL). It prints data only: it imports none of the modules
+the stored data names (values decode through allow-lists into plain records), and any
+problem is one line on stderr and a non-zero exit, never a traceback.
+
+Without --thread: one line per thread, `{"thread_id": ..., "checkpoints": N}`. With it:
+one object per checkpoint, newest first (subgraph namespaces merged in by time), with
+checkpoint_id, parent_id, step, source, next, checkpoint_ns, created_at; --values adds
+the state as JSON-like data (messages as {type, content, tool_calls...}).
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import dataclasses
+import datetime as dt
+import decimal
+import heapq
+import json
+import math
+import sys
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+__all__ = ["history_parser", "cmd_history", "jsonable"]
+
+_MAX_DEPTH = 200
+
+
+def history_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="retrograph history",
+        description="Print a checkpoint store's history (Retrograph's or LangGraph's; SQLite or PostgreSQL). "
+                    "Reads only; runs no code the data names.",
+    )
+    p.add_argument("db", help="a checkpoint file, or a postgresql://user:password@host:port/db URL")
+    p.add_argument("--thread", help="the thread to list (default: list the threads)")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--values", action="store_true", help="with --thread: include each checkpoint's state")
+    p.set_defaults(command="history")
+    return p
+
+
+def _message(m: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": str(getattr(m, "type", "")), "content": jsonable(getattr(m, "content", ""))}
+    for key in ("tool_calls", "tool_call_id", "name", "id"):
+        value = getattr(m, key, None)
+        if value not in (None, [], ""):
+            out[key] = jsonable(value)
+    return out
+
+
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """A JSON-printable view of a decoded value (total: anything gives something)."""
+    if depth > _MAX_DEPTH:
+        return "…"
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [jsonable(v, depth + 1) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, (uuid.UUID, decimal.Decimal)):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": base64.b64encode(bytes(value)).decode()}
+    type_name = getattr(type(value), "__name__", "")
+    if type_name == "UnknownValue":
+        return {"type": value.type_name, "data": jsonable(value.data, depth + 1)}
+    if hasattr(value, "content") and isinstance(getattr(value, "type", None), str):
+        return _message(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {"type": type_name}
+        out.update({f.name: jsonable(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)})
+        return out
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type_name}>"
+
+
+def _line(out: TextIO, obj: Any, as_json: bool) -> None:
+    if as_json:
+        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        return
+    if "checkpoints" in obj:
+        out.write(f"{obj['thread_id']}\t{obj['checkpoints']} checkpoints\n")
+        return
+    ns = f" [{obj['checkpoint_ns']}]" if obj["checkpoint_ns"] else ""
+    nxt = ", ".join(obj["next"]) or "-"
+    out.write(f"step {obj['step']:>4}  {obj['source']:<6}  next: {nxt:<24} {obj['checkpoint_id']}{ns}\n")
+    if "values" in obj:
+        out.write("      " + json.dumps(obj["values"], ensure_ascii=False) + "\n")
+
+
+def _records(store: Any, thread_id: str, values: bool) -> Iterator[dict[str, Any]]:
+    """Every namespace's checkpoints, merged newest first by time (each list is already)."""
+    def stream(ns: str) -> Iterator[tuple[str, str, Any]]:
+        for h in store.list_headers(thread_id, checkpoint_ns=ns):
+            yield h.created_at, ns, h
+
+    streams = [stream(ns) for ns in store.namespaces(thread_id)]
+    for created_at, ns, h in heapq.merge(*streams, key=lambda t: t[0], reverse=True):
+        obj: dict[str, Any] = {
+            "checkpoint_id": h.id, "parent_id": h.parent_id, "step": h.step, "source": h.source,
+            "next": list(h.next), "checkpoint_ns": ns, "created_at": created_at,
+        }
+        if values:
+            found = store.get(thread_id, h.id, checkpoint_ns=ns)
+            obj["values"] = jsonable(dict(found.values)) if found is not None else None
+        yield obj
+
+
+def cmd_history(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from engine.checkpoint.reading import describe_target, open_store
+
+    out, err = out or sys.stdout, err or sys.stderr
+    target = args.db
+    try:
+        store = open_store(target)
+    except Exception as e:  # every failure is one line: the store's own words
+        print(f"retrograph: cannot open {describe_target(target)}: {_text(e)}", file=err)
+        return 2
+    try:
+        if not args.thread:
+            for t in store.threads():
+                _line(out, {"thread_id": t.thread_id, "checkpoints": t.checkpoints}, args.json)
+            return 0
+        if not any(t.thread_id == args.thread for t in store.threads()):
+            print(f"retrograph: no thread {args.thread!r} in {store.describe()}", file=err)
+            return 1
+        for obj in _records(store, args.thread, args.values):
+            _line(out, obj, args.json)
+        out.flush()
+        return 0
+    except BrokenPipeError:
+        return 0
+    except Exception as e:
+        print(f"retrograph: reading {store.describe()} failed: {_text(e)}", file=err)
+        return 1
+    finally:
+        try:
+            store.close()
+        except Exception:
+            pass
+
+
+def _text(e: BaseException) -> str:
+    text = str(e).strip().replace("\n", " ")
+    return text if text else type(e).__name__
+
+
+def main(argv: Sequence[str]) -> int:
+    return cmd_history(history_parser().parse_args(list(argv)))
