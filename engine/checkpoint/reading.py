@@ -108,8 +108,8 @@ def open_store(target: str | os.PathLike[str]) -> Any:
         raise CheckpointError(f"Cannot read `{path}`: {e}") from None
     if not head.startswith(b"SQLite format 3\x00"):
         raise NotARetrographDatabase(
-            f"`{path}` is not a SQLite database (it starts with {head[:16]!r}): neither a Retrograph nor a "
-            "LangGraph checkpoint file. Check the path."
+            f"`{path}` is not a SQLite database (it starts with {head[:16]!r}), so it is not a Retrograph "
+            "checkpoint file, nor a LangGraph one. Check the path."
         )
     from .sqlite_schema import APPLICATION_ID
 
@@ -130,8 +130,8 @@ def open_store(target: str | os.PathLike[str]) -> Any:
         raise CheckpointError(f"`{path}` cannot be read as SQLite ({e}). Nothing was changed.") from None
     if not langgraph:
         raise NotARetrographDatabase(
-            f"`{path}` is a SQLite database but neither a Retrograph nor a LangGraph checkpoint file "
-            f"(its tables: {', '.join(tables[:8]) or 'none'})."
+            f"`{path}` is a SQLite database but not a Retrograph checkpoint file, nor a LangGraph one "
+            f"(its tables: {', '.join(tables[:8]) or 'none'}). Nothing was changed."
         )
     return LangGraphSqliteReader(path)
 

@@ -20,8 +20,9 @@ SUBCOMMANDS = ("open", "run", "draw", "history")
 
 _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
-       retrograph open RUNS.sqlite [--graph FILE.py[:NAME]] [--thread ID]
-       retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE [--thread ID]]
+       retrograph open DB_OR_URL [--graph FILE.py[:NAME]] [--thread ID]
+       retrograph history DB_OR_URL [--thread ID] [--json] [--values]
+       retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd"""
 
 
@@ -29,7 +30,7 @@ def _window_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="retrograph", usage=_USAGE,
                                 description="Retrograph Studio: a time-travel debugger for state graphs.")
     p.add_argument("graph", help="the graph file, FILE.py or FILE.py:NAME (its code runs, as python FILE.py would)")
-    p.add_argument("--db", help="the checkpoint database (default: runs.sqlite in the per-user data folder)")
+    p.add_argument("--db", help="the checkpoint database: a SQLite file or a postgresql:// URL (default: runs.sqlite in the per-user data folder)")
     p.add_argument("--thread", help="open this thread of the database (default: a new thread)")
     p.add_argument("--input", help="the input of a new run, as JSON (default: the file's example_input)")
     p.add_argument("--steps", type=int, default=0, help="with --screenshot: node steps to take first")
@@ -44,7 +45,7 @@ def _window_parser() -> argparse.ArgumentParser:
 
 def _open_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="retrograph open", description="Browse a checkpoint database (post-mortem).")
-    p.add_argument("db", help="a Retrograph checkpoint file; opening it runs no code")
+    p.add_argument("db", help="a checkpoint file or postgresql:// URL: Retrograph's, or LangGraph's own (read-only); opening it runs no code")
     p.add_argument("--graph", help="the graph's file, to continue its runs (FILE.py[:NAME])")
     p.add_argument("--thread", help="open this thread first")
     p.add_argument("--screenshot", help="render the window to this PNG, then exit")
@@ -66,7 +67,7 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--stream-mode", default="updates",
                    help="values, updates, debug, tasks, checkpoints, custom, messages or events; "
                         "comma-separated for several")
-    p.add_argument("--db", help="save checkpoints in this SQLite file")
+    p.add_argument("--db", help="save checkpoints in this SQLite file or postgresql:// URL")
     p.add_argument("--thread", help="the thread to run on (default with --db: a new thread, printed on stderr)")
     p.add_argument("--traceback", action="store_true", help="print the full traceback when the run fails")
     p.set_defaults(command="run")
@@ -182,10 +183,11 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         return code
     graph = loaded.graph
     if args.db:
-        from engine import SqliteSaver
+        from engine.checkpoint import PostgresSaver, SqliteSaver
+        from engine.checkpoint.reading import is_postgres_url
 
         try:
-            graph = graph.with_checkpointer(SqliteSaver(args.db))
+            graph = graph.with_checkpointer(PostgresSaver(args.db) if is_postgres_url(args.db) else SqliteSaver(args.db))
         except Exception as exc:
             return _fail(err, f"cannot open --db {args.db}: {_one_line(exc)}")
     if args.resume is not None and graph.checkpointer is None:

@@ -51,7 +51,9 @@ def run_window(args: argparse.Namespace) -> int:
 
     app = make_app()
     loop = make_loop(app)
-    db = Path(args.db) if args.db else default_db_path()
+    from studio.core.store import db_target
+
+    db = db_target(args.db) if args.db else default_db_path()
     session = Session(db)
     window = MainWindow(session, remember_layout=not args.screenshot)
     if args.command == "open":

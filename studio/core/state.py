@@ -20,7 +20,7 @@ from .driver import RunDriver
 from .history import History
 from .loader import LoadedGraph
 from .records import ErrorReport, GraphMarks, GraphShape, NodeDetails, SessionStatus
-from .store import CheckpointReader
+from .store import CheckpointReader, db_target, store_label, store_read_only
 
 __all__ = ["SessionState", "SubgraphFocus", "TRAIL"]
 
@@ -53,9 +53,13 @@ def ran_nodes(nodes: tuple[str, ...] | list[str]) -> list[str]:
 class SessionState:
     """The session's state: the graph, the store, the thread, the run's marks, the view."""
 
-    db_path: Path
+    db_path: Path | str
+    """A SQLite file's path, or a postgresql:// URL."""
     driver: RunDriver
     saver: Any = None
+    browse: bool = False
+    """The store was opened to browse (whatever it holds, LangGraph's too, read-only),
+    not to run on (Retrograph's saver)."""
     reader: CheckpointReader | None = None
     loaded: LoadedGraph | None = None
     spec: str | None = None
@@ -100,11 +104,25 @@ class SessionState:
         holder: list[SessionState] = []
         driver = RunDriver(listener, latest_id=lambda: holder[0].history.latest_id,
                            head_finished=lambda: holder[0].head_finished())
-        state = cls(db_path=Path(db_path), driver=driver)
+        state = cls(db_path=db_target(db_path), driver=driver)
         holder.append(state)
         return state
 
     # -- derived -----------------------------------------------------------------------
+    @property
+    def store_read_only(self) -> bool:
+        """The store is LangGraph's, opened read-only: nothing can run on it."""
+        return store_read_only(self.saver)
+
+    @property
+    def store_label(self) -> str:
+        """Which store the window reads, in words."""
+        return store_label(self.saver) if self.saver is not None else str(self.db_path)
+
+    @property
+    def read_only(self) -> bool:
+        return self.graph is None or self.store_read_only
+
     @property
     def busy(self) -> bool:
         return self.command is not None and not self.command.done()
@@ -148,7 +166,7 @@ class SessionState:
 
     def status_view(self) -> SessionStatus:
         status = self.status
-        if self.graph is None and self.reader is not None and self.loaded is None:
+        if (self.graph is None and self.reader is not None and self.loaded is None) or self.store_read_only:
             status = "read-only"
         if self.busy:
             status = "running"
@@ -156,8 +174,8 @@ class SessionState:
             status = "interrupted"
         return SessionStatus(
             thread_id=self.thread_id, step=self.step(), status=status, busy=self.busy,
-            can_step=self.graph is not None and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
-            graph_name=self.loaded.spec if self.loaded else "", db_path=str(self.db_path),
+            can_step=not self.read_only and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
+            graph_name=self.loaded.spec if self.loaded else "", db_path=self.store_label,
             next_nodes=self.next_nodes(),
         )
 

@@ -1,7 +1,8 @@
 """Reading the checkpoint database off the UI thread.
 
-`CheckpointReader` owns one worker thread and its own `SqliteSaver` connection (opened on
-that thread), so listing 100,000 headers or decoding a big state never blocks the
+`CheckpointReader` owns one worker thread and its own connection to the store (opened on
+that thread): a Retrograph SQLite file or PostgreSQL database, or LangGraph's own SQLite
+file or PostgreSQL tables (read-only; see engine.checkpoint.reading), so listing 100,000 headers or decoding a big state never blocks the
 window, and reads see a consistent snapshot while the run (or another process) writes
 through another connection. Only reads go through here; the run writes through the
 session's saver on the UI thread, one small transaction per superstep.
@@ -14,23 +15,67 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["CheckpointReader", "open_saver"]
+__all__ = ["CheckpointReader", "open_saver", "db_target", "store_label", "store_read_only"]
 
 T = TypeVar("T")
 
 
-def open_saver(path: str | Path) -> Any:
-    """A SqliteSaver on `path` (raises the engine's CheckpointError kinds for a bad file)."""
-    from engine import SqliteSaver
+def db_target(target: str | Path) -> str | Path:
+    """A postgresql:// URL stays text; anything else is a file path."""
+    from engine.checkpoint.reading import is_postgres_url
 
-    return SqliteSaver(str(path))
+    return str(target) if is_postgres_url(str(target)) else Path(target)
+
+
+def open_saver(target: str | Path, *, browse: bool = False) -> Any:
+    """The store at `target`. To run graphs (`browse=False`): Retrograph's saver, SQLite or
+    PostgreSQL (its tables are created beside any others). To browse: whatever the target
+    holds, Retrograph's or LangGraph's (read-only). Raises the engine's CheckpointError kinds."""
+    from engine.checkpoint.reading import OwnStore, is_postgres_url, open_store
+    from engine.errors import NotARetrographDatabase
+
+    if not browse:
+        from engine.checkpoint import PostgresSaver, SqliteSaver
+
+        return PostgresSaver(str(target)) if is_postgres_url(str(target)) else SqliteSaver(str(target))
+    if not is_postgres_url(str(target)) and (not Path(target).exists() or Path(target).stat().st_size == 0):
+        from engine import SqliteSaver  # a new (or empty) file: the studio's own store
+
+        return SqliteSaver(str(target))
+    try:
+        store = open_store(str(target))
+    except NotARetrographDatabase:
+        if not is_postgres_url(str(target)):
+            raise
+        from engine.checkpoint.postgres import PostgresSaver  # a database with no checkpoints yet
+
+        return PostgresSaver(str(target))
+    return store.saver if isinstance(store, OwnStore) else store
+
+
+def store_label(saver: Any) -> str:
+    """Which store the window reads, in words ("LangGraph SQLite file x.db (read-only)")."""
+    describe = getattr(saver, "describe", None)
+    if callable(describe):
+        return str(describe())
+    from engine.checkpoint.postgres_schema import safe_url
+
+    url = getattr(saver, "url", None)
+    if url:
+        return f"Retrograph PostgreSQL {safe_url(url)}"
+    return f"Retrograph SQLite file {getattr(saver, 'path', '')}"
+
+
+def store_read_only(saver: Any) -> bool:
+    return bool(getattr(saver, "read_only", False))
 
 
 class CheckpointReader:
     """Runs read queries against the database on one dedicated worker thread."""
 
-    def __init__(self, path: str | Path, *, types: Iterable[type] = ()) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | Path, *, types: Iterable[type] = (), browse: bool = False) -> None:
+        self.path = db_target(path)
+        self.browse = browse
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="retrograph-io")
         self._saver: Any = None
         self._types: list[type] = list(types)
@@ -49,7 +94,7 @@ class CheckpointReader:
 
     def _get_saver(self) -> Any:
         if self._saver is None:
-            self._saver = open_saver(self.path)
+            self._saver = open_saver(self.path, browse=self.browse)
             self._register_now()
         return self._saver
 

@@ -28,7 +28,7 @@ from studio.core.loader import (
 )
 from studio.core.records import ErrorReport, ThreadSummary
 from studio.core.state import SessionState
-from studio.core.store import CheckpointReader, open_saver
+from studio.core.store import CheckpointReader, db_target, open_saver
 
 from .presenter import Presenter
 from .signals import SessionSignals
@@ -49,6 +49,12 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
     headers = list(saver.list_headers(thread_id, limit=limit))  # newest first
     history = History(convert.timeline_row(h) for h in reversed(headers))
     return history, history.rows()
+
+
+def _same_target(a: str | Path, b: str | Path) -> bool:
+    if isinstance(a, Path) and isinstance(b, Path):
+        return a.resolve() == b.resolve()
+    return str(a) == str(b)
 
 
 class Loading:
@@ -90,7 +96,9 @@ class Loading:
         s, p = self.state, self.presenter
         s.loaded = loaded
         s.static_details.clear()
-        s.graph = loaded.graph.with_checkpointer(s.saver)
+        # On a read-only store (LangGraph's) the code only draws the graph and shows node
+        # source: nothing runs, so the graph gets no checkpointer.
+        s.graph = loaded.graph if s.store_read_only else loaded.graph.with_checkpointer(s.saver)
         if s.reader is not None:
             s.reader.register(s.graph.schema.registrable_types())
         s.driver.set_graph(s.graph)
@@ -104,7 +112,7 @@ class Loading:
         s.known_edges = {(e.source, e.target) for e in (s.graph_view.edges if s.graph_view else ())
                          if e.kind not in ("dynamic",)}
         if s.status in ("loading", "no graph", "read-only"):
-            s.status = "ready"
+            s.status = "read-only" if s.store_read_only else "ready"
         if s.graph_view is not None:
             self.signals.graphLoaded.emit(s.graph_view)
         p.emit_marks()
@@ -115,12 +123,13 @@ class Loading:
         if s.saver is not None:
             return True
         try:
-            s.saver = open_saver(s.db_path)
+            s.saver = open_saver(s.db_path, browse=s.browse)
         except (CheckpointError, OSError) as exc:
             self.presenter.set_error(ErrorReport(kind="database", title="Cannot open the checkpoint database",
-                                               message=str(exc), hint="Choose another file with --db FILE."))
+                                                 message=str(exc),
+                                                 hint="Choose another file or postgresql:// URL with --db."))
             return False
-        s.reader = CheckpointReader(s.db_path)
+        s.reader = CheckpointReader(s.db_path, browse=s.browse)
         self.poll.start()
         return True
 
@@ -158,14 +167,16 @@ class Loading:
         """Post-mortem: browse every thread of a checkpoint file (opening it runs no code);
         with the graph's code given too, its runs can go on."""
         s = self.state
-        path = Path(path)
-        if not path.exists():
+        path = db_target(path)
+        if isinstance(path, Path) and not path.exists():
             self.presenter.set_error(ErrorReport(kind="database", title="No such database",
                                                message=f"{path}: no such file", hint="Check the path."))
             return False
-        if path.resolve() != s.db_path.resolve():
+        if not _same_target(path, s.db_path):
             self._close_database()
         s.db_path = path
+        if s.saver is None:
+            s.browse = True  # whatever the store holds, LangGraph's too (read-only)
         if not self._open_saver():
             return False
         if graph_spec is not None:

@@ -120,8 +120,16 @@ class Session(SessionSignals):
         return self.state.spec
 
     @property
-    def db_path(self) -> Path:
+    def db_path(self) -> Path | str:
         return self.state.db_path
+
+    @property
+    def store_read_only(self) -> bool:
+        return self.state.store_read_only
+
+    @property
+    def store_label(self) -> str:
+        return self.state.store_label
 
     @property
     def status(self) -> str:
@@ -142,7 +150,7 @@ class Session(SessionSignals):
 
     @property
     def read_only(self) -> bool:
-        return self.state.graph is None
+        return self.state.read_only
 
     @property
     def breakpoints(self) -> tuple[frozenset[str], frozenset[str]]:
@@ -219,6 +227,10 @@ class Session(SessionSignals):
             return False
         if s.busy:
             self.message.emit(f"Busy with {s.command_name}: wait, or Pause (stop after it) / Stop (Shift+F5).")
+            return False
+        if s.store_read_only:
+            self.message.emit(f"{s.store_label}: Retrograph never writes to LangGraph's stores, so runs cannot "
+                              "go on here. Browse, compare and copy values instead.")
             return False
         s.command_name = name
         s.command = asyncio.ensure_future(self._guarded(name, factory))

@@ -154,7 +154,8 @@ class MainWindow(QMainWindow):
         """Post-mortem: browse a checkpoint file (with the graph's code when given)."""
         ok = self.session.open_database(path, graph_spec, thread_id=thread_id)
         self._database_title = True
-        self.setWindowTitle(f"{Path(path).name} — Retrograph Studio")
+        name = self.session.store_label if self.session.state.saver is not None else Path(str(path)).name
+        self.setWindowTitle(f"{name} — Retrograph Studio")
         self._on_busy_changed(False)
         return ok
 
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
 
     # -- session -> chrome -------------------------------------------------------------
     def _on_busy_changed(self, busy: bool) -> None:
-        can_run = self.session.graph is not None
+        can_run = not self.session.read_only
         for name in STEPPING:
             getattr(self.actions, name).setEnabled(can_run and not busy)
         self.actions.pause.setEnabled(busy)
@@ -199,6 +200,8 @@ class MainWindow(QMainWindow):
             self._fill_thread_box()
         self.status_step.setText(f"step: {status.step if status.step is not None else '—'}")
         text = status.status
+        if self.session.store_read_only:
+            text += f" · {status.db_path}"
         if status.viewing:
             text += " · viewing an older checkpoint (read-only)"
         if status.next_nodes and not status.busy:

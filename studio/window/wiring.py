@@ -89,6 +89,9 @@ class Panels:
 
 def resume_blocked(session: Session, status: SessionStatus) -> str:
     """Why the Interrupts panel cannot resume now ("" when it can)."""
+    if session.store_read_only:
+        return (f"Read-only: {session.store_label}. Retrograph never writes to LangGraph's stores, so this "
+                "run cannot go on here.")
     if session.graph is None:
         return ("Read-only: this database was opened without the graph's code, so its run cannot go on. "
                 "Open it with the code (retrograph open DB --graph FILE.py) to resume.")
@@ -123,7 +126,7 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
             title = f"State · {where} (viewing, read-only)"
         else:
             title = f"State · {where}" if where else "State"
-        st.set_state(values, title=title, read_only=session.graph is None or inside is not None)
+        st.set_state(values, title=title, read_only=session.read_only or inside is not None)
 
     def on_view(checkpoint_id: str | None) -> None:
         panels.viewed = checkpoint_id

@@ -49,7 +49,12 @@ class _DroppingSaver(SqliteSaver):
 def drive(db_path: str, log_path: str, send: Any, *, sabotage: bool = False) -> None:
     """Start, continue or resume the thread until it is done; report events via `send`."""
     gut.LOG_PATH = log_path
-    saver = (_DroppingSaver if sabotage else SqliteSaver)(db_path)
+    if db_path.startswith("postgresql://"):  # the same harness on the engine's PostgresSaver
+        from engine.checkpoint import PostgresSaver
+
+        saver: Any = PostgresSaver(db_path)
+    else:
+        saver = (_DroppingSaver if sabotage else SqliteSaver)(db_path)
     try:
         graph = gut.build(saver)
         config = {"configurable": {"thread_id": gut.THREAD_ID}}

@@ -129,7 +129,7 @@ def _context() -> Any:
 class _Launcher:
     """Starts one child, reads its reports, and kills it as planned."""
 
-    def __init__(self, ctx: Any, db: Path, log: Path, sabotage: bool) -> None:
+    def __init__(self, ctx: Any, db: Path | str, log: Path, sabotage: bool) -> None:
         self.ctx, self.db, self.log, self.sabotage = ctx, db, log, sabotage
 
     def launch(self, plan: KillPlan | None, on_message: Callable[[tuple], None]) -> int:
@@ -189,17 +189,28 @@ class _Launcher:
             pass
 
 
-def _check_store(db: Path, trial: TrialLog, report: Report, where: str) -> None:
-    """Checks 1 and 2: the file is intact and holds every checkpoint reported committed."""
-    conn = sqlite3.connect(db)
-    try:
-        result = [row[0] for row in conn.execute("PRAGMA integrity_check")]
-    finally:
-        conn.close()
-    if result != ["ok"]:
-        raise HarnessFailure(f"{where}: PRAGMA integrity_check says {result[:5]}")
+def _saver(db: Path | str) -> Any:
+    """The store under test: a SQLite file, or a postgresql:// URL (the PostgresSaver)."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        from engine.checkpoint import PostgresSaver
+
+        return PostgresSaver(db)
+    return SqliteSaver(db)
+
+
+def _check_store(db: Path | str, trial: TrialLog, report: Report, where: str) -> None:
+    """Checks 1 and 2: the store is intact and holds every checkpoint reported committed
+    (a SQLite file passes `PRAGMA integrity_check`; a server keeps its own)."""
+    if isinstance(db, Path):
+        conn = sqlite3.connect(db)
+        try:
+            result = [row[0] for row in conn.execute("PRAGMA integrity_check")]
+        finally:
+            conn.close()
+        if result != ["ok"]:
+            raise HarnessFailure(f"{where}: PRAGMA integrity_check says {result[:5]}")
     report.integrity_checks += 1
-    with SqliteSaver(db) as saver:
+    with _saver(db) as saver:
         headers = {h.id: h for h in saver.list_headers(gut.THREAD_ID)}
         lost = [(cid, step) for cid, (_, step, _) in trial.checkpoints.items() if cid not in headers]
         if lost:
@@ -215,13 +226,13 @@ def _check_store(db: Path, trial: TrialLog, report: Report, where: str) -> None:
     report.histories_loaded += 1
 
 
-def _history_shape(db: Path) -> list[tuple[int, str, tuple[str, ...]]]:
-    with SqliteSaver(db) as saver:
+def _history_shape(db: Path | str) -> list[tuple[int, str, tuple[str, ...]]]:
+    with _saver(db) as saver:
         return [(h.step, h.source, h.next) for h in saver.list_headers(gut.THREAD_ID)]
 
 
-def _final_state(db: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
-    with SqliteSaver(db) as saver:
+def _final_state(db: Path | str) -> tuple[dict[str, Any], tuple[str, ...]]:
+    with _saver(db) as saver:
         state = gut.build(saver).get_state({"configurable": {"thread_id": gut.THREAD_ID}})
     return dict(state.values), tuple(state.next)
 
@@ -236,10 +247,10 @@ def _read_log(log: Path) -> list[tuple[int, str]]:
     return out
 
 
-def _saved_at(db: Path, trial: TrialLog) -> dict[str, int]:
+def _saved_at(db: Path | str, trial: TrialLog) -> dict[str, int]:
     """Identity -> log size when its writes were first reported saved (rule 4)."""
     tasks: dict[str, tuple[str, str | None, int]] = {}  # task id -> (checkpoint id, identity, tasks in step)
-    with SqliteSaver(db) as saver:
+    with _saver(db) as saver:
         for ckpt in saver.list(gut.THREAD_ID):
             for task in ckpt.tasks:
                 hidden = task.name.startswith("__")  # the __start__ task logs nothing
@@ -266,7 +277,7 @@ def _saved_at(db: Path, trial: TrialLog) -> dict[str, int]:
     return saved
 
 
-def _check_executions(db: Path, log: Path, trial: TrialLog, report: Report, where: str) -> None:
+def _check_executions(db: Path | str, log: Path, trial: TrialLog, report: Report, where: str) -> None:
     """Check 4: no execution logged after the task's writes were reported saved."""
     saved = _saved_at(db, trial)
     entries = _read_log(log)
@@ -324,10 +335,16 @@ def _run_trial(launcher: _Launcher, rng: random.Random, kills: int, report: Repo
 
 
 def run_harness(kills: int = 200, seed: int | None = None, *, workdir: Path | None = None,
-                sabotage: bool = False, progress: Callable[[str], None] | None = None) -> Report:
+                sabotage: bool = False, progress: Callable[[str], None] | None = None,
+                new_db: Callable[[str], str] | None = None) -> Report:
     """Kill children until at least `kills` kill points were hit; raise HarnessFailure
     at the first property that does not hold. `sabotage` runs a saver that loses
-    pending writes, to show the harness catches it."""
+    pending writes, to show the harness catches it. `new_db(name)`: a fresh postgresql://
+    URL per run, to kill the engine's PostgresSaver instead of SQLite files."""
+
+    def db(name: str) -> Path | str:
+        return new_db(name) if new_db is not None else root / f"{name}.sqlite"
+
     seed = random.randrange(2**32) if seed is None else seed
     rng = random.Random(seed)
     report = Report(seed=seed)
@@ -335,7 +352,7 @@ def run_harness(kills: int = 200, seed: int | None = None, *, workdir: Path | No
     ctx = _context()
     with tempfile.TemporaryDirectory(prefix="retrograph-crash-", dir=workdir) as tmp:
         root = Path(tmp)
-        reference = _Launcher(ctx, root / "reference.sqlite", root / "reference.log", False)
+        reference = _Launcher(ctx, db("reference"), root / "reference.log", False)
         ref_trial = _run_trial(reference, rng, 0, report, f"seed {seed}, the uninterrupted run")
         ref_state, ref_next = _final_state(reference.db)
         ref_shape = _history_shape(reference.db)
@@ -346,7 +363,7 @@ def run_harness(kills: int = 200, seed: int | None = None, *, workdir: Path | No
         while report.kills < kills:
             n = report.trials + 1
             where = f"seed {seed}, trial {n}"
-            launcher = _Launcher(ctx, root / f"trial{n}.sqlite", root / f"trial{n}.log", sabotage)
+            launcher = _Launcher(ctx, db(f"trial{n}"), root / f"trial{n}.log", sabotage)
             budget = min(rng.randint(*KILLS_PER_TRIAL), kills - report.kills)
             trial = _run_trial(launcher, rng, budget, report, where)
             _check_store(launcher.db, trial, report, f"{where}, at the end")

@@ -1,0 +1,96 @@
+"""The studio on LangGraph's own stores: it says which store it reads and that it is
+read-only, shows the history and the conversation, runs nothing, and picks up the
+checkpoints a live LangGraph process keeps writing."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from langgraph_apps import APPS, run_app
+from test_studio_support import (  # noqa: F401 (fixtures)
+    open_window,
+    panel_text,
+    settings,
+    studio_loop,
+    wait_ready,
+)
+
+
+def test_a_langgraph_sqlite_file_opens_read_only_with_its_history(open_window, qtbot, tmp_path: Path) -> None:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "lg.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    app = run_app("chat", SqliteSaver(conn))
+    expected = list(app.get_state_history({"configurable": {"thread_id": "t1"}}))[::-1]
+    conn.close()
+    before = db.read_bytes()
+    window = open_window(database=db)
+    s = window.session
+    assert s.store_read_only and s.status_view().status == "read-only"
+    assert "LangGraph SQLite file" in window.windowTitle() and "(read-only)" in window.windowTitle()
+    assert "LangGraph SQLite file" in window.status_state.text()
+    assert not window.actions.step.isEnabled() and not window.actions.rewind.isEnabled()
+    rows = s.history.rows()
+    assert [r.id for r in rows] == [e.config["configurable"]["checkpoint_id"] for e in expected]
+    assert [r.next for r in rows] == [e.next for e in expected]
+    state = panel_text(window.panels.state)
+    assert "let me look" in state and "approved: yes" in state and "UnknownValue" not in state
+    assert not s.step()  # refused: nothing runs on LangGraph's store
+    window.close()
+    assert db.read_bytes() == before
+    assert not list(tmp_path.glob("lg.sqlite-*"))  # no -wal, no -shm
+
+
+def test_checkpoints_a_live_langgraph_process_writes_appear(open_window, qtbot, tmp_path: Path) -> None:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "live.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        build, first, _ = APPS["flow"]
+        graph = build().compile(checkpointer=SqliteSaver(conn), interrupt_before=["join"])
+        cfg = {"configurable": {"thread_id": "live"}}
+        graph.invoke(first, cfg)
+        window = open_window(database=db)
+        s = window.session
+        count = len(s.history.rows())
+        graph.invoke(None, cfg)  # the other process goes on
+        newest = graph.get_state(cfg).config["configurable"]["checkpoint_id"]
+        qtbot.waitUntil(lambda: newest in s.history, timeout=10000)  # the poll runs every 0.4 s here
+        assert len(s.history.rows()) > count
+    finally:
+        conn.close()
+
+
+def test_langgraph_postgres_opens_read_only_and_retrograph_runs_on_postgres(open_window, qtbot, pg_url: str,
+                                                                            tmp_path: Path) -> None:
+    from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+    from engine.checkpoint import PostgresSaver
+    from test_studio_support import act, write_graph
+
+    with LangGraphPostgresSaver.from_conn_string(pg_url) as saver:
+        saver.setup()
+        run_app("flow", saver)
+    window = open_window(database=pg_url)
+    assert window.session.store_read_only and "LangGraph PostgreSQL" in window.windowTitle()
+    assert len(window.session.history.rows()) > 5 and not window.actions.step.isEnabled()
+    window.close()
+    # the engine's own tables in the same database: the studio runs a graph there
+    spec = write_graph(tmp_path, "tiny", """
+        class S(TypedDict):
+            log: Annotated[list, operator.add]
+        def a(s):
+            return {"log": ["a"]}
+        builder = StateGraph(S)
+        builder.add_node("a", a)
+        builder.add_edge(START, "a")
+        graph = builder.compile()
+        example_input = {"log": []}
+    """)
+    window = open_window(spec, db=pg_url, thread_id="pg")
+    assert not window.session.store_read_only and "Retrograph PostgreSQL" in window.session.store_label
+    act(qtbot, window, "continue_")
+    with PostgresSaver(pg_url) as mine:
+        assert mine.get("pg").values == {"log": ["a"]}
