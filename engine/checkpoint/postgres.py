@@ -36,50 +36,56 @@ from .records import (
     too_big_error,
 )
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
-from .serde import DEFAULT_MAX_BYTES, Serializer
+from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
 __all__ = ["PostgresSaver"]
 
 _MB = 1024 * 1024
 _VALUE, _LIST, _APPEND = 0, 1, 2
 _KINDS = {"value": _VALUE, "list": _LIST, "append": _APPEND}
+_INLINE = 256  # a changed value this small (not a list) is kept in its checkpoint's row
 _MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a tampered table stops here
 
 # (version, kind, item count, size, tagged) of a stored value
 _Info = tuple[str, int, Any, int, bool]
 
-_PUT = """
-WITH c AS (
-    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions, extras)
-    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s)
-    RETURNING seq
-), v AS (
+_INSERT_CHECKPOINT = """
+    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions,
+                                       extras, inline)
+    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s,
+            %(inline)s::jsonb)
+"""
+_INSERT_VALUES = """
     INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
     SELECT %(t)s, x.channel, %(id)s, x.base, x.kind, x.data, x.count, x.size, x.tagged
     FROM unnest(%(ch)s::text[], %(base)s::text[], %(kind)s::smallint[], %(data)s::bytea[], %(count)s::bigint[],
                 %(size)s::bigint[], %(tagged)s::boolean[]) AS x(channel, base, kind, data, count, size, tagged)
-), d AS (
-    DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s
-)
-SELECT seq FROM c
 """
-_PUT_SIMPLE = """
-WITH c AS (
-    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions, extras)
-    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s)
-    RETURNING seq
-), v AS (
-    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
-    VALUES (%(t)s, %(ch0)s, %(id)s, %(base0)s, %(kind0)s, %(data0)s, %(count0)s, %(size0)s, %(tagged0)s)
-), d AS (
-    DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s
-)
-SELECT seq FROM c
-"""
+_DELETE_WRITES = "DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s"
+
+
+def _put_sql(values: bool, delete: bool) -> str:
+    """One statement (so one transaction): the checkpoint row, its stored values, and the
+    removal of the parent's pending writes, as far as each is needed."""
+    if not values and not delete:
+        return _INSERT_CHECKPOINT
+    parts = [f"c AS ({_INSERT_CHECKPOINT})"]
+    if values:
+        parts.append(f"v AS ({_INSERT_VALUES})")
+    if delete:
+        parts.append(f"d AS ({_DELETE_WRITES})")
+    return "WITH " + ", ".join(parts) + " SELECT 1"
+
+
+_PUT_SQL = {(v, d): _put_sql(v, d) for v in (False, True) for d in (False, True)}
 _INFO = """
 SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
-JOIN unnest(%s::text[], %s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-WHERE v.thread_id = %s
+JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
+WHERE v.thread_id = %(t)s
+UNION ALL
+SELECT n.channel, n.version, 0, NULL, length(c.inline ->> n.channel), true FROM retrograph_checkpoints c
+JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
+WHERE c.thread_id = %(t)s AND c.inline ? n.channel
 """
 _LOAD = """
 WITH RECURSIVE r(channel, version, base, kind, data, count, size, tagged, depth) AS (
@@ -93,6 +99,10 @@ WITH RECURSIVE r(channel, version, base, kind, data, count, size, tagged, depth)
     WHERE r.kind = 2 AND r.depth < %(max_depth)s
 )
 SELECT channel, depth, kind, data, size, tagged FROM r
+UNION ALL
+SELECT n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM retrograph_checkpoints c
+JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
+WHERE c.thread_id = %(t)s AND c.inline ? n.channel
 """
 _ROW = "seq, id, parent_id, step, source, created_at, next, nodes_ran"
 _FULL = _ROW + ", versions, extras"
@@ -142,6 +152,7 @@ class PostgresSaver(BaseCheckpointSaver):
         )
         self._lock = threading.Lock()
         self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
+        self._dirty: set[tuple[str, str]] = set()  # checkpoints this saver put pending writes beside
 
     @classmethod
     def from_conn_string(cls, url: str, **kwargs: Any) -> PostgresSaver:
@@ -183,12 +194,26 @@ class PostgresSaver(BaseCheckpointSaver):
         with self._lock:
             for key in [k for k in self._known if k[0] == thread_id]:
                 del self._known[key]
+            self._dirty = {k for k in self._dirty if k[0] != thread_id}
+
+    def _has_writes(self, thread_id: str, checkpoint_id: str) -> bool:
+        with self._lock:
+            return (thread_id, checkpoint_id) in self._dirty
+
+    def _written(self, thread_id: str, checkpoint_id: str, has: bool) -> None:
+        with self._lock:
+            if has:
+                self._dirty.add((thread_id, checkpoint_id))
+            else:
+                self._dirty.discard((thread_id, checkpoint_id))
 
     # -- writing ---------------------------------------------------------------------------
     def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         c = checkpoint
         own, values, serde = c.id, c.values, self.serde
-        pmap = self._recall(c.thread_id, c.parent_id) or {}
+        recalled = self._recall(c.thread_id, c.parent_id)
+        pmap_known = recalled is not None
+        pmap = recalled or {}
         # Which stored values this put relies on that the saver does not remember.
         needed: dict[tuple[str, str], _Info | None] = {}
         for key, version in c.versions.items():
@@ -205,11 +230,12 @@ class PostgresSaver(BaseCheckpointSaver):
             with self._conn() as conn:
                 pairs = list(needed)
                 for ch, ver, kind, count, size, tagged in conn.execute(
-                    _INFO, ([p[0] for p in pairs], [p[1] for p in pairs], c.thread_id)
+                    _INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
                 ):
                     needed[(ch, ver)] = (ver, kind, count, size, tagged)
         info: dict[str, _Info] = {}
         rows: list[tuple[str, str | None, int, bytes, Any, int, bool]] = []
+        inline: dict[str, str] = {}
         for key, version in c.versions.items():
             if key not in values:
                 continue
@@ -236,7 +262,10 @@ class PostgresSaver(BaseCheckpointSaver):
             if size > serde.max_bytes:
                 raise too_big_error(key, size, serde.max_bytes)
             code = _KINDS[kind]
-            rows.append((key, base_version, code, data, count, size, tagged))
+            if code == _VALUE and size <= _INLINE:
+                inline[key] = data.decode()
+            else:
+                rows.append((key, base_version, code, data, count, size, tagged))
             info[key] = (own, code, count, size, tagged)
         check_versions(c)
         extras = dumps_extras(serde, c)
@@ -244,27 +273,28 @@ class PostgresSaver(BaseCheckpointSaver):
             "t": c.thread_id, "id": own, "parent": c.parent_id, "step": c.step, "source": c.source,
             "at": c.created_at, "next": orjson.dumps([t.name for t in c.tasks]), "ran": orjson.dumps(list(c.nodes_ran)),
             "versions": orjson.dumps(dict(c.versions)), "extras": extras,
+            "inline": orjson.dumps(inline).decode() if inline else None,
         }
-        if len(rows) == 1:
-            for i, name in enumerate(("ch0", "base0", "kind0", "data0", "count0", "size0", "tagged0")):
-                params[name] = rows[0][i]
-            sql = _PUT_SIMPLE
-        else:
+        if rows:
             for i, name in enumerate(("ch", "base", "kind", "data", "count", "size", "tagged")):
                 params[name] = [r[i] for r in rows]
-            sql = _PUT
+        # The parent's pending writes go, unless this saver wrote the parent and put none.
+        delete = c.parent_id is not None and (not pmap_known or self._has_writes(c.thread_id, c.parent_id))
         psycopg = self._psycopg
         try:
             with self._conn() as conn:
-                conn.execute(sql, params)
+                conn.execute(_PUT_SQL[(bool(rows), delete)], params)
         except psycopg.errors.UniqueViolation:
             raise exists_error(c) from None
         except psycopg.DataError as e:
             raise CheckpointError(f"{self!r}: checkpoint `{own}` was not stored: {e}") from None
+        if delete:
+            self._written(c.thread_id, c.parent_id, False)
         self._remember(c.thread_id, own, info)
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         rows = encode_writes(self.serde, writes)
+        self._written(thread_id, checkpoint_id, True)  # before: a failure below still counts as "maybe"
         with self._conn() as conn:
             if not rows:
                 found = conn.execute(
@@ -333,8 +363,9 @@ class PostgresSaver(BaseCheckpointSaver):
                         "malformed (the database was edited by hand?)"
                     )
                 blob = join_list_segments(bytes(p[3]) for p in reversed(parts))
+            tagged = top[5] if top[5] is not None else TAG_BYTES in blob
             try:
-                values[key] = self.serde.loads(blob, plain=not top[5])
+                values[key] = self.serde.loads(blob, plain=not tagged)
             except CheckpointDecodeError as e:
                 raise CheckpointDecodeError(f"{self!r}, checkpoint {head.id!r}, channel `{key}`: {e}") from None
         return Checkpoint(

@@ -24,9 +24,11 @@ _SCHEMA = (
         seq BIGSERIAL PRIMARY KEY, thread_id TEXT NOT NULL, id TEXT NOT NULL, parent_id TEXT,
         step BIGINT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL,
         next BYTEA NOT NULL, nodes_ran BYTEA NOT NULL, versions BYTEA NOT NULL, extras BYTEA,
-        UNIQUE (thread_id, id))""",
+        inline JSONB, UNIQUE (thread_id, id))""",
     "CREATE INDEX IF NOT EXISTS retrograph_checkpoints_by_thread ON retrograph_checkpoints(thread_id, seq)",
-    # One row per changed channel. An appended list keeps only its new items (`data`, the
+    # `inline`: the small changed values (not lists) of that checkpoint, channel -> encoding,
+    # so a superstep that changes small values is one INSERT.
+    # One row per other changed channel. An appended list keeps only its new items (`data`, the
     # inside of a JSON array) and names the version it extends (`base`): size stays linear.
     """CREATE TABLE IF NOT EXISTS retrograph_values(
         thread_id TEXT NOT NULL, channel TEXT NOT NULL, version TEXT NOT NULL, base TEXT,

@@ -1,0 +1,169 @@
+"""PostgreSQL, and LangGraph's own stores opened by Retrograph.
+
+- Per-superstep overhead of a loop of one trivial node saved with the engine's
+  PostgresSaver against LangGraph's PostgresSaver, on one throwaway local server
+  (tests/pg_server.py), each run in a fresh schema. Target: at most 0.2×.
+- Opening an N-checkpoint thread that LangGraph wrote (its SqliteSaver file, its
+  PostgresSaver tables) the way the studio and `retrograph history` do: recognise the
+  store, list the threads, every header of the thread (step, source, next, nodes that
+  ran), the newest checkpoint's values and pending writes. Target: at most 2 s. The
+  LangGraph column is LangGraph listing the same history (`saver.list`), for scale.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from .graphs import ENGINE, loop_graph
+from .harness import Context, Row, Target, alternate, timed
+
+__all__ = ["NAME", "run"]
+
+NAME = "postgres"
+
+
+def _server(ctx: Context) -> Any:
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    from pg_server import start
+
+    return start()
+
+
+def _superstep(ctx: Context, server: Any) -> Row:
+    from engine.checkpoint import PostgresSaver
+
+    steps = ctx.profile.loop_steps
+
+    def engine_side(n: int) -> Any:
+        def once() -> float:
+            saver = PostgresSaver(server.url())
+            try:
+                graph = loop_graph(ENGINE, n, saver)
+                seconds, out = timed(lambda: graph.invoke({"n": 0}, {"recursion_limit": n + 10,
+                                                                      "configurable": {"thread_id": "loop"}}))
+            finally:
+                saver.close()
+            assert out.get("n") == n
+            return seconds
+        return once
+
+    def langgraph_side(n: int) -> Any:
+        from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+        def once() -> float:
+            with LangGraphPostgresSaver.from_conn_string(server.url()) as saver:
+                saver.setup()
+                graph = loop_graph(ctx.langgraph, n, saver)
+                seconds, out = timed(lambda: graph.invoke({"n": 0}, {"recursion_limit": n + 10,
+                                                                      "configurable": {"thread_id": "loop"}}))
+            assert out.get("n") == n
+            return seconds
+        return once
+
+    sides = {"engine": engine_side(steps)}
+    warm = {"engine": engine_side(max(10, steps // 10))}
+    if ctx.langgraph is not None:
+        sides["langgraph"] = langgraph_side(steps)
+        warm["langgraph"] = langgraph_side(max(10, steps // 10))
+    for fn in warm.values():
+        fn()
+    medians = alternate(sides, runs=ctx.profile.runs, warmup=0)
+    return Row(
+        key="postgres.superstep", workload=f"superstep, PostgresSaver ({steps:,} steps)", unit="µs/step",
+        engine=medians["engine"] / steps * 1e6,
+        langgraph=medians["langgraph"] / steps * 1e6 if "langgraph" in medians else None,
+        target=Target(kind="ratio", limit=0.2),
+        note="both on one local PostgreSQL 127.0.0.1 (fsync off), a fresh schema per run; "
+             "LangGraph: PostgresSaver.from_conn_string",
+    )
+
+
+def _open_seconds(target: str, thread_id: str) -> tuple[float, int]:
+    """What the studio / `retrograph history` does to show a thread."""
+    from engine.checkpoint.reading import open_store
+
+    def work() -> int:
+        with open_store(target) as store:
+            threads = store.threads()
+            assert any(t.thread_id == thread_id for t in threads)
+            headers = list(store.list_headers(thread_id))
+            store.get(thread_id, headers[0].id)
+            store.pending_writes(thread_id, headers[0].id)
+            return len(headers)
+
+    seconds, count = timed(work)
+    return seconds, count
+
+
+def _langgraph_list_seconds(saver: Any, thread_id: str) -> float:
+    seconds, _ = timed(lambda: list(saver.list({"configurable": {"thread_id": thread_id}})))
+    return seconds
+
+
+def _open_rows(ctx: Context, server: Any | None) -> list[Row]:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    n = ctx.profile.history_steps
+    lg = ctx.langgraph
+    rows = []
+    path = ctx.new_db("langgraph-thread")
+    conn = sqlite3.connect(path, check_same_thread=False)
+    try:
+        saver = SqliteSaver(conn)
+        ctx.progress(f"postgres: LangGraph writes a {n:,}-checkpoint thread to SQLite")
+        loop_graph(lg, n - 2, saver).invoke({"n": 0}, {"recursion_limit": n + 10, "configurable": {"thread_id": "t"}})
+        lg_seconds = min(_langgraph_list_seconds(saver, "t") for _ in range(ctx.profile.runs))
+    finally:
+        conn.close()
+    samples = [_open_seconds(path, "t") for _ in range(ctx.profile.runs)]
+    rows.append(Row(
+        key="postgres.open_langgraph_sqlite", workload=f"open a {samples[0][1]:,}-checkpoint LangGraph thread (SQLite)",
+        unit="s", engine=sorted(s for s, _ in samples)[len(samples) // 2], langgraph=lg_seconds,
+        target=Target(kind="max", limit=2.0), comparable=False,
+        note="store recognised, threads, every header with next and nodes that ran, newest values and writes; "
+             "LangGraph column: its saver.list() of the thread",
+    ))
+    if server is not None:
+        from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+        url = server.url()
+        with LangGraphPostgresSaver.from_conn_string(url) as saver:
+            saver.setup()
+            ctx.progress(f"postgres: LangGraph writes a {n:,}-checkpoint thread to PostgreSQL")
+            loop_graph(lg, n - 2, saver).invoke({"n": 0}, {"recursion_limit": n + 10, "configurable": {"thread_id": "t"}})
+            lg_seconds = min(_langgraph_list_seconds(saver, "t") for _ in range(ctx.profile.runs))
+        samples = [_open_seconds(url, "t") for _ in range(ctx.profile.runs)]
+        rows.append(Row(
+            key="postgres.open_langgraph_postgres",
+            workload=f"open a {samples[0][1]:,}-checkpoint LangGraph thread (PostgreSQL)", unit="s",
+            engine=sorted(s for s, _ in samples)[len(samples) // 2], langgraph=lg_seconds,
+            target=Target(kind="max", limit=2.0), comparable=False,
+            note="as above, over LangGraph's checkpoints/checkpoint_blobs/checkpoint_writes tables",
+        ))
+    return rows
+
+
+def run(ctx: Context) -> list[Row]:
+    rows: list[Row] = []
+    try:
+        server = _server(ctx)
+    except Exception as exc:  # noqa: BLE001 - no server here: the rows say why
+        server = None
+        reason = f"no PostgreSQL server: {exc}".splitlines()[0]
+        rows.append(Row(key="postgres.superstep", workload="superstep, PostgresSaver", unit="µs/step",
+                        status="skipped", note=reason))
+    try:
+        if server is not None and ctx.wants("postgres.superstep"):
+            ctx.progress("postgres: superstep")
+            rows.append(_superstep(ctx, server))
+        if ctx.langgraph is not None and ctx.wants("postgres.open"):
+            started = time.perf_counter()
+            rows += _open_rows(ctx, server)
+            ctx.progress(f"postgres: open rows took {time.perf_counter() - started:.0f} s")
+    finally:
+        if server is not None:
+            server.stop()
+    return rows
