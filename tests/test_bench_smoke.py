@@ -35,7 +35,10 @@ EXPECTED_ROWS = (
     "studio: … and all 500 checkpoints in the timeline",
     "studio: paging through 500 timeline rows",
     "studio: peak process memory",
+    "open a 300-checkpoint LangGraph thread (SQLite)",
 )
+# With a PostgreSQL server at hand (tests/pg_server.py; always in CI):
+POSTGRES_ROWS = ("superstep, PostgresSaver", "open a 300-checkpoint LangGraph thread (PostgreSQL)")
 
 
 @pytest.mark.timeout(300)
@@ -47,7 +50,10 @@ def test_smoke_run_prints_every_workload(tmp_path: Path) -> None:
         check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=280,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    for label in EXPECTED_ROWS:
+    from pg_server import find_bin_dir, in_ci
+
+    expected = EXPECTED_ROWS + (POSTGRES_ROWS if find_bin_dir() is not None or in_ci() else ())
+    for label in expected:
         assert label in proc.stdout, f"no row `{label}` in:\n{proc.stdout}"
     assert "crashed" not in proc.stdout
     rows = json.loads(out.read_text(encoding="utf-8"))["rows"]
