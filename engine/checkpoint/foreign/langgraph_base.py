@@ -94,9 +94,9 @@ class LangGraphReader(ABC):
         """(checkpoint id, parent id) of the namespace, newest first."""
 
     @abstractmethod
-    def _rows(self, thread_id: str, ns: str, ids: list[str], *, full: bool) -> dict[str, Row]:
-        """Decoded rows; with `full=False` the values may be placeholders (but Sends and
-        join values are real, and `available` is exact)."""
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
+        """Decoded rows (`ids` None: all of the namespace); with `full=False` the values
+        may be placeholders (but Sends and join values are real, `available` is exact)."""
 
     @abstractmethod
     def _write_paths(self, thread_id: str, ns: str, ids: list[str] | None) -> dict[str, list[tuple[str, str, str]]]:
@@ -116,10 +116,10 @@ class LangGraphReader(ABC):
         self.close()
 
     # -- the read protocol ---------------------------------------------------------------
-    def _node_order(self, thread_id: str, ns: str) -> tuple[str, ...]:
+    def _node_order(self, thread_id: str, ns: str, ids: list[tuple[str, str | None]] | None = None) -> tuple[str, ...]:
         """The nodes in the order the thread first ran them, from its newest checkpoint;
         summaries made with an older order are made again."""
-        ids = self._ids(thread_id, ns)
+        ids = self._ids(thread_id, ns) if ids is None else ids
         if not ids:
             return ()
         newest = ids[0][0]
@@ -137,16 +137,20 @@ class LangGraphReader(ABC):
                     del self._summaries[key]
         return order
 
-    def _summary_map(self, thread_id: str, ns: str, ids: list[str]) -> dict[str, Summary]:
-        order = self._node_order(thread_id, ns)
+    def _summary_map(self, thread_id: str, ns: str, ids: list[str], *,
+                     order: tuple[str, ...] | None = None,
+                     paths: dict[str, list[tuple[str, str, str]]] | None = None) -> dict[str, Summary]:
+        order = self._node_order(thread_id, ns) if order is None else order
         with self._lock:
             missing = [i for i in ids if (thread_id, ns, i) not in self._summaries]
         if missing:
-            paths = self._write_paths(thread_id, ns, missing if len(missing) < 500 else None)
-            for start in range(0, len(missing), 500):
-                chunk = missing[start:start + 500]
+            many = len(missing) >= 500  # then one scan of the namespace beats lookups by id
+            if paths is None:
+                paths = self._write_paths(thread_id, ns, None if many else missing)
+            chunks = [None] if many else [missing]
+            for chunk in chunks:
                 rows = self._rows(thread_id, ns, chunk, full=False)
-                for cid in chunk:
+                for cid in missing:
                     row = rows.get(cid)
                     if row is None:
                         continue
@@ -169,7 +173,7 @@ class LangGraphReader(ABC):
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                      checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
-        ids = self._ids(thread_id, checkpoint_ns)
+        ids = every = self._ids(thread_id, checkpoint_ns)
         if before is not None:
             at = next((i for i, (cid, _) in enumerate(ids) if cid == before), None)
             if at is None:
@@ -179,10 +183,11 @@ class LangGraphReader(ABC):
             ids = ids[:max(limit, 0)]
         if not ids:
             return iter(())
-        wanted = [cid for cid, _ in ids] + [p for _, p in ids if p is not None]
-        summaries = self._summary_map(thread_id, checkpoint_ns, list(dict.fromkeys(wanted)))
+        wanted = list(dict.fromkeys([cid for cid, _ in ids] + [p for _, p in ids if p is not None]))
         parents = [p for _, p in ids if p is not None]
-        paths = self._write_paths(thread_id, checkpoint_ns, parents if len(parents) < 500 else None) if parents else {}
+        paths = self._write_paths(thread_id, checkpoint_ns, None if len(wanted) >= 500 else wanted) if wanted else {}
+        summaries = self._summary_map(thread_id, checkpoint_ns, wanted, order=self._node_order(thread_id, checkpoint_ns, every),
+                                      paths=paths)
         out = []
         for cid, parent_id in ids:
             s = summaries.get(cid)

@@ -17,6 +17,7 @@ the engine's (interrupts, resumes, errors, sends, routes).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -89,7 +90,8 @@ def plan(
     graph's node order, which orders PULL tasks)."""
     ids: dict[str, str] = {}
     for task_id, path, _ in writes:
-        ids.setdefault(path, task_id)
+        if path not in ids:
+            ids[path] = task_id
     tasks: list[PlannedTask] = []
     for i, send in enumerate(sends):
         node = send.node if isinstance(send, Send) else None
@@ -97,13 +99,13 @@ def plan(
             continue
         task_id = next((t for p, t in ids.items() if _push_index(p) == i), f"{checkpoint_id}/{len(tasks)}")
         tasks.append(PlannedTask(id=task_id, name=node, trigger="send", is_send=True, arg=send.arg))
-    order = {name: i for i, name in enumerate(node_order)}
-    for name in seen:
-        order.setdefault(name, len(order))
+    order = _order(tuple(node_order))
     pulled: list[tuple[int, int, str, str]] = []
     for n, (channel, version) in enumerate(versions.items()):
+        if channel not in available:
+            continue
         node = _target(channel)
-        if node is None or channel not in available:
+        if node is None:
             continue
         if channel.startswith("join:") and not _join_ready(channel, values.get(channel)):
             continue
@@ -113,12 +115,20 @@ def plan(
             continue
         if any(p[2] == node for p in pulled):
             continue
-        pulled.append((order.get(node, len(order)), n, node, channel))
+        rank = order.get(node)
+        if rank is None:  # a node the thread never ran: after those it did, in the seen order
+            rank = len(order) + (list(seen).index(node) if node in seen else len(seen))
+        pulled.append((rank, n, node, channel))
     for _, _, node, channel in sorted(pulled):
         path = f"~__pregel_pull, {node}"
         trigger = "start" if node == _START else channel
         tasks.append(PlannedTask(id=ids.get(path, f"{checkpoint_id}/{len(tasks)}"), name=node, trigger=trigger))
     return tuple(tasks)
+
+
+@functools.lru_cache(maxsize=64)
+def _order(node_order: tuple[str, ...]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(node_order)}
 
 
 def _push_index(path: str) -> int | None:

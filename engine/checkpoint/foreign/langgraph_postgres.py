@@ -110,11 +110,11 @@ class LangGraphPostgresReader(LangGraphReader):
             " ORDER BY checkpoint_id DESC", (thread_id, ns),
         )
 
-    def _rows(self, thread_id: str, ns: str, ids: list[str], *, full: bool) -> dict[str, Row]:
-        found = self._query(
-            "SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
-            " WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id = ANY(%s)", (thread_id, ns, ids),
-        )
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
+        sql = ("SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
+               " WHERE thread_id = %s AND checkpoint_ns = %s")
+        found = self._query(sql, (thread_id, ns)) if ids is None else self._query(
+            sql + " AND checkpoint_id = ANY(%s)", (thread_id, ns, ids))
         pairs: dict[tuple[str, str], None] = {}
         for cid, _, cp, _ in found:
             versions = cp.get("channel_versions") if isinstance(cp, dict) else None

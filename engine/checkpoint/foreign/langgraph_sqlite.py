@@ -154,15 +154,18 @@ class LangGraphSqliteReader(LangGraphReader):
                 raise CheckpointDecodeError(f"`{self.path}`: a checkpoint row of thread `{thread_id}` has a non-text id")
         return rows
 
-    def _rows(self, thread_id: str, ns: str, ids: list[str], *, full: bool) -> dict[str, Row]:
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
         out: dict[str, Row] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for cid, parent, kind, blob, meta in self._query(
-                "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints"
-                f" WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN ({marks})", (thread_id, ns, *chunk),
-            ):
+        sql = ("SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints"
+               " WHERE thread_id = ? AND checkpoint_ns = ?")
+        queries: list[tuple[str, tuple[Any, ...]]] = []
+        if ids is None:
+            queries.append((sql, (thread_id, ns)))
+        for start in range(0, len(ids or ()), 500):
+            chunk = ids[start:start + 500]  # type: ignore[index]
+            queries.append((sql + f" AND checkpoint_id IN ({','.join('?' * len(chunk))})", (thread_id, ns, *chunk)))
+        for query, params in queries:
+            for cid, parent, kind, blob, meta in self._query(query, params):
                 try:
                     if kind == "pickle":
                         raise CheckpointDecodeError(f"it {PICKLE_REFUSED}")
