@@ -6,6 +6,7 @@ built; every other field is a plain last-value channel.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, get_args, get_origin, get_type_hints
@@ -115,6 +116,10 @@ class StateSchema:
         found: list[type] = []
 
         def walk(tp: Any) -> None:
+            if isinstance(tp, type) and (issubclass(tp, enum.Enum) or _is_namedtuple(tp)):
+                if tp not in found:
+                    found.append(tp)
+                return
             if isinstance(tp, type) and (dataclasses.is_dataclass(tp) or _is_pydantic_model(tp)):
                 if tp not in found:
                     found.append(tp)
@@ -139,3 +144,6 @@ class StateSchema:
             return lambda values: schema(**{k: values[k] for k in keys if k in values})
         return None
 
+
+def _is_namedtuple(tp: type) -> bool:
+    return issubclass(tp, tuple) and hasattr(tp, "_fields")

@@ -9,7 +9,20 @@ from ..errors import InvalidUpdateError
 from ..types import Overwrite
 from .base import MISSING, Applied, Channel
 
-__all__ = ["ReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY"]
+__all__ = ["ReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY", "reducer_error"]
+
+
+def reducer_error(exc: Exception, key: str, reducer: str, node: str | None) -> Exception:
+    """`exc` raised by a reducer, restated to name the key, the reducer and the node whose
+    write it was folding; the same exception type (chained), so callers that catch a
+    TypeError still do."""
+    who = f"node `{node}` wrote `{key}`" if node else f"a write to `{key}`"
+    text = f"{who}, and its reducer `{reducer}` raised {type(exc).__name__}: {exc}"
+    try:
+        return type(exc)(text)
+    except Exception:  # noqa: BLE001 - an exception class with its own constructor
+        exc.add_note(text)
+        return exc
 
 
 def reducer_display_name(fn: Callable[..., Any]) -> str:
@@ -70,8 +83,12 @@ class ReducerChannel(Channel):
         start = 0
         if value is MISSING:
             value, start = writes[0], 1
-        for w in writes[start:]:
-            value = fn(value, w)
+        for i in range(start, len(writes)):
+            try:
+                value = fn(value, writes[i])
+            except Exception as exc:
+                exc.write_index = i  # type: ignore[attr-defined]  # commit names the node
+                raise
         if self._appends_lists and type(old) is list and start == 0 and all(type(w) is list for w in writes):
             tail: list[Any] = []
             for w in writes:

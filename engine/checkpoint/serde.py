@@ -83,13 +83,56 @@ def _b64(v: bytes | bytearray) -> str:
 _SIMPLE_ENCODERS: dict[type, Any] = {
     bytes: lambda v: {TAG: "bytes", "v": _b64(v)},
     bytearray: lambda v: {TAG: "bytearray", "v": _b64(v)},
-    dt.datetime: lambda v: {TAG: "datetime", "v": v.isoformat()},
+    dt.datetime: lambda v: _datetime(v),
     dt.date: lambda v: {TAG: "date", "v": v.isoformat()},
     dt.time: lambda v: {TAG: "time", "v": v.isoformat()},
     dt.timedelta: lambda v: {TAG: "timedelta", "v": [v.days, v.seconds, v.microseconds]},
     uuid.UUID: lambda v: {TAG: "uuid", "v": str(v)},
     Decimal: lambda v: {TAG: "decimal", "v": str(v)},
 }
+
+
+def _datetime(v: dt.datetime) -> Any:
+    """ISO text, plus the IANA zone name ("z") of a ZoneInfo and the `fold` ("f") of a
+    repeated wall time, which the ISO text alone would lose."""
+    out: dict[str, Any] = {TAG: "datetime", "v": v.isoformat()}
+    key = getattr(v.tzinfo, "key", None)
+    if type(key) is str and type(v.tzinfo).__name__ == "ZoneInfo":
+        out["z"] = key
+    if v.fold:
+        out["f"] = 1
+    return out
+
+
+def _zone(name: Any) -> Any:
+    """The ZoneInfo named in stored data (a zone name, never a path)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    text = _str(name)
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        _warn(f"Checkpoint data names the time zone {text[:80]!r}, unknown here; the stored UTC "
+              "offset is kept instead.")
+        return None
+
+
+def _depth_within(raw: Any, limit: int) -> bool:
+    """Whether containers in `raw` nest at most `limit` deep (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(raw, 0)]
+    while stack:
+        v, depth = stack.pop()
+        t = type(v)
+        if t is list:
+            kids: Any = v
+        elif t is dict:
+            kids = v.values()
+        else:
+            continue
+        if depth >= limit:
+            return False
+        stack.extend((x, depth + 1) for x in kids if type(x) is list or type(x) is dict)
+    return True
 
 
 def _float(v: float) -> Any:
@@ -190,6 +233,9 @@ class Serializer:
             fields = self._fields(v, info)
             return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
         if t is UnknownValue:
+            if v.type_name.startswith("tag:") and type(v.data) is dict and TAG not in v.data:
+                # an unknown tag (a newer version's) goes back exactly as it came
+                return {TAG: v.type_name[4:], **{k: enc(x, d, plain) for k, x in v.data.items()}}
             if isinstance(v.data, str):
                 return {TAG: "enum", "n": v.type_name, "v": v.data}
             data = v.data if type(v.data) is dict else {"data": v.data}
@@ -288,6 +334,10 @@ class Serializer:
         except orjson.JSONDecodeError as e:
             raise CheckpointDecodeError(f"stored value is not valid checkpoint data ({e})") from None
         if plain or TAG_BYTES not in data:
+            # untagged data skips `_dec`, so its depth is checked here (cheaply: only data
+            # with more than MAX_DEPTH brackets can nest that deep)
+            if (data.count(b"[") + data.count(b"{") > MAX_DEPTH) and not _depth_within(raw, MAX_DEPTH):
+                raise CheckpointDecodeError(f"stored value is nested more than {MAX_DEPTH} levels deep")
             return raw
         try:
             return self._dec(raw, 0)
@@ -342,7 +392,13 @@ class Serializer:
         if tag == "bytearray":
             return bytearray(base64.b64decode(_str(x), validate=True))
         if tag == "datetime":
-            return dt.datetime.fromisoformat(_str(x))
+            value = dt.datetime.fromisoformat(_str(x))
+            zone = _zone(v["z"]) if "z" in v else None
+            if zone is not None and value.tzinfo is not None:
+                value = value.astimezone(zone)
+            if v.get("f") == 1:
+                value = value.replace(fold=1)
+            return value
         if tag == "date":
             return dt.date.fromisoformat(_str(x))
         if tag == "time":

@@ -64,8 +64,10 @@ from .sqlite_schema import (
     N_BITS,
     N_MASK,
     SCHEMA_VERSION,
+    file_stamp,
     missing_value_error,
     open_database,
+    open_read_only,
     translate_error,
 )
 
@@ -104,6 +106,7 @@ class SqliteSaver(BaseCheckpointSaver):
         *,
         serde: Serializer | None = None,
         max_value_bytes: int = DEFAULT_MAX_BYTES,
+        read_only: bool = False,
     ) -> None:
         if isinstance(path, sqlite3.Connection):
             raise TypeError(
@@ -112,11 +115,20 @@ class SqliteSaver(BaseCheckpointSaver):
             )
         self.path = os.fspath(path)
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
+        self.max_checkpoint_bytes = 4 * self.serde.max_bytes
+        """The most bytes one checkpoint's values may take in all when loaded."""
         self._lock = threading.RLock()
         self._cache = WriteCache(self.path)
         self._segments = Segments(self.path, self.serde.max_bytes)
         self._conn: sqlite3.Connection | None = None
-        self._conn = open_database(self.path, self.serde.max_bytes)
+        self.read_only = read_only
+        """Opened with `read_only=True`: the file, its `-wal` and its folder are never
+        written (a debugger browsing a file someone handed over); writes raise."""
+        self._stamp = file_stamp(self.path) if read_only else None
+        if read_only:
+            self._conn = open_read_only(self.path, self.serde.max_bytes)
+        else:
+            self._conn = open_database(self.path, self.serde.max_bytes)
 
     @classmethod
     def from_conn_string(cls, path: str | os.PathLike[str], **kwargs: Any) -> SqliteSaver:
@@ -124,7 +136,7 @@ class SqliteSaver(BaseCheckpointSaver):
         return cls(path, **kwargs)
 
     def __repr__(self) -> str:
-        return f"SqliteSaver({self.path!r})"
+        return f"SqliteSaver({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -139,7 +151,22 @@ class SqliteSaver(BaseCheckpointSaver):
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
             raise CheckpointError(f"{self!r} is closed; open the file again to use it")
+        if self._stamp is not None and not self._conn.in_transaction:
+            stamp = file_stamp(self.path)
+            if stamp != self._stamp:  # another process wrote: see it (immutable=1 would not)
+                self._conn.close()
+                self._conn = None
+                self._conn = open_read_only(self.path, self.serde.max_bytes)
+                self._stamp = stamp
+                self._cache = WriteCache(self.path)
         return self._conn
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise CheckpointError(
+                f"{self!r} was opened read-only: nothing is written to it. Open it without "
+                "`read_only=True` to run or edit."
+            )
 
     @contextmanager
     def _transaction(self, begin: str = "BEGIN IMMEDIATE") -> Iterator[sqlite3.Connection]:
@@ -161,6 +188,7 @@ class SqliteSaver(BaseCheckpointSaver):
         *,
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
+        self._writable()
         with self._lock:
             conn = self._db()
             try:
@@ -254,6 +282,7 @@ class SqliteSaver(BaseCheckpointSaver):
         self._segments.forget()
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+        self._writable()
         rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
         with self._lock, self._errors():
             conn = self._db()
@@ -270,6 +299,7 @@ class SqliteSaver(BaseCheckpointSaver):
             self._cache.mark_writes(thread_id, checkpoint_id)
 
     def delete_thread(self, thread_id: str) -> None:
+        self._writable()
         with self._transaction() as conn:
             self._forget()
             row = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
@@ -303,7 +333,25 @@ class SqliteSaver(BaseCheckpointSaver):
         of a load that must see one snapshot (the caller's transaction)."""
         vmap = self._check(row, parse_versions, row[8], row[1], row[0])
         load = self._segments.load
-        data = {key: (load(conn, row[1], key, e[1], e[2], e[3]), e[4]) for key, e in vmap.items() if len(e) == 5}
+        # Channels that point at one stored value (only a crafted file does that) share
+        # its bytes, read once; the total of one checkpoint is bounded.
+        seen: dict[tuple[Any, Any], tuple[bytes, int]] = {}
+        data: dict[str, tuple[bytes, int]] = {}
+        total = 0
+        for key, e in vmap.items():
+            if len(e) != 5:
+                continue
+            ref = (e[1], e[2])
+            if ref not in seen:
+                seen[ref] = (load(conn, row[1], key, e[1], e[2], e[3]), e[4])
+                total += len(seen[ref][0])
+                if total > self.max_checkpoint_bytes:
+                    raise CheckpointDecodeError(
+                        f"`{self.path}`: checkpoint `{row[1]}` takes over {self.max_checkpoint_bytes / 2**20:.0f} MB "
+                        "in all; it was not loaded. If you trust the file, open it with "
+                        "`SqliteSaver(path, max_value_bytes=...)` (a checkpoint may take 4 times that)."
+                    )
+            data[key] = seen[ref]
         data.update(self._inline(conn, row, vmap))
         return row, vmap, data
 
@@ -316,10 +364,20 @@ class SqliteSaver(BaseCheckpointSaver):
         return Checkpoint(
             id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step,
             source=head.source, created_at=head.created_at,
-            values={key: self._check(row, self._load_value, key, *blob) for key, blob in data.items()},
+            values=self._values(row, data),
             versions={key: e[0] for key, e in vmap.items()}, barriers=barriers, tasks=tasks,
             nodes_ran=head.nodes_ran, metadata=metadata,
         )
+
+    def _values(self, row: tuple[Any, ...], data: dict[str, tuple[bytes, int]]) -> dict[str, Any]:
+        """Decode each distinct stored value once (channels sharing bytes share the value)."""
+        decoded: dict[int, Any] = {}
+        out = {}
+        for key, blob in data.items():
+            if id(blob) not in decoded:
+                decoded[id(blob)] = self._check(row, self._load_value, key, *blob)
+            out[key] = decoded[id(blob)]
+        return out
 
     def _inline(self, conn: sqlite3.Connection, row: tuple[Any, ...], vmap: dict[str, Entry]) -> dict[str, tuple[bytes, int]]:
         """The small values kept inline: in this row, or in the rows that changed them."""

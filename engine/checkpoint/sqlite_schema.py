@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import urllib.parse
 
 from ..errors import (
     CheckpointDecodeError,
@@ -24,6 +25,8 @@ __all__ = [
     "N_BITS",
     "N_MASK",
     "open_database",
+    "open_read_only",
+    "file_stamp",
     "translate_error",
     "missing_value_error",
 ]
@@ -56,6 +59,50 @@ _SCHEMA = (
 )
 _TABLES = frozenset({"threads", "checkpoints", "segments", "chunks", "origins", "writes"})
 _MB = 1024 * 1024
+
+
+def file_stamp(path: str) -> tuple[bool, int, int]:
+    """What changes when another process writes the file: its `-wal`, size and time."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (False, -1, -1)
+    return (os.path.exists(path + "-wal"), st.st_size, st.st_mtime_ns)
+
+
+def open_read_only(path: str, max_bytes: int) -> sqlite3.Connection:
+    """A connection to an existing Retrograph file that changes nothing: no schema, no
+    `journal_mode`, no checkpointing of a `-wal` into the file, and no `-wal`/`-shm`
+    created. Without a `-wal` beside it the file is opened `immutable=1` (the saver
+    reopens it when `file_stamp` changes); with one (a live writer), `mode=ro`, which
+    reads the WAL and never writes it back."""
+    if path == ":memory:" or path.startswith("file:"):
+        raise CheckpointError(f"`{path}`: only a file path can be opened read-only")
+    if not os.path.isfile(path):
+        raise CheckpointError(f"`{path}`: no such file (opening read-only creates nothing).")
+    _check_file_header(path)
+    if os.path.getsize(path) == 0:
+        raise NotARetrographDatabase(
+            f"`{path}` is an empty file, not a Retrograph checkpoint file. Retrograph left it untouched."
+        )
+    live = os.path.exists(path + "-wal")
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + ("?mode=ro" if live else "?immutable=1")
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10.0)
+    except sqlite3.Error as e:
+        raise CheckpointError(f"Cannot open `{path}` read-only: {e}") from None
+    try:
+        try:
+            conn.execute("PRAGMA query_only = 1")
+            app_id, version, tables = _identify(conn)
+            _verify(path, app_id, version, tables)
+            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_bytes + 1024)
+        except sqlite3.Error as e:
+            raise translate_error(e, path, max_bytes) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def open_database(path: str, max_bytes: int) -> sqlite3.Connection:
@@ -100,6 +147,11 @@ def _validate_or_create(conn: sqlite3.Connection, path: str) -> None:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    _verify(path, app_id, version, tables)
+
+
+def _verify(path: str, app_id: int, version: int, tables: set[str]) -> None:
+    """Refuse a file that is not a readable Retrograph file, naming what it is."""
     if app_id != APPLICATION_ID:
         raise NotARetrographDatabase(
             f"`{path}` is a SQLite database but not a Retrograph checkpoint file (its tables: "

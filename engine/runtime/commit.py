@@ -15,6 +15,7 @@ from ..errors import GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
 from .diff import ChannelDiff, ChannelWrite
 from .events import RunInterrupted, StepCommitted
+from ..channels.reducer import reducer_error
 from .task import TaskResult, _as_items
 
 if TYPE_CHECKING:
@@ -127,7 +128,13 @@ class RunCommit:
             if key in writer.applied and all(r is writer for r, _ in writes):
                 applied = writer.applied[key]  # the router already folded this task's writes
             else:
-                applied = channels[key].apply(old, [v for _, v in writes])
+                try:
+                    applied = channels[key].apply(old, [v for _, v in writes])
+                except Exception as exc:
+                    named = _named(exc, key, channels[key], writes)
+                    if named is exc:
+                        raise
+                    raise named from exc
             new_values[key] = applied.value
             previous_version = versions.get(key)
             versions[key] = cid
@@ -244,3 +251,13 @@ class RunCommit:
             return
         self.saver.put(ckpt, appended=appended or None)
 
+
+def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:
+    """A reducer's own error, restated with the key and the node whose write it folded."""
+    reducer = getattr(channel, "reducer_name", None)
+    if reducer is None or isinstance(exc, InvalidUpdateError):
+        return exc
+    at = getattr(exc, "write_index", None)
+    nodes = [r.task.name for r, _ in writes]
+    node = nodes[at] if isinstance(at, int) and 0 <= at < len(nodes) else ", ".join(dict.fromkeys(nodes))
+    return reducer_error(exc, key, reducer, node)

@@ -210,7 +210,11 @@ class Run(RunStart, RunCommit):
         if task is None:
             raise ValueError(f"no pending task with id {task_id!r}")
         result = await self._execute(task)
-        self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+        try:
+            self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+        except Exception as exc:  # the saver failed: the run ends, RunFinished last
+            self._fail(exc)
+            raise
         self._after_tasks_check()
         return result
 
@@ -226,7 +230,11 @@ class Run(RunStart, RunCommit):
             return []
         if len(pending) == 1:
             result = await self._execute(pending[0])
-            self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+            try:
+                self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+            except Exception as exc:  # the saver failed: the run ends, RunFinished last
+                self._fail(exc)
+                raise
             self._after_tasks_check()
             return [result]
         batchable = [t for t in pending if self._plain_sync(t)]
@@ -236,18 +244,28 @@ class Run(RunStart, RunCommit):
             self._after_tasks_check()
             return done_results
         futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
+        save_error: Exception | None = None
         try:
             remaining = set(futures)
             while remaining:
                 finished, remaining = await asyncio.wait(remaining, return_when=asyncio.FIRST_COMPLETED)
                 for fut in sorted(finished, key=futures.index):
                     result = fut.result()
-                    self._record(result, durable=True)
                     done_results.append(result)
+                    try:
+                        self._record(result, durable=True)
+                    except Exception as exc:  # the saver failed: siblings are still reported
+                        save_error = save_error or exc
         except asyncio.CancelledError:
             for fut in futures:
                 fut.cancel()
             raise
+        except Exception as exc:  # an engine fault: the run ends with RunFinished all the same
+            self._fail(exc)
+            raise
+        if save_error is not None:
+            self._fail(save_error)
+            raise save_error
         self._after_tasks_check()
         return done_results
 
@@ -366,14 +384,25 @@ class Run(RunStart, RunCommit):
 
         workers = [loop.run_in_executor(None, worker) for _ in range(min(len(tasks), _BATCH_WORKERS))]
         results: list[TaskResult] = []
+        save_error: Exception | None = None
         try:
             for _ in range(len(tasks)):
                 result = self._conclude(*await back.get())
-                self._record(result, durable=True)
                 results.append(result)
+                try:
+                    self._record(result, durable=True)
+                except Exception as exc:  # the saver failed: siblings are still reported
+                    save_error = save_error or exc
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            save_error = save_error or exc
         finally:
             jobs.clear()  # on cancellation: tasks not started yet never start
             await asyncio.gather(*workers, return_exceptions=True)
+        if save_error is not None:
+            self._fail(save_error)
+            raise save_error
         return results
 
     def _plain_sync(self, task: PlannedTask) -> bool:
@@ -441,35 +470,44 @@ class Run(RunStart, RunCommit):
         task = result.task
         self.results[task.id] = result
         tid, ckpt = self.thread_id, self.checkpoint
+        # The task's event is emitted even when saving its writes raises (in `finally`):
+        # listeners always see every task that ended, then RunFinished.
         if result.error is not None:
-            if self.saver is not None and ckpt is not None:
-                self._put_writes([PendingWrite(task_id=task.id, task_name=task.name, channel=ERROR, value={
-                    "type": type(result.error).__name__, "message": str(result.error),
-                    "traceback": result.traceback})])
-            self._emit(TaskFailed(**self._base(), task_id=task.id, name=task.name, error=result.error,
-                                  traceback=result.traceback, duration_s=result.duration_s))
+            try:
+                if self.saver is not None and ckpt is not None:
+                    self._put_writes([PendingWrite(task_id=task.id, task_name=task.name, channel=ERROR, value={
+                        "type": type(result.error).__name__, "message": str(result.error),
+                        "traceback": result.traceback})])
+            finally:
+                self._emit(TaskFailed(**self._base(), task_id=task.id, name=task.name, error=result.error,
+                                      traceback=result.traceback, duration_s=result.duration_s))
             return
         if result.interrupts:
-            if self.saver is not None and ckpt is not None:
-                writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
-                          for i in result.interrupts]
-                if result.resume:
-                    writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=RESUME,
-                                               value=list(result.resume)))
-                self._put_writes(writes)
-            self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
-                                       interrupts=result.interrupts, duration_s=result.duration_s))
+            try:
+                if self.saver is not None and ckpt is not None:
+                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
+                              for i in result.interrupts]
+                    if result.resume:
+                        writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=RESUME,
+                                                   value=list(result.resume)))
+                    self._put_writes(writes)
+            finally:
+                self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
+                                           interrupts=result.interrupts, duration_s=result.duration_s))
             return
-        if durable and self.saver is not None and ckpt is not None and tid is not None:
-            writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v) for k, v in result.writes]
-            writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
-                       for n, why in result.routes]
-            writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=SEND, value=s)
-                       for s in result.sends]
-            if not writes:
-                writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
-            self._put_writes(writes)
-        self._emit_finished(result)
+        try:
+            if durable and self.saver is not None and ckpt is not None and tid is not None:
+                writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v)
+                          for k, v in result.writes]
+                writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
+                           for n, why in result.routes]
+                writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=SEND, value=s)
+                           for s in result.sends]
+                if not writes:
+                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
+                self._put_writes(writes)
+        finally:
+            self._emit_finished(result)
 
     def put_child_writes(self, writes: list[PendingWrite]) -> None:
         """Save writes of a task's child work (an @entrypoint's task calls) beside the

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING, Applied, Channel
+from ..channels.reducer import reducer_error
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
 from ..specs import Branch, accepts_config, injected_params, is_runnable, is_subgraph
@@ -224,6 +225,14 @@ def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]
     view = dict(values)
     applied: dict[str, Applied] = {}
     for key, ws in grouped.items():
-        applied[key] = channels[key].apply(view.get(key, MISSING), ws)
+        try:
+            applied[key] = channels[key].apply(view.get(key, MISSING), ws)
+        except Exception as exc:
+            reducer = getattr(channels[key], "reducer_name", None)
+            named = exc if reducer is None or isinstance(exc, InvalidUpdateError) else reducer_error(
+                exc, key, reducer, None)
+            if named is exc:
+                raise
+            raise named from exc
         view[key] = applied[key].value
     return view, applied
