@@ -28,6 +28,7 @@ from engine import (
 )
 from engine.specs import is_subgraph
 
+from .safe import safe_int_text, total
 from .records import (
     UNSET,
     DiffRow,
@@ -66,8 +67,12 @@ def plain(value: Any) -> Any:
     return UNSET if value is MISSING else value
 
 
+@total("<value that cannot be shown>")
 def short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = safe_int_text(value, limit)
+    else:
+        text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -202,8 +207,8 @@ def clock(created_at: str = "") -> str:
     """HH:MM:SS in local time of an ISO timestamp (now when empty)."""
     try:
         when = datetime.fromisoformat(created_at).astimezone() if created_at else datetime.now()
-    except ValueError:
-        return created_at[:8]
+    except (ValueError, TypeError, OverflowError, OSError):  # garbage or a year out of range
+        return str(created_at)[:8]
     return when.strftime("%H:%M:%S")
 
 

@@ -79,9 +79,13 @@ class History:
     def ancestors(self, checkpoint_id: str | None, limit: int | None = None) -> list[str]:
         """`checkpoint_id` and its parents, newest first."""
         out: list[str] = []
+        seen: set[str] = set()
         current = checkpoint_id
-        while current is not None and current in self._rows and (limit is None or len(out) < limit):
+        # a damaged or crafted file may hold a parent cycle: stop where it closes
+        while current is not None and current in self._rows and current not in seen \
+                and (limit is None or len(out) < limit):
             out.append(current)
+            seen.add(current)
             current = self._rows[current].parent_id
         return out
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
+from .safe import safe_int_text, total
+
 __all__ = [
     "Message",
     "ELLIPSIS",
@@ -147,11 +149,14 @@ def _object_name(value: Any) -> str:
     return type(value).__name__
 
 
+@total("<value that cannot be shown>")
 def preview(value: Any, limit: int = 120) -> str:
     """One line that says what `value` is, at most `limit` characters; bounded work."""
     if isinstance(value, str):
         return _string_preview(value, limit)
-    if isinstance(value, (bool, int, float, complex, type(None))):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fold(safe_int_text(value, limit), limit)
+    if isinstance(value, (bool, float, complex, type(None))):
         return fold(repr(value), limit)
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
@@ -206,6 +211,7 @@ def _join(open_: str, close: str, items: Any, count: int, limit: int) -> str:
     return out + close
 
 
+@total("?")
 def type_label(value: Any) -> str:
     """"str", "int", "list[3]", "dict[5]", "messages[10000]", "AIMessage", …"""
     if isinstance(value, str):
@@ -245,6 +251,7 @@ def _message_children(value: Any) -> list[tuple[str, Any]]:
     return items
 
 
+@total(False)
 def has_children(value: Any) -> bool:
     """Whether a tree row for `value` can expand (cheap: no children are built)."""
     if isinstance(value, _SCALARS):
@@ -254,6 +261,7 @@ def has_children(value: Any) -> bool:
     return is_message(value) or bool(_fields(value))
 
 
+@total(())
 def children_of(value: Any) -> Sequence[tuple[str, Any]]:
     """(label, child) pairs of a container; lists stay lazy (a view, not a copy)."""
     if isinstance(value, (list, tuple)):
@@ -304,6 +312,8 @@ def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
     if depth > 40:
         budget.cut = True
         return preview(value, 200)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 10_000:
+        return safe_int_text(value)
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
     if is_message(value) and not isinstance(value, Mapping):
@@ -340,7 +350,7 @@ def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
     if fields is not None:
         return {"__type__": _object_name(value), **{k: _jsonable(v, depth + 1, budget) for k, v in fields}}
     try:
-        return repr(value)
+        return repr(value)[:10_000]
     except Exception:
         return f"<{_object_name(value)}>"
 
@@ -352,7 +362,10 @@ def _render(value: Any, max_chars: int, budget: _Budget) -> tuple[str, bool]:
         try:
             text = json.dumps(_jsonable(value, 0, budget), indent=2, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):
-            text = repr(value) if budget.items >= _PRETTY_ITEMS else preview(value, max_chars)
+            try:
+                text = repr(value) if budget.items >= _PRETTY_ITEMS else preview(value, max_chars)
+            except Exception:  # noqa: BLE001 - a value repr cannot print (a huge int, too deep)
+                text = preview(value, max_chars)
     cut = budget.cut
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n{ELLIPSIS} ({len(text) - max_chars:,} more characters)"
@@ -360,12 +373,14 @@ def _render(value: Any, max_chars: int, budget: _Budget) -> tuple[str, bool]:
     return text, cut
 
 
+@total("<value that cannot be shown>")
 def pretty(value: Any, max_chars: int = 200_000, items: int = _PRETTY_ITEMS) -> str:
     """The full value as indented text (JSON-like; objects by their fields), capped at
     `items` entries per list or dict and `max_chars` characters."""
     return _render(value, max_chars, _Budget(items))[0]
 
 
+@total(("<value that cannot be shown>", True))
 def pretty_preview(value: Any, *, items: int = 20, max_chars: int = 6_000) -> tuple[str, bool]:
     """A quick, folded `pretty`: at most `items` entries of each list or dict (the latest
     ones of a message list) and `max_chars` characters; True when something was left out.
@@ -375,10 +390,13 @@ def pretty_preview(value: Any, *, items: int = 20, max_chars: int = 6_000) -> tu
     return _render(value, max_chars, _Budget(items))
 
 
+@total(None)
 def search_text(value: Any) -> str | None:
     """The text a search box matches for a leaf value, or None for a container."""
     if isinstance(value, str):
         return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return safe_int_text(value, 10_000)
     if isinstance(value, (int, float, bool, complex, type(None), bytes)):
         return repr(value)
     return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
+from studio.core.safe import total
 from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -189,6 +190,7 @@ def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFo
 class BadgeDelegate(QStyledItemDelegate):
     """Paints `BadgeRole` (text, kind) as a pill, then the cell's display text after it."""
 
+    @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         badge = index.data(BadgeRole)
         if not badge:
@@ -216,6 +218,7 @@ class BadgeDelegate(QStyledItemDelegate):
             painter.drawText(text_rect, _LEFT_MIDDLE, elided)
             painter.restore()
 
+    @total(QSize())
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         size = super().sizeHint(option, index)
         return QSize(size.width() + 40, max(size.height(), 22)) if index.data(BadgeRole) else size

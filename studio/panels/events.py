@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.safe import total
 from studio.core.records import EventRow
 from ._common import MUTED, BadgeDelegate, BadgeRole, KindRole, mono_font, title_label
 
@@ -103,6 +104,7 @@ class EventsModel(QAbstractTableModel):
                     "How long the node ran", "When it happened")[section]
         return None
 
+    @total(None)
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if role not in _ANSWERED or not index.isValid():
             return None  # most roles a view asks for (icons, fonts, check states…) have no answer here

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.safe import total
 from studio.core.layout import ClusterBox, EdgePath, NodeBox
 
 __all__ = ["NodeMarks", "NodeItem", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
@@ -146,6 +147,7 @@ class NodeItem(QGraphicsItem):
         self._hover = False
         self.update()
 
+    @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         kind = self.box.kind
@@ -244,6 +246,7 @@ class ClusterItem(QGraphicsItem):
             self.marks = marks
             self.update()
 
+    @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         m = self.marks
@@ -340,6 +343,7 @@ class EdgeItem(QGraphicsPathItem):
         x, y = self.edge.label_pos or (0.0, 0.0)
         return QRectF(x - w / 2, y - h / 2, w, h)
 
+    @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         super().paint(painter, option, widget)

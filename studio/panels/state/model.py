@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
+from studio.core.safe import total
 from studio.core.valuefmt import (
     as_message,
     children_of,
@@ -276,6 +277,7 @@ class StateModel(QAbstractItemModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         return _FLAGS
 
+    @total(None)
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None

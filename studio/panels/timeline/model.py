@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
+from studio.core.safe import total
 from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeRole, KindRole
 
@@ -84,6 +85,7 @@ class TimelineModel(QAbstractTableModel):
             else:
                 children.setdefault(p, []).append(i)
         order = self._order_key
+        roots += _cycle_breakers(len(rows), roots, children, order)
         for kids in children.values():
             if len(kids) > 1:
                 kids.sort(key=order)
@@ -307,6 +309,7 @@ class TimelineModel(QAbstractTableModel):
             return _COLUMNS[section]
         return None
 
+    @total(None)
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role not in _ANSWERED or not index.isValid():
             return None  # most roles a view asks for (icons, check states…) have no answer here
@@ -399,8 +402,40 @@ class TimelineModel(QAbstractTableModel):
         return total
 
 
+def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: Any) -> list[int]:
+    """Rows no root reaches: they sit on parent cycles (a damaged or crafted file). The
+    oldest row of each cycle becomes a root, cut from its parent's children, so every
+    row is shown once and no walk goes round forever."""
+    reached = [False] * n
+    todo = list(roots)
+    for i in todo:
+        reached[i] = True
+    while todo:
+        for kid in children.get(todo.pop(), ()):
+            if not reached[kid]:
+                reached[kid] = True
+                todo.append(kid)
+    extra: list[int] = []
+    parent_of = {kid: p for p, kids in children.items() for kid in kids} if not all(reached) else {}
+    for i in sorted((i for i in range(n) if not reached[i]), key=order):
+        if reached[i]:
+            continue
+        p = parent_of.get(i)
+        if p is not None:
+            children[p].remove(i)
+        extra.append(i)
+        reached[i] = True
+        todo = [i]
+        while todo:
+            for kid in children.get(todo.pop(), ()):
+                if not reached[kid]:
+                    reached[kid] = True
+                    todo.append(kid)
+    return extra
+
+
 def _clock(created_at: str) -> str:
     try:
         return datetime.fromisoformat(created_at).astimezone().strftime("%H:%M:%S")
-    except (ValueError, TypeError):
-        return created_at
+    except (ValueError, TypeError, OverflowError, OSError):  # year 1 or 9999 in a crafted file
+        return str(created_at)[:32]

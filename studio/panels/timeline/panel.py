@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.safe import total
 from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeDelegate, KindRole, title_label
 from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
@@ -33,6 +34,7 @@ _FOLD = QColor("#7e22ce")
 class _StepDelegate(BadgeDelegate):
     """The step column: indentation guides, a fold arrow on branch headers, the step."""
 
+    @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         depth = int(index.data(DepthRole) or 0)
         header = index.data(KindRole) == "branch"
