@@ -150,3 +150,41 @@ def test_item21_created_at_out_of_range(open_window, qtbot, tmp_path: Path) -> N
     window.grab()
     texts = panel_text(window.panels.timeline)
     assert "0001-01-01" in texts and "9999-12-31" in texts
+
+
+def test_item20_live_tail_reads_every_new_checkpoint(open_window, qtbot, tmp_path: Path) -> None:
+    from engine import END as _END
+    from engine import START as _START
+    from engine import SqliteSaver, StateGraph
+    from typing import TypedDict
+
+    class S(TypedDict):
+        n: int
+
+    def build():
+        b = StateGraph(S)
+        b.add_node("tick", lambda s: {"n": s["n"] + 1})
+        b.add_edge(_START, "tick")
+        b.add_conditional_edges("tick", lambda s: "tick" if s["n"] < 1000 else _END, ["tick", _END])
+        return b
+
+    db = tmp_path / "tail.sqlite"
+    saver = SqliteSaver(db)
+    graph = build().compile(checkpointer=saver)
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"n": 999}, cfg)  # 4 checkpoints: input, __start__, tick, tick
+    start = len(list(saver.list_headers("t")))
+    window = open_window(database=db)
+    s = window.session
+    assert len(s.history) == start
+    s._poll.stop()  # polled by hand below, once: everything must come in one poll
+    graph.update_state(cfg, {"n": 0})
+    graph.invoke(None, cfg)  # another writer: 1,000 more steps between two polls
+    total = len(list(saver.list_headers("t")))
+    saver.close()
+    assert total > start + 1000
+    s._on_poll()
+    qtbot.waitUntil(lambda: s._view_task is None or s._view_task.done(), timeout=10000)
+    wait_ready(qtbot, window)
+    assert len(s.history) == total
+    assert window.panels.timeline.model.rowCount() >= total

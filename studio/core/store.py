@@ -111,6 +111,21 @@ class CheckpointReader:
     async def headers(self, thread_id: str, *, limit: int | None = None) -> list[Any]:
         return await self.call(lambda s: list(s.list_headers(thread_id, limit=limit)))
 
+    async def new_headers(self, thread_id: str, known: Callable[[str], bool]) -> list[Any]:
+        """Every header of the thread newer than the newest one `known` (newest first):
+        a live tail misses nothing, however many checkpoints another process wrote
+        between two polls. Reads pages until it meets a known checkpoint."""
+
+        def read(s: Any) -> list[Any]:
+            out = []
+            for h in s.list_headers(thread_id):
+                if known(h.id):
+                    break
+                out.append(h)
+            return out
+
+        return await self.call(read)
+
     async def checkpoint(self, thread_id: str, checkpoint_id: str | None = None) -> Any:
         return await self.call(lambda s: s.get(thread_id, checkpoint_id))
 

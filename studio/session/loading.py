@@ -337,7 +337,7 @@ class Loading:
         s = self.state
         assert s.reader is not None and s.thread_id is not None
         try:
-            headers = await s.reader.headers(s.thread_id, limit=50)
+            headers = await s.reader.new_headers(s.thread_id, s.history.__contains__)
         except Exception:
             return
         added = [convert.timeline_row(h) for h in reversed(headers) if h.id not in s.history]
