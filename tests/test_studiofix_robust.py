@@ -129,7 +129,7 @@ def test_item18_parent_cycle_across_the_whole_chain(open_window, qtbot, tmp_path
 
 def test_item18_two_row_cycle_and_history_walks(tmp_path: Path) -> None:
     from studio.core.history import History
-    from studio.core.viewmodel import TimelineRow
+    from studio.core.records import TimelineRow
 
     def row(i, parent):
         return TimelineRow(id=f"c{i}", parent_id=parent, step=i, source="loop", nodes=(), next=(),

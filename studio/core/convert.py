@@ -28,7 +28,6 @@ from engine import (
 )
 from engine.specs import is_subgraph
 
-from .safe import safe_int_text, total
 from .records import (
     UNSET,
     DiffRow,
@@ -42,6 +41,7 @@ from .records import (
     StepDiff,
     TimelineRow,
 )
+from .safe import safe_int_text, total
 from .valuediff import same
 
 __all__ = [
