@@ -201,3 +201,33 @@ def test_task_names_generators_and_typed_final() -> None:
         @entrypoint()
         def gen(x: Any) -> Any:
             yield x
+
+
+@pytest.mark.parametrize("mode", ["custom", "updates"])
+def test_stream_hands_out_chunks_while_the_node_still_runs(mode: str) -> None:
+    """The node waits for the consumer to have seen its first chunk: without live
+    streaming it would wait in vain (its 10 s safety timeout) and report False."""
+    import threading
+
+    from engine import get_stream_writer
+
+    seen = threading.Event()
+
+    @task
+    def first(x: int) -> int:
+        return x + 1
+
+    @entrypoint()
+    def flow(x: int) -> bool:
+        write = get_stream_writer()
+        write({"first": first(x).result()})
+        live = seen.wait(timeout=10)
+        write({"live": live})
+        return live
+
+    chunks = []
+    for chunk in flow.stream(1, stream_mode=mode):
+        chunks.append(chunk)
+        seen.set()
+    assert chunks[0] == {"first": 2}
+    assert chunks[-1] == ({"live": True} if mode == "custom" else {"flow": True})

@@ -201,3 +201,24 @@ def test_messages_metadata_has_the_model_tags_and_shared_configurable_keys_only(
     assert meta["tags"] == ["meow"]
     assert meta["thread_id"] == "th" and meta["assistant_id"] == "a1"
     assert "api_key" not in meta and "nested" not in meta
+
+
+def test_tokens_reach_the_consumer_while_the_node_still_runs() -> None:
+    import threading
+
+    seen = threading.Event()
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="a b", id="t1")]))
+
+    def talk(state: Chat) -> dict[str, Any]:
+        reply = model.invoke(state["messages"])
+        live = seen.wait(timeout=10)  # without live streaming the consumer sees nothing yet
+        return {"messages": [reply, AIMessage(content=f"live={live}", id="t2")]}
+
+    g = StateGraph(Chat)
+    g.add_node("talk", talk)
+    g.add_edge(START, "talk")
+    got = []
+    for message, _ in g.compile().stream({"messages": [HumanMessage("hi", id="h")]}, stream_mode="messages"):
+        got.append(message.content)
+        seen.set()
+    assert got == ["a", " ", "b", "live=True"]

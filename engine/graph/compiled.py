@@ -151,7 +151,11 @@ class CompiledStateGraph:
             if run.status != "ready":
                 break
             if run.pending:
-                await run.run_pending()
+                if collector is not None and collector.wake is not None:
+                    async for chunk in _live(run, collector):
+                        yield chunk
+                else:
+                    await run.run_pending()
                 if chunks:
                     while chunks:
                         yield chunks.popleft()
@@ -205,9 +209,15 @@ class CompiledStateGraph:
             from ..runtime.tracing import add_handler, messages_handler
 
             config = add_handler(config, messages_handler(collector.put_message))
+        if collector.modes & _LIVE_MODES or hasattr(self, "input_node"):
+            # tokens, custom data and an entrypoint's task results go out while the node runs
+            collector.wake = _waker()
+            _inline_sync = False
         run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                   inline_sync=_inline_sync, durability=durability, context=context)
         run.subscribe(collector)
+        if collector.wake is not None:
+            run.subscribe(collector.wake)
         async for chunk in self._drive(run, collector):
             yield chunk
 
@@ -478,6 +488,43 @@ def _check_checkpointer(checkpointer: Any) -> None:
 
 def _task_path(task: Any, index: int) -> tuple[Any, ...]:
     return ("__pregel_push", index) if task.is_send else ("__pregel_pull", task.name)
+
+
+_LIVE_MODES = frozenset({"messages", "custom"})
+
+
+def _waker() -> Any:
+    """A thread-safe wake-up for a driver waiting on new chunks (see `_live`)."""
+    loop = asyncio.get_running_loop()
+    event = asyncio.Event()
+    loop_thread = threading.get_ident()
+
+    def wake(_event: Any = None) -> None:
+        if threading.get_ident() == loop_thread:
+            event.set()
+        else:
+            loop.call_soon_threadsafe(event.set)
+
+    wake.event = event  # type: ignore[attr-defined]
+    return wake
+
+
+async def _live(run: Run, collector: StreamCollector) -> AsyncIterator[Any]:
+    """Run the superstep's tasks, yielding chunks as they arrive instead of at its end."""
+    event: asyncio.Event = collector.wake.event  # type: ignore[union-attr]
+    tasks = asyncio.ensure_future(run.run_pending())
+    try:
+        while not tasks.done():
+            waiter = asyncio.ensure_future(event.wait())
+            await asyncio.wait((tasks, waiter), return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+            event.clear()
+            while collector.chunks:
+                yield collector.chunks.popleft()
+    finally:
+        if not tasks.done():
+            tasks.cancel()
+    tasks.result()
 
 
 def _error_text(value: Any) -> str:

@@ -86,6 +86,8 @@ class StreamCollector:
         self.output_keys = output_keys
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
+        self.wake: Any = None
+        """Called after each chunk when a driver streams while tasks run (thread-safe)."""
         self.unwrap = getattr(schema, "unwrap_update", None)
         """How an @entrypoint's node update is shown (its return value), else None."""
 
@@ -120,6 +122,8 @@ class StreamCollector:
         """A `messages` chunk, (message or token chunk, metadata), from the callback handler
         (called on the node's thread: a deque append is atomic)."""
         self._put("messages", chunk)
+        if self.wake is not None:
+            self.wake()
 
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
