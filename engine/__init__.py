@@ -30,12 +30,14 @@ from .errors import (
     UnsupportedSchemaVersion,
 )
 from .graph import CompiledStateGraph, StateGraph
+from .managed import IsLastStep, RemainingSteps
 from .messages import (
     AIMessage,
     AnyMessage,
     BaseMessage,
     HumanMessage,
     MessagesState,
+    REMOVE_ALL_MESSAGES,
     RemoveMessage,
     SystemMessage,
     ToolMessage,
@@ -86,7 +88,9 @@ __all__ = [
     "StateUpdate", "PregelTask",
     # messages
     "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",
-    "SystemMessage", "ToolMessage", "RemoveMessage",
+    "SystemMessage", "ToolMessage", "RemoveMessage", "REMOVE_ALL_MESSAGES",
+    # managed values
+    "RemainingSteps", "IsLastStep",
     # checkpoints
     "InMemorySaver", "MemorySaver", "SqliteSaver", "BaseCheckpointSaver", "Checkpoint", "CheckpointHeader",
     "PlannedTask", "register_type",

@@ -22,6 +22,7 @@ __all__ = [
     "SystemMessage",
     "ToolMessage",
     "RemoveMessage",
+    "REMOVE_ALL_MESSAGES",
     "AnyMessage",
     "add_messages",
     "MessagesState",
@@ -86,6 +87,10 @@ class ToolMessage(BaseMessage):
     def __post_init__(self) -> None:
         if "tool_call_id" not in self.__dict__:
             self.tool_call_id = ""
+
+
+REMOVE_ALL_MESSAGES = "__remove_all__"
+"""`RemoveMessage(id=REMOVE_ALL_MESSAGES)` in an update clears the messages before it."""
 
 
 @dataclass(kw_only=True, init=False)
@@ -172,6 +177,9 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[Bas
             if msg.id is None:
                 msg.id = str(uuid.uuid4())
             if isinstance(msg, RemoveMessage):
+                if msg.id == REMOVE_ALL_MESSAGES:  # everything before it goes, this write's earlier ones too
+                    merged, index, removed, appended = [], {}, set(), None
+                    continue
                 if msg.id not in index:
                     raise ValueError(
                         f"RemoveMessage(id={msg.id!r}): no message with that id is in the state"

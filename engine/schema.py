@@ -8,12 +8,28 @@ from __future__ import annotations
 import dataclasses
 import enum
 import typing
+from dataclasses import replace
 from collections.abc import Callable, Mapping
 from typing import Any, get_args, get_origin, get_type_hints
 
 from .channels import MISSING, Channel, LastValue, ReducerChannel
+from .managed import ManagedValue, managed_of, unqualified
+from .types import Command
 
-__all__ = ["StateSchema", "schema_fields"]
+__all__ = ["StateSchema", "schema_fields", "is_root_schema", "ROOT"]
+
+ROOT = "__root__"
+"""The one channel of a root state schema (`StateGraph(Annotated[list, operator.add])`)."""
+
+
+def is_root_schema(schema: Any) -> bool:
+    """Whether the state is one value rather than keys: a type without fields, like
+    `Annotated[list, operator.add]`, `list[str]` or `int` (LangGraph's "root" state)."""
+    if schema is None or isinstance(schema, Mapping):
+        return False
+    if get_origin(schema) is not None:  # Annotated[...], list[str], X | None...
+        return True
+    return isinstance(schema, type) and not hasattr(schema, "__annotations__")
 
 
 def _is_pydantic_model(tp: Any) -> bool:
@@ -26,6 +42,8 @@ def schema_fields(schema: Any) -> dict[str, Any]:
         return {}
     if isinstance(schema, Mapping):
         return dict(schema)
+    if is_root_schema(schema):
+        return {ROOT: schema}
     if _is_pydantic_model(schema):
         hints = get_type_hints(schema, include_extras=True)
         return {name: hints.get(name, Any) for name in schema.model_fields}
@@ -57,6 +75,7 @@ def _empty_factory(tp: Any) -> Callable[[], Any] | None:
 
 
 def _channel_for(key: str, annotation: Any) -> Channel:
+    annotation = unqualified(annotation)  # NotRequired[Annotated[list, add]] is a reducer key too
     if get_origin(annotation) is typing.Annotated:
         args = get_args(annotation)
         base, extras = args[0], args[1:]
@@ -83,12 +102,20 @@ class StateSchema:
         for extra in (in_fields, out_fields):
             for k, v in extra.items():
                 all_fields.setdefault(k, v)
-        self.channels: dict[str, Channel] = {k: _channel_for(k, v) for k, v in all_fields.items()}
+        self.managed: dict[str, type[ManagedValue]] = {
+            k: m for k, v in all_fields.items() if (m := managed_of(v)) is not None}
+        """Keys computed for each task (RemainingSteps...), never stored: see managed.py."""
+        self.channels: dict[str, Channel] = {
+            k: _channel_for(k, v) for k, v in all_fields.items() if k not in self.managed}
         self.input_keys: tuple[str, ...] = tuple(in_fields)
         self.output_keys: tuple[str, ...] = tuple(out_fields)
         self.state_keys: tuple[str, ...] = tuple(fields)
         self._builder = self._make_builder(state_schema)
         self._only_state_keys = set(self.channels) == set(self.state_keys)
+        self.root = self.state_keys == (ROOT,)
+        """The state is one value: nodes get it and return its update, not dicts."""
+        if self.root:
+            self.unwrap_update = _unwrap_root  # how the updates stream shows a node's update
 
     # -- values -----------------------------------------------------------------
     def initial_values(self) -> dict[str, Any]:
@@ -100,11 +127,31 @@ class StateSchema:
                 out[key] = v
         return out
 
-    def output(self, values: Mapping[str, Any]) -> dict[str, Any]:
+    def output(self, values: Mapping[str, Any]) -> Any:
+        if self.root:
+            return values.get(ROOT)
         return {k: values[k] for k in self.output_keys if k in values}
+
+    def wrap_update(self, update: Any) -> Any:
+        """A root state's update (what a node returned) as a dict update of its channel."""
+        if not self.root or update is None:
+            return update
+        if isinstance(update, Command):
+            return update if update.update is None else replace(update, update={ROOT: update.update})
+        if isinstance(update, (list, tuple)) and update and any(isinstance(u, Command) for u in update):
+            return [self.wrap_update(u) if isinstance(u, Command) else {ROOT: u} for u in update]
+        return {ROOT: update}
+
+    def with_managed(self, values: Mapping[str, Any], step: int, stop: int) -> Mapping[str, Any]:
+        """`values` plus the managed keys as a task of superstep `step` sees them."""
+        if not self.managed:
+            return values
+        return {**values, **{k: m.get(step, stop) for k, m in self.managed.items()}}
 
     def node_input(self, values: Mapping[str, Any]) -> Any:
         """The state as a node receives it: a fresh dict, or an instance of the schema class."""
+        if self.root:
+            return values.get(ROOT)
         if self._builder is None:
             if self._only_state_keys:
                 return dict(values)
@@ -147,3 +194,9 @@ class StateSchema:
 
 def _is_namedtuple(tp: type) -> bool:
     return issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _unwrap_root(update: Any) -> Any:
+    if isinstance(update, list):
+        return [_unwrap_root(u) for u in update]
+    return update.get(ROOT) if isinstance(update, Mapping) else update

@@ -230,6 +230,21 @@ class StateGraph:
     def set_finish_point(self, key: str) -> StateGraph:
         return self.add_edge(key, END)
 
+    # -- the state's keys ------------------------------------------------------------
+    @property
+    def channels(self) -> dict[str, Any]:
+        """State key -> its channel (`__root__` for a root state schema)."""
+        from ..schema import StateSchema
+
+        return StateSchema(self.state_schema, self.input_schema, self.output_schema).channels
+
+    @property
+    def managed(self) -> dict[str, Any]:
+        """Managed keys (RemainingSteps, IsLastStep) -> their manager: computed, not stored."""
+        from ..schema import StateSchema
+
+        return StateSchema(self.state_schema, self.input_schema, self.output_schema).managed
+
     # -- compile ------------------------------------------------------------------
     def validate(self, interrupt: Sequence[str] = ()) -> None:
         from .validate import validate_graph

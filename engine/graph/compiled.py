@@ -261,6 +261,8 @@ class CompiledStateGraph:
         if version == "v2":
             return GraphOutput(out, tuple(interrupts))
         if interrupts:
+            if not isinstance(out, dict):  # a root state: LangGraph returns the interrupts alone
+                return {INTERRUPT_KEY: list(interrupts)}
             out[INTERRUPT_KEY] = list(interrupts)
         return out
 
@@ -351,6 +353,9 @@ class CompiledStateGraph:
                 values = apply_own_writes(values, saved, channels)[0]
             except Exception:  # conflicting writes: the commit will report them; show the checkpoint
                 pass
+        if self.schema.root:  # the state is one value
+            values = self.schema.output(values)
+            tasks = tuple(t._replace(result=self.schema.unwrap_update(t.result)) for t in tasks)
         return StateSnapshot(
             values=values,
             next=tuple(t.name for t in plan if t.id not in finished),

@@ -37,7 +37,8 @@ def is_input_write(write: PendingWrite, checkpoint_id: str) -> bool:
 def command_writes(graph: CompiledStateGraph, command: Command, checkpoint_id: str) -> list[PendingWrite]:
     """The pending writes that stand for `command`'s update and goto (none for resume)."""
     tid = input_task_id(checkpoint_id)
-    writes, _, _, _ = normalize_update(START, Command(update=command.update), graph.schema.channels)
+    update = graph.schema.wrap_update(Command(update=command.update))
+    writes, _, _, _ = normalize_update(START, update, graph.schema.channels)
     out = [PendingWrite(task_id=tid, task_name=START, channel=k, value=v) for k, v in writes]
     for goto in command.goto_targets():
         if isinstance(goto, Send):

@@ -68,7 +68,8 @@ class RunCommit:
                     "as_node is required when applying multiple updates: "
                     "StateUpdate(values, as_node='<node>') for each update of the superstep"
                 )
-            if values is not None and not isinstance(values, (Mapping, Command)) and _as_items(values) is None:
+            if values is not None and not graph.schema.root and not isinstance(values, (Mapping, Command)) \
+                    and _as_items(values) is None:
                 raise InvalidUpdateError(
                     f"update_state(values={values!r:.60}): expected a dict of state updates "
                     f"(e.g. {{'key': value}}) or a Command, got a {type(values).__name__}"

@@ -177,6 +177,11 @@ class Run(RunStart, RunCommit):
             listener(event)
 
     @property
+    def _stop(self) -> int:
+        """The superstep the recursion limit lets this run reach (for managed values)."""
+        return self._first_step + self.recursion_limit
+
+    @property
     def step(self) -> int:
         return self.checkpoint.step if self.checkpoint is not None else -1
 
@@ -282,7 +287,13 @@ class Run(RunStart, RunCommit):
     def _prepare(self, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
         """A task's runner, its context (for interrupt() and the stream writer) and input."""
         runner: NodeRunner = self.graph.runners[task.name]
-        state = task.arg if task.is_send else self.graph.schema.node_input(self.values)
+        schema = self.graph.schema
+        if task.is_send:
+            state = task.arg
+        elif schema.managed:
+            state = schema.node_input(schema.with_managed(self.values, self.step + 1, self._stop))
+        else:
+            state = schema.node_input(self.values)
         config = self.config if self.tracer is None else \
             self.tracer.task_config(task, self.step + 1, state, self.thread_id)
         ctx = TaskContext(task_id=task.id, name=task.name, config=config,
@@ -351,6 +362,9 @@ class Run(RunStart, RunCommit):
             current_task.reset(token)
             if lc_token is not None:
                 self.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
+        if runner.async_router and error is None:  # an async router is awaited off the loop
+            return await asyncio.get_running_loop().run_in_executor(
+                None, contextvars.copy_context().run, self._conclude, task, runner, ctx, output, error, trace, started)
         return self._conclude(task, runner, ctx, output, error, trace, started)
 
     async def _run_sync_batch(self, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
@@ -407,7 +421,8 @@ class Run(RunStart, RunCommit):
 
     def _plain_sync(self, task: PlannedTask) -> bool:
         runner = self.graph.runners[task.name]
-        return task.name != START and not (runner.is_async or runner.is_subgraph or runner.retry)
+        return task.name != START and not (runner.is_async or runner.is_subgraph or runner.retry
+                                           or runner.async_router)
 
     async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
         """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
@@ -429,12 +444,16 @@ class Run(RunStart, RunCommit):
         value = task.arg
         if isinstance(value, Command):  # Command(update=, goto=) as the input
             return value
+        if self.graph.schema.root:  # the value itself; _route makes it the root channel's write
+            return value
         items = _input_items(value)
         keys = self.graph.schema.input_keys
         return {k: v for k, v in items if k in keys}
 
     def _route(self, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult) -> None:
         graph = self.graph
+        if graph.schema.root:
+            output = graph.schema.wrap_update(output)
         writes, dropped, update, command = normalize_update(task.name, output, graph.schema.channels)
         result.writes, result.dropped, result.update = writes, dropped, update
         source = task.name
@@ -459,7 +478,8 @@ class Run(RunStart, RunCommit):
                     result.routes.append((goto, f"command:{source}"))
         if runner.branches:
             applied_values, result.applied = apply_own_writes(self.values, writes, graph.schema.channels)
-            view = graph.schema.node_input(applied_values)
+            view = graph.schema.node_input(graph.schema.with_managed(applied_values, self.step + 1, self._stop)
+                                           if graph.schema.managed else applied_values)
             for branch, wants_config in runner.branches:
                 names, sends = call_router(branch, view, self.config, graph.node_set, wants_config)
                 result.routes.extend((n, f"branch:{source}") for n in names)

@@ -2,6 +2,7 @@
 and routes. Nothing here touches the shared state; the Run applies writes at commit."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -50,7 +51,7 @@ class TaskResult:
 
 def _is_model_instance(value: Any) -> bool:
     return (dataclasses.is_dataclass(value) and not isinstance(value, type)) or (
-        hasattr(value, "model_fields") and hasattr(value, "model_dump") and not isinstance(value, type)
+        not isinstance(value, type) and hasattr(type(value), "model_fields") and hasattr(value, "model_dump")
     )
 
 
@@ -60,8 +61,10 @@ def _as_items(update: Any) -> list[tuple[str, Any]] | None:
     if isinstance(update, Mapping):
         return list(update.items())
     if _is_model_instance(update):
-        if hasattr(update, "model_fields_set"):
-            return [(k, getattr(update, k)) for k in update.model_fields_set]
+        if hasattr(update, "model_fields_set"):  # as LangGraph: fields set, or not None where the default is
+            kept, fields = update.model_fields_set, type(update).model_fields
+            return [(k, v) for k, f in fields.items()
+                    if (v := getattr(update, k, None)) is not None or f.default is not None or k in kept]
         return [(f.name, getattr(update, f.name)) for f in dataclasses.fields(update)]
     if isinstance(update, (list, tuple)) and all(isinstance(x, tuple) and len(x) == 2 for x in update):
         return [(str(k), v) for k, v in update]
@@ -76,6 +79,8 @@ def normalize_update(
         writes = [(k, v) for k, v in result.items() if k in channels]
         if len(writes) == len(result):
             return writes, (), result, None
+    if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
+        return _normalize_many(node, result, channels)
     command = result if isinstance(result, Command) else None
     update = command.update if command is not None else result
     items = _as_items(update)
@@ -97,15 +102,58 @@ def normalize_update(
     return writes, tuple(dropped), streamed, command
 
 
+def _normalize_many(
+    node: str, results: Sequence[Any], channels: Mapping[str, Channel]
+) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command | None]:
+    """A node that returned several updates and Commands (`[Command(...), {...}]`): all
+    their writes, in order, and one Command with all their gotos. The updates stream
+    shows the list of updates, as LangGraph does."""
+    writes: list[tuple[str, Any]] = []
+    dropped: list[str] = []
+    shown: list[Any] = []
+    gotos: list[Any] = []
+    for item in results:
+        if isinstance(item, Command) and item.graph == Command.PARENT:
+            return normalize_update(node, item, channels)  # for the parent graph: handled as one
+        w, d, u, c = normalize_update(node, item, channels)
+        writes.extend(w)
+        dropped.extend(d)
+        if u is not None:
+            shown.append(u)
+        if c is not None:
+            gotos.extend(c.goto_targets())
+    return writes, tuple(dropped), shown or None, Command(goto=gotos)
+
+
 def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Sequence[str] | frozenset[str],
                 wants_config: bool) -> tuple[list[str], list[Send]]:
     """Run a conditional edge's router and resolve what it returned into nodes and Sends."""
     raw = branch.router(state, config) if wants_config else branch.router(state)
     if type(raw) is not str and inspect.isawaitable(raw):
-        raise TypeError(
-            f"the router `{branch.name}` after `{branch.source}` is async; routers must be plain functions"
-        )
+        raw = _await_router(branch, raw)
     return resolve_targets(branch, raw, known)
+
+
+def _is_async_callable(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+def _await_router(branch: Branch, awaitable: Any) -> Any:
+    """An async router's answer. The Run concludes such a task on a worker thread, where
+    no event loop runs, so the coroutine gets a loop of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        async def wait() -> Any:
+            return await awaitable
+
+        return asyncio.run(wait())
+    if inspect.iscoroutine(awaitable):
+        awaitable.close()
+    raise TypeError(
+        f"the router `{branch.name}` after `{branch.source}` is async and was called inside a running event "
+        "loop where it cannot be awaited; make it a plain function"
+    )
 
 
 def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[str]) -> tuple[list[str], list[Send]]:
@@ -151,7 +199,7 @@ class NodeRunner:
 
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
-        "edges", "branches", "joins", "known", "retry", "injected",
+        "edges", "branches", "joins", "known", "retry", "injected", "async_router",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -179,6 +227,8 @@ class NodeRunner:
         self.edges = tuple(e for e in edges if e != END)
         self.branches = tuple((b, accepts_config(b.router)[0]) for b in branches)
         """(branch, whether its router takes `config`), computed once."""
+        self.async_router = any(_is_async_callable(b.router) for b in branches)
+        """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)
         self.known: frozenset[str] = frozenset()
 
