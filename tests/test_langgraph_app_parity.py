@@ -1,7 +1,7 @@
 """One LangGraph app file (tests/apps/approval_app.py: `langgraph` imports, MessagesState,
 a tool node, an interrupt() approval) run on real LangGraph and through `retrograph run`
 with each `--resume` in a fresh process: the same checkpoints (step, source, next) and
-the same final messages."""
+the same final messages, as `retrograph history --json --values` prints them."""
 from __future__ import annotations
 
 import json
@@ -24,7 +24,7 @@ def messages(ms):
     for m in ms:
         row = {"type": m.type, "content": m.content}
         if getattr(m, "tool_calls", None):
-            row["tool_calls"] = [(c["name"], c["args"], c["id"]) for c in m.tool_calls]
+            row["tool_calls"] = [[c["name"], c["args"], c["id"]] for c in m.tool_calls]
         if m.type == "tool":
             row["tool_call_id"] = m.tool_call_id
         out.append(row)
@@ -45,16 +45,20 @@ history = [[s.metadata["step"], s.metadata["source"], list(s.next)] for s in gra
 print(json.dumps({"history": history, "messages": messages(graph.get_state(config).values["messages"])}))
 """
 
-ON_ENGINE_HISTORY = MESSAGES + """
-import json, sys
-from engine import SqliteSaver
-from studio.core.loader import load_graph
-loaded = load_graph(sys.argv[1])
-graph = loaded.graph.with_checkpointer(SqliteSaver(sys.argv[2]))
-config = {"configurable": {"thread_id": sys.argv[3]}}
-history = [[s.metadata["step"], s.metadata["source"], list(s.next)] for s in graph.get_state_history(config)]
-print(json.dumps({"history": history, "messages": messages(graph.get_state(config).values["messages"])}))
-"""
+
+
+def _from_history(lines: list[dict]) -> dict:
+    """`retrograph history --json --values` lines (newest first) in the form printed above."""
+    def message(m: dict) -> dict:
+        row = {"type": m["type"], "content": m["content"]}
+        if m.get("tool_calls"):
+            row["tool_calls"] = [[c["name"], c["args"], c["id"]] for c in m["tool_calls"]]
+        if m["type"] == "tool":
+            row["tool_call_id"] = m["tool_call_id"]
+        return row
+
+    return {"history": [[h["step"], h["source"], h["next"]] for h in lines],
+            "messages": [message(m) for m in lines[0]["values"]["messages"]]}
 
 
 def _python(code: str, *args: str, engine: bool) -> subprocess.CompletedProcess[str]:
@@ -86,7 +90,8 @@ def test_the_same_app_gives_the_same_checkpoints_and_messages_on_langgraph_and_r
     assert "interrupted in approve" in first.stderr
     second = _retrograph("run", str(APP), "--db", str(db), "--thread", thread, "--resume", '"yes"')
     assert second.returncode == 0, second.stderr
-    got = _python(ON_ENGINE_HISTORY, str(APP), str(db), thread, engine=True)
-    assert got.returncode == 0, got.stderr
-    assert json.loads(got.stdout) == expected
+    history = _retrograph("history", str(db), "--thread", thread, "--json", "--values")
+    assert history.returncode == 0, history.stderr
+    got = _from_history([json.loads(line) for line in history.stdout.splitlines()])
+    assert got == json.loads(json.dumps(expected))
     assert expected["messages"][-1] == {"type": "ai", "content": "The weather: sunny, 21C."}
