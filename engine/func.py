@@ -406,11 +406,8 @@ class EntrypointGraph(CompiledStateGraph):
             elif isinstance(chunk, Mapping) and "__interrupt__" in chunk:
                 interrupts.extend(chunk["__interrupt__"])
         out = latest[0] if latest else None
-        if interrupts:
-            if isinstance(out, dict):
-                return {**out, "__interrupt__": interrupts}
-            if out is None:
-                return {"__interrupt__": interrupts}
+        if interrupts:  # as LangGraph: merged into a dict value, else alone
+            return {**out, "__interrupt__": interrupts} if isinstance(out, dict) else {"__interrupt__": interrupts}
         return out
 
     def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,

@@ -59,6 +59,16 @@ def test_previous_and_final_on_one_thread() -> None:
     assert counter.invoke(2, config) == "total 2"
     assert counter.invoke(3, config) == "total 5"
     assert counter.get_state(config).values == "total 5"
+
+    @entrypoint(checkpointer=InMemorySaver())
+    def ask(x: str) -> str:
+        return interrupt(f"{x}?")
+
+    first = ask.invoke("a", config)
+    assert list(first) == ["__interrupt__"] and first["__interrupt__"][0].value == "a?"
+    assert ask.invoke(Command(resume="yes"), config) == "yes"
+    second = ask.invoke("b", config)  # the value before is a string: the interrupt comes alone
+    assert list(second) == ["__interrupt__"] and second["__interrupt__"][0].value == "b?"
     steps = [s.metadata["step"] for s in counter.get_state_history(config)]
     assert steps == [2, 1, 0, -1]
 
