@@ -63,7 +63,10 @@ from .runtime import (
     get_stream_writer,
     interrupt,
 )
+from .cache import InMemoryCache, SqliteCache
 from .types import (
+    CachePolicy,
+    TimeoutPolicy,
     Command,
     Durability,
     GraphOutput,
@@ -84,7 +87,8 @@ __all__ = [
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
     "get_stream_writer", "get_config", "get_runtime", "get_store", "Runtime", "ExecutionInfo",
     "BaseStore", "InMemoryStore", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
-    "GraphOutput", "StreamPart", "StreamMode", "Durability",
+    "GraphOutput", "StreamPart", "StreamMode", "Durability", "CachePolicy", "TimeoutPolicy",
+    "InMemoryCache", "SqliteCache",
     "StateUpdate", "PregelTask",
     # messages
     "add_messages", "MessagesState", "AnyMessage", "BaseMessage", "HumanMessage", "AIMessage",

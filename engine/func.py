@@ -27,6 +27,7 @@ from .constants import START
 from .errors import GraphInterrupt
 from .graph.builder import StateGraph
 from .graph.compiled import CompiledStateGraph
+from .policies import CachePolicy
 from .runtime.context import TaskContext, current_task
 from .runtime.events import TaskFailed, TaskFinished, TaskStarted
 from .types import RetryPolicy, StateSnapshot
@@ -41,15 +42,6 @@ USED = "__interrupts_used__"
 resumed entrypoint that skips the call still hands the next answer to the next interrupt."""
 END_KEY = "__end__"
 PREVIOUS_KEY = "__previous__"
-
-
-@dataclass(frozen=True, kw_only=True)
-class CachePolicy:
-    """Reuse a task's result for the same arguments (`key_func(*args, **kwargs)`, by
-    default their repr) for `ttl` seconds (None: for ever), within one entrypoint."""
-
-    key_func: Callable[..., Any] | None = None
-    ttl: float | None = None
 
 
 class TaskFuture(Generic[T]):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from .outputs import Durability, GraphOutput, StreamMode, StreamPart
+from .policies import CachePolicy, TimeoutPolicy
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
            "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask"]

@@ -20,6 +20,7 @@ from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
 from ..outputs import GraphOutput
+from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
 from .task_results import derive_results
@@ -71,9 +72,13 @@ class CompiledStateGraph:
         for name_, spec in builder.nodes.items():
             self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
                                              tuple(builder.branches.get(name_, {}).values()),
-                                             joins_of.get(name_, ()), retry=spec.retry)
+                                             joins_of.get(name_, ()), retry=spec.retry,
+                                             cache_policy=spec.cache_policy,
+                                             timeout=TimeoutPolicy.coerce(spec.timeout))
         self.bound_config: dict[str, Any] = {}
         """Config merged under every call's config (see `with_config`)."""
+        self.deferred: frozenset[str] = frozenset(n for n, spec in builder.nodes.items() if spec.defer)
+        """Nodes added with defer=True: they run once nothing else is left to run."""
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()
@@ -215,6 +220,7 @@ class CompiledStateGraph:
             _inline_sync = False
         run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                   inline_sync=_inline_sync, durability=durability, context=context)
+        collector.saves = run.saver is not None
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
@@ -292,6 +298,14 @@ class CompiledStateGraph:
         """Synchronous astream."""
         _check_kwargs("stream", kwargs, _STREAM_ARGS)
         return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget cached node outputs (of `nodes`, or of every node)."""
+        if self.cache is not None:
+            self.cache.clear(None if nodes is None else [(n,) for n in nodes])
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        self.clear_cache(nodes)
 
     # -- state and history ----------------------------------------------------------
     def _saver(self) -> Any:

@@ -177,7 +177,7 @@ class RunCommit:
                    barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
         """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
         graph = self.graph
-        if len(ordered) == 1:  # the common case: one task, one route, no Send, no join
+        if len(ordered) == 1 and not graph.deferred:  # the common case: one task, one route, no Send, no join
             only = ordered[0]
             if len(only.routes) == 1 and not only.sends and not graph.runners[only.task.name].joins:
                 target, why = only.routes[0]
@@ -204,6 +204,8 @@ class RunCommit:
                     triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
                 else:
                     barriers[join] = seen
+        if graph.deferred:
+            _hold_deferred(graph.deferred, triggered, barriers, bool(sends))
         tasks: list[PlannedTask] = []
 
         for i, name in enumerate(sorted(n for n in triggered if n != END)):
@@ -262,3 +264,21 @@ def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskRe
     nodes = [r.task.name for r, _ in writes]
     node = nodes[at] if isinstance(at, int) and 0 <= at < len(nodes) else ", ".join(dict.fromkeys(nodes))
     return reducer_error(exc, key, reducer, node)
+
+
+DEFER = "defer:"
+"""Barrier key of a deferred node that was triggered and waits for the run to drain."""
+
+
+def _hold_deferred(deferred: frozenset[str], triggered: dict[str, list[str]],
+                   barriers: dict[str, tuple[str, ...]], has_sends: bool) -> None:
+    """`defer=True` as a planning decision: a triggered deferred node waits (in the
+    checkpoint's barriers, so it survives a restart) until nothing else would run, then
+    runs once with every reason it was triggered for."""
+    for name in [n for n in triggered if n in deferred]:
+        waiting = barriers.get(DEFER + name, ())
+        barriers[DEFER + name] = waiting + tuple(w for w in triggered.pop(name) if w not in waiting)
+    if has_sends or any(n != END for n in triggered):
+        return
+    for key in [k for k in barriers if k.startswith(DEFER)]:
+        triggered[key[len(DEFER):]] = list(barriers.pop(key))

@@ -74,6 +74,8 @@ class TaskFinished(RunEvent):
     duration_s: float
     replayed: bool = False
     """True when the result was loaded from the saved pending writes, not run again."""
+    cached: bool = False
+    """True when the node was not called: its cache_policy found its input in the graph's cache."""
 
 
 @dataclass(frozen=True, kw_only=True)

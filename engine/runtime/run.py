@@ -45,6 +45,7 @@ from ..errors import (
 from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
+from .caching import cache_key
 from .durability import HeldSaves
 from .injected import coerce_context
 from .events import (
@@ -328,6 +329,14 @@ class Run(RunStart, RunCommit):
     async def _execute(self, task: PlannedTask) -> TaskResult:
         runner, ctx, state = self._prepare(task)
         started = time.perf_counter()
+        key = None
+        if runner.cache_policy is not None and self.graph.cache is not None:
+            key = cache_key(runner.cache_policy, task.name, state)
+            found = self.graph.cache.get([key]) if key is not None else {}
+            if key in found:
+                result = self._conclude(task, runner, ctx, found[key], None, "", started)
+                result.cached = result.ok
+                return result
         token = current_task.set(ctx)
         lc_token = None if self.tracer is None else self.tracer.context_var.set(ctx.config)
         output: Any = None
@@ -362,6 +371,8 @@ class Run(RunStart, RunCommit):
             current_task.reset(token)
             if lc_token is not None:
                 self.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
+        if key is not None and error is None:
+            self.graph.cache.set({key: (output, runner.cache_policy.ttl)})
         if runner.async_router and error is None:  # an async router is awaited off the loop
             return await asyncio.get_running_loop().run_in_executor(
                 None, contextvars.copy_context().run, self._conclude, task, runner, ctx, output, error, trace, started)
@@ -422,7 +433,8 @@ class Run(RunStart, RunCommit):
     def _plain_sync(self, task: PlannedTask) -> bool:
         runner = self.graph.runners[task.name]
         return task.name != START and not (runner.is_async or runner.is_subgraph or runner.retry
-                                           or runner.async_router)
+                                           or runner.async_router or runner.cache_policy is not None
+                                           or runner.timeout is not None)
 
     async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
         """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
@@ -560,6 +572,7 @@ class Run(RunStart, RunCommit):
             **self._base(), task_id=task.id, name=task.name, trigger=task.trigger, update=result.update,
             writes=tuple(result.writes), routes=tuple(n for n, _ in result.routes), sends=tuple(result.sends),
             dropped_keys=result.dropped, duration_s=result.duration_s, replayed=result.replayed,
+            cached=result.cached,
         ))
 
     def _after_tasks_check(self) -> None:

@@ -71,7 +71,7 @@ class StreamCollector:
 
     def __init__(self, modes: Sequence[str], schema: StateSchema, thread_id: str | None, *,
                  version: str = "v1", print_modes: Sequence[str] = (),
-                 output_keys: str | Sequence[str] | None = None) -> None:
+                 output_keys: str | Sequence[str] | None = None, saves: bool = True) -> None:
         check_modes(modes)
         check_modes(print_modes, "print_mode")
         if version not in ("v1", "v2"):
@@ -84,6 +84,8 @@ class StreamCollector:
         self.schema = schema
         self.thread_id = thread_id
         self.output_keys = output_keys
+        self.saves = saves
+        """Checkpoint payloads (checkpoints/debug) only when the run has a checkpointer, as LangGraph."""
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
         self.wake: Any = None
@@ -137,7 +139,7 @@ class StreamCollector:
 
     def _checkpoint(self, step: int, checkpoint_id: str, parent_id: str | None, source: str,
                     values: Any, nxt: Sequence[PlannedTask]) -> None:
-        if "checkpoints" not in self.modes and "debug" not in self.modes:
+        if not self.saves or ("checkpoints" not in self.modes and "debug" not in self.modes):
             return
         payload = {
             "config": self._config(checkpoint_id),
@@ -171,10 +173,10 @@ class StreamCollector:
                     keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
                     update = {k: v for k, v in update.items() if k in keys}
                 chunk = {event.name: update}
-                if event.replayed:
+                if event.replayed or event.cached:
                     chunk["__metadata__"] = {"cached": True}
                 self._put("updates", chunk)
-            if "tasks" in modes or "debug" in modes:
+            if ("tasks" in modes or "debug" in modes) and not event.cached:
                 self._task_result(event.step, {"id": event.task_id, "name": event.name, "error": None,
                                                "result": dict(event.writes), "interrupts": []})
         elif isinstance(event, StepCommitted):

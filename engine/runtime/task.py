@@ -43,6 +43,8 @@ class TaskResult:
     """Keys as the router saw them (this task's writes applied), reused by the commit."""
     duration_s: float = 0.0
     replayed: bool = False
+    cached: bool = False
+    """The node was not called: its output came from the graph's cache."""
 
     @property
     def ok(self) -> bool:
@@ -199,13 +201,15 @@ class NodeRunner:
 
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
-        "edges", "branches", "joins", "known", "retry", "injected", "async_router",
+        "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
-                 joins: Sequence[str], retry: Any = None) -> None:
+                 joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None) -> None:
         self.name = name
         self.retry = retry
+        self.cache_policy = cache_policy
+        self.timeout = timeout
         self.fn = fn
         self.is_subgraph = is_subgraph(fn)
         self.is_runnable = is_runnable(fn)
