@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import BaseCache, FullKey
+from .base import BaseCache, FullKey
 
 __all__ = ["InMemoryCache"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checkpoint.serde import Serializer
-from . import BaseCache, FullKey
+from .base import BaseCache, FullKey
 
 __all__ = ["SqliteCache"]
 
