@@ -187,3 +187,66 @@ def test_item20_live_tail_reads_every_new_checkpoint(open_window, qtbot, tmp_pat
     wait_ready(qtbot, window)
     assert len(s.history) == total
     assert window.panels.timeline.model.rowCount() >= total
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """The files in `folder` and their bytes (a -shm is SQLite's shared index of the -wal,
+    rebuilt by any reader: its presence counts, not its bytes)."""
+    return {p.name: b"" if p.name.endswith("-shm") else p.read_bytes()
+            for p in sorted(folder.iterdir()) if p.suffix != ".py" and p.is_file()}
+
+
+def test_item22_open_writes_nothing_until_a_run_starts(open_window, qtbot, tmp_path: Path) -> None:
+    import sqlite3
+
+    import shutil
+
+    made = tmp_path / "made"
+    made.mkdir()
+    db = _recorded(made)
+    writer = sqlite3.connect(db, isolation_level=None)  # a writer that dies mid-run:
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("CREATE TABLE scratch(x)")
+    writer.execute("INSERT INTO scratch VALUES (1)")
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("chain.sqlite", "chain.sqlite-wal", "chain.sqlite-shm", "chain.py"):  # what it left behind
+        shutil.copy(made / name, folder / name)
+    writer.close()
+    db = folder / "chain.sqlite"
+    before = _files(folder)
+    assert before["chain.sqlite-wal"]
+    window = open_window(database=db, graph=str(folder / "chain.py"))
+    s = window.session
+    assert len(s.history) == 4 and not s.read_only
+    window.actions.back.trigger()
+    wait_ready(qtbot, window)
+    assert _files(folder) == before  # browsing changed no byte and created nothing
+    window.close()
+    assert _files(folder) == before
+
+
+def test_item22_a_run_started_after_opening_writes_to_the_file(open_window, qtbot, tmp_path: Path) -> None:
+    db = _recorded(tmp_path)
+    window = open_window(database=db, graph=str(tmp_path / "chain.py"))
+    s = window.session
+    s.open_thread("fresh")
+    wait_ready(qtbot, window)
+    s.set_input({"log": ["new"]})
+    act(qtbot, window, "continue_")
+    assert s.history.get(s.head_id).nodes == ("two",)
+    from engine import SqliteSaver
+
+    check = SqliteSaver(db, read_only=True)
+    assert "fresh" in [t.thread_id for t in check.threads()]
+    check.close()
+
+
+def test_item22_empty_file_stays_empty(open_window, qtbot, tmp_path: Path) -> None:
+    db = tmp_path / "empty.sqlite"
+    db.write_bytes(b"")
+    window = open_window(database=db)
+    assert window.session.history is not None
+    window.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".ini") == ["empty.sqlite"]
+    assert db.read_bytes() == b""

@@ -116,7 +116,9 @@ def open_store(target: str | os.PathLike[str]) -> Any:
     if len(head) == 100 and int.from_bytes(head[68:72], "big") == APPLICATION_ID:
         from .sqlite import SqliteSaver
 
-        return OwnStore(SqliteSaver(path), "Retrograph SQLite file", path)
+        # read-only until something is written (a run the user starts), so opening a file
+        # to look at it changes no byte and checkpoints no foreign -wal into it
+        return OwnStore(SqliteSaver(path, read_only="until_write"), "Retrograph SQLite file", path)
     from .foreign.langgraph_sqlite import LangGraphSqliteReader, is_langgraph_sqlite, open_readonly
 
     try:

@@ -106,7 +106,7 @@ class SqliteSaver(BaseCheckpointSaver):
         *,
         serde: Serializer | None = None,
         max_value_bytes: int = DEFAULT_MAX_BYTES,
-        read_only: bool = False,
+        read_only: bool | str = False,
     ) -> None:
         if isinstance(path, sqlite3.Connection):
             raise TypeError(
@@ -121,11 +121,16 @@ class SqliteSaver(BaseCheckpointSaver):
         self._cache = WriteCache(self.path)
         self._segments = Segments(self.path, self.serde.max_bytes)
         self._conn: sqlite3.Connection | None = None
+        if read_only not in (False, True, "until_write"):
+            raise TypeError(f"SqliteSaver(read_only=...) takes True, False or 'until_write', not {read_only!r}")
         self.read_only = read_only
-        """Opened with `read_only=True`: the file, its `-wal` and its folder are never
-        written (a debugger browsing a file someone handed over); writes raise."""
+        """`True`: the file, its `-wal` and its folder are never written (a debugger browsing
+        a file someone handed over); writes raise. `"until_write"`: the same until the
+        first write, which reopens the file read-write (the studio, once a run starts)."""
         self._stamp = file_stamp(self.path) if read_only else None
-        if read_only:
+        if read_only == "until_write" and (not os.path.exists(self.path) or os.path.getsize(self.path) == 0):
+            self._conn = open_database(":memory:", self.serde.max_bytes)  # nothing there yet: an empty view
+        elif read_only:
             self._conn = open_read_only(self.path, self.serde.max_bytes)
         else:
             self._conn = open_database(self.path, self.serde.max_bytes)
@@ -136,7 +141,7 @@ class SqliteSaver(BaseCheckpointSaver):
         return cls(path, **kwargs)
 
     def __repr__(self) -> str:
-        return f"SqliteSaver({self.path!r}{', read_only=True' if self.read_only else ''})"
+        return f"SqliteSaver({self.path!r}{f', read_only={self.read_only!r}' if self.read_only else ''})"
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -156,12 +161,24 @@ class SqliteSaver(BaseCheckpointSaver):
             if stamp != self._stamp:  # another process wrote: see it (immutable=1 would not)
                 self._conn.close()
                 self._conn = None
-                self._conn = open_read_only(self.path, self.serde.max_bytes)
+                if stamp[2] > 0:
+                    self._conn = open_read_only(self.path, self.serde.max_bytes)
+                else:
+                    self._conn = open_database(":memory:", self.serde.max_bytes)
                 self._stamp = stamp
                 self._cache = WriteCache(self.path)
         return self._conn
 
     def _writable(self) -> None:
+        if self.read_only == "until_write":
+            with self._lock, self._errors():
+                if self._conn is None:
+                    raise CheckpointError(f"{self!r} is closed; open the file again to use it")
+                conn = open_database(self.path, self.serde.max_bytes)  # first write: now create
+                self._conn.close()
+                self._conn, self._stamp, self.read_only = conn, None, False
+                self._cache = WriteCache(self.path)
+                self._segments.forget()
         if self.read_only:
             raise CheckpointError(
                 f"{self!r} was opened read-only: nothing is written to it. Open it without "

@@ -61,13 +61,13 @@ _TABLES = frozenset({"threads", "checkpoints", "segments", "chunks", "origins", 
 _MB = 1024 * 1024
 
 
-def file_stamp(path: str) -> tuple[bool, int, int]:
-    """What changes when another process writes the file: its `-wal`, size and time."""
+def file_stamp(path: str) -> tuple[bool, bool, int, int]:
+    """What changes when another process writes the file: its `-wal`/`-shm`, size and time."""
     try:
         st = os.stat(path)
     except OSError:
-        return (False, -1, -1)
-    return (os.path.exists(path + "-wal"), st.st_size, st.st_mtime_ns)
+        return (False, False, -1, -1)
+    return (os.path.exists(path + "-wal"), os.path.exists(path + "-shm"), st.st_size, st.st_mtime_ns)
 
 
 def open_read_only(path: str, max_bytes: int) -> sqlite3.Connection:
@@ -85,7 +85,9 @@ def open_read_only(path: str, max_bytes: int) -> sqlite3.Connection:
         raise NotARetrographDatabase(
             f"`{path}` is an empty file, not a Retrograph checkpoint file. Retrograph left it untouched."
         )
-    live = os.path.exists(path + "-wal")
+    # `mode=ro` reads a -wal through its -shm; without the -shm it would create one, so
+    # the file alone is read then (a writer's -shm outlives even its crash)
+    live = os.path.exists(path + "-wal") and os.path.exists(path + "-shm")
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + ("?mode=ro" if live else "?immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10.0)

@@ -39,9 +39,9 @@ def open_saver(target: str | Path, *, browse: bool = False) -> Any:
 
         return PostgresSaver(str(target)) if is_postgres_url(str(target)) else SqliteSaver(str(target))
     if not is_postgres_url(str(target)) and (not Path(target).exists() or Path(target).stat().st_size == 0):
-        from engine import SqliteSaver  # a new (or empty) file: the studio's own store
+        from engine import SqliteSaver  # a new (or empty) file: created when a run starts
 
-        return SqliteSaver(str(target))
+        return SqliteSaver(str(target), read_only="until_write")
     try:
         store = open_store(str(target))
     except NotARetrographDatabase:
@@ -67,7 +67,7 @@ def store_label(saver: Any) -> str:
 
 
 def store_read_only(saver: Any) -> bool:
-    return bool(getattr(saver, "read_only", False))
+    return getattr(saver, "read_only", False) is True  # "until_write": runs may start there
 
 
 class CheckpointReader:
