@@ -1,7 +1,7 @@
 """Values users hand to the engine or get back from it: Send, Command, Interrupt, snapshots."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 

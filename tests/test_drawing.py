@@ -317,7 +317,7 @@ def test_mermaid_has_a_line_per_node_and_edge() -> None:
         "end_ --> tools",
     ]:
         assert expected in lines, expected
-    assert sum("-->" in l or "-.->" in l or "==>" in l for l in lines) == sample().nx.number_of_edges()
+    assert sum("-->" in line or "-.->" in line or "==>" in line for line in lines) == sample().nx.number_of_edges()
 
 
 def test_png_and_svg_are_real_images(tmp_path) -> None:

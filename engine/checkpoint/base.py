@@ -13,6 +13,7 @@ they are re-exported here.
 """
 from __future__ import annotations
 
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -99,7 +100,7 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
         """Like list() without values: cheap enough for a timeline of 100,000 rows."""
 
     @abstractmethod
-    def threads(self) -> list[ThreadInfo]:
+    def threads(self) -> builtins.list[ThreadInfo]:
         """Every thread in the store, most recently updated first."""
 
     @abstractmethod

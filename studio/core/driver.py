@@ -185,7 +185,7 @@ class RunDriver:
         return run.status == "failed" or any(r.error is not None for r in run.results.values())
 
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
-        run = self.graph.new_run(run_input, config)
+        run: Run = self.graph.new_run(run_input, config)
         self.run = run
         self._unsubscribe = run.subscribe(self._on_event)
         await run.start()
@@ -221,7 +221,7 @@ class RunDriver:
         if not run.ready_to_commit:
             return None
         event = run.commit()
-        return Outcome(reason="committed", nodes=event.nodes_ran)
+        return Outcome(reason="committed", nodes=event.nodes_ran if event is not None else ())
 
     def _end_of(self, run: Run, stepped: tuple[str, ...]) -> Outcome:
         if self._failed(run):

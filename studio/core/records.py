@@ -212,6 +212,6 @@ class Comparison:
 
     left_id: str
     right_id: str
-    left_values: dict
-    right_values: dict
+    left_values: dict[str, Any]
+    right_values: dict[str, Any]
     diff: object

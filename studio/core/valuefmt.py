@@ -98,7 +98,7 @@ def as_message(value: Any) -> Message:
     calls = []
     for call in (get("tool_calls") or ())[:50]:
         if isinstance(call, Mapping):
-            fn = call.get("function") if isinstance(call.get("function"), Mapping) else call
+            fn: Mapping[Any, Any] = call["function"] if isinstance(call.get("function"), Mapping) else call
             calls.append((str(fn.get("name", "?")), fn.get("args", fn.get("arguments", {}))))
         else:
             calls.append((str(getattr(call, "name", "?")), getattr(call, "args", {})))
@@ -279,7 +279,7 @@ def children_of(value: Any) -> Sequence[tuple[str, Any]]:
     return _fields(value) or []
 
 
-class _IndexedChildren(Sequence):
+class _IndexedChildren(Sequence[Any]):
     """`[i]`-labelled children of a list, built only for the rows asked for."""
 
     def __init__(self, items: Sequence[Any]) -> None:

@@ -108,7 +108,7 @@ class TimelineModel(QAbstractTableModel):
                 for other in reversed(kids[1:]):
                     todo.append((other, cur, depth + 1))
                 cur = kids[0]
-        for owner, chains in self._branches.items():
+        for chains in self._branches.values():
             chains.sort(key=lambda b: order(self._chains[b].items[0]))
         self._visible = self._flatten_roots()
         self.endResetModel()
