@@ -6,7 +6,7 @@ import io
 import json
 import operator
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from engine import END, START, AIMessage, Command, HumanMessage, MessagesState, SqliteSaver, StateGraph, interrupt
 from engine.checkpoint.postgres import PostgresSaver

@@ -106,7 +106,7 @@ class LangGraphReader(ABC):
     def _writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[tuple[str, str, str, Any]]:
         """(task id, task path, channel, decoded value) beside one checkpoint, in order."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a no-op by design: a reader without a connection needs no override
         """Release the connection; the default has none."""
 
     def __enter__(self) -> LangGraphReader:
@@ -184,7 +184,6 @@ class LangGraphReader(ABC):
         if not ids:
             return iter(())
         wanted = list(dict.fromkeys([cid for cid, _ in ids] + [p for _, p in ids if p is not None]))
-        parents = [p for _, p in ids if p is not None]
         paths = self._write_paths(thread_id, checkpoint_ns, None if len(wanted) >= 500 else wanted) if wanted else {}
         summaries = self._summary_map(thread_id, checkpoint_ns, wanted, order=self._node_order(thread_id, checkpoint_ns, every),
                                       paths=paths)
