@@ -9,7 +9,8 @@ from .outputs import Durability, GraphOutput, StreamMode, StreamPart
 from .policies import CachePolicy, TimeoutPolicy
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
-           "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask"]
+           "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask", "CachePolicy",
+           "TimeoutPolicy"]
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
