@@ -297,7 +297,7 @@ def test_dot_quotes_awkward_names() -> None:
 
 
 def test_mermaid_has_a_line_per_node_and_edge() -> None:
-    text = sample().draw_mermaid()
+    text = sample().to_mermaid()
     lines = [line.strip() for line in text.splitlines()]
     assert lines[0] == "flowchart TD"
     for expected in [

@@ -100,6 +100,10 @@ class DrawableGraph:
     name: str = "LangGraph"
     functions: dict[str, Any] = field(default_factory=dict, repr=False)
     """Node id -> the function (or compiled subgraph) behind it, for `nodes[...].data`."""
+    compiled: Any = field(default=None, repr=False, compare=False)
+    """The compiled graph drawn, for LangGraph's view of it (draw_mermaid, to_json)."""
+    xray: int = 0
+    """How many levels of subgraphs LangGraph's view expands."""
 
     # -- building -------------------------------------------------------------------
     @classmethod
@@ -113,7 +117,7 @@ class DrawableGraph:
                 if spec.is_subgraph and hasattr(spec.fn, "builder"):
                     inner = cls.from_compiled(spec.fn, xray=depth - 1 if depth > 1 else False)
                     _expand(g, name, inner, functions)
-        return cls(nx=g, name=compiled.name, functions=functions)
+        return cls(nx=g, name=compiled.name, functions=functions, compiled=compiled, xray=depth)
 
     def add_taken_route(self, source: str, target: str) -> bool:
         """Record that `source` went to `target` at run time; True when the drawing changed.
@@ -165,12 +169,32 @@ class DrawableGraph:
         dotted, joins bold, subgraphs (with xray) as clusters."""
         return to_dot(self.nx, self.name)
 
-    def draw_mermaid(self, **_styling: Any) -> str:
-        """The graph as a Mermaid flowchart (paste into any Markdown that renders Mermaid).
-
-        LangGraph's styling options (`with_styles`, `curve_style`...) are accepted so
-        ported calls work, and ignored."""
+    def to_mermaid(self) -> str:
+        """Retrograph's Mermaid flowchart: joins, dynamic routers and Commands styled apart."""
         return to_mermaid(self.nx)
+
+    def draw_mermaid(self, *, with_styles: bool = True, curve_style: Any = "linear", **_styling: Any) -> str:
+        """The graph in Mermaid as LangGraph writes it (same text for the same graph; see
+        lg_view.py). Colour options are accepted and ignored; `to_mermaid()` gives
+        Retrograph's richer flowchart."""
+        from .lg_view import mermaid_text
+
+        nodes, edges = self._langgraph_view()
+        curve = getattr(curve_style, "value", curve_style)
+        return mermaid_text(nodes, edges, with_styles=with_styles, curve_style=str(curve))
+
+    def to_json(self) -> dict[str, Any]:
+        """The graph as LangGraph's `get_graph().to_json()` gives it: nodes and edges."""
+        from .lg_view import json_of
+
+        return json_of(*self._langgraph_view())
+
+    def _langgraph_view(self) -> tuple[dict[str, Any], list[Any]]:
+        if self.compiled is None:
+            raise ValueError("this drawing was not made from a compiled graph: no LangGraph view of it")
+        from .lg_view import langgraph_view
+
+        return langgraph_view(self.compiled, self.xray)
 
     def draw_png(self, path: str | Path | None = None) -> bytes:
         """PNG bytes laid out by graphviz `dot`; also written to `path` when given."""

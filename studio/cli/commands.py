@@ -285,7 +285,7 @@ def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:
     drawable = loaded.graph.get_graph()
     try:
         if suffix in (".mmd", ".mermaid"):
-            out.write_text(drawable.draw_mermaid(), encoding="utf-8")
+            out.write_text(drawable.to_mermaid(), encoding="utf-8")
         elif suffix in (".dot", ".gv"):
             out.write_text(drawable.to_dot(), encoding="utf-8")
         elif suffix == ".png":
