@@ -123,6 +123,39 @@ _scope: contextvars.ContextVar[_Scope | None] = contextvars.ContextVar("retrogra
 _call_path: contextvars.ContextVar[str] = contextvars.ContextVar("retrograph_task_path", default="")
 
 
+class _TaskTrace:
+    """A task call as a child chain run of the callbacks (LangSmith, Langfuse, astream_events),
+    under the entrypoint's run; only when the run has callbacks."""
+
+    def __init__(self, config: dict[str, Any], name: str, inputs: Any) -> None:
+        from langchain_core.runnables.config import get_callback_manager_for_config, var_child_runnable_config
+
+        self.var = var_child_runnable_config
+        outer = self.var.get() or config
+        self.run = get_callback_manager_for_config(outer).on_chain_start(None, inputs, name=name)
+        self.token = self.var.set({**outer, "callbacks": self.run.get_child()})
+
+    @classmethod
+    def open(cls, scope: _Scope, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> _TaskTrace | None:
+        if scope.run is None or scope.run.tracer is None:
+            return None
+        inputs = args[0] if len(args) == 1 and not kwargs else {"args": list(args), "kwargs": kwargs}
+        return cls(scope.ctx.config, name, inputs)
+
+    @staticmethod
+    def close(trace: _TaskTrace | None, value: Any, error: BaseException | None) -> None:
+        if trace is None:
+            return
+        try:
+            trace.var.reset(trace.token)
+        except ValueError:  # reset from another context (an async task's): nothing to restore
+            pass
+        if error is not None:
+            trace.run.on_chain_error(error)
+        else:
+            trace.run.on_chain_end(value)
+
+
 class _Task:
     """A function decorated with `@task`: calling it runs it as a child task."""
 
@@ -158,40 +191,52 @@ class _Task:
         scope.emit(TaskStarted(**scope.base(), task_id=call_id, name=self.name, trigger="call",
                                input=(args, kwargs)))
         if self.is_async:
-            pending = asyncio.ensure_future(self._arun(scope, call_id, args, kwargs))
-            return TaskFuture(pending=pending)
+            if _loop_here():
+                return TaskFuture(pending=asyncio.ensure_future(self._arun(scope, call_id, args, kwargs)))
+            try:  # an async task called from a sync entrypoint (a worker thread): run it to the end here
+                return TaskFuture(value=asyncio.run(self._arun(scope, call_id, args, kwargs)))
+            except Exception as exc:
+                return TaskFuture(error=exc)
         started = time.perf_counter()
         token = _call_path.set(call_id)
         before = scope.ctx.root().calls
+        trace = _TaskTrace.open(scope, self.name, args, kwargs)
         try:
             value = self._with_retry(args, kwargs)
         except GraphInterrupt as exc:
+            _TaskTrace.close(trace, None, exc)
             return TaskFuture(error=exc)
         except Exception as exc:
+            _TaskTrace.close(trace, None, exc)
             self._failed(scope, call_id, exc, started)
             return TaskFuture(error=exc)
         finally:
             _call_path.reset(token)
+        _TaskTrace.close(trace, value, None)
         self._finished(scope, call_id, value, started, args, kwargs, scope.ctx.root().calls - before)
         return TaskFuture(value=value)
 
     async def _arun(self, scope: _Scope, call_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         started = time.perf_counter()
         _call_path.set(call_id)  # this asyncio task's own context
+        trace = _TaskTrace.open(scope, self.name, args, kwargs)
         attempt = 1
         while True:
             try:
                 value = await self.fn(*args, **kwargs)
                 break
-            except GraphInterrupt:
+            except GraphInterrupt as exc:
+                _TaskTrace.close(trace, None, exc)
                 raise
             except Exception as exc:
                 policy = self._policy_for(exc, attempt)
                 if policy is None:
+                    _TaskTrace.close(trace, None, exc)
                     self._failed(scope, call_id, exc, started)
                     raise
                 await asyncio.sleep(policy.delay(attempt))
                 attempt += 1
+        _TaskTrace.close(trace, value, None)
         self._finished(scope, call_id, value, started, args, kwargs, 0)
         return value
 
@@ -217,7 +262,12 @@ class _Task:
 
     def _plain(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TaskFuture[Any]:
         if self.is_async:
-            return TaskFuture(pending=asyncio.ensure_future(self.fn(*args, **kwargs)))
+            if _loop_here():
+                return TaskFuture(pending=asyncio.ensure_future(self.fn(*args, **kwargs)))
+            try:
+                return TaskFuture(value=asyncio.run(self.fn(*args, **kwargs)))
+            except Exception as exc:
+                return TaskFuture(error=exc)
         try:
             return TaskFuture(value=self._with_retry(args, kwargs))
         except Exception as exc:
@@ -240,6 +290,14 @@ class _Task:
 
 
 _NOTHING: Any = object()
+
+
+def _loop_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _name_of(fn: Any) -> str:

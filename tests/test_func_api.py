@@ -241,3 +241,18 @@ def test_stream_hands_out_chunks_while_the_node_still_runs(mode: str) -> None:
         seen.set()
     assert chunks[0] == {"first": 2}
     assert chunks[-1] == ({"live": True} if mode == "custom" else {"flow": True})
+
+
+def test_an_async_task_called_from_a_sync_entrypoint_runs() -> None:
+    @task
+    async def later(x: int) -> int:
+        await asyncio.sleep(0)
+        return x + 100
+
+    @entrypoint(checkpointer=InMemorySaver())
+    def flow(x: int) -> int:
+        return later(x).result()
+
+    config = {"configurable": {"thread_id": "s"}}
+    assert flow.invoke(1, config) == 101
+    assert list(flow.stream(2, config, stream_mode="updates")) == [{"later": 102}, {"flow": 102}]

@@ -222,3 +222,47 @@ def test_tokens_reach_the_consumer_while_the_node_still_runs() -> None:
         got.append(message.content)
         seen.set()
     assert got == ["a", " ", "b", "live=True"]
+
+
+def test_messages_mode_finds_messages_in_commands_and_lists_of_them() -> None:
+    from engine import Command
+
+    g = StateGraph(Chat)
+    g.add_node("one", lambda s: Command(update={"messages": [AIMessage(content="from a command", id="c1")]}))
+    g.add_node("two", lambda s: [Command(update={"messages": [AIMessage(content="from a list", id="c2")]})])
+    g.add_edge(START, "one")
+    g.add_edge("one", "two")
+    got = [(m.content, meta["langgraph_node"]) for m, meta in
+           g.compile().stream({"messages": []}, stream_mode="messages")]
+    assert got == [("from a command", "one"), ("from a list", "two")]
+
+
+def test_a_tool_is_a_node() -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def bump(n: int) -> dict:
+        """Add one."""
+        return {"n": n + 1, "log": ["bumped"]}
+
+    g = StateGraph(Counter)
+    g.add_node("bump", bump)
+    g.add_edge(START, "bump")
+    assert g.compile().invoke({"n": 1}) == {"n": 2, "log": ["bumped"]}
+
+
+def test_callbacks_see_an_entrypoints_task_calls_under_it() -> None:
+    from engine.func import entrypoint, task
+
+    @task
+    def double(x: int) -> int:
+        return x * 2
+
+    @entrypoint()
+    def flow(x: int) -> int:
+        return double(double(x).result()).result()
+
+    recorder = Recorder()
+    assert flow.invoke(3, {"callbacks": [recorder]}) == 12
+    starts = [(e[1], e[2]) for e in recorder.events if e[0] == "start"]
+    assert starts == [("flow", None), ("flow", "flow"), ("double", "flow"), ("double", "flow")]

@@ -176,11 +176,16 @@ def _make_handler_class() -> Any:
     except ImportError:  # pragma: no cover - older langchain-core
         Streaming = object
 
+    def is_command(value: Any) -> bool:
+        return type(value).__name__ == "Command" and hasattr(value, "update")
+
     def messages_in(value: Any) -> list[Any]:
         if isinstance(value, BaseMessage):
             return [value]
-        if hasattr(value, "update") and type(value).__name__ == "Command":
+        if is_command(value):
             value = value.update
+        elif isinstance(value, (list, tuple)) and any(is_command(v) or isinstance(v, Mapping) for v in value):
+            return [m for v in value for m in messages_in(v)]  # a list of updates and Commands
         if isinstance(value, Mapping):
             values = list(value.values())
         elif isinstance(value, (list, tuple)):
