@@ -9,7 +9,7 @@ import dataclasses
 import enum
 import typing
 from dataclasses import replace
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, get_args, get_origin, get_type_hints
 
 from .channels import MISSING, Channel, LastValue, ReducerChannel
@@ -93,13 +93,14 @@ class StateSchema:
         state_schema: Any,
         input_schema: Any = None,
         output_schema: Any = None,
+        node_schemas: Sequence[Any] = (),
     ) -> None:
         self.state_schema = state_schema
         fields = schema_fields(state_schema)
         in_fields = schema_fields(input_schema) if input_schema is not None else fields
         out_fields = schema_fields(output_schema) if output_schema is not None else fields
         all_fields = dict(fields)
-        for extra in (in_fields, out_fields):
+        for extra in (in_fields, out_fields, *(schema_fields(s) for s in node_schemas)):
             for k, v in extra.items():
                 all_fields.setdefault(k, v)
         self.managed: dict[str, type[ManagedValue]] = {

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..constants import END, RESERVED_NAMES, START
+from ..node_input import hinted_input_schema
 from ..schema import schema_fields
 from ..specs import Branch, is_runnable, is_subgraph, literal_targets
 
@@ -142,6 +143,10 @@ class StateGraph:
             retry_policy = deprecated.get("retry")
         if input_schema is None:
             input_schema = deprecated.get("input")
+        if input_schema is None and callable(action) and not hasattr(action, "ainvoke"):
+            input_schema = hinted_input_schema(action, self.state_schema)
+        if input_schema is not None:
+            schema_fields(input_schema)  # an input schema whose annotations do not resolve fails here
         self.nodes[node] = NodeSpec(
             name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
             retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,

@@ -19,6 +19,7 @@ from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
+from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
@@ -53,7 +54,9 @@ class CompiledStateGraph:
         self.checkpointer = checkpointer if checkpointer not in (True, False) else None
         self.interrupt_before = tuple(interrupt_before)
         self.interrupt_after = tuple(interrupt_after)
-        self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema)
+        node_schemas = [spec.input_schema for spec in builder.nodes.values() if spec.input_schema is not None]
+        self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema,
+                                  node_schemas=node_schemas)
         self.joins: dict[str, tuple[tuple[str, ...], str]] = {}
         joins_of: dict[str, list[str]] = {}
         for sources, target in builder.waiting_edges:
@@ -74,7 +77,9 @@ class CompiledStateGraph:
                                              tuple(builder.branches.get(name_, {}).values()),
                                              joins_of.get(name_, ()), retry=spec.retry,
                                              cache_policy=spec.cache_policy,
-                                             timeout=TimeoutPolicy.coerce(spec.timeout))
+                                             timeout=TimeoutPolicy.coerce(spec.timeout),
+                                             input_view=None if spec.input_schema is None
+                                             else NodeInput(spec.input_schema))
         self.bound_config: dict[str, Any] = {}
         """Config merged under every call's config (see `with_config`)."""
         self.deferred: frozenset[str] = frozenset(n for n, spec in builder.nodes.items() if spec.defer)

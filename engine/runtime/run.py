@@ -291,6 +291,8 @@ class Run(RunStart, RunCommit):
         schema = self.graph.schema
         if task.is_send:
             state = task.arg
+        elif runner.input_view is not None:
+            state = runner.input_view(schema.with_managed(self.values, self.step + 1, self._stop))
         elif schema.managed:
             state = schema.node_input(schema.with_managed(self.values, self.step + 1, self._stop))
         else:

@@ -169,6 +169,9 @@ class StreamCollector:
                 return
             if "updates" in modes:
                 update = event.update if self.unwrap is None else self.unwrap(event.update)
+                if type(update) is dict and (event.dropped_keys or not update):
+                    # as LangGraph: only the keys written to state; nothing written shows as None
+                    update = {k: v for k, v in update.items() if k not in event.dropped_keys} or None
                 if self.output_keys is not None and isinstance(update, dict):
                     keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
                     update = {k: v for k, v in update.items() if k in keys}

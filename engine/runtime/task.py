@@ -202,11 +202,14 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
+        "input_view",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
-                 joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None) -> None:
+                 joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None, input_view: Any = None) -> None:
         self.name = name
+        self.input_view = input_view
+        """The node's own input schema (a NodeInput), or None: it gets the whole state."""
         self.retry = retry
         self.cache_policy = cache_policy
         self.timeout = timeout
