@@ -61,3 +61,15 @@ def deterministic_ids():
 
     with counting() as source:
         yield source
+
+
+@pytest.fixture(autouse=True)
+def compat_left_as_found():
+    """A test that opens a graph file turns engine.compat on (the loader does); turn it off
+    after, so a later test that compares with the real `langgraph` gets the real one."""
+    from engine import compat
+
+    was = compat.installed()
+    yield
+    if compat.installed() and not was:
+        compat.uninstall()

@@ -65,6 +65,8 @@ from .sqlite_schema import (
     N_MASK,
     SCHEMA_VERSION,
     file_stamp,
+    adopt_connection,
+    connection_path,
     missing_value_error,
     open_database,
     open_read_only,
@@ -102,25 +104,33 @@ class SqliteSaver(BaseCheckpointSaver):
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        path: str | os.PathLike[str] | sqlite3.Connection,
         *,
         serde: Serializer | None = None,
         max_value_bytes: int = DEFAULT_MAX_BYTES,
         read_only: bool | str = False,
     ) -> None:
-        if isinstance(path, sqlite3.Connection):
-            raise TypeError(
-                "SqliteSaver takes a file path (or ':memory:'), not a sqlite3 connection: write "
-                "SqliteSaver(path) or `with SqliteSaver.from_conn_string(path) as saver:`"
-            )
-        self.path = os.fspath(path)
+        if read_only and isinstance(path, sqlite3.Connection):
+            raise TypeError("SqliteSaver(read_only=True) takes a file path, not a sqlite3 connection")
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
         self.max_checkpoint_bytes = 4 * self.serde.max_bytes
         """The most bytes one checkpoint's values may take in all when loaded."""
         self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._owns_conn = not isinstance(path, sqlite3.Connection)
+        if isinstance(path, sqlite3.Connection):
+            # LangGraph's `SqliteSaver(sqlite3.connect(...))`: use that connection (the
+            # caller closes it); the saver runs its own transactions on it.
+            self._conn = adopt_connection(path, self.serde.max_bytes)
+            self.path = connection_path(path)
+        elif isinstance(path, (str, os.PathLike)):
+            self.path = os.fspath(path)
+        else:
+            raise TypeError(
+                f"SqliteSaver takes a file path, ':memory:' or a sqlite3.Connection, not {type(path).__name__}"
+            )
         self._cache = WriteCache(self.path)
         self._segments = Segments(self.path, self.serde.max_bytes)
-        self._conn: sqlite3.Connection | None = None
         if read_only not in (False, True, "until_write"):
             raise TypeError(f"SqliteSaver(read_only=...) takes True, False or 'until_write', not {read_only!r}")
         self.read_only = read_only
@@ -132,7 +142,7 @@ class SqliteSaver(BaseCheckpointSaver):
             self._conn = open_database(":memory:", self.serde.max_bytes)  # nothing there yet: an empty view
         elif read_only:
             self._conn = open_read_only(self.path, self.serde.max_bytes)
-        else:
+        elif self._conn is None:
             self._conn = open_database(self.path, self.serde.max_bytes)
 
     @classmethod
@@ -195,7 +205,8 @@ class SqliteSaver(BaseCheckpointSaver):
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
-                self._conn.close()
+                if self._owns_conn:
+                    self._conn.close()
                 self._conn = None
 
     # -- writing ------------------------------------------------------------------------

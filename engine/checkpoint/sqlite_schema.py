@@ -27,6 +27,8 @@ __all__ = [
     "open_database",
     "open_read_only",
     "file_stamp",
+    "adopt_connection",
+    "connection_path",
     "translate_error",
     "missing_value_error",
 ]
@@ -129,6 +131,38 @@ def open_database(path: str, max_bytes: int) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
+    return conn
+
+
+def connection_path(conn: sqlite3.Connection) -> str:
+    """The file behind a connection's main database, or ":memory:"."""
+    try:
+        for _, name, file in conn.execute("PRAGMA database_list"):
+            if name == "main":
+                return file or ":memory:"
+    except sqlite3.Error:
+        pass
+    return ":memory:"
+
+
+def adopt_connection(conn: sqlite3.Connection, max_bytes: int) -> sqlite3.Connection:
+    """Use a caller's connection as `open_database` would use its own: the file is
+    verified (created when empty), the connection switched to autocommit so the saver
+    runs its own transactions. The caller keeps ownership (closing it is theirs)."""
+    path = connection_path(conn)
+    try:
+        if conn.in_transaction:
+            conn.commit()
+        conn.isolation_level = None
+        _validate_or_create(conn, path)
+        if path != ":memory:":
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_bytes + 1024)
+    except sqlite3.ProgrammingError as e:
+        raise CheckpointError(f"SqliteSaver cannot use this sqlite3 connection: {e}") from None
+    except sqlite3.Error as e:
+        raise translate_error(e, path, max_bytes) from None
     return conn
 
 

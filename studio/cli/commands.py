@@ -130,6 +130,8 @@ def _load(spec: str, err: TextIO) -> Any:
         if result.detail and result.kind in ("syntax",):
             print(result.detail, file=err)
         return None
+    if result.engine_note:
+        print(f"retrograph: {result.engine_note}", file=err)
     return result
 
 

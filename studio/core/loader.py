@@ -7,6 +7,7 @@ Opening a graph file runs its code, exactly as `python file.py` would.
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 import traceback
@@ -57,6 +58,14 @@ class LoadedGraph:
     """The module's `example_input`, when it defines one: the default input of a new run."""
     others: tuple[str, ...] = ()
     """Other graph names in the file (ignored because `name` was preferred)."""
+    uses_langgraph: bool = False
+    """The file imports `langgraph`: those imports ran on Retrograph's engine (engine.compat)."""
+
+    @property
+    def engine_note(self) -> str:
+        """What the window and the CLI say about a LangGraph app ("" for an engine one)."""
+        return (f"{self.path.name}'s `langgraph` imports run on Retrograph's engine"
+                if self.uses_langgraph else "")
 
     @property
     def spec(self) -> str:
@@ -205,10 +214,20 @@ def load_graph(spec: str | Path) -> LoadedGraph | LoadError:
     if not path.exists():
         return LoadError(kind="not_found", path=path, message=f"{path}: no such file")
     path = path.resolve()
+    from engine import compat
+
+    compat.install()  # `import langgraph...` in the file is served by the engine
     module = _import(path)
     if isinstance(module, LoadError):
         return module
     example_input = getattr(module, "example_input", None)
+    result = _find(module, path, name, example_input)
+    if isinstance(result, LoadedGraph) and compat.imports_langgraph(path):
+        result = dataclasses.replace(result, uses_langgraph=True)
+    return result
+
+
+def _find(module: ModuleType, path: Path, name: str | None, example_input: Any) -> LoadedGraph | LoadError:
     compiled, builders = _candidates(module)
     if name is not None:
         if not hasattr(module, name):

@@ -183,6 +183,8 @@ class SessionStatus:
     graph_name: str = ""
     db_path: str = ""
     next_nodes: tuple[str, ...] = ()
+    engine_note: str = ""
+    """Said when the graph file's `langgraph` imports run on Retrograph's engine."""
 
 
 @dataclass(frozen=True, kw_only=True)

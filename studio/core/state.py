@@ -176,7 +176,7 @@ class SessionState:
             thread_id=self.thread_id, step=self.step(), status=status, busy=self.busy,
             can_step=not self.read_only and not self.busy, viewing=self.viewed_id, head_id=self.head_id,
             graph_name=self.loaded.spec if self.loaded else "", db_path=self.store_label,
-            next_nodes=self.next_nodes(),
+            next_nodes=self.next_nodes(), engine_note=self.loaded.engine_note if self.loaded else "",
         )
 
     def reducers(self) -> dict[str, str]:

@@ -206,7 +206,10 @@ class MainWindow(QMainWindow):
             text += " · viewing an older checkpoint (read-only)"
         if status.next_nodes and not status.busy:
             text += f" · next: {', '.join(status.next_nodes)}"
+        if status.engine_note:
+            text += " · langgraph imports run on Retrograph's engine"
         self.status_state.setText(text)
+        self.status_state.setToolTip(status.engine_note)
         self.status_state.setProperty("status", status.status)
         self.status_state.style().unpolish(self.status_state)
         self.status_state.style().polish(self.status_state)

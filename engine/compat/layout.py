@@ -1,0 +1,78 @@
+"""Where each of LangGraph's public modules lives in the engine.
+
+`langgraph.M` is served by a chain of engine modules, most specific first: a name is
+looked up in each, in order, among the names that module exports (its `__all__`). The
+default chain is `engine.M` (and `engine.A_B` for `M = A.B`, so `checkpoint.sqlite.aio`
+is `engine.checkpoint.sqlite_aio`), then the parents of `engine.M` up to `engine`, so a
+name another part of the engine starts exporting is served without touching this file.
+"""
+from __future__ import annotations
+
+__all__ = ["PUBLIC", "OPTIONAL", "INTERNAL", "OVERRIDES", "chain", "is_internal"]
+
+PUBLIC: frozenset[str] = frozenset({
+    "", "cache", "cache.base", "cache.memory", "cache.sqlite", "callbacks", "checkpoint",
+    "checkpoint.base", "checkpoint.base.id", "checkpoint.memory", "checkpoint.sqlite",
+    "checkpoint.sqlite.aio", "checkpoint.postgres", "checkpoint.postgres.aio",
+    "checkpoint.serde", "checkpoint.serde.base", "checkpoint.serde.jsonplus",
+    "checkpoint.serde.types", "config", "constants", "errors", "func", "graph",
+    "graph.message", "graph.state", "graph.ui", "managed", "managed.base",
+    "managed.is_last_step", "prebuilt", "prebuilt.chat_agent_executor", "prebuilt.interrupt",
+    "prebuilt.tool_node", "prebuilt.tool_validator", "runtime", "store", "store.base",
+    "store.base.batch", "store.base.embed", "store.memory", "store.sqlite", "store.sqlite.aio",
+    "store.postgres", "store.postgres.aio", "stream", "types", "typing", "utils",
+    "utils.config", "utils.runnable", "version", "warnings",
+})
+"""LangGraph's public modules (relative to `langgraph`); anything else is not served."""
+
+OPTIONAL: dict[str, str] = {
+    "func": "engine.func",
+    "prebuilt": "engine.prebuilt",
+    "checkpoint.postgres": "engine.checkpoint.postgres",
+    "store": "engine.store",
+    "cache": "engine.cache",
+}
+"""Areas that exist only once the engine has the named module: until then importing them
+says they are not supported yet (rather than serving an empty module)."""
+
+INTERNAL: tuple[str, ...] = ("pregel", "channels", "_internal")
+"""LangGraph's internals: the engine is not Pregel and does not imitate them."""
+
+OVERRIDES: dict[str, tuple[str, ...]] = {
+    "graph.message": ("engine.messages", "engine.graph", "engine"),
+    "graph.state": ("engine.graph", "engine"),
+    "config": ("engine.config", "engine.runtime", "engine"),
+    "runtime": ("engine.runtime", "engine"),
+    "checkpoint.base.id": ("engine.checkpoint.base", "engine.checkpoint"),
+    "checkpoint.serde.base": ("engine.checkpoint.serde",),
+    "checkpoint.serde.jsonplus": ("engine.checkpoint.serde",),
+    "checkpoint.serde.types": ("engine.checkpoint.serde",),
+    "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt"),
+    "prebuilt.tool_validator": ("engine.prebuilt.tool_node", "engine.prebuilt"),
+    "managed": ("engine.managed", "engine"),
+    "managed.base": ("engine.managed", "engine"),
+    "managed.is_last_step": ("engine.managed", "engine"),
+}
+"""Chains that differ from the default (a module the engine names differently)."""
+
+
+def is_internal(sub: str) -> bool:
+    """True for LangGraph's internals and private modules (`langgraph.pregel`, `._x`)."""
+    parts = sub.split(".") if sub else []
+    if any(p.startswith("_") for p in parts):
+        return True
+    return any(sub == p or sub.startswith(p + ".") for p in INTERNAL)
+
+
+def chain(sub: str) -> tuple[str, ...]:
+    """The engine modules serving `langgraph.<sub>`, most specific first."""
+    if sub in OVERRIDES:
+        return OVERRIDES[sub]
+    parts = sub.split(".") if sub else []
+    out: list[str] = []
+    for i in range(len(parts), 0, -1):
+        out.append(".".join(["engine", *parts[:i]]))
+        if i >= 2:
+            out.append(".".join(["engine", *parts[: i - 2], "_".join(parts[i - 2 : i])]))
+    out.append("engine")
+    return tuple(dict.fromkeys(out))
