@@ -31,18 +31,7 @@ from .errors import (
 )
 from .graph import CompiledStateGraph, StateGraph
 from .managed import IsLastStep, RemainingSteps
-from .messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    HumanMessage,
-    MessagesState,
-    REMOVE_ALL_MESSAGES,
-    RemoveMessage,
-    SystemMessage,
-    ToolMessage,
-    add_messages,
-)
+from .messages import REMOVE_ALL_MESSAGES, AnyMessage, MessagesState, add_messages
 from .runtime.injected import ExecutionInfo, Runtime, get_runtime, get_store
 from .store import BaseStore, InMemoryStore
 from .runtime import (
@@ -106,3 +95,13 @@ __all__ = [
     "ResumeError", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
     "UnsupportedSchemaVersion", "NotARetrographDatabase",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The message classes of the active layer (langchain-core's when installed), looked
+    up on first use so that importing the engine does not import langchain-core."""
+    if name in ("BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMessage", "RemoveMessage"):
+        from . import messages
+
+        return getattr(messages, name)
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -1,19 +1,22 @@
-"""Chat messages and the `add_messages` reducer.
+"""Chat messages in the state: the `add_messages` reducer and `MessagesState`.
 
-Messages are small dataclasses with the attributes LangChain's have (`type`, `content`,
-`id`, `tool_calls`...), so code that reads `msg.content` or `msg.tool_calls` ports as is.
-Dicts (`{"role": "user", "content": "hi"}`), `(role, content)` pairs and plain strings
-are converted when they pass through `add_messages`.
+One message layer: with langchain-core installed, its message classes are the state's
+messages (what chat models and tools expect; messages_lc.py); without it, the engine's
+own (message_types.py). `engine.HumanMessage` and friends name the active layer's classes.
+`add_messages` turns every input form into them: message objects, chunks (merged into
+a message), `{"role"/"type", "content"}` dicts (OpenAI's tool-call form included),
+`(role, content)` pairs and strings.
 """
 from __future__ import annotations
 
+import functools
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar, TypedDict
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypedDict
 
+from . import message_types as own
+from . import messages_lc
 from .channels import MISSING
-from .checkpoint.serde import register_type
 
 __all__ = [
     "BaseMessage",
@@ -22,107 +25,47 @@ __all__ = [
     "SystemMessage",
     "ToolMessage",
     "RemoveMessage",
-    "REMOVE_ALL_MESSAGES",
     "AnyMessage",
     "add_messages",
     "MessagesState",
     "to_message",
+    "REMOVE_ALL_MESSAGES",
+    "uses_langchain",
 ]
 
-
-@dataclass(kw_only=True)
-class BaseMessage:
-    content: Any = ""
-    id: str | None = None
-    name: str | None = None
-    additional_kwargs: dict[str, Any] = field(default_factory=dict)
-
-    type: ClassVar[str] = "base"
-
-    def __init__(self, content: Any = "", **kwargs: Any) -> None:  # positional content, like LangChain
-        self.content = content
-        self.id = kwargs.pop("id", None)
-        self.name = kwargs.pop("name", None)
-        self.additional_kwargs = kwargs.pop("additional_kwargs", None) or {}
-        for key, value in kwargs.items():
-            setattr(self, key, value)
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        pass
-
-    @property
-    def text(self) -> str:
-        return self.content if isinstance(self.content, str) else str(self.content)
-
-    def pretty(self) -> str:
-        return f"{self.type}: {self.text}"
-
-
-@dataclass(kw_only=True, init=False)
-class HumanMessage(BaseMessage):
-    type: ClassVar[str] = "human"
-
-
-@dataclass(kw_only=True, init=False)
-class SystemMessage(BaseMessage):
-    type: ClassVar[str] = "system"
-
-
-@dataclass(kw_only=True, init=False)
-class AIMessage(BaseMessage):
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    type: ClassVar[str] = "ai"
-
-    def __post_init__(self) -> None:
-        if getattr(self, "tool_calls", None) is None or "tool_calls" not in self.__dict__:
-            self.tool_calls = []
-
-
-@dataclass(kw_only=True, init=False)
-class ToolMessage(BaseMessage):
-    tool_call_id: str = ""
-    type: ClassVar[str] = "tool"
-
-    def __post_init__(self) -> None:
-        if "tool_call_id" not in self.__dict__:
-            self.tool_call_id = ""
-
-
 REMOVE_ALL_MESSAGES = "__remove_all__"
-"""`RemoveMessage(id=REMOVE_ALL_MESSAGES)` in an update clears the messages before it."""
+"""`RemoveMessage(id=REMOVE_ALL_MESSAGES)` clears the list; the messages after it stay."""
+
+_LAYERED = ("BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMessage", "RemoveMessage")
 
 
-@dataclass(kw_only=True, init=False)
-class RemoveMessage(BaseMessage):
-    """Passed through add_messages, removes the message with this id."""
-
-    type: ClassVar[str] = "remove"
+def uses_langchain() -> bool:
+    """Whether the state's messages are langchain-core's (it is installed)."""
+    return messages_lc.available()
 
 
-
-AnyMessage = BaseMessage
-
-_ROLES: dict[str, type[BaseMessage]] = {
-    "human": HumanMessage,
-    "user": HumanMessage,
-    "ai": AIMessage,
-    "assistant": AIMessage,
-    "system": SystemMessage,
-    "developer": SystemMessage,
-    "tool": ToolMessage,
-    "remove": RemoveMessage,
-}
-
-register_type(BaseMessage, HumanMessage, SystemMessage, AIMessage, ToolMessage, RemoveMessage)
+def __getattr__(name: str) -> Any:  # the active layer's classes, resolved on first use
+    if name in _LAYERED:
+        return getattr(messages_lc.module() if uses_langchain() else own, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def to_message(value: Any) -> BaseMessage:
-    """A message from a message, a `{"role", "content"}` dict, a `(role, content)` pair or a str."""
-    if isinstance(value, BaseMessage):
+def _base() -> type:
+    return messages_lc.module().BaseMessage if uses_langchain() else own.BaseMessage
+
+
+def _remove() -> type:
+    return messages_lc.module().RemoveMessage if uses_langchain() else own.RemoveMessage
+
+
+def to_message(value: Any) -> Any:
+    """A message of the active layer from any form add_messages accepts."""
+    if uses_langchain():
+        return messages_lc.convert(value)
+    if isinstance(value, own.BaseMessage):
         return value
     if isinstance(value, str):
-        return HumanMessage(value)
+        return own.HumanMessage(value)
     if isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[0], str):
         role, content = value
         return _cls_for(role)(content)
@@ -139,13 +82,11 @@ def to_message(value: Any) -> BaseMessage:
     )
 
 
-def _cls_for(role: str) -> type[BaseMessage]:
+def _cls_for(role: str) -> type[own.BaseMessage]:
     try:
-        return _ROLES[role]
+        return own.ROLES[role]
     except KeyError:
-        raise ValueError(
-            f"unknown message role {role!r}: use one of {', '.join(sorted(_ROLES))}"
-        ) from None
+        raise ValueError(f"unknown message role {role!r}: use one of {', '.join(sorted(own.ROLES))}") from None
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -158,31 +99,37 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[BaseMessage] | None]:
+def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[Any], list[Any] | None]:
     """Merge a superstep's message writes; says what was appended when nothing was replaced."""
+    base, remove = _base(), _remove()
     cached = _INDEXES.get(id(left))
     if cached is not None and cached[0] is left and cached[2] == len(left):
         merged, index, converted = list(left), dict(cached[1]), False
     else:
         merged = list(_as_list(left))
-        converted = any(not isinstance(m, BaseMessage) for m in merged)
+        converted = any(type(m) is not base and not isinstance(m, base) or _is_chunk(m) for m in merged)
         if converted:
             merged = [to_message(m) for m in merged]
-        index = {m.id: i for i, m in enumerate(merged) if m.id is not None}
-    appended: list[BaseMessage] | None = []
+        for m in merged:
+            if m.id is None:
+                m.id = str(uuid.uuid4())
+        index = {m.id: i for i, m in enumerate(merged)}
+    appended: list[Any] | None = []
     removed: set[str] = set()
     for write in writes:
-        for raw in _as_list(write):
-            msg = to_message(raw)
+        batch = [to_message(raw) for raw in _as_list(write)]
+        cut = max((i for i, m in enumerate(batch) if isinstance(m, remove) and m.id == REMOVE_ALL_MESSAGES),
+                  default=None)
+        if cut is not None:  # everything before the marker goes, the batch's rest stays
+            merged, index, removed, appended, batch = [], {}, set(), None, batch[cut + 1:]
+        for msg in batch:
             if msg.id is None:
                 msg.id = str(uuid.uuid4())
-            if isinstance(msg, RemoveMessage):
-                if msg.id == REMOVE_ALL_MESSAGES:  # everything before it goes, this write's earlier ones too
-                    merged, index, removed, appended = [], {}, set(), None
-                    continue
+            if isinstance(msg, remove):
                 if msg.id not in index:
                     raise ValueError(
-                        f"RemoveMessage(id={msg.id!r}): no message with that id is in the state"
+                        f"RemoveMessage(id={msg.id!r}): no message with that id is in the state "
+                        f"(attempting to delete a message with an ID that doesn't exist)"
                     )
                 removed.add(msg.id)
                 appended = None
@@ -207,24 +154,54 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[BaseMessage], list[Bas
     return merged, appended
 
 
-_INDEXES: dict[int, tuple[list[BaseMessage], dict[str, int], int]] = {}
+def _is_chunk(m: Any) -> bool:
+    return type(m).__name__.endswith("Chunk")
+
+
+_INDEXES: dict[int, tuple[list[Any], dict[str, int], int]] = {}
 """id(list) -> (that list, its id -> position index, its length) for the lists add_messages
 returned last: the next step starts from a copy instead of re-reading every message."""
 
 
-def _remember_index(merged: list[BaseMessage], index: dict[str, int]) -> None:
+def _remember_index(merged: list[Any], index: dict[str, int]) -> None:
     if len(_INDEXES) >= 16:
         _INDEXES.pop(next(iter(_INDEXES)))
     _INDEXES[id(merged)] = (merged, index, len(merged))
 
 
-def add_messages(left: Any, right: Any) -> list[BaseMessage]:
+def _openai_format(messages: list[Any]) -> list[Any]:
+    if not uses_langchain():
+        raise ValueError("add_messages(format='langchain-openai') needs langchain-core: pip install 'retrograph[langchain]'")
+    lc = messages_lc.module()
+    return lc.convert_to_messages(lc.convert_to_openai_messages(messages))
+
+
+def add_messages(left: Any = MISSING, right: Any = MISSING, *, format: str | None = None) -> Any:
     """Append messages, give the ones without an id a new id, and replace in place a
-    message whose id already exists (RemoveMessage deletes one)."""
-    return _fold(left, [right])[0]
+    message whose id already exists (RemoveMessage deletes one; RemoveMessage with
+    REMOVE_ALL_MESSAGES clears the list). `add_messages(format="langchain-openai")` gives
+    a reducer that also puts the contents in OpenAI's format, as LangGraph's does."""
+    if format is not None and format != "langchain-openai":
+        raise ValueError(f"add_messages: unknown format {format!r}; the one supported is 'langchain-openai'")
+    if left is MISSING and right is MISSING:
+        return _formatted(format) if format else add_messages
+    merged = _fold(left, [right])[0]
+    return _openai_format(merged) if format else merged
+
+
+@functools.lru_cache(maxsize=None)
+def _formatted(format: str) -> Callable[[Any, Any], Any]:
+    def reducer(left: Any, right: Any) -> Any:
+        return add_messages(left, right, format=format)
+
+    reducer.__name__ = reducer.__qualname__ = "add_messages"
+    return reducer
 
 
 add_messages.fold_writes = _fold  # type: ignore[attr-defined]
+
+AnyMessage = own.BaseMessage
+"""The annotation of MessagesState's list (the items are the active layer's messages)."""
 
 
 class MessagesState(TypedDict):

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError, SerializationError
+from .langchain_types import maybe_langchain
 from .registry import (
     GLOBAL_TYPES,
     Registry,
@@ -163,10 +164,16 @@ class Serializer:
             self._own.add(cls)
 
     def _info_for(self, t: type) -> TypeInfo | None:
-        return self._own.by_type.get(t) or GLOBAL_TYPES.by_type.get(t)
+        info = self._own.by_type.get(t) or GLOBAL_TYPES.by_type.get(t)
+        if info is None and maybe_langchain(cls=t):
+            info = GLOBAL_TYPES.by_type.get(t)
+        return info
 
     def _info_named(self, name: str) -> TypeInfo | None:
-        return self._own.by_name.get(name) or GLOBAL_TYPES.by_name.get(name)
+        info = self._own.by_name.get(name) or GLOBAL_TYPES.by_name.get(name)
+        if info is None and maybe_langchain(name=name):
+            info = GLOBAL_TYPES.by_name.get(name)
+        return info
 
     # -- dumps --------------------------------------------------------------------------
     def dumps(self, value: Any, *, where: str | None = None) -> bytes:
