@@ -45,7 +45,7 @@ def _app(tmp_path: Path) -> Path:
 
 def test_the_loader_finds_the_graph_of_a_langgraph_file(tmp_path: Path) -> None:
     from engine import CompiledStateGraph
-    from studio.loader import LoadedGraph, load_graph
+    from studio.core.loader import LoadedGraph, load_graph
 
     loaded = load_graph(_app(tmp_path))
     assert isinstance(loaded, LoadedGraph), loaded
@@ -55,7 +55,7 @@ def test_the_loader_finds_the_graph_of_a_langgraph_file(tmp_path: Path) -> None:
 
 
 def test_an_engine_file_has_no_note(tmp_path: Path) -> None:
-    from studio.loader import load_graph
+    from studio.core.loader import load_graph
 
     path = tmp_path / "plain.py"
     path.write_text(APP.replace("from langgraph.graph", "from engine").replace(
