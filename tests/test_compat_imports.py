@@ -136,9 +136,12 @@ def test_install_sets_aside_a_loaded_langgraph_and_uninstall_brings_it_back() ->
     out = _child("""
         import sys
         import langgraph.graph as real_graph
+        import langgraph.prebuilt, langgraph.checkpoint.sqlite  # much of LangGraph, lazy names included
         from engine import compat
         import engine
         compat.install(); compat.install()  # idempotent
+        lg = [n for n in sys.modules if n == "langgraph" or n.startswith("langgraph.")]
+        assert not any(not vars(sys.modules[n]).get("__retrograph_compat__") for n in lg), lg
         import langgraph.graph as served
         assert served is not real_graph and served.StateGraph is engine.StateGraph
         compat.uninstall()

@@ -39,12 +39,14 @@ def install() -> None:
     with _lock:
         if installed():
             return
-        for name in _langgraph_names():
-            module = sys.modules.pop(name)
-            if not getattr(module, MARK, False):
-                _set_aside[name] = module
         _finder = CompatFinder()
         sys.meta_path.insert(0, _finder)
+        # vars(), not getattr(): a module-level __getattr__ of a loaded LangGraph module
+        # could import more of it
+        for name in _langgraph_names():
+            module = sys.modules.pop(name)
+            if not vars(module).get(MARK, False):
+                _set_aside[name] = module
 
 
 def uninstall() -> None:
@@ -56,7 +58,7 @@ def uninstall() -> None:
                 sys.meta_path.remove(_finder)
             _finder = None
         for name in _langgraph_names():
-            if getattr(sys.modules[name], MARK, False):
+            if vars(sys.modules[name]).get(MARK, False):
                 del sys.modules[name]
         sys.modules.update(_set_aside)
         _set_aside.clear()
