@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Annotated, TypedDict
 
 import pytest
 
@@ -132,3 +133,28 @@ def test_without_langchain_core_the_engines_own_classes_stay() -> None:
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "OK"
+
+
+def test_langchain_messages_named_in_the_schema_keep_their_stable_names(tmp_path: Path) -> None:
+    """A state annotated with langchain-core's classes still stores them under the fixed
+    allow-list's names, so a process without the graph's code reads them back."""
+    class State(TypedDict):
+        messages: Annotated[list[lc.AnyMessage], add_messages]
+        last: lc.HumanMessage
+
+    b = StateGraph(State)
+    b.add_node("n", lambda s: {"last": lc.HumanMessage("x", id="9")})
+    b.add_edge(START, "n")
+    b.add_edge("n", END)
+    with SqliteSaver(tmp_path / "s.db") as saver:
+        b.compile(checkpointer=saver).invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
+    out = _child(f"""
+        import warnings
+        warnings.simplefilter("error")
+        from engine import SqliteSaver
+        with SqliteSaver({str(tmp_path / "s.db")!r}) as saver:
+            values = saver.get("t").values
+        print(type(values["last"]).__name__, type(values["messages"][0]).__name__)
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["HumanMessage", "HumanMessage"]

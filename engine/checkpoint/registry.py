@@ -83,6 +83,8 @@ class Registry:
         self.by_name: dict[str, TypeInfo] = {}
 
     def add(self, cls: type, name: str | None = None) -> None:
+        if name is None and cls in self.by_type:
+            return  # already known, maybe under a stable short name that stored data uses
         info = _describe(cls)
         if name is not None:
             info = dataclasses.replace(info, name=name)

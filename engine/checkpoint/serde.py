@@ -161,7 +161,9 @@ class Serializer:
     def register(self, *types: type) -> None:
         """Allow this serializer (only) to store and rebuild these types."""
         for cls in types:
-            self._own.add(cls)
+            maybe_langchain(cls=cls)
+            if cls not in GLOBAL_TYPES.by_type:  # a global one keeps its stable stored name
+                self._own.add(cls)
 
     def _info_for(self, t: type) -> TypeInfo | None:
         info = self._own.by_type.get(t) or GLOBAL_TYPES.by_type.get(t)
