@@ -62,11 +62,11 @@ def test_react_example_in_the_window(open_window, qtbot) -> None:
     window = open_window(EXAMPLES / "langchain_react.py")
     s = window.session
     assert "langgraph imports run on Retrograph's engine" in window.status_state.text()
-    assert {"agent", "tools"} <= set(s.graph.get_graph().nx.nodes)
+    assert {"agent", "tools"} <= set(s.state.graph.get_graph().nx.nodes)
     assert act(qtbot, window, "continue_").reason == "done"
     text = panel_text(window.panels.state)
     assert "multiply: 42.0; weather: 18°C and sunny" in text
-    assert [type(m).__name__ for m in s._values["messages"]] == [
+    assert [type(m).__name__ for m in s.state.values["messages"]] == [
         "HumanMessage", "AIMessage", "ToolMessage", "ToolMessage", "AIMessage"]
 
 
@@ -75,7 +75,7 @@ def test_approval_example_in_the_window(open_window, qtbot) -> None:
     s = window.session
     assert act(qtbot, window, "continue_").reason == "interrupted"
     assert "Run these tool calls?" in panel_text(window.panels.interrupts)
-    [pending] = s.driver.interrupts
+    [pending] = s.state.driver.interrupts
     answer(qtbot, window, pending.interrupt.id, '"no"')
     assert act(qtbot, window, "continue_").reason == "done"
-    assert s._values["messages"][-1].content.startswith("The refund was not made: refused by the reviewer")
+    assert s.state.values["messages"][-1].content.startswith("The refund was not made: refused by the reviewer")

@@ -76,7 +76,7 @@ def test_retrograph_run_says_the_imports_run_on_the_engine(tmp_path: Path) -> No
 
 def test_the_window_opens_a_langgraph_file_and_says_so(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(_app(tmp_path))
-    assert window.session.graph is not None
+    assert window.session.state.graph is not None
     assert "langgraph imports run on Retrograph's engine" in window.status_state.text()
     assert act(qtbot, window, "continue_").reason == "done"
-    assert window.session._values == {"n": 2, "log": ["inc 1"]}
+    assert window.session.state.values == {"n": 2, "log": ["inc 1"]}
