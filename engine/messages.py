@@ -10,12 +10,18 @@ a message), `{"role"/"type", "content"}` dicts (OpenAI's tool-call form included
 from __future__ import annotations
 
 import functools
+import sys
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypedDict
 
-from . import message_types as own
-from . import messages_lc
+from .message_types import ROLES as _ROLES
+from .message_types import BaseMessage as _OwnBase
+from .message_types import HumanMessage as _OwnHuman
+from .message_types import RemoveMessage as _OwnRemove
+from .messages_lc import available as _lc_available
+from .messages_lc import convert as _lc_convert
+from .messages_lc import module as _lc_module
 from .channels import MISSING
 
 __all__ = [
@@ -41,31 +47,33 @@ _LAYERED = ("BaseMessage", "HumanMessage", "AIMessage", "SystemMessage", "ToolMe
 
 def uses_langchain() -> bool:
     """Whether the state's messages are langchain-core's (it is installed)."""
-    return messages_lc.available()
+    return _lc_available()
 
 
 def __getattr__(name: str) -> Any:  # the active layer's classes, resolved on first use
     if name in _LAYERED:
-        return getattr(messages_lc.module() if uses_langchain() else own, name)
+        if uses_langchain():
+            return getattr(_lc_module(), name)
+        return getattr(sys.modules[_OwnBase.__module__], name)  # engine.message_types
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _base() -> type:
-    return messages_lc.module().BaseMessage if uses_langchain() else own.BaseMessage
+    return _lc_module().BaseMessage if uses_langchain() else _OwnBase
 
 
 def _remove() -> type:
-    return messages_lc.module().RemoveMessage if uses_langchain() else own.RemoveMessage
+    return _lc_module().RemoveMessage if uses_langchain() else _OwnRemove
 
 
 def to_message(value: Any) -> Any:
     """A message of the active layer from any form add_messages accepts."""
     if uses_langchain():
-        return messages_lc.convert(value)
-    if isinstance(value, own.BaseMessage):
+        return _lc_convert(value)
+    if isinstance(value, _OwnBase):
         return value
     if isinstance(value, str):
-        return own.HumanMessage(value)
+        return _OwnHuman(value)
     if isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[0], str):
         role, content = value
         return _cls_for(role)(content)
@@ -82,11 +90,11 @@ def to_message(value: Any) -> Any:
     )
 
 
-def _cls_for(role: str) -> type[own.BaseMessage]:
+def _cls_for(role: str) -> type[_OwnBase]:
     try:
-        return own.ROLES[role]
+        return _ROLES[role]
     except KeyError:
-        raise ValueError(f"unknown message role {role!r}: use one of {', '.join(sorted(own.ROLES))}") from None
+        raise ValueError(f"unknown message role {role!r}: use one of {', '.join(sorted(_ROLES))}") from None
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -172,7 +180,7 @@ def _remember_index(merged: list[Any], index: dict[str, int]) -> None:
 def _openai_format(messages: list[Any]) -> list[Any]:
     if not uses_langchain():
         raise ValueError("add_messages(format='langchain-openai') needs langchain-core: pip install 'retrograph[langchain]'")
-    lc = messages_lc.module()
+    lc = _lc_module()
     return lc.convert_to_messages(lc.convert_to_openai_messages(messages))
 
 
@@ -200,7 +208,7 @@ def _formatted(format: str) -> Callable[[Any, Any], Any]:
 
 add_messages.fold_writes = _fold  # type: ignore[attr-defined]
 
-AnyMessage = own.BaseMessage
+AnyMessage = _OwnBase
 """The annotation of MessagesState's list (the items are the active layer's messages)."""
 
 

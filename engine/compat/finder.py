@@ -13,7 +13,7 @@ import importlib.machinery
 import types
 from typing import Any
 
-from . import layout
+from .layout import OPTIONAL, PUBLIC, chain, is_internal
 
 __all__ = ["CompatFinder", "CompatModule", "MARK", "not_supported", "served"]
 
@@ -47,9 +47,9 @@ def _exported(mod: types.ModuleType) -> list[str]:
 
 def served(sub: str) -> bool:
     """Whether `langgraph.<sub>` is answered (an existing engine module backs it)."""
-    if layout.is_internal(sub) or sub not in layout.PUBLIC:
+    if is_internal(sub) or sub not in PUBLIC:
         return False
-    for area, module in layout.OPTIONAL.items():
+    for area, module in OPTIONAL.items():
         if sub == area or sub.startswith(area + "."):
             return _engine_module(module) is not None
     return True
@@ -62,7 +62,7 @@ class CompatModule(types.ModuleType):
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         sub = self.__name__[len("langgraph."):] if "." in self.__name__ else ""
-        mods = [m for m in (_engine_module(n) for n in layout.chain(sub)) if m is not None]
+        mods = [m for m in (_engine_module(n) for n in chain(sub)) if m is not None]
         if name == "__all__":
             return list(dict.fromkeys(n for m in mods for n in _exported(m)))
         for mod in mods:
