@@ -158,3 +158,18 @@ def test_langchain_messages_named_in_the_schema_keep_their_stable_names(tmp_path
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["HumanMessage", "HumanMessage"]
+
+
+def test_a_reader_can_refuse_to_import_langchain_core(tmp_path: Path) -> None:
+    data = Serializer().dumps([lc.HumanMessage("x", id="1")])
+    out = _child(f"""
+        import sys, warnings
+        warnings.simplefilter("ignore")
+        from engine.checkpoint.serde import Serializer, UnknownValue
+        [value] = Serializer(langchain=False).loads({data!r})
+        assert isinstance(value, UnknownValue) and value.type_name == "lc.HumanMessage", value
+        assert "langchain_core" not in sys.modules
+        print("OK")
+    """)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "OK"

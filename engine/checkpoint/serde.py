@@ -154,9 +154,12 @@ class Serializer:
     NamedTuples, Enums).
     """
 
-    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES, langchain: bool = True) -> None:
         self.max_bytes = max_bytes
         self._own = Registry()
+        self.langchain = langchain
+        """Whether reading a langchain-core message (allow-listed) may import langchain-core
+        to rebuild it; False keeps it an UnknownValue (a reader that must import nothing)."""
 
     def register(self, *types: type) -> None:
         """Allow this serializer (only) to store and rebuild these types."""
@@ -173,7 +176,7 @@ class Serializer:
 
     def _info_named(self, name: str) -> TypeInfo | None:
         info = self._own.by_name.get(name) or GLOBAL_TYPES.by_name.get(name)
-        if info is None and maybe_langchain(name=name):
+        if info is None and self.langchain and maybe_langchain(name=name):
             info = GLOBAL_TYPES.by_name.get(name)
         return info
 

@@ -23,7 +23,7 @@ import orjson
 import ormsgpack
 
 from ...errors import CheckpointDecodeError
-from ...messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from ...message_types import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
 from ...types import Command, Interrupt, Send
 from ..registry import UnknownValue
 
