@@ -107,3 +107,10 @@ def test_bad_arguments_are_named() -> None:
         create_react_agent(model, [add], version="v3")
     with pytest.raises(TypeError, match="chat model object"):
         create_react_agent("openai:gpt-4o", [add])
+
+
+def test_out_of_steps_the_agent_says_so_instead_of_calling_tools() -> None:
+    agent = create_react_agent(ScriptedChat(reply=_reply), [multiply, add], checkpointer=InMemorySaver())
+    out = agent.invoke({"messages": [("user", "go")]}, {**CFG, "recursion_limit": 2})
+    assert out["messages"][-1].content == "Sorry, need more steps to process this request."
+    assert out["messages"][-1].tool_calls == []
