@@ -92,8 +92,6 @@ class StateGraph:
         self.edges: list[tuple[str, str]] = []
         self.waiting_edges: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, dict[str, Branch]] = {}
-        self.problems: list[str] = []
-        self.compiled = False
 
     # -- nodes --------------------------------------------------------------------
     def add_node(
@@ -276,7 +274,6 @@ class StateGraph:
         if transformers:
             raise NotImplementedError("compile(transformers=...) is not supported by Retrograph yet")
         self.validate(tuple(before) + tuple(after))
-        self.compiled = True
         return CompiledStateGraph(
             self,
             checkpointer=checkpointer,

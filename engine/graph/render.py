@@ -14,6 +14,8 @@ from typing import Any
 
 import networkx as nx
 
+from ..constants import END, START
+
 __all__ = ["LARGE_GRAPH_EDGES", "EdgeGeometry", "Layout", "NodeGeometry", "layout", "render", "to_dot"]
 
 Point = tuple[float, float]
@@ -81,7 +83,7 @@ def _anchor(g: nx.DiGraph, node: str, end: str) -> str:
     """The DOT node an edge touching `node` attaches to: an expanded subgraph is a
     cluster, so edges go into its START and leave from its END (`end` is "head"/"tail")."""
     while _is_cluster(g.nodes[node]):
-        node = f"{node}:{'__start__' if end == 'head' else '__end__'}"
+        node = f"{node}:{START if end == 'head' else END}"
     return node
 
 

@@ -22,7 +22,7 @@ def _did_you_mean(name: str, known: Sequence[str]) -> str:
 
 def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> None:
     """Raise GraphCompileError (a ValueError) naming every node or edge at fault."""
-    problems: list[str] = list(graph.problems)
+    problems: list[str] = []
     nodes = graph.nodes
     known = sorted(nodes)
 

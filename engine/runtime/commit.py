@@ -167,7 +167,6 @@ class RunCommit:
                 **self._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
                 diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
             )
-            self.last_commit = committed
             self._emit(committed)
         if source == "loop":
             self._after_commit(nodes_ran)

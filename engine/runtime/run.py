@@ -126,7 +126,6 @@ class Run(RunStart, RunCommit):
         self.values: dict[str, Any] = {}
         self.plan: tuple[PlannedTask, ...] = ()
         self.results: dict[str, TaskResult] = {}
-        self.last_commit: StepCommitted | None = None
         self.preview: dict[str, Any] | None = None
         self._listeners: list[Callable[[RunEvent], None]] = []
         self._first_step = 0

@@ -48,7 +48,7 @@ def lg_triggers(name: str, trigger: str) -> tuple[str, ...]:
     if trigger.startswith("send:") or trigger in ("send", "call"):  # "call": an @entrypoint's task call
         return ("__pregel_push",)
     if trigger == "input":  # an @entrypoint's node, planned with the input
-        return ("__start__",)
+        return (START,)
     out: list[str] = []
     for part in trigger.split(","):
         if part.startswith("join:"):

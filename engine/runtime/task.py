@@ -237,7 +237,6 @@ class NodeRunner:
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)
-        self.known: frozenset[str] = frozenset()
 
     def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
         if self.is_runnable:

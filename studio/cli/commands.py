@@ -211,6 +211,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
     if not modes:
         return _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
+    from engine import START
     from engine.runtime import STREAM_MODES
 
     unknown = [m for m in modes if m not in STREAM_MODES]
@@ -241,7 +242,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
 
             traceback.print_exception(exc, file=err)
         failed, text = seen.get("failed"), _one_line(exc)
-        if failed == "__start__":
+        if failed == START:
             return _fail(err, f"the input was refused: {text}", 1)
         where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
         return _fail(err, f"the run failed: {where}{text}", 1)

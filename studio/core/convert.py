@@ -8,8 +8,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from engine import (
     END,
@@ -32,17 +31,20 @@ from .records import (
     UNSET,
     DiffRow,
     DiffWrite,
+    EdgeKind,
     EdgeShape,
     EventRow,
     GraphShape,
     InterruptInfo,
     NodeDetails,
+    NodeKind,
     NodeShape,
     StepDiff,
     TimelineRow,
 )
 from .safe import safe_int_text, total
 from .valuediff import same
+from .valuefmt import clock
 
 __all__ = [
     "graph_view",
@@ -84,11 +86,11 @@ def graph_view(compiled: Any, name: str | None = None) -> GraphShape:
     for node_id, attrs in nxg.nodes(data=True):
         kind = attrs.get("kind") or ("start" if node_id == START else "end" if node_id == END else "node")
         nodes.append(NodeShape(
-            id=str(node_id), label=str(attrs.get("label") or node_id), kind=str(kind),
+            id=str(node_id), label=str(attrs.get("label") or node_id), kind=cast(NodeKind, str(kind)),
             subgraph_nodes=tuple(str(n) for n in attrs.get("subgraph_nodes") or ()),
         ))
     edges = [
-        EdgeShape(source=str(s), target=str(t), kind=str(a.get("kind") or "edge"), label=str(a.get("label") or ""))
+        EdgeShape(source=str(s), target=str(t), kind=cast(EdgeKind, str(a.get("kind") or "edge")), label=str(a.get("label") or ""))
         for s, t, a in nxg.edges(data=True)
     ]
     own = str(getattr(compiled, "name", "") or "")
@@ -114,7 +116,7 @@ def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> Graph
                 ended = True
     if ended:
         names.setdefault(END, None)
-    kinds = {START: "start", END: "end"}
+    kinds: dict[str, NodeKind] = {START: "start", END: "end"}
     nodes = tuple(NodeShape(id=n, label="START" if n == START else "END" if n == END else n,
                            kind=kinds.get(n, "node")) for n in names)
     return GraphShape(name=f"{name} (from the history: no code loaded)", nodes=nodes,
@@ -201,15 +203,6 @@ def timeline_row(header: Any) -> TimelineRow:
         id=header.id, parent_id=header.parent_id, step=header.step, source=header.source,
         nodes=tuple(header.nodes_ran), next=tuple(header.next), created_at=str(header.created_at),
     )
-
-
-def clock(created_at: str = "") -> str:
-    """HH:MM:SS in local time of an ISO timestamp (now when empty)."""
-    try:
-        when = datetime.fromisoformat(created_at).astimezone() if created_at else datetime.now()
-    except (ValueError, TypeError, OverflowError, OSError):  # garbage or a year out of range
-        return str(created_at)[:8]
-    return when.strftime("%H:%M:%S")
 
 
 _SAVED = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine import (
     Command,
@@ -25,7 +25,9 @@ from engine import (
 )
 from engine.specs import is_subgraph
 
-__all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate"]
+__all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate", "Reason"]
+
+Reason = Literal["stepped", "committed", "breakpoint", "paused", "interrupted", "failed", "done", "target", "inside"]
 
 
 class Refused(RuntimeError):
@@ -37,7 +39,7 @@ class Outcome:
     """How a command ended: `reason` is one of stepped, committed, breakpoint, paused,
     interrupted, failed, done, target (run-to-node reached)."""
 
-    reason: str
+    reason: Reason
     message: str = ""
     nodes: tuple[str, ...] = ()
 

@@ -17,7 +17,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .records import EdgeShape, GraphShape, NodeShape
+from engine.constants import END, START
+
+from .records import EdgeShape, GraphShape, NodeKind, NodeShape
 
 __all__ = ["NodeBox", "EdgePath", "ClusterBox", "GraphLayout", "layout_graph", "estimate_size",
            "FAST_NODES", "FAST_EDGES", "JOIN_PREFIX"]
@@ -114,7 +116,7 @@ class _Plan:
         for inner in {m for ms in self.members.values() for m in ms}:
             if inner not in self.nodes:  # named in subgraph_nodes only: draw it anyway
                 short = inner.rsplit(":", 1)[-1]
-                kind = "start" if short == "__start__" else "end" if short == "__end__" else "node"
+                kind: NodeKind = "start" if short == START else "end" if short == END else "node"
                 label = {"start": "START", "end": "END"}.get(kind, short)
                 self.nodes[inner] = NodeShape(id=inner, label=label, kind=kind)
         self.parent: dict[str, str] = {m: sub for sub, ms in self.members.items() for m in ms}
@@ -132,7 +134,7 @@ class _Plan:
         while node_id in self.members and node_id not in seen:
             seen.add(node_id)
             ms = self.members[node_id]
-            node_id = next((m for m in ms if m.endswith("__start__")), ms[0])
+            node_id = next((m for m in ms if m.endswith(START)), ms[0])
         return node_id
 
     def exit(self, node_id: str) -> str:

@@ -13,9 +13,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+NodeKind = Literal["start", "end", "node", "subgraph", "any"]
+"""`any`: the marker a dynamic route (a router without a path map) is drawn to."""
+EdgeKind = Literal["edge", "conditional", "dynamic", "join", "command", "taken"]
+CheckpointSource = Literal["input", "loop", "update", "fork"]
+EventKind = Literal["start", "finish", "error", "interrupt", "commit", "run", "custom", "input", "loop", "update",
+                    "fork"]
+ErrorKind = Literal["load", "node", "input", "command", "database", "recorded"]
+Status = Literal["no graph", "loading", "ready", "running", "paused", "interrupted", "failed", "done", "stopped",
+                 "read-only", "inside"]
 
 __all__ = [
+    "NodeKind",
+    "EdgeKind",
+    "CheckpointSource",
+    "EventKind",
+    "ErrorKind",
+    "Status",
     "NodeShape",
     "EdgeShape",
     "GraphShape",
@@ -51,8 +67,7 @@ UNSET = _Unset()
 class NodeShape:
     id: str
     label: str
-    kind: str
-    """"start", "end", "node" or "subgraph"."""
+    kind: NodeKind
     subgraph_nodes: tuple[str, ...] = ()
     """For a subgraph node: the inner node names (drawn as a cluster)."""
 
@@ -61,7 +76,7 @@ class NodeShape:
 class EdgeShape:
     source: str
     target: str
-    kind: str
+    kind: EdgeKind
     """"edge" (plain), "conditional" (a router with known targets), "dynamic" (a router
     that may go anywhere: drawn once to a cloud-ish marker), "join" (part of a waiting
     edge), "command" (a Command goto destination), "taken" (a dynamic route seen at run time)."""
@@ -123,8 +138,7 @@ class TimelineRow:
     id: str
     parent_id: str | None
     step: int
-    source: str
-    """"input", "loop", "update" or "fork"."""
+    source: CheckpointSource
     nodes: tuple[str, ...]
     """Nodes whose writes made this checkpoint."""
     next: tuple[str, ...]
@@ -133,7 +147,7 @@ class TimelineRow:
 
 @dataclass(frozen=True, kw_only=True)
 class EventRow:
-    kind: str
+    kind: EventKind
     """"start", "finish", "error", "interrupt", "commit", "run", "custom"; or, for an
     event read back from the history, the checkpoint's source ("input", "loop", …)."""
     step: int
@@ -173,8 +187,7 @@ class SessionStatus:
     thread_id: str | None
     step: int | None
     status: str
-    """"no graph", "ready", "running", "paused", "interrupted", "failed", "done", "stopped",
-    "read-only" (a database opened without the graph's code)."""
+    """A `Status` as the status bar says it ("inside NODE" while stepping into a subgraph)."""
     busy: bool = False
     can_step: bool = False
     viewing: str | None = None
@@ -191,9 +204,10 @@ class SessionStatus:
 class ErrorReport:
     """One error shown in the window's banner: what went wrong, where, and what to do."""
 
-    kind: str
+    kind: ErrorKind
     """"load" (import, syntax, no graph), "node" (a node raised), "input" (bad JSON),
-    "command" (a command was refused or failed), "database"."""
+    "command" (a command was refused or failed), "database", "recorded" (an error saved in
+    a run opened without its code)."""
     title: str
     message: str
     detail: str = ""

@@ -19,7 +19,7 @@ from engine import START, RunEvent
 from .driver import RunDriver
 from .history import History
 from .loader import LoadedGraph
-from .records import ErrorReport, GraphMarks, GraphShape, NodeDetails, SessionStatus
+from .records import ErrorReport, GraphMarks, GraphShape, NodeDetails, SessionStatus, Status
 from .store import CheckpointReader, db_target, store_label, store_read_only
 
 __all__ = ["SessionState", "SubgraphFocus", "TRAIL"]
@@ -78,7 +78,7 @@ class SessionState:
     """The checkpoint viewed read-only; None when the head is shown live."""
     selected_node: str | None = None
     error: ErrorReport | None = None
-    status: str = "no graph"
+    status: Status = "no graph"
     running: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
     taken: set[tuple[str, str]] = field(default_factory=set)
@@ -165,7 +165,9 @@ class SessionState:
         )
 
     def status_view(self) -> SessionStatus:
-        status = self.status
+        status: str = self.status
+        if status == "inside" and self.driver.inside:
+            status = f"inside {self.driver.inside}"
         if (self.graph is None and self.reader is not None and self.loaded is None) or self.store_read_only:
             status = "read-only"
         if self.busy:

@@ -7,6 +7,7 @@ thousand messages, dataclasses, pydantic models. Every function here does bounde
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 import json
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ __all__ = [
     "pretty",
     "pretty_preview",
     "search_text",
+    "clock",
 ]
 
 ELLIPSIS = "…"
@@ -400,3 +402,13 @@ def search_text(value: Any) -> str | None:
     if isinstance(value, (int, float, bool, complex, type(None), bytes)):
         return repr(value)
     return None
+
+
+def clock(created_at: str = "") -> str:
+    """HH:MM:SS in local time of an ISO timestamp (now when empty); a timestamp that is
+    not one (a crafted file's year 1 or 9999) is shown as it is, cut short."""
+    try:
+        when = datetime.fromisoformat(created_at).astimezone() if created_at else datetime.now()
+    except (ValueError, TypeError, OverflowError, OSError):
+        return str(created_at)[:32]
+    return when.strftime("%H:%M:%S")

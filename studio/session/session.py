@@ -285,7 +285,7 @@ class Session(SessionSignals):
         if outcome.reason in ("breakpoint", "paused", "target"):
             self.state.status = "paused"
         elif outcome.reason == "inside":
-            self.state.status = f"inside {outcome.nodes[0]}"
+            self.state.status = "inside"
 
     def _on_cancelled(self) -> None:
         s, p = self.state, self.presenter

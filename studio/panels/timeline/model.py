@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -20,6 +19,7 @@ from PySide6.QtGui import QColor, QFont
 
 from studio.core.safe import total
 from studio.core.records import TimelineRow
+from studio.core.valuefmt import clock
 from studio.panels._common import MUTED, BadgeRole, KindRole
 
 __all__ = ["TimelineModel", "DepthRole", "IdRole"]
@@ -353,7 +353,7 @@ class TimelineModel(QAbstractTableModel):
     def _clock_of(self, entry: int) -> str:
         text = self._clocks.get(entry)
         if text is None:
-            text = self._clocks[entry] = _clock(self._rows[entry].created_at)
+            text = self._clocks[entry] = clock(self._rows[entry].created_at)
         return text
 
     def max_depth(self) -> int:
@@ -371,7 +371,7 @@ class TimelineModel(QAbstractTableModel):
                 owner = self._rows[chain.owner]
                 return f"↳ branch from step {owner.step} · {n:,} checkpoint{'s' if n != 1 else ''}"
             if col == 3:
-                return _clock(first.created_at)
+                return clock(first.created_at)
             return ""
         if role == BadgeRole and col == 1:
             return first.source, first.source
@@ -433,9 +433,3 @@ def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], or
                     todo.append(kid)
     return extra
 
-
-def _clock(created_at: str) -> str:
-    try:
-        return datetime.fromisoformat(created_at).astimezone().strftime("%H:%M:%S")
-    except (ValueError, TypeError, OverflowError, OSError):  # year 1 or 9999 in a crafted file
-        return str(created_at)[:32]
