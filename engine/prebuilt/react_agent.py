@@ -73,7 +73,7 @@ def _prompt_runner(prompt: Any) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 def _messages(state: Any) -> list[Any]:
-    return list(state["messages"] if isinstance(state, dict) else getattr(state, "messages"))
+    return list(state["messages"] if isinstance(state, dict) else state.messages)
 
 
 def _get(state: Any, key: str, default: Any = None) -> Any:
