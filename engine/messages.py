@@ -136,8 +136,8 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[Any], list[Any] | None
             if isinstance(msg, remove):
                 if msg.id not in index:
                     raise ValueError(
-                        f"RemoveMessage(id={msg.id!r}): no message with that id is in the state "
-                        f"(attempting to delete a message with an ID that doesn't exist)"
+                        f"Attempting to delete a message with an ID that doesn't exist ({msg.id!r}): "
+                        "no message with that id is in the state"
                     )
                 removed.add(msg.id)
                 appended = None

@@ -16,6 +16,8 @@ rg $ex/bluetooth.py --db "$tmp/runs.sqlite" --steps 4 --screenshot "$out/bluetoo
 rg $ex/subgraph.py --db "$tmp/runs.sqlite" --steps 3 --screenshot "$out/subgraph.png"
 rg $ex/approval.py --db "$tmp/runs.sqlite" \
    --do 'step*3 answer:{"approved": true, "note": "photos checked"}' --screenshot "$out/approval.png"
+# a LangGraph app (langgraph imports, ToolNode, interrupt) paused at its approval
+rg $ex/langchain_approval.py --db "$tmp/runs.sqlite" --do "step*4" --screenshot "$out/langchain_approval.png"
 # a rewind: back to step 1, then two steps make a new branch beside the old one
 rg $ex/react_agent.py --db "$tmp/runs.sqlite" --do "step*4 rewind:1 step*2" --screenshot "$out/timeline_branch.png"
 # post-mortem: a run that went wrong, recorded by `retrograph run`, opened without its code
