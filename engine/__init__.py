@@ -15,6 +15,7 @@ from .checkpoint import (
 )
 from .constants import END, START
 from .errors import (
+    NodeTimeoutError,
     CheckpointDecodeError,
     CheckpointError,
     EmptyInputError,
@@ -32,7 +33,7 @@ from .errors import (
 from .graph import CompiledStateGraph, StateGraph
 from .managed import IsLastStep, RemainingSteps
 from .messages import REMOVE_ALL_MESSAGES, AnyMessage, MessagesState, add_messages
-from .runtime.injected import ExecutionInfo, Runtime, get_runtime, get_store
+from .runtime.injected import DEFAULT_RUNTIME, ExecutionInfo, RunControl, Runtime, ServerInfo, get_runtime, get_store
 from .store import BaseStore, InMemoryStore
 from .runtime import (
     ChannelDiff,
@@ -75,6 +76,7 @@ __all__ = [
     # building and running
     "StateGraph", "CompiledStateGraph", "START", "END", "Send", "Command", "interrupt", "Interrupt",
     "get_stream_writer", "get_config", "get_runtime", "get_store", "Runtime", "ExecutionInfo",
+    "DEFAULT_RUNTIME", "RunControl", "ServerInfo",
     "BaseStore", "InMemoryStore", "StateSnapshot", "TaskInfo", "RetryPolicy", "Overwrite",
     "GraphOutput", "StreamPart", "StreamMode", "Durability", "CachePolicy", "TimeoutPolicy",
     "InMemoryCache", "SqliteCache",
@@ -92,7 +94,7 @@ __all__ = [
     "StepCommitted", "RunInterrupted", "RunFinished", "CustomData", "ChannelDiff", "ChannelWrite", "MISSING",
     # errors
     "GraphRecursionError", "InvalidUpdateError", "InvalidRouteError", "GraphCompileError", "EmptyInputError", "MissingThreadIdError",
-    "ResumeError", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
+    "ResumeError", "NodeTimeoutError", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
     "UnsupportedSchemaVersion", "NotARetrographDatabase",
 ]
 

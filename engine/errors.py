@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from enum import Enum
 
 __all__ = [
+    "NodeTimeoutError",
     "GraphRecursionError",
     "InvalidUpdateError",
     "GraphCompileError",
@@ -128,3 +129,20 @@ class GraphInterrupt(GraphBubbleUp):
 
 class InvalidRouteError(ValueError):
     """A router or a Command sent the run somewhere that does not exist."""
+
+
+class NodeTimeoutError(Exception):
+    """An attempt of a node ran past its timeout (`add_node(..., timeout=...)`).
+
+    Not a `TimeoutError` (an OSError), so the default RetryPolicy retries it. `kind` is
+    "run" (the hard cap) or "idle" (no progress for `idle_timeout` seconds)."""
+
+    def __init__(self, node: str, elapsed: float, *, kind: str, idle_timeout: float | None = None,
+                 run_timeout: float | None = None) -> None:
+        self.node, self.elapsed, self.kind = node, elapsed, kind
+        self.idle_timeout, self.run_timeout = idle_timeout, run_timeout
+        limit = idle_timeout if kind == "idle" else run_timeout
+        self.timeout = limit
+        what = "idle timeout" if kind == "idle" else "run timeout"
+        tail = " without making progress" if kind == "idle" else ""
+        super().__init__(f"Node '{node}' exceeded its {what} of {limit:.3f}s{tail} (elapsed: {elapsed:.3f}s).")

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from ..constants import END, RESERVED_NAMES, START
 from ..node_input import hinted_input_schema
+from ..policies import TimeoutPolicy
 from ..schema import schema_fields
 from ..specs import Branch, is_runnable, is_subgraph, literal_targets
 
@@ -92,6 +93,8 @@ class StateGraph:
         self.edges: list[tuple[str, str]] = []
         self.waiting_edges: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, dict[str, Branch]] = {}
+        self.node_defaults: dict[str, Any] = {}
+        """set_node_defaults(): policies for nodes that do not set their own."""
 
     # -- nodes --------------------------------------------------------------------
     def add_node(
@@ -150,6 +153,19 @@ class StateGraph:
             retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
             cache_policy=cache_policy, error_handler=error_handler, timeout=timeout, trace_policy=trace_policy,
         )
+        return self
+
+    def set_node_defaults(self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None,
+                          timeout: Any = None) -> StateGraph:
+        """Policies for every node that does not set its own (applied at compile time)."""
+        if retry_policy is not None:
+            self.node_defaults["retry"] = _retry_policies("(default)", retry_policy)
+        if cache_policy is not None:
+            self.node_defaults["cache_policy"] = cache_policy
+        if error_handler is not None:
+            self.node_defaults["error_handler"] = error_handler
+        if timeout is not None:
+            self.node_defaults["timeout"] = TimeoutPolicy.coerce(timeout)
         return self
 
     def add_sequence(self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]) -> StateGraph:

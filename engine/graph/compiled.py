@@ -72,14 +72,22 @@ class CompiledStateGraph:
             START: NodeRunner(START, None, edges_of.get(START, ()),
                               tuple(builder.branches.get(START, {}).values()), ()),
         }
+        defaults = builder.node_defaults
         for name_, spec in builder.nodes.items():
+            timeout = TimeoutPolicy.coerce(spec.timeout) or defaults.get("timeout")
             self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
                                              tuple(builder.branches.get(name_, {}).values()),
-                                             joins_of.get(name_, ()), retry=spec.retry,
-                                             cache_policy=spec.cache_policy,
-                                             timeout=TimeoutPolicy.coerce(spec.timeout),
+                                             joins_of.get(name_, ()), retry=spec.retry or defaults.get("retry"),
+                                             cache_policy=spec.cache_policy or defaults.get("cache_policy"),
+                                             timeout=timeout,
                                              input_view=None if spec.input_schema is None
                                              else NodeInput(spec.input_schema))
+        slow_sync = [n for n, r in self.runners.items() if r.timeout is not None and not r.is_async]
+        if slow_sync:
+            raise ValueError(
+                f"node(s) {', '.join(f'`{n}`' for n in slow_sync)}: a timeout needs an async node (a sync "
+                "function cannot be stopped safely while it runs); make it `async def` or drop the timeout"
+            )
         self.bound_config: dict[str, Any] = {}
         """Config merged under every call's config (see `with_config`)."""
         self.deferred: frozenset[str] = frozenset(n for n, spec in builder.nodes.items() if spec.defer)

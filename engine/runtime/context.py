@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -32,6 +33,12 @@ class TaskContext:
     runtime: Any = None
     """The Runtime built for this attempt, once a node asked for it."""
     previous: Any = None
+    last_progress: float = 0.0
+    """When the node last showed progress (monotonic seconds), for idle timeouts."""
+
+    def heartbeat(self) -> None:
+        """Record progress of the running attempt (resets its idle timeout)."""
+        self.last_progress = time.monotonic()
 
     def root(self) -> TaskContext:
         ctx = self

@@ -133,7 +133,7 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
         return cached
     run: Run | None = ctx.run
     if run is None:
-        rt: Runtime[Any] = Runtime(stream_writer=ctx.writer)
+        rt: Runtime[Any] = Runtime(stream_writer=ctx.writer, heartbeat=ctx.heartbeat)
     else:
         cp = run.checkpoint
         info = ExecutionInfo(
@@ -142,7 +142,7 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
             node_attempt=ctx.attempt, node_first_attempt_time=ctx.first_attempt_time or time.time(),
         )
         rt = Runtime(context=run.context, store=run.store, stream_writer=ctx.writer, execution_info=info,
-                     previous=ctx.previous, control=run.control)
+                     previous=ctx.previous, control=run.control, heartbeat=ctx.heartbeat)
     ctx.runtime = rt
     return rt
 

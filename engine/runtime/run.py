@@ -48,6 +48,7 @@ from .context import TaskContext, current_task
 from .caching import cache_key
 from .durability import HeldSaves
 from .injected import coerce_context
+from .timeouts import run_timed
 from .events import (
     CustomData,
     RunEvent,
@@ -301,6 +302,8 @@ class Run(RunStart, RunCommit):
         ctx = TaskContext(task_id=task.id, name=task.name, config=config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
                           parent=current_task.get(), run=self)
+        if runner.timeout is not None and runner.timeout.refresh_on == "auto":
+            ctx.writer = _with_heartbeat(ctx.writer, ctx)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
                                    input=state))
@@ -347,7 +350,10 @@ class Run(RunStart, RunCommit):
             attempt = 1
             while True:
                 try:
-                    output = await self._call(runner, task, state, ctx)
+                    if runner.timeout is None:
+                        output = await self._call(runner, task, state, ctx)
+                    else:
+                        output = await run_timed(self._call(runner, task, state, ctx), runner.timeout, task.name, ctx)
                     break
                 except (GraphInterrupt, ParentCommand):
                     raise
@@ -649,6 +655,15 @@ class Run(RunStart, RunCommit):
         if self.status == "failed" and self.error is not None:
             raise self.error
         return self.status
+
+
+def _with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:
+    """A stream writer whose every write also counts as progress (idle timeouts)."""
+    def write(payload: Any) -> None:
+        ctx.heartbeat()
+        writer(payload)
+
+    return write
 
 
 def _input_items(value: Any) -> list[tuple[str, Any]]:
