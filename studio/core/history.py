@@ -107,3 +107,27 @@ class History:
                 if i > 0:
                     return path[i - 1]
         return kids[-1]
+
+    def branch_point(self, checkpoint_id: str) -> str | None:
+        """The checkpoint where the branch holding `checkpoint_id` leaves the main line
+        (None on the main line): the nearest ancestor of which it descends through a
+        child that is not the oldest."""
+        path = self.ancestors(checkpoint_id)
+        for child, parent in zip(path, path[1:]):
+            kids = self.children(parent)
+            if len(kids) > 1 and child != kids[0]:
+                return parent
+        return None
+
+    def describe(self, checkpoint_id: str) -> str:
+        """"step 3 · review · branch from step 1 · 14:02:11": a checkpoint in words."""
+        row = self.get(checkpoint_id)
+        if row is None:
+            return checkpoint_id
+        from .convert import clock
+
+        nodes = ", ".join(row.nodes) if row.nodes else ("input" if row.source == "input" else row.source)
+        fork = self.branch_point(checkpoint_id)
+        fork_row = self.get(fork)
+        where = f"branch from step {fork_row.step}" if fork_row is not None else "main line"
+        return f"step {row.step} · {nodes} · {where} · {clock(row.created_at)}"

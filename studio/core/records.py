@@ -98,6 +98,8 @@ class GraphMarks:
     next: frozenset[str] = frozenset()
     trail: tuple[str, ...] = ()
     """Nodes of the recent supersteps, oldest first (drawn fading)."""
+    last_ran: frozenset[str] = frozenset()
+    """Nodes of the latest superstep only: active edges start there, never older."""
     breakpoints_before: frozenset[str] = frozenset()
     breakpoints_after: frozenset[str] = frozenset()
     failed: frozenset[str] = frozenset()
@@ -231,3 +233,6 @@ class Comparison:
     left_values: dict[str, Any]
     right_values: dict[str, Any]
     diff: object
+    left_label: str = ""
+    """What the left side is, in words: step, nodes, branch and time (see `History.describe`)."""
+    right_label: str = ""

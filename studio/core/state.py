@@ -38,10 +38,11 @@ class SubgraphFocus:
     next: tuple[str, ...] = ()
     trail: list[str] = field(default_factory=list)
     failed: set[str] = field(default_factory=set)
+    last_ran: frozenset[str] = frozenset()
 
     def marks(self) -> GraphMarks:
         return GraphMarks(running=frozenset(self.running), next=frozenset(self.next),
-                          trail=tuple(self.trail), failed=frozenset(self.failed))
+                          trail=tuple(self.trail), failed=frozenset(self.failed), last_ran=self.last_ran)
 
 
 def ran_nodes(nodes: tuple[str, ...] | list[str]) -> list[str]:
@@ -83,6 +84,8 @@ class SessionState:
     failed: set[str] = field(default_factory=set)
     taken: set[tuple[str, str]] = field(default_factory=set)
     trail: list[str] = field(default_factory=list)
+    last_ran: frozenset[str] = frozenset()
+    """The nodes of the latest committed superstep (where active edges start)."""
     dropped: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
     diffs: dict[str, Any] = field(default_factory=dict)
     last_io: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -152,6 +155,7 @@ class SessionState:
 
     def add_trail(self, nodes: tuple[str, ...] | list[str]) -> None:
         self.trail = (self.trail + ran_nodes(nodes))[-TRAIL:]
+        self.last_ran = frozenset(ran_nodes(nodes))
 
     def marks(self) -> GraphMarks:
         """The graph's marks at the head (running, next, trail, breakpoints...)."""
@@ -159,7 +163,7 @@ class SessionState:
         interrupted = frozenset(p.node for p in self.driver.interrupts)
         return GraphMarks(
             running=frozenset(self.running), next=frozenset(self.next_nodes()) - interrupted,
-            trail=tuple(self.trail), breakpoints_before=before, breakpoints_after=after,
+            trail=tuple(self.trail), last_ran=self.last_ran, breakpoints_before=before, breakpoints_after=after,
             failed=frozenset(self.failed), interrupted=interrupted, selected=self.selected_node,
             taken_edges=frozenset(self.taken),
         )

@@ -144,6 +144,7 @@ class RunEvents:
                 focus.failed.add(event.name)
         elif isinstance(event, StepCommitted):
             focus.trail = (focus.trail + ran_nodes(event.nodes_ran))[-TRAIL:]
+            focus.last_ran = frozenset(ran_nodes(event.nodes_ran))
             focus.next = tuple(t.name for t in event.next)
             p.show_live(event.values, convert.diff_from_commit(event), None)
         p.emit_marks()

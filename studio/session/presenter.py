@@ -71,6 +71,7 @@ class Presenter:
             s.graph_view = s.base_view  # routes taken on another branch are not drawn
             self.signals.graphLoaded.emit(s.graph_view)
         s.trail = []
+        s.last_ran = frozenset()
         s.dropped = {}
         if s.error is not None and s.error.kind in ("node", "recorded"):
             self.set_error(None)

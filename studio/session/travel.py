@@ -97,6 +97,7 @@ class TimeTravel:
             before, after = s.breakpoints
             self.signals.marksChanged.emit(GraphMarks(
                 next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
+                last_ran=frozenset(ran_nodes(ckpt.nodes_ran)),
                 breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
                 taken_edges=frozenset(s.taken)))
         self.presenter.emit_status()
@@ -263,4 +264,6 @@ class TimeTravel:
                                         after=right.values, nodes=(), reducers=s.reducers())
         self.signals.compareReady.emit(Comparison(left_id=left.id, right_id=right.id,
                                                    left_values=dict(left.values),
-                                                   right_values=dict(right.values), diff=diff))
+                                                   right_values=dict(right.values), diff=diff,
+                                                   left_label=s.history.describe(left.id),
+                                                   right_label=s.history.describe(right.id)))

@@ -75,7 +75,12 @@ class CompareView(QWidget):
         self._labels = (label_a, label_b)
         self._changes = diff_mappings(a, b)
         n = sum(1 for c in self._changes if c.status != "same")
-        self.title.setText(f"{label_a} → {label_b} · {n} key{'s' if n != 1 else ''} differ")
+        count = f"{n} key{'s' if n != 1 else ''} differ"
+        if len(label_a) + len(label_b) <= 40:
+            self.title.setText(f"{label_a} → {label_b} · {count}")
+        else:  # whole descriptions: one line per side, never cut
+            self.title.setText(f"A: {label_a}\nB: {label_b}\n{count}")
+        self.title.setWordWrap(True)
         self._fill()
 
     def changes(self) -> list[KeyChange]:
@@ -141,8 +146,10 @@ class CompareDialog(QDialog):
     @classmethod
     def for_record(cls, record: Any, parent: QWidget | None = None) -> CompareDialog:
         dialog = cls(parent)
-        left, right = str(record.left_id), str(record.right_id)
-        dialog.set_states(record.left_values, record.right_values, _short(left), _short(right))
+        left = getattr(record, "left_label", "") or _short(str(record.left_id))
+        right = getattr(record, "right_label", "") or _short(str(record.right_id))
+        dialog.set_states(record.left_values, record.right_values, left, right)
+        dialog.setWindowTitle(f"Compare: {left}  →  {right}")
         return dialog
 
 

@@ -317,7 +317,7 @@ class GraphPanel(QWidget):
                 failed=node_id in m.failed, interrupted=node_id in m.interrupted, selected=node_id == m.selected,
                 break_before=node_id in m.breakpoints_before, break_after=node_id in m.breakpoints_after,
             ))
-        sources = set(m.running) | set(trail[:3])
+        sources = set(m.running) | set(m.last_ran)  # what just ran: not older supersteps
         drawn = set()
         for edge in self._edges:
             ends = (edge.edge.source, edge.edge.target)

@@ -205,8 +205,12 @@ class TimelinePanel(QWidget):
         self._quiet = True
         try:
             index = self.model.index(row, 0)
-            self.table.selectionModel().setCurrentIndex(
-                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            chosen = self.table.selectionModel()
+            # a row the user added to the selection (Ctrl/Shift+click) keeps the others
+            # selected: two chosen checkpoints are what Compare needs
+            flags = (QItemSelectionModel.SelectionFlag.NoUpdate if chosen.isRowSelected(row, QModelIndex())
+                     else QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+            chosen.setCurrentIndex(index, flags)
             self.table.scrollTo(index)
         finally:
             self._quiet = False

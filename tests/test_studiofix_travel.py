@@ -1,0 +1,135 @@
+"""Issue 12, time travel in a real window: two chosen checkpoints compared (1, 2),
+active edges (3)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_studio_support import (  # noqa: F401 (fixtures)
+    act,
+    open_window,
+    panel_text,
+    settings,
+    studio_loop,
+    wait_ready,
+    write_graph,
+)
+
+CHAIN = """
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+        route: str
+
+    def prepare(s):
+        return {"log": ["prepared"]}
+    def router(s):
+        return s.get("route") or "review"
+    def review(s):
+        return {"log": ["reviewed"]}
+    def refund(s):
+        return {"log": ["refunded"]}
+    def close(s):
+        return {"log": ["closed"]}
+
+    builder = StateGraph(S)
+    for name, fn in (("prepare", prepare), ("review", review), ("refund", refund), ("close", close)):
+        builder.add_node(name, fn)
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", router, {"needs review": "review", "refund": "refund"})
+    builder.add_edge("review", "close")
+    builder.add_edge("refund", "close")
+    builder.add_edge("close", END)
+    graph = builder.compile()
+    example_input = {"log": [], "route": "needs review"}
+"""
+
+
+def _click_row(qtbot, table, row: int, ctrl: bool = False) -> None:
+    from PySide6.QtCore import Qt
+
+    rect = table.visualRect(table.model().index(row, 2))
+    mod = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, mod, rect.center())
+
+
+def test_item1_ctrl_click_keeps_two_checkpoints_for_compare(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "chain", CHAIN))
+    for _ in range(4):
+        act(qtbot, window, "step")
+    tl = window.panels.timeline
+    table = tl.table
+    assert tl.model.rowCount() >= 4
+    _click_row(qtbot, table, 1)
+    wait_ready(qtbot, window)
+    _click_row(qtbot, table, 3, ctrl=True)
+    wait_ready(qtbot, window)
+    assert len(tl.selected_ids()) == 2, tl.selected_ids()
+    assert tl.compare_button.isEnabled()
+    with qtbot.waitSignal(window.session.compareReady, timeout=10000) as blocker:
+        tl.compare_button.click()
+    record = blocker.args[0]
+    assert {record.left_id, record.right_id} == set(tl.selected_ids())
+
+
+def test_item2_compare_dialog_names_sides_by_step_nodes_branch_and_time(open_window, qtbot, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from studio.panels.diff.compare import CompareDialog
+
+    window = open_window(write_graph(tmp_path, "chain", CHAIN))
+    for _ in range(3):
+        act(qtbot, window, "step")
+    s = window.session
+    rows = s.history.rows()
+    with qtbot.waitSignal(s.compareReady, timeout=10000):
+        s.compare(rows[2].id, rows[-1].id)
+    qtbot.waitUntil(lambda: any(isinstance(w, CompareDialog) and w.isVisible()
+                                for w in QApplication.topLevelWidgets()), timeout=5000)
+    dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, CompareDialog) and w.isVisible())
+    title = dialog.view.title.text()
+    assert "step 1 · prepare · main line" in title, title
+    assert f"step {rows[-1].step} · review · main line" in title, title
+    assert "…" not in title and ":" in title.split("·")[-1]  # a time, no shortened id
+    dialog.close()
+
+
+LOOPY = """
+    class S(TypedDict):
+        log: Annotated[list, operator.add]
+
+    def prepare(s):
+        return {"log": ["prepared"]}
+    def check(s):
+        return {"log": ["checked"]}
+    def review(s):
+        return {"log": ["reviewed"]}
+    def refund(s):
+        return {"log": ["refunded"]}
+
+    builder = StateGraph(S)
+    for name, fn in (("prepare", prepare), ("check", check), ("review", review), ("refund", refund)):
+        builder.add_node(name, fn)
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", lambda s: "check", ["check", "refund"])
+    builder.add_conditional_edges("check", lambda s: "refund", ["review", "refund"])
+    builder.add_edge("review", END)
+    builder.add_edge("refund", END)
+    graph = builder.compile()
+    example_input = {"log": []}
+"""
+
+
+def _active(window) -> set[tuple[str, str]]:
+    return {(e.edge.source, e.edge.target) for e in window.panels.graph.edge_items() if e.active}
+
+
+def test_item3_active_edges_start_only_at_what_just_ran(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "loopy", LOOPY))
+    s = window.session
+    while s.history.get(s.head_id) is None or s.history.get(s.head_id).nodes != ("check",):
+        act(qtbot, window, "step_superstep")
+    # check's router chose refund: check -> refund is lit, not prepare -> refund (a step older)
+    assert s.history.get(s.head_id).next == ("refund",)
+    assert _active(window) == {("check", "refund")}, _active(window)
+    window.actions.back.trigger()  # an older checkpoint: the same rule
+    wait_ready(qtbot, window)
+    assert _active(window) == {("prepare", "check")}, _active(window)
