@@ -150,3 +150,27 @@ def test_retrograph_tables_live_beside_langgraph_tables(pg_url: str) -> None:
         assert [t.thread_id for t in saver.threads()] == ["x"]
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM checkpoints").fetchone()[0] == 0
+
+
+def test_a_connection_or_pool_is_taken_as_langgraphs_saver_takes_it(pg_url: str) -> None:
+    """`PostgresSaver(conn)` with the connection LangGraph's docs make (dict rows), one not
+    in autocommit mode, or a pool; the caller's connection stays open."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    cfg = {"configurable": {"thread_id": "c"}}
+    with psycopg.connect(pg_url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+        saver = PostgresSaver(conn)
+        saver.setup()
+        assert _graph(saver).invoke({"log": [], "n": 3}, cfg)["__interrupt__"]
+        saver.close()
+        assert not conn.closed
+    with psycopg.connect(pg_url) as conn:  # not autocommit: each statement still commits
+        saver = PostgresSaver(conn)
+        assert _graph(saver).invoke(Command(resume="ok"), cfg)["log"][-1] == "approved:ok"
+    with ConnectionPool(pg_url, min_size=1, max_size=2, kwargs={"autocommit": True}) as pool:
+        saver = PostgresSaver(pool)
+        assert saver.get("c").values["log"][-1] == "approved:ok"
+        assert [t.thread_id for t in saver.threads()] == ["c"]
+    with pytest.raises(TypeError, match="psycopg Connection"):
+        PostgresSaver(42)

@@ -125,31 +125,45 @@ class PostgresSaver(BaseCheckpointSaver):
 
     def __init__(
         self,
-        url: str,
+        conn: Any,
         *,
         serde: Serializer | None = None,
         max_value_bytes: int = DEFAULT_MAX_BYTES,
         pool_size: int = 4,
     ) -> None:
-        if not is_postgres_url(url):
-            raise TypeError(f"PostgresSaver takes a postgresql:// URL, not {url!r}")
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
         except ImportError:  # pragma: no cover - psycopg is a dependency
-            raise CheckpointError("PostgresSaver needs psycopg 3 and psycopg_pool: pip install 'psycopg[binary]' psycopg-pool") from None
-        self.url = url
+            raise CheckpointError(
+                "PostgresSaver needs psycopg 3 and psycopg_pool: pip install 'retrograph[postgres]'"
+            ) from None
         self.serde = serde or Serializer(max_bytes=max_value_bytes)
         self._psycopg = psycopg
-        try:
-            with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-                ensure_schema(conn, url)
-        except psycopg.Error as e:
-            raise connect_error(url, e) from None
-        self._pool: Any = ConnectionPool(
-            url, min_size=1, max_size=max(1, pool_size), open=True, name="retrograph-pg",
-            kwargs={"autocommit": True, "prepare_threshold": 2},
-        )
+        self._owned = isinstance(conn, str)
+        if isinstance(conn, str):
+            if not is_postgres_url(conn):
+                raise TypeError(f"PostgresSaver takes a postgresql:// URL, a psycopg Connection or a "
+                                f"ConnectionPool, not {conn!r}")
+            self.url = conn
+            try:
+                with psycopg.connect(conn, autocommit=True, connect_timeout=10) as first:
+                    ensure_schema(_Tuples(first), conn)
+            except psycopg.Error as e:
+                raise connect_error(conn, e) from None
+            self._pool: Any = ConnectionPool(
+                conn, min_size=1, max_size=max(1, pool_size), open=True, name="retrograph-pg",
+                kwargs={"autocommit": True, "prepare_threshold": 2},
+            )
+        elif isinstance(conn, (psycopg.Connection, ConnectionPool)):  # as LangGraph's saver takes them
+            self._pool = _OneConnection(conn) if isinstance(conn, psycopg.Connection) else conn
+            with self._pool.connection() as given:
+                info = given.info
+                self.url = f"postgresql://{info.user}@{info.host}:{info.port}/{info.dbname}"
+                ensure_schema(_Tuples(given), self.url)
+        else:
+            raise TypeError(f"PostgresSaver takes a postgresql:// URL, a psycopg Connection or a "
+                            f"ConnectionPool, not {type(conn).__name__}")
         self._lock = threading.Lock()
         self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
         self._dirty: set[tuple[str, str]] = set()  # checkpoints this saver put pending writes beside
@@ -158,6 +172,9 @@ class PostgresSaver(BaseCheckpointSaver):
     def from_conn_string(cls, url: str, **kwargs: Any) -> PostgresSaver:
         """`with PostgresSaver.from_conn_string(url) as saver:` (closed at the end)."""
         return cls(url, **kwargs)
+
+    def setup(self) -> None:
+        """LangGraph's saver creates its tables here; this one did when it was made."""
 
     def __repr__(self) -> str:
         return f"PostgresSaver({safe_url(self.url)!r})"
@@ -168,13 +185,14 @@ class PostgresSaver(BaseCheckpointSaver):
             raise CheckpointError(f"{self!r} is closed; create a new saver to use the database")
         try:
             with self._pool.connection(timeout=30) as conn:
-                yield conn
+                yield _Tuples(conn)
         except self._psycopg.OperationalError as e:
             raise connect_error(self.url, e) from None
 
     def close(self) -> None:
+        """Close the pool this saver made (a connection or pool it was given stays open)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
+        if pool is not None and self._owned:
             pool.close()
 
     # -- what this saver remembers ---------------------------------------------------------
@@ -439,6 +457,44 @@ class PostgresSaver(BaseCheckpointSaver):
                 " ORDER BY c.created_at DESC, c.seq DESC"
             ).fetchall()
         return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]
+
+
+class _Tuples:
+    """A connection whose queries give tuples (a connection handed in may make dicts) and
+    commit at once (one handed in may not be in autocommit mode)."""
+
+    __slots__ = ("conn", "_rows")
+
+    def __init__(self, conn: Any) -> None:
+        from psycopg.rows import tuple_row
+
+        self.conn, self._rows = conn, tuple_row
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        conn = self.conn
+        cur = conn.cursor(row_factory=self._rows)
+        if conn.autocommit:
+            return cur.execute(sql, params)
+        with conn.transaction():
+            return cur.execute(sql, params)
+
+    def transaction(self) -> Any:
+        return self.conn.transaction()
+
+
+class _OneConnection:
+    """One psycopg connection shared like a pool (calls take turns)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn, self._lock = conn, threading.Lock()
+
+    @contextmanager
+    def connection(self, timeout: float | None = None) -> Iterator[Any]:
+        with self._lock:
+            yield self._conn
+
+    def close(self) -> None:
+        """The connection belongs to whoever made it."""
 
 
 def _names(data: Any) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ def _server(ctx: Context) -> Any:
     return start()
 
 
-def _superstep(ctx: Context, server: Any) -> Row:
+def _superstep(ctx: Context, server: Any) -> list[Row]:
     from engine.checkpoint import PostgresSaver
 
     steps = ctx.profile.loop_steps
@@ -50,15 +50,18 @@ def _superstep(ctx: Context, server: Any) -> Row:
             return seconds
         return once
 
-    def langgraph_side(n: int) -> Any:
+    def langgraph_side(n: int, durability: str | None = None) -> Any:
         from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+        extra = {"durability": durability} if durability else {}
 
         def once() -> float:
             with LangGraphPostgresSaver.from_conn_string(server.url()) as saver:
                 saver.setup()
                 graph = loop_graph(ctx.langgraph, n, saver)
                 seconds, out = timed(lambda: graph.invoke({"n": 0}, {"recursion_limit": n + 10,
-                                                                      "configurable": {"thread_id": "loop"}}))
+                                                                      "configurable": {"thread_id": "loop"}},
+                                                          **extra))
             assert out.get("n") == n
             return seconds
         return once
@@ -67,18 +70,27 @@ def _superstep(ctx: Context, server: Any) -> Row:
     warm = {"engine": engine_side(max(10, steps // 10))}
     if ctx.langgraph is not None:
         sides["langgraph"] = langgraph_side(steps)
+        sides["langgraph_sync"] = langgraph_side(steps, "sync")
         warm["langgraph"] = langgraph_side(max(10, steps // 10))
     for fn in warm.values():
         fn()
     medians = alternate(sides, runs=ctx.profile.runs, warmup=0)
-    return Row(
+    engine_us = medians["engine"] / steps * 1e6
+    rows = [Row(
         key="postgres.superstep", workload=f"superstep, PostgresSaver ({steps:,} steps)", unit="µs/step",
-        engine=medians["engine"] / steps * 1e6,
-        langgraph=medians["langgraph"] / steps * 1e6 if "langgraph" in medians else None,
+        engine=engine_us, langgraph=medians["langgraph"] / steps * 1e6 if "langgraph" in medians else None,
         target=Target(kind="ratio", limit=0.2),
-        note="both on one local PostgreSQL 127.0.0.1 (fsync off), a fresh schema per run; "
-             "LangGraph: PostgresSaver.from_conn_string",
-    )
+        note="both on one local PostgreSQL 127.0.0.1 (fsync off), a fresh schema per run; LangGraph: "
+             "PostgresSaver.from_conn_string, its default durability (\"async\": writes overlap the next "
+             "step); the engine's put returns once committed",
+    )]
+    if "langgraph_sync" in medians:
+        rows.append(Row(
+            key="postgres.superstep_sync", workload=f"superstep, PostgresSaver, LangGraph durability=\"sync\" ({steps:,} steps)",
+            unit="µs/step", engine=engine_us, langgraph=medians["langgraph_sync"] / steps * 1e6,
+            note="like for like: each superstep committed before the next starts, on both sides",
+        ))
+    return rows
 
 
 def _open_seconds(target: str, thread_id: str) -> tuple[float, int]:
@@ -156,7 +168,7 @@ def run(ctx: Context) -> list[Row]:
     try:
         if server is not None and ctx.wants("postgres.superstep"):
             ctx.progress("postgres: superstep")
-            rows.append(_superstep(ctx, server))
+            rows += _superstep(ctx, server)
         if ctx.langgraph is not None and ctx.wants("postgres.open"):
             started = time.perf_counter()
             rows += _open_rows(ctx, server)

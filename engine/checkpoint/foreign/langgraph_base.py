@@ -42,7 +42,7 @@ class Summary:
 
 
 def _mapping(x: Any) -> Mapping[str, Any]:
-    return x if isinstance(x, Mapping) else {}
+    return x if type(x) is dict or isinstance(x, Mapping) else {}
 
 
 def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[str, ...] = ()) -> tuple[Summary, Any]:
@@ -93,6 +93,11 @@ class LangGraphReader(ABC):
     def _ids(self, thread_id: str, ns: str) -> list[tuple[str, str | None]]:
         """(checkpoint id, parent id) of the namespace, newest first."""
 
+    def _newest(self, thread_id: str, ns: str) -> str | None:
+        """The namespace's newest checkpoint id (readers answer it with one row)."""
+        ids = self._ids(thread_id, ns)
+        return ids[0][0] if ids else None
+
     @abstractmethod
     def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
         """Decoded rows (`ids` None: all of the namespace); with `full=False` the values
@@ -119,10 +124,9 @@ class LangGraphReader(ABC):
     def _node_order(self, thread_id: str, ns: str, ids: list[tuple[str, str | None]] | None = None) -> tuple[str, ...]:
         """The nodes in the order the thread first ran them, from its newest checkpoint;
         summaries made with an older order are made again."""
-        ids = self._ids(thread_id, ns) if ids is None else ids
-        if not ids:
+        newest = self._newest(thread_id, ns) if ids is None else (ids[0][0] if ids else None)
+        if newest is None:
             return ()
-        newest = ids[0][0]
         with self._lock:
             known = self._orders.get((thread_id, ns))
         if known is not None and known[0] == newest:
@@ -209,8 +213,10 @@ class LangGraphReader(ABC):
         if row is None:
             return None
         paths = self._write_paths(thread_id, checkpoint_ns, [i for i in (checkpoint_id, row.parent_id) if i])
-        _, tasks = summarize(row, paths.get(checkpoint_id, []), self._node_order(thread_id, checkpoint_ns))
-        parent = self._summary_map(thread_id, checkpoint_ns, [row.parent_id]).get(row.parent_id) if row.parent_id else None
+        order = self._node_order(thread_id, checkpoint_ns)
+        _, tasks = summarize(row, paths.get(checkpoint_id, []), order)
+        parent = self._summary_map(thread_id, checkpoint_ns, [row.parent_id], order=order, paths=paths).get(
+            row.parent_id) if row.parent_id else None
         cp = row.checkpoint
         values = {k: v for k, v in _mapping(cp.get("channel_values")).items()
                   if is_state_channel(k) and k in row.available}
@@ -227,7 +233,9 @@ class LangGraphReader(ABC):
         )
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
-        sends = self._summary_map(thread_id, checkpoint_ns, [checkpoint_id])
+        with self._lock:
+            known = self._summaries.get((thread_id, checkpoint_ns, checkpoint_id))
+        sends = {checkpoint_id: known} if known is not None else self._summary_map(thread_id, checkpoint_ns, [checkpoint_id])
         summary = sends.get(checkpoint_id)
         try:
             rows = self._writes(thread_id, checkpoint_ns, checkpoint_id)

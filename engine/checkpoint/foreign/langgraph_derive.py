@@ -101,12 +101,16 @@ def plan(
         tasks.append(PlannedTask(id=task_id, name=node, trigger="send", is_send=True, arg=send.arg))
     order = _order(tuple(node_order))
     pulled: list[tuple[int, int, str, str]] = []
-    for n, (channel, version) in enumerate(versions.items()):
-        if channel not in available:
+    targets = _TARGETS
+    for channel in available:  # few: the channels holding a value
+        node = targets.get(channel, "")
+        if node == "":
+            node = _target(channel)
+            if len(targets) < 100_000:
+                targets[channel] = node
+        if node is None or channel not in versions:
             continue
-        node = _target(channel)
-        if node is None:
-            continue
+        version = versions[channel]
         if channel.startswith("join:") and not _join_ready(channel, values.get(channel)):
             continue
         node_seen = seen.get(node)
@@ -118,12 +122,19 @@ def plan(
         rank = order.get(node)
         if rank is None:  # a node the thread never ran: after those it did, in the seen order
             rank = len(order) + (list(seen).index(node) if node in seen else len(seen))
-        pulled.append((rank, n, node, channel))
-    for _, _, node, channel in sorted(pulled):
+        pulled.append((rank, 0, node, channel))
+    if len(pulled) > 1:  # ties: the order the channels were first versioned
+        position = {ch: i for i, ch in enumerate(versions)}
+        pulled = sorted((rank, position.get(ch, 0), node, ch) for rank, _, node, ch in pulled)
+    for _, _, node, channel in pulled:
         path = f"~__pregel_pull, {node}"
         trigger = "start" if node == _START else channel
         tasks.append(PlannedTask(id=ids.get(path, f"{checkpoint_id}/{len(tasks)}"), name=node, trigger=trigger))
     return tuple(tasks)
+
+
+_TARGETS: dict[str, str | None] = {}
+"""channel -> the node it triggers (None: not a trigger), remembered across checkpoints."""
 
 
 @functools.lru_cache(maxsize=64)

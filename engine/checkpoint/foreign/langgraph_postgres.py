@@ -110,6 +110,11 @@ class LangGraphPostgresReader(LangGraphReader):
             " ORDER BY checkpoint_id DESC", (thread_id, ns),
         )
 
+    def _newest(self, thread_id: str, ns: str) -> str | None:
+        rows = self._query("SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s",
+                           (thread_id, ns))
+        return rows[0][0] if rows else None
+
     def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
         sql = ("SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
                " WHERE thread_id = %s AND checkpoint_ns = %s")

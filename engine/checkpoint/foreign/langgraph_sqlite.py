@@ -154,6 +154,11 @@ class LangGraphSqliteReader(LangGraphReader):
                 raise CheckpointDecodeError(f"`{self.path}`: a checkpoint row of thread `{thread_id}` has a non-text id")
         return rows
 
+    def _newest(self, thread_id: str, ns: str) -> str | None:
+        rows = self._query("SELECT max(checkpoint_id) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+                           (thread_id, ns))
+        return rows[0][0] if rows and isinstance(rows[0][0], str) else None
+
     def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
         out: dict[str, Row] = {}
         sql = ("SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints"
