@@ -36,9 +36,11 @@ EXPECTED_ROWS = (
     "studio: paging through 500 timeline rows",
     "studio: peak process memory",
     "open a 300-checkpoint LangGraph thread (SQLite)",
+    "every header of that thread (SQLite)",
 )
 # With a PostgreSQL server at hand (tests/pg_server.py; always in CI):
-POSTGRES_ROWS = ("superstep, PostgresSaver", "open a 300-checkpoint LangGraph thread (PostgreSQL)")
+POSTGRES_ROWS = ("superstep, PostgresSaver", "open a 300-checkpoint LangGraph thread (PostgreSQL)",
+                 "every header of that thread (PostgreSQL)")
 
 
 @pytest.mark.timeout(300)

@@ -67,6 +67,11 @@ def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[st
     return summary, tasks
 
 
+def _most(wanted: int, total: int | None) -> bool:
+    """Whether reading the whole namespace beats looking `wanted` rows up by id."""
+    return wanted >= 500 and (total is None or wanted * 2 >= total)
+
+
 class LangGraphReader(ABC):
     """Read-only access to a LangGraph store through the engine's read protocol."""
 
@@ -143,12 +148,13 @@ class LangGraphReader(ABC):
 
     def _summary_map(self, thread_id: str, ns: str, ids: list[str], *,
                      order: tuple[str, ...] | None = None,
-                     paths: dict[str, list[tuple[str, str, str]]] | None = None) -> dict[str, Summary]:
+                     paths: dict[str, list[tuple[str, str, str]]] | None = None,
+                     total: int | None = None) -> dict[str, Summary]:
         order = self._node_order(thread_id, ns) if order is None else order
         with self._lock:
             missing = [i for i in ids if (thread_id, ns, i) not in self._summaries]
         if missing:
-            many = len(missing) >= 500  # then one scan of the namespace beats lookups by id
+            many = _most(len(missing), total)  # then one scan of the namespace beats lookups by id
             if paths is None:
                 paths = self._write_paths(thread_id, ns, None if many else missing)
             chunks = [None] if many else [missing]
@@ -188,9 +194,10 @@ class LangGraphReader(ABC):
         if not ids:
             return iter(())
         wanted = list(dict.fromkeys([cid for cid, _ in ids] + [p for _, p in ids if p is not None]))
-        paths = self._write_paths(thread_id, checkpoint_ns, None if len(wanted) >= 500 else wanted) if wanted else {}
+        total = len(every)
+        paths = self._write_paths(thread_id, checkpoint_ns, None if _most(len(wanted), total) else wanted) if wanted else {}
         summaries = self._summary_map(thread_id, checkpoint_ns, wanted, order=self._node_order(thread_id, checkpoint_ns, every),
-                                      paths=paths)
+                                      paths=paths, total=total)
         out = []
         for cid, parent_id in ids:
             s = summaries.get(cid)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import orjson
+
 from ...errors import CheckpointDecodeError, CheckpointError
 from ..base import ThreadInfo
 from ..postgres_schema import connect_error, safe_url
@@ -58,6 +60,9 @@ class LangGraphPostgresReader(LangGraphReader):
         try:
             self._conn: Any = psycopg.connect(url, autocommit=True, connect_timeout=10)
             self._conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            from psycopg.types.json import set_json_loads
+
+            set_json_loads(orjson.loads, self._conn)  # JSONB checkpoints: several times faster
         except psycopg.Error as e:
             raise connect_error(url, e) from None
         if not has_langgraph_tables(self._conn):
