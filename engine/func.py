@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import hashlib
 import inspect
 import threading
 import time
@@ -171,6 +172,13 @@ class _Task:
     def __repr__(self) -> str:
         return f"<task {self.name}>"
 
+    def clear_cache(self, cache: Any) -> None:
+        """Forget this task's cached results in `cache` (the entrypoint's `cache=`)."""
+        cache.clear([(self.name,)])
+
+    async def aclear_cache(self, cache: Any) -> None:
+        await cache.aclear([(self.name,)])
+
     def __call__(self, *args: Any, **kwargs: Any) -> TaskFuture[Any]:
         scope = _scope.get()
         if scope is None:
@@ -187,6 +195,7 @@ class _Task:
             return TaskFuture(value=scope.saved[call_id])
         cached = scope.graph.cached(self, args, kwargs)
         if cached is not _NOTHING:
+            scope.save(call_id, self.name, cached, 0)
             return TaskFuture(value=cached)
         scope.emit(TaskStarted(**scope.base(), task_id=call_id, name=self.name, trigger="call",
                                input=(args, kwargs)))
@@ -347,7 +356,6 @@ class EntrypointGraph(CompiledStateGraph):
         self.fn = fn
         self.store = store
         self.cache = cache
-        self._cache_store: dict[Any, tuple[float, Any]] = {}
         self.input_node = name
         if builder is None:
             builder = StateGraph(_entry_schema())
@@ -412,39 +420,32 @@ class EntrypointGraph(CompiledStateGraph):
         node.__name__ = getattr(fn, "__name__", "entrypoint")
         return node
 
-    # -- the task cache ------------------------------------------------------------------
-    def _cache_key(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        policy = t.cache_policy
-        key_func = getattr(policy, "key_func", None)
+    # -- the task cache (the graph's `cache=`, a BaseCache; namespace: the task's name) --------
+    @staticmethod
+    def _cache_key(t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        from .runtime.caching import canonical
+
+        key_func = getattr(t.cache_policy, "key_func", None)
         try:
-            key = key_func(*args, **kwargs) if key_func is not None else repr((args, sorted(kwargs.items())))
+            raw = key_func(*args, **kwargs) if key_func is not None else canonical((args, kwargs))
         except Exception:
             return None
-        return (t.name, key)
+        data = raw if isinstance(raw, bytes) else str(raw).encode()
+        return (t.name,), hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def cached(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if t.cache_policy is None or self.cache is None:
             return _NOTHING
         key = self._cache_key(t, args, kwargs)
-        hit = self._cache_store.get(key) if key is not None else None
-        if hit is None:
-            return _NOTHING
-        expires, value = hit
-        if expires and time.monotonic() > expires:
-            del self._cache_store[key]
-            return _NOTHING
-        return value
+        found = self.cache.get([key]) if key is not None else {}
+        return found[key] if key in found else _NOTHING
 
     def remember(self, t: _Task, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         if t.cache_policy is None or self.cache is None:
             return
         key = self._cache_key(t, args, kwargs)
         if key is not None:
-            ttl = getattr(t.cache_policy, "ttl", None)
-            self._cache_store[key] = (time.monotonic() + ttl if ttl else 0.0, value)
-
-    def clear_cache(self) -> None:
-        self._cache_store.clear()
+            self.cache.set({key: (value, getattr(t.cache_policy, "ttl", None))})
 
     # -- results as LangGraph shows them ----------------------------------------------------
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from engine import Command, InMemorySaver, RetryPolicy, SqliteSaver, TaskFinished, TaskStarted, interrupt
-from engine.func import CachePolicy, entrypoint, task
+from engine.cache import InMemoryCache
+from engine.func import entrypoint, task
+from engine.types import CachePolicy
 
 
 def make_workflow(checkpointer: Any, calls: list[Any]) -> Any:
@@ -111,13 +113,17 @@ def test_task_retry_and_cache() -> None:
         runs.append(x)
         return x * 10
 
-    @entrypoint(cache=object())
+    cache = InMemoryCache()
+
+    @entrypoint(cache=cache)
     def wf(x: int) -> list[int]:
         return [flaky(x).result(), slow(x).result(), slow(x).result()]
 
     assert wf.invoke(7) == [7, 70, 70]
     assert attempts == [7, 7, 7] and runs == [7]
     assert wf.invoke(7) == [7, 70, 70] and runs == [7]
+    slow.clear_cache(cache)
+    assert wf.invoke(7) == [7, 70, 70] and runs == [7, 7]
 
 
 def test_a_failing_task_fails_the_run_with_its_own_error() -> None:
