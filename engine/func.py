@@ -352,13 +352,13 @@ class EntrypointGraph(CompiledStateGraph):
 
     def __init__(self, fn: Callable[..., Any], *, name: str, checkpointer: Any = None, store: Any = None,
                  cache: Any = None, retry: Sequence[RetryPolicy] = (), cache_policy: Any = None,
-                 builder: StateGraph | None = None) -> None:
+                 builder: StateGraph | None = None, context_schema: Any = None) -> None:
         self.fn = fn
         self.store = store
         self.cache = cache
         self.input_node = name
         if builder is None:
-            builder = StateGraph(_entry_schema())
+            builder = StateGraph(_entry_schema(), context_schema=context_schema)
             builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None)
             builder.add_edge(START, name)
         super().__init__(builder, checkpointer=checkpointer, name=name, store=store, cache=cache)
@@ -380,14 +380,20 @@ class EntrypointGraph(CompiledStateGraph):
 
         def extras(config: dict[str, Any], ctx: TaskContext) -> dict[str, Any]:
             out: dict[str, Any] = {}
+            previous = ctx.run.values.get(PREVIOUS_KEY) if ctx.run is not None else None
             if "previous" in wants:
-                out["previous"] = ctx.run.values.get(PREVIOUS_KEY) if ctx.run is not None else None
+                out["previous"] = previous
             if "config" in wants:
                 out["config"] = config
             if "writer" in wants:
                 out["writer"] = ctx.writer
             if "store" in wants:
-                out["store"] = graph.store
+                out["store"] = getattr(ctx.run, "store", None) or graph.store
+            if "runtime" in wants:
+                from .runtime.injected import runtime_for
+
+                ctx.previous = previous
+                out["runtime"] = runtime_for(ctx)
             return out
 
         def finish(value: Any) -> dict[str, Any]:
@@ -447,6 +453,48 @@ class EntrypointGraph(CompiledStateGraph):
         if key is not None:
             self.cache.set({key: (value, getattr(t.cache_policy, "ttl", None))})
 
+    # -- JSON schemas (pydantic), as LangGraph derives them from the function's hints ----------
+    def _hints(self) -> tuple[Any, Any]:
+        import typing
+
+        try:
+            hints = typing.get_type_hints(self.fn)
+        except Exception:  # one hint does not resolve (a local class): resolve the others one by one
+            hints = {}
+            for key, raw in (getattr(self.fn, "__annotations__", {}) or {}).items():
+                try:
+                    hints[key] = eval(raw, getattr(self.fn, "__globals__", {})) if isinstance(raw, str) else raw
+                except Exception:
+                    hints[key] = Any
+        params = [p for p in inspect.signature(self.fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        given = hints.get(params[0].name, Any) if params else Any
+        returned = hints.get("return", Any)
+        if returned is entrypoint.final:
+            returned = Any
+        elif typing.get_origin(returned) is entrypoint.final:
+            returned = typing.get_args(returned)[0]
+        return given, returned
+
+    @staticmethod
+    def _jsonschema(tp: Any, title: str | None) -> dict[str, Any]:
+        try:
+            from pydantic import TypeAdapter
+        except ImportError:
+            raise ImportError("JSON schemas need pydantic: pip install pydantic") from None
+        schema = TypeAdapter(tp).json_schema()
+        return {**schema, "title": title} if title else schema
+
+    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        return self._jsonschema(self._hints()[0], "LangGraphInput")
+
+    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        return self._jsonschema(self._hints()[1], "LangGraphOutput")
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        schema = self.builder.context_schema
+        return None if schema is None else self._jsonschema(schema, None)
+
     # -- results as LangGraph shows them ----------------------------------------------------
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         latest: list[Any] = []
@@ -500,6 +548,7 @@ class entrypoint:  # noqa: N801 - LangGraph's name
         self.checkpointer = checkpointer
         self.store = store
         self.cache = cache
+        self.context_schema = context_schema
         self.retry = () if retry_policy is None else (
             (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
 
@@ -518,4 +567,5 @@ class entrypoint:  # noqa: N801 - LangGraph's name
                 f"the entrypoint `{getattr(fn, '__name__', fn)}` must take one positional argument: its input"
             )
         return EntrypointGraph(fn, name=getattr(fn, "__name__", "entrypoint"), checkpointer=self.checkpointer,
-                               store=self.store, cache=self.cache, retry=self.retry)
+                               store=self.store, cache=self.cache, retry=self.retry,
+                               context_schema=self.context_schema)

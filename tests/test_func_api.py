@@ -262,3 +262,23 @@ def test_an_async_task_called_from_a_sync_entrypoint_runs() -> None:
     config = {"configurable": {"thread_id": "s"}}
     assert flow.invoke(1, config) == 101
     assert list(flow.stream(2, config, stream_mode="updates")) == [{"later": 102}, {"flow": 102}]
+
+
+def test_json_schemas_and_runtime_of_an_entrypoint() -> None:
+    from typing_extensions import TypedDict  # pydantic's schemas of TypedDicts need it on 3.11
+
+    from engine.runtime.injected import Runtime
+
+    class Context(TypedDict):
+        model: str
+
+    @entrypoint(checkpointer=InMemorySaver(), context_schema=Context)
+    def run_it(xs: list[int], *, runtime: Runtime) -> entrypoint.final[str, int]:
+        return entrypoint.final(value=f"{runtime.context['model']}:{sum(xs)}:{runtime.previous}", save=len(xs))
+
+    assert run_it.get_input_jsonschema() == {"type": "array", "items": {"type": "integer"}, "title": "LangGraphInput"}
+    assert run_it.get_output_jsonschema() == {"type": "string", "title": "LangGraphOutput"}
+    assert run_it.get_context_jsonschema()["properties"] == {"model": {"title": "Model", "type": "string"}}
+    config = {"configurable": {"thread_id": "r"}}
+    assert run_it.invoke([1, 2], config, context={"model": "m"}) == "m:3:None"
+    assert run_it.invoke([5], config, context={"model": "m"}) == "m:5:2"
