@@ -5,10 +5,13 @@ and each message names the node, key or file at fault and says what to do.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collections.abc import Sequence
 from enum import Enum
 
 __all__ = [
+    "NodeError",
     "NodeTimeoutError",
     "GraphRecursionError",
     "InvalidUpdateError",
@@ -146,3 +149,12 @@ class NodeTimeoutError(Exception):
         what = "idle timeout" if kind == "idle" else "run timeout"
         tail = " without making progress" if kind == "idle" else ""
         super().__init__(f"Node '{node}' exceeded its {what} of {limit:.3f}s{tail} (elapsed: {elapsed:.3f}s).")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeError:
+    """What a node's error handler is told (`def handler(state, error: NodeError)`):
+    the node that failed and the exception it raised."""
+
+    node: str
+    error: BaseException

@@ -49,7 +49,7 @@ def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     return tuple(found) if found else None
 
 
-_INJECTED = ("writer", "runtime", "store")
+_INJECTED = ("writer", "runtime", "store", "error")
 
 
 def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
@@ -64,6 +64,7 @@ def accepts_config(fn: Callable[..., Any]) -> tuple[bool, bool]:
     wants_config = "config" in names or (
         len(positional) >= 2 and positional[1].default is inspect.Parameter.empty
         and positional[1].name not in _INJECTED and not _is_runtime_hint(positional[1].annotation)
+        and not _hint_named(positional[1].annotation, "NodeError")
     )
     return wants_config, "writer" in names
 
@@ -81,18 +82,25 @@ def injected_params(fn: Callable[..., Any]) -> tuple[tuple[str, str], ...]:
             continue
         if p.name == "runtime" or _is_runtime_hint(p.annotation):
             out.append((p.name, "runtime"))
+        elif p.name == "error" or _hint_named(p.annotation, "NodeError"):
+            out.append((p.name, "error"))
         elif p.name == "store":
             out.append(("store", "store"))
     return tuple(out)
 
 
 def _is_runtime_hint(annotation: Any) -> bool:
+    return _hint_named(annotation, "Runtime")
+
+
+def _hint_named(annotation: Any, name: str) -> bool:
+    """Whether a parameter's hint is the class `name` (also `name[...]` or as a string)."""
     if annotation is inspect.Parameter.empty:
         return False
     if isinstance(annotation, str):
-        return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == "Runtime"
+        return annotation.split("[", 1)[0].rsplit(".", 1)[-1] == name
     origin = get_origin(annotation) or annotation
-    return getattr(origin, "__name__", "") == "Runtime"
+    return getattr(origin, "__name__", "") == name
 
 
 def is_subgraph(fn: Any) -> bool:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledStateGraph"]
 
+DEFAULT_HANDLER = "__default_error_handler__"
+
 
 class CompiledStateGraph:
     """Runnable graph. Built by `StateGraph.compile()`."""
@@ -82,6 +84,7 @@ class CompiledStateGraph:
                                              timeout=timeout,
                                              input_view=None if spec.input_schema is None
                                              else NodeInput(spec.input_schema))
+        self._add_error_handlers(builder)
         slow_sync = [n for n, r in self.runners.items() if r.timeout is not None and not r.is_async]
         if slow_sync:
             raise ValueError(
@@ -95,6 +98,20 @@ class CompiledStateGraph:
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()
+
+    def _add_error_handlers(self, builder: StateGraph) -> None:
+        """A runner per error handler (`__error_handler__<node>`, or the graph's default
+        `__default_error_handler__`), linked from the nodes it serves."""
+        default = builder.node_defaults.get("error_handler")
+        if default is not None:
+            self.runners[DEFAULT_HANDLER] = NodeRunner(DEFAULT_HANDLER, default, (), (), ())
+        for name_, spec in builder.nodes.items():
+            if spec.error_handler is not None:
+                handler = f"__error_handler__{name_}"
+                self.runners[handler] = NodeRunner(handler, spec.error_handler, (), (), ())
+                self.runners[name_].error_handler = handler
+            elif default is not None:
+                self.runners[name_].error_handler = DEFAULT_HANDLER
 
     def _register_types(self) -> None:
         serde = getattr(self.checkpointer, "serde", None)

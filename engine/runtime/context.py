@@ -33,6 +33,8 @@ class TaskContext:
     runtime: Any = None
     """The Runtime built for this attempt, once a node asked for it."""
     previous: Any = None
+    node_error: Any = None
+    """For an error handler's task: the NodeError it handles."""
     last_progress: float = 0.0
     """When the node last showed progress (monotonic seconds), for idle timeouts."""
 

@@ -39,6 +39,7 @@ from ..checkpoint.base import (
 from ..constants import END, START
 from ..errors import (
     GraphInterrupt,
+    NodeError,
     InvalidRouteError,
     InvalidUpdateError,
 )
@@ -79,6 +80,8 @@ __all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
 DEFAULT_RECURSION_LIMIT = 10007
 _BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
 _FROM_GRAPH: Any = object()
+HANDLER_TRIGGER = "error_handler:"
+"""Trigger of an error handler's task: `error_handler:<the node that failed>`."""
 
 
 class Run(RunStart, RunCommit):
@@ -302,6 +305,8 @@ class Run(RunStart, RunCommit):
         ctx = TaskContext(task_id=task.id, name=task.name, config=config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
                           parent=current_task.get(), run=self)
+        if task.trigger.startswith(HANDLER_TRIGGER):
+            ctx.node_error = task.arg
         if runner.timeout is not None and runner.timeout.refresh_on == "auto":
             ctx.writer = _with_heartbeat(ctx.writer, ctx)
         if self._listeners:
@@ -520,6 +525,9 @@ class Run(RunStart, RunCommit):
             finally:
                 self._emit(TaskFailed(**self._base(), task_id=task.id, name=task.name, error=result.error,
                                       traceback=result.traceback, duration_s=result.duration_s))
+            handler = self.graph.runners[task.name].error_handler if task.name in self.graph.runners else None
+            if handler is not None and not isinstance(result.error, ParentCommand):
+                self._plan_error_handler(result, handler)
             return
         if result.interrupts:
             try:
@@ -564,6 +572,16 @@ class Run(RunStart, RunCommit):
         else:
             loop.call_soon_threadsafe(self._emit, event)
 
+    def _plan_error_handler(self, failed: TaskResult, handler: str) -> None:
+        """A failed node with an error handler: the handler joins this superstep as a task
+        of its own (told the NodeError), and the run goes on with what it returns."""
+        failed.handled = True
+        task = failed.task
+        planned = PlannedTask(id=f"{task.id}!handler", name=handler, trigger=f"{HANDLER_TRIGGER}{task.name}",
+                              arg=NodeError(node=task.name, error=failed.error))  # type: ignore[arg-type]
+        at = self.plan.index(task) + 1  # its writes apply where the failed node's would have
+        self.plan = (*self.plan[:at], planned, *self.plan[at:])
+
     def _put_writes(self, writes: list[PendingWrite]) -> None:
         assert self.saver is not None and self.checkpoint is not None
         if self._held is not None:
@@ -586,7 +604,7 @@ class Run(RunStart, RunCommit):
         """Once every task of the superstep has run: fail, pause on interrupts, or wait for commit."""
         if self.pending or self.status != "ready":
             return
-        failed = [r for r in self.results.values() if r.error is not None]
+        failed = [r for r in self.results.values() if r.error is not None and not r.handled]
         if failed:
             self._fail(failed[0].error)
             return

@@ -189,7 +189,7 @@ class StreamCollector:
             self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source,
                              event.values, event.next)
         elif isinstance(event, TaskStarted):
-            if event.name == START:
+            if event.name == START or event.trigger.startswith("error_handler:"):
                 return
             if "tasks" in modes or "debug" in modes:
                 payload = {"id": event.task_id, "name": event.name, "input": event.input,

@@ -45,6 +45,8 @@ class TaskResult:
     replayed: bool = False
     cached: bool = False
     """The node was not called: its output came from the graph's cache."""
+    handled: bool = False
+    """The node failed and its error handler runs instead (the run goes on)."""
 
     @property
     def ok(self) -> bool:
@@ -202,12 +204,15 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
-        "input_view",
+        "input_view", "error_handler",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
-                 joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None, input_view: Any = None) -> None:
+                 joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None, input_view: Any = None,
+                 error_handler: str | None = None) -> None:
         self.name = name
+        self.error_handler = error_handler
+        """The name of the runner that handles this node's errors, or None."""
         self.input_view = input_view
         """The node's own input schema (a NodeInput), or None: it gets the whole state."""
         self.retry = retry
@@ -264,7 +269,8 @@ def _injected_kwargs(wanted: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     if ctx is None:
         return {}
     runtime = runtime_for(ctx)
-    return {param: runtime if what == "runtime" else runtime.store for param, what in wanted}
+    given = {"runtime": runtime, "store": runtime.store, "error": ctx.node_error}
+    return {param: given[what] for param, what in wanted}
 
 
 def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]],

@@ -1,0 +1,72 @@
+"""Node error handlers: add_node(error_handler=...) and set_node_defaults(error_handler=...)."""
+import operator
+import sys
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extra_api import extra  # noqa: E402
+from support import history, thread  # noqa: E402
+
+
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+def bad(state):
+    raise ValueError("boom")
+
+
+def case_handler_recovers_in_the_same_step(api, tmp):
+    x = extra(api)
+
+    def handler(state, error: x.NodeError):
+        return {"log": [f"handled {error.node}: {error.error!r}"]}
+
+    g = api.StateGraph(S)
+    g.add_node("bad", bad, error_handler=handler)
+    g.add_node("ok", lambda s: {"log": ["ok"]})
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(api.START, "bad")
+    g.add_edge(api.START, "ok")
+    g.add_edge("bad", "after")
+    graph = g.compile(checkpointer=api.InMemorySaver())
+    chunks = list(graph.stream({"log": []}, thread(), stream_mode="updates"))
+    return [sorted(chunks, key=repr), graph.get_state(thread()).values, [h["step"] for h in history(graph, thread())]]
+
+
+def case_handler_routes_with_command(api, tmp):
+    def handler(state):
+        return api.Command(update={"log": ["cmd"]}, goto="z")
+
+    g = api.StateGraph(S)
+    g.add_node("bad", bad, error_handler=handler)
+    g.add_node("z", lambda s: {"log": ["z"]})
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(api.START, "bad")
+    g.add_edge("bad", "after")
+    return g.compile().invoke({"log": []})
+
+
+def case_default_handler_and_failing_handler(api, tmp):
+    x = extra(api)
+
+    def handler(state, error: x.NodeError):
+        return {"log": [error.node]}
+
+    g = api.StateGraph(S).set_node_defaults(error_handler=handler)
+    g.add_node("bad", bad)
+    g.add_edge(api.START, "bad")
+    out = [g.compile().invoke({"log": []})]
+
+    def worse(state):
+        raise KeyError("again")
+
+    g2 = api.StateGraph(S)
+    g2.add_node("bad", bad, error_handler=worse)
+    g2.add_edge(api.START, "bad")
+    try:
+        g2.compile().invoke({"log": []})
+    except KeyError as exc:
+        out.append(repr(exc))
+    return out

@@ -1,0 +1,108 @@
+"""Node error handlers: the handler runs in the failing node's superstep and the run goes on."""
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from engine import START, Command, InMemorySaver, NodeError, StateGraph, TaskFailed, TaskFinished
+
+
+class S(TypedDict):
+    log: Annotated[list, operator.add]
+
+
+def bad(state):
+    raise ValueError("boom")
+
+
+def handler(state, error: NodeError):
+    return {"log": [f"{error.node}:{type(error.error).__name__}"]}
+
+
+def test_handler_replaces_the_failed_node_and_its_edges():
+    g = StateGraph(S)
+    g.add_node("bad", bad, error_handler=handler)
+    g.add_node("ok", lambda s: {"log": ["ok"]})
+    g.add_node("after", lambda s: {"log": ["after"]})
+    g.add_edge(START, "bad")
+    g.add_edge(START, "ok")
+    g.add_edge("bad", "after")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    events = [c for m, c in graph.stream({"log": []}, cfg, stream_mode=["events", "updates"]) if m == "events"]
+    assert graph.get_state(cfg).values == {"log": ["bad:ValueError", "ok"]}
+    failed = [e.name for e in events if isinstance(e, TaskFailed)]
+    finished = [e.name for e in events if isinstance(e, TaskFinished) and e.name != "__start__"]
+    assert failed == ["bad"] and sorted(finished) == ["__error_handler__bad", "ok"]
+
+
+def test_handler_named_error_parameter_and_command_goto():
+    def route(state, error):
+        assert isinstance(error, NodeError) and str(error.error) == "boom"
+        return Command(update={"log": ["cmd"]}, goto="z")
+
+    g = StateGraph(S)
+    g.add_node("bad", bad, error_handler=route)
+    g.add_node("z", lambda s: {"log": ["z"]})
+    g.add_edge(START, "bad")
+    assert g.compile().invoke({"log": []}) == {"log": ["cmd", "z"]}
+
+
+def test_async_node_and_async_handler():
+    async def abad(state):
+        raise ConnectionError("down")
+
+    async def ahandler(state, error: NodeError):
+        return {"log": ["async " + error.node]}
+
+    g = StateGraph(S)
+    g.add_node("n", abad, error_handler=ahandler)
+    g.add_edge(START, "n")
+    assert asyncio.run(g.compile().ainvoke({"log": []})) == {"log": ["async n"]}
+
+
+def test_defaults_apply_to_nodes_without_their_own_handler():
+    own = []
+    g = StateGraph(S).set_node_defaults(error_handler=handler)
+    g.add_node("a", bad)
+    g.add_node("b", bad, error_handler=lambda s, error: own.append(error.node) or {"log": ["own"]})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    assert g.compile().invoke({"log": []}) == {"log": ["a:ValueError"]}  # a's handler has no edges
+    g2 = StateGraph(S).set_node_defaults(error_handler=handler)
+    g2.add_node("b", bad, error_handler=lambda s, error: own.append(error.node) or {"log": ["own"]})
+    g2.add_edge(START, "b")
+    assert g2.compile().invoke({"log": []}) == {"log": ["own"]} and own == ["b"]
+
+
+def test_a_failing_handler_fails_the_run():
+    def worse(state):
+        raise KeyError("again")
+
+    g = StateGraph(S)
+    g.add_node("n", bad, error_handler=worse)
+    g.add_edge(START, "n")
+    with pytest.raises(KeyError, match="again"):
+        g.compile().invoke({"log": []})
+
+
+def test_stepping_shows_the_handler_as_a_task_of_the_same_superstep():
+    g = StateGraph(S)
+    g.add_node("n", bad, error_handler=handler)
+    g.add_edge(START, "n")
+
+    async def drive():
+        run = g.compile().new_run({"log": []})
+        await run.start()
+        await run.run_pending()
+        run.commit()  # __start__
+        await run.run_task()  # n fails
+        names = [t.name for t in run.pending]
+        await run.run_task()  # the handler
+        run.commit()
+        return names, run.status, run.values
+
+    assert asyncio.run(drive()) == (["__error_handler__n"], "done", {"log": ["n:ValueError"]})
