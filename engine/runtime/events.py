@@ -106,6 +106,8 @@ class StepCommitted(RunEvent):
     next: tuple[PlannedTask, ...]
     nodes_ran: tuple[str, ...]
     values: Mapping[str, Any]
+    waiting: tuple[str, ...] = ()
+    """Deferred nodes (defer=True) already triggered, waiting until nothing else runs."""
 
 
 @dataclass(frozen=True, kw_only=True)

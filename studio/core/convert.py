@@ -264,7 +264,8 @@ def _event_row(event: RunEvent) -> EventRow | None:
         return EventRow(kind="start", step=step, node=event.name, text=f"{event.name} started ({event.trigger})")
     if isinstance(event, TaskFinished):
         keys = ", ".join(k for k, _ in event.writes) or "nothing"
-        extra = " (replayed from saved writes)" if event.replayed else ""
+        extra = " (replayed from saved writes)" if event.replayed else \
+            " (cached: the node was not called)" if getattr(event, "cached", False) else ""
         text = f"{event.name} wrote {keys}{extra}"
         if event.dropped_keys:
             text += f"; dropped {', '.join(event.dropped_keys)} (not in the schema)"
@@ -281,8 +282,10 @@ def _event_row(event: RunEvent) -> EventRow | None:
         keys = ", ".join(d.key for d in event.diffs) or "no keys"
         nxt = ", ".join(t.name for t in event.next) or "END"
         how = "" if event.source == "loop" else f" ({event.source})"
+        waiting = getattr(event, "waiting", ())
+        wait = f"; waiting: {', '.join(waiting)} (deferred)" if waiting else ""
         return EventRow(kind="commit", step=step, node="+".join(event.nodes_ran), checkpoint_id=event.checkpoint_id,
-                        text=f"committed{how}: {keys} changed → next: {nxt}")
+                        text=f"committed{how}: {keys} changed → next: {nxt}{wait}")
     if isinstance(event, RunInterrupted):
         why = {"interrupt": "interrupt()", "before": "interrupt_before", "after": "interrupt_after"}
         return EventRow(kind="interrupt", step=step, node="+".join(event.nodes), checkpoint_id=event.checkpoint_id,
