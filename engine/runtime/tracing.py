@@ -120,7 +120,6 @@ class GraphTrace:
             "langgraph_triggers": ("__pregel_push",) if task.is_send else (f"branch:to:{task.name}",),
             "langgraph_path": ("__pregel_push", task.name) if task.is_send else ("__pregel_pull", task.name),
             "langgraph_checkpoint_ns": checkpoint_ns,
-            "checkpoint_ns": checkpoint_ns,
             "ls_integration": "langgraph",
         }
         if thread_id is not None:
