@@ -116,7 +116,7 @@ def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, st
                     need, dst = joins[t.target]
                     got = arrived.setdefault(t.target, set())
                     got.add(src)
-                    if got >= need:
+                    if got >= need and dst != END:  # a join into END triggers nothing
                         arrived[t.target] = set()
                         for s in sorted(need):
                             triggered.setdefault(dst, []).append((s, _Trigger(dst, False, None)))
@@ -162,7 +162,7 @@ def _replace(nodes: dict[str, LGNode], edges: list[LGEdge], name: str, inner_nod
     first, last = _ends(inner_nodes, inner_edges, "first"), _ends(inner_nodes, inner_edges, "last")
     del nodes[name]
     for node_id, node in inner_nodes.items():
-        nodes[f"{name}:{node_id}"] = LGNode(f"{name}:{node_id}", node.name, node.data, node.metadata)
+        nodes[f"{name}:{node_id}"] = LGNode(f"{name}:{node_id}", f"{name}:{node.name}", node.data, node.metadata)
     edges.extend(e._replace(source=f"{name}:{e.source}", target=f"{name}:{e.target}") for e in inner_edges)
     for i, e in enumerate(edges):
         if e.source == name and last is not None:
@@ -244,10 +244,12 @@ def _group(edge: LGEdge) -> str:
 
 def _node_line(node_id: str, node: LGNode) -> str:
     label = node.name.rsplit(":", 1)[-1]
-    if node_id == START or node_id.endswith(":" + START):
+    if node_id == START:
         return f"{_mermaid_id(node_id)}([<p>{label}</p>]):::first"
-    if node_id == END or node_id.endswith(":" + END):
+    if node_id == END:
         return f"{_mermaid_id(node_id)}([<p>{label}</p>]):::last"
+    if label in (START, END):  # a subgraph's own START or END, kept by xray
+        return f"{_mermaid_id(node_id)}(<p>{label}</p>)"
     return f"{_mermaid_id(node_id)}({label})"
 
 
