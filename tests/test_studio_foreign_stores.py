@@ -94,3 +94,24 @@ def test_langgraph_postgres_opens_read_only_and_retrograph_runs_on_postgres(open
     act(qtbot, window, "continue_")
     with PostgresSaver(pg_url) as mine:
         assert mine.get("pg").values == {"log": ["a"]}
+
+
+def test_retrograph_open_takes_a_postgresql_url(pg_url: str, tmp_path: Path) -> None:
+    """`retrograph open URL --screenshot`: the command line hands the URL through as text
+    (not as a path) and the window renders LangGraph's PostgreSQL history."""
+    import os
+    import subprocess
+    import sys
+
+    from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+    with LangGraphPostgresSaver.from_conn_string(pg_url) as saver:
+        saver.setup()
+        run_app("flow", saver)
+    out = tmp_path / "open.png"
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-m", "studio", "open", pg_url, "--screenshot", str(out)],
+                          capture_output=True, text=True, timeout=120, cwd=root, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert out.stat().st_size > 10_000
