@@ -49,7 +49,7 @@ from .records import (
 )
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
-from .sqlite_cache import Known, StaleCache, WriteCache
+from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
 from .sqlite_rows import (
     HEADER_COLS,
     INLINE,
@@ -279,20 +279,20 @@ class SqliteSaver(BaseCheckpointSaver):
             stored[key] = ["", 0, count, size, int(tagged)]
         check_versions(c)
         extras = dumps_extras(serde, c)  # first: it names a task that cannot be stored
-        row = [  # the insert's parameters; the row number and the versions record come later
+        row = [  # the insert's parameters (INSERT_SLOTS); the row number and the versions record come later
             None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
             orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, extras,
             orjson.dumps(inline) if inline else None, tid,
         ]
         drop_writes = c.parent_id is not None and (parent is None or parent.has_writes)
         if not staged and not drop_writes:  # one statement: its own transaction
-            row[9] = orjson.dumps(stored)
+            row[SLOT_VERSIONS] = orjson.dumps(stored)
             cid = cache.insert_checkpoint(conn, row, c)
         else:
             with _atomic(conn):
                 for key, data, base_sid in staged:
                     stored[key][1] = self._segments.store(conn, tid, data, base_sid)
-                row[9] = orjson.dumps(stored)
+                row[SLOT_VERSIONS] = orjson.dumps(stored)
                 cid = cache.insert_checkpoint(conn, row, c)
                 if drop_writes:
                     conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))

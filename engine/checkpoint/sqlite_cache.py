@@ -17,12 +17,16 @@ from .records import exists_error
 from .sqlite_rows import Entry, parse_versions
 from .sqlite_schema import N_BITS, N_MASK
 
-__all__ = ["Known", "StaleCache", "WriteCache"]
+__all__ = ["Known", "StaleCache", "WriteCache", "INSERT_SLOTS", "SLOT_CID", "SLOT_TID", "SLOT_VERSIONS"]
 
 _INSERT_CHECKPOINT = (
     "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
     " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
 )
+INSERT_SLOTS = ("cid", "tid", "id", "parent", "step", "source", "created_at", "next", "nodes_ran", "versions",
+                "extras", "inline", "guard_tid")
+"""The parameters of `_INSERT_CHECKPOINT`, in order (the last one checks the thread still exists)."""
+SLOT_CID, SLOT_TID, SLOT_VERSIONS = (INSERT_SLOTS.index(n) for n in ("cid", "tid", "versions"))
 _KEEP = 64  # checkpoints remembered: a put's parent is almost always one of the last
 
 
@@ -104,7 +108,7 @@ class WriteCache:
     def insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
         """Insert the checkpoint row (`_INSERT_CHECKPOINT`'s parameters, the first left
         for the row number) under the thread's next row number; returns that number."""
-        tid = row[1]
+        tid = row[SLOT_TID]
         while True:
             n = self._next_n.get(tid)
             if n is None:
@@ -112,7 +116,7 @@ class WriteCache:
                     "SELECT max(cid) FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK)
                 ).fetchone()[0]
                 n = (top & N_MASK) + 1 if top is not None else 0
-            row[0] = cid = (tid << N_BITS) | n
+            row[SLOT_CID] = cid = (tid << N_BITS) | n
             try:
                 inserted = conn.execute(_INSERT_CHECKPOINT, row).rowcount
             except sqlite3.IntegrityError as e:

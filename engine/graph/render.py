@@ -1,13 +1,15 @@
 """Graphviz for the drawable graph: DOT text, PNG/SVG rendering and `dot` layout.
 
 `to_dot()` is pure text. `render()` and `layout()` import pygraphviz when called, so
-importing the engine never loads graphviz. `layout()` gives the studio what it needs to
-draw its own interactive items: node boxes, edge splines and label positions, in points
-with the origin at the top left and y growing downwards (Qt's scene convention).
+importing the engine never loads graphviz. `layout()` (also `get_graph().layout()`) gives
+node boxes, edge splines and label positions, in points with the origin at the top left
+and y growing downwards (a canvas's convention). The studio lays out its own records in
+`studio.core.layout` (sizes measured by Qt, join points, back-edge ports) and reads dot's
+output with the same `parse_point` and `parse_spline`.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,7 +223,7 @@ def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
     llx, lly, urx, ury = _floats(agraph.graph_attr["bb"])
 
     def point(text: str) -> Point:
-        x, y = _floats(text)[:2]
+        x, y = parse_point(text)
         return (x - llx, ury - y)
 
     clusters: dict[str, tuple[float, float, float, float]] = {}
@@ -248,7 +250,7 @@ def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
     edges: dict[tuple[str, str], EdgeGeometry] = {}
     for u, v, d in g.edges(data=True):
         attr = agraph.get_edge(_anchor(g, u, "tail"), _anchor(g, v, "head")).attr
-        points, tip = _spline(attr.get("pos") or "", point)
+        points, tip = parse_spline(attr.get("pos") or "", point)
         label = d.get("label") or None
         lp = attr.get("lp") or attr.get("xlp")
         label_pos = point(lp) if lp else (points[len(points) // 2] if label and points else None)
@@ -262,13 +264,20 @@ def _floats(text: str) -> tuple[float, ...]:
     return tuple(float(part) for part in text.split(","))
 
 
-def _spline(pos: str, point: Any) -> tuple[tuple[Point, ...], Point | None]:
-    """Parse a graphviz edge `pos` ("e,x,y x,y x,y ..."); only the first spline is kept
-    (several appear only with `concentrate`, which we never set)."""
-    first = pos.split(";")[0].split()
+# -- reading dot's output: shared with the studio's own layout (studio.core.layout) ------
+def parse_point(text: str) -> Point:
+    """A graphviz point ("x,y" or "x,y,z"), in dot's coordinates (y grows upwards)."""
+    x, y = text.split(",")[:2]
+    return float(x), float(y)
+
+
+def parse_spline(pos: str, point: Callable[[str], Point]) -> tuple[tuple[Point, ...], Point | None]:
+    """An edge's `pos` ("e,x,y s,x,y x,y x,y ..."): its control points and its arrow tip
+    (the "e," point), each read by `point`. Only the first spline is kept (several appear
+    only with `concentrate`, which neither layout sets)."""
     points: list[Point] = []
     tip: Point | None = None
-    for token in first:
+    for token in pos.split(";")[0].split():
         if token.startswith("e,"):
             tip = point(token[2:])
         elif token.startswith("s,"):

@@ -14,10 +14,11 @@ import math
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from engine.constants import END, START
+from engine.graph.render import parse_point, parse_spline
 
 from .records import EdgeShape, GraphShape, NodeKind, NodeShape
 
@@ -275,11 +276,6 @@ def _ends(plan: _Plan, clusters: Mapping[str, str], source: str, target: str) ->
     return attrs
 
 
-def _floats(text: str) -> Point:
-    x, y = text.split(",")[:2]
-    return float(x), float(y)
-
-
 def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
           join_points: Mapping[str, str], fast: bool, seconds: float) -> GraphLayout:
     llx, lly, urx, ury = (float(v) for v in g.graph_attr["bb"].split(","))  # type: ignore[attr-defined]
@@ -290,7 +286,7 @@ def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
     boxes: dict[str, NodeBox] = {}
     for n in g.nodes():  # type: ignore[attr-defined]
         name = str(n)
-        x, y = flip(_floats(n.attr["pos"]))
+        x, y = flip(parse_point(n.attr["pos"]))
         w, h = float(n.attr["width"]) * _DPI, float(n.attr["height"]) * _DPI
         if name.startswith(JOIN_PREFIX) and name not in plan.nodes:
             boxes[name] = NodeBox(id=name, label="", kind="join", x=x, y=y, w=w, h=h)
@@ -305,7 +301,7 @@ def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
         if not points:
             continue
         lp = e.attr.get("lp") or e.attr.get("xlp")
-        label_pos = flip(_floats(lp)) if lp else None
+        label_pos = flip(parse_point(lp)) if lp else None
         if ident.startswith("x"):  # a join point's exit
             point = str(e[0])
             target = next(t for t, p in join_points.items() if p == point)
@@ -330,7 +326,7 @@ def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
                 x0, y0, x1, y1 = (float(v) for v in bb.split(","))
                 lp = sg.graph_attr.get("lp")
                 boxes_out.append(ClusterBox(id=sub, label=plan.nodes[sub].label, x=x0 - llx, y=ury - y1,
-                                            w=x1 - x0, h=y1 - y0, label_pos=flip(_floats(lp)) if lp else None))
+                                            w=x1 - x0, h=y1 - y0, label_pos=flip(parse_point(lp)) if lp else None))
             walk(sg)
 
     walk(g)
@@ -338,18 +334,10 @@ def _read(g: object, view: GraphShape, plan: _Plan, clusters: Mapping[str, str],
                        height=ury - lly, fast=fast, seconds=seconds)
 
 
-def _spline(pos: str, flip: object) -> tuple[tuple[Point, ...], tuple[Point, Point] | None]:
-    """Parse dot's `pos` of an edge: "e,x,y s,x,y x,y x,y …" (first spline only)."""
-    end = None
-    points: list[Point] = []
-    for token in pos.split(";")[0].split():
-        if token.startswith("e,"):
-            end = flip(_floats(token[2:]))  # type: ignore[operator]
-        elif token.startswith("s,"):
-            continue
-        else:
-            points.append(flip(_floats(token)))  # type: ignore[operator]
+def _spline(pos: str, flip: Callable[[Point], Point]) -> tuple[tuple[Point, ...], tuple[Point, Point] | None]:
+    """dot's `pos` of an edge, flipped to the scene: its points and its arrow (last point,
+    tip); nothing for a spline of fewer than two points."""
+    points, end = parse_spline(pos, lambda text: flip(parse_point(text)))
     if len(points) < 2:
         return (), None
-    arrow = (points[-1], end) if end is not None else None
-    return tuple(points), arrow
+    return points, ((points[-1], end) if end is not None else None)
