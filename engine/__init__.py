@@ -15,6 +15,7 @@ from .checkpoint import (
 )
 from .constants import END, START
 from .errors import (
+    GraphDrained,
     NodeError,
     NodeTimeoutError,
     CheckpointDecodeError,
@@ -95,7 +96,7 @@ __all__ = [
     "StepCommitted", "RunInterrupted", "RunFinished", "CustomData", "ChannelDiff", "ChannelWrite", "MISSING",
     # errors
     "GraphRecursionError", "InvalidUpdateError", "InvalidRouteError", "GraphCompileError", "EmptyInputError", "MissingThreadIdError",
-    "ResumeError", "NodeTimeoutError", "NodeError", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
+    "ResumeError", "NodeTimeoutError", "NodeError", "GraphDrained", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
     "UnsupportedSchemaVersion", "NotARetrographDatabase",
 ]
 

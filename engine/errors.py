@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from enum import Enum
 
 __all__ = [
+    "GraphDrained",
     "NodeError",
     "NodeTimeoutError",
     "GraphRecursionError",
@@ -90,6 +91,15 @@ class SerializationError(TypeError):
 class GraphBubbleUp(Exception):
     """Base of the signals that a node raises for the engine to handle (an interrupt, a
     Command for the parent graph), not errors: a node must let them propagate."""
+
+
+class GraphDrained(GraphBubbleUp):
+    """The run stopped at a superstep boundary because `RunControl.request_drain()` was
+    called (e.g. on SIGTERM); its checkpoint is saved, `invoke(None, config)` resumes it."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        self.reason = reason
+        super().__init__(f"Graph drained: {reason}")
 
 
 class ParentCommand(GraphBubbleUp):

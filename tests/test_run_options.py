@@ -169,3 +169,24 @@ def test_output_keys_restrict_values():
     graph = g.compile()
     assert graph.invoke({"log": [], "n": 0}, output_keys=["n"]) == {"n": 1}
     assert graph.invoke({"log": [], "n": 0}, output_keys="log") == ["a"]
+
+
+def test_drain_stops_at_the_superstep_boundary_and_resumes():
+    from engine import GraphDrained, RunControl
+
+    control = RunControl()
+
+    def a(s):
+        control.request_drain("sigterm")
+        return {"log": ["a"]}
+
+    g = StateGraph(S)
+    g.add_node("a", a)
+    g.add_node("b", lambda s: {"log": ["b"]})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    graph = g.compile(checkpointer=InMemorySaver())
+    with pytest.raises(GraphDrained, match="sigterm"):
+        graph.invoke({"log": []}, cfg("d"), durability="exit", control=control)
+    assert graph.get_state(cfg("d")).next == ("b",)
+    assert graph.invoke(None, cfg("d")) == {"log": ["a", "b"]}

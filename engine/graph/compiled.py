@@ -207,9 +207,9 @@ class CompiledStateGraph:
 
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
-                 durability: str | None = None, context: Any = None) -> Run:
+                 durability: str | None = None, context: Any = None, control: Any = None) -> Run:
         return Run(self, input, self._config(config), interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                   inline_sync=inline_sync, durability=durability, context=context)
+                   inline_sync=inline_sync, durability=durability, context=context, control=control)
 
     async def astream(
         self,
@@ -223,6 +223,7 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         durability: str | None = None,
+        control: Any = None,
         subgraphs: bool = False,
         debug: bool | None = None,
         version: str = "v1",
@@ -249,7 +250,7 @@ class CompiledStateGraph:
             collector.wake = _waker()
             _inline_sync = False
         run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                  inline_sync=_inline_sync, durability=durability, context=context)
+                  inline_sync=_inline_sync, durability=durability, context=context, control=control)
         collector.saves = run.saver is not None
         run.subscribe(collector)
         if collector.wake is not None:
@@ -269,6 +270,7 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         durability: str | None = None,
+        control: Any = None,
         debug: bool | None = None,
         version: str = "v1",
         _inline_sync: bool = False,
@@ -283,13 +285,14 @@ class CompiledStateGraph:
             chunks = [c async for c in self.astream(
                 input, config, context=context, stream_mode=stream_mode, print_mode=print_mode,
                 output_keys=output_keys, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                durability=durability, debug=debug, version=version, _inline_sync=_inline_sync)]
+                durability=durability, control=control, debug=debug, version=version, _inline_sync=_inline_sync)]
             if stream_mode != "values":
                 return chunks
             return _last_values(chunks, version, output_keys)
         if version not in ("v1", "v2"):
             raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
-        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context)
+        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
+                            control)
         async for _ in self._drive(run, None):
             pass
         out = self.schema.output(run.preview if run.preview is not None else run.values)
@@ -486,7 +489,7 @@ class CompiledStateGraph:
 
 
 _INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys", "interrupt_before",
-                          "interrupt_after", "durability", "debug", "version", "checkpoint_during"})
+                          "interrupt_after", "durability", "control", "debug", "version", "checkpoint_during"})
 _STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}
 
 

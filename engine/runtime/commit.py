@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..channels import MISSING
 from ..checkpoint.base import Checkpoint, PlannedTask, new_task_id, now_iso
 from ..constants import END, START
-from ..errors import GraphRecursionError, InvalidRouteError, InvalidUpdateError
+from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
 from .diff import ChannelDiff, ChannelWrite
 from .events import RunInterrupted, StepCommitted
@@ -233,6 +233,10 @@ class RunCommit:
         if not self.plan:
             self._finish("done")
             return
+        if self.control is not None and self.control.drain_requested:
+            drained = GraphDrained(self.control.drain_reason or "shutdown")
+            self._fail(drained)  # saved so far; invoke(None, config) goes on from here
+            raise drained
         if not (self.interrupt_after or self.interrupt_before):
             return
         after = tuple(n for n in nodes_ran if n in self.interrupt_after)

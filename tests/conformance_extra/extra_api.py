@@ -10,14 +10,15 @@ def extra(api) -> SimpleNamespace:
     if api.impl == "langgraph":
         from langgraph.cache.memory import InMemoryCache
         from langgraph.config import get_store, get_stream_writer
-        from langgraph.runtime import Runtime, get_runtime
+        from langgraph.runtime import RunControl, Runtime, get_runtime
         from langgraph.store.memory import InMemoryStore
-        from langgraph.errors import NodeError, NodeTimeoutError
+        from langgraph.errors import GraphDrained, NodeError, NodeTimeoutError
         from langgraph.types import CachePolicy, GraphOutput, RetryPolicy, TimeoutPolicy
 
         return SimpleNamespace(**{k: v for k, v in locals().items() if k != "api"})
     import engine
 
     names = ("InMemoryCache", "get_store", "get_stream_writer", "Runtime", "get_runtime", "InMemoryStore",
-             "CachePolicy", "GraphOutput", "RetryPolicy", "TimeoutPolicy", "NodeTimeoutError", "NodeError")
+             "CachePolicy", "GraphOutput", "RetryPolicy", "TimeoutPolicy", "NodeTimeoutError", "NodeError", "GraphDrained",
+             "RunControl")
     return SimpleNamespace(**{n: getattr(engine, n, None) for n in names})

@@ -150,3 +150,32 @@ def case_tasks_stream_payloads(api, tmp):
     g.add_conditional_edges("j", lambda s: [api.Send("w", 1)])
     chunks = [_strip_ids(c) for c in g.compile().stream({"log": []}, stream_mode=["tasks", "custom"])]
     return sorted(chunks, key=repr)
+
+
+def case_drain_stops_between_supersteps(api, tmp):
+    x = extra(api)
+    control = x.RunControl()
+
+    def a(state):
+        control.request_drain("sigterm")
+        return {"log": ["a"]}
+
+    g = api.StateGraph(S)
+    g.add_node("a", a)
+    g.add_node("b", lambda s: {"log": ["b"]})
+    g.add_edge(api.START, "a")
+    g.add_edge("a", "b")
+    graph = g.compile(checkpointer=api.InMemorySaver())
+    out = []
+    try:
+        graph.invoke({"log": []}, thread(), durability="exit", control=control)
+    except x.GraphDrained as exc:
+        out.append(exc.reason)
+    out.append(list(graph.get_state(thread()).next))
+    out.append(graph.invoke(None, thread()))
+    last = x.RunControl()
+    single = api.StateGraph(S)
+    single.add_node("a", lambda s: last.request_drain() or {"log": ["only"]})
+    single.add_edge(api.START, "a")
+    out.append([single.compile().invoke({"log": []}, control=last), last.drain_requested])
+    return out
