@@ -92,7 +92,7 @@ class _Scope:
         self.used: dict[str, int] = {}
         run = self.run
         if run is not None and run.saver is not None and run.checkpoint is not None:
-            for w in run.saver.pending_writes(run.thread_id or "", run.checkpoint.id):
+            for w in run.saver.pending_writes(run.store_key, run.checkpoint.id):
                 if w.channel == RETURN:
                     self.saved[w.task_id] = w.value
                 elif w.channel == USED:
@@ -517,8 +517,9 @@ class EntrypointGraph(CompiledStateGraph):
         return super().update_state(config, {END_KEY: values, PREVIOUS_KEY: values}, as_node or self.input_node,
                                     task_id)
 
-    def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = (), child: Any = None) -> StateSnapshot:
-        snap = super().snapshot(ckpt, pending, child)
+    def snapshot(self, ckpt: Any, pending: Sequence[PendingWrite] = (), child: Any = None,
+                 **kwargs: Any) -> StateSnapshot:
+        snap = super().snapshot(ckpt, pending, child, **kwargs)
         return snap._replace(values=snap.values.get(END_KEY) if isinstance(snap.values, Mapping) else snap.values)
 
     def __repr__(self) -> str:

@@ -31,7 +31,7 @@ from .data import (
     PlannedTask,
     ThreadInfo,
 )
-from .ids import new_checkpoint_id, new_task_id, now_iso
+from .ids import NS_SEP, new_checkpoint_id, new_task_id, now_iso, ns_thread_key, split_thread_key
 from .langgraph_api import LangGraphSaverAPI
 
 __all__ = [
@@ -50,8 +50,10 @@ __all__ = [
     "ERROR",
     "RESUME",
     "DONE",
+    "NS_SEP",
+    "ns_thread_key",
+    "split_thread_key",
 ]
-
 
 class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
     """A checkpoint store. Methods are synchronous and cheap per call (they touch only
@@ -104,7 +106,13 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
         """Every thread in the store, most recently updated first."""
 
     @abstractmethod
-    def delete_thread(self, thread_id: str) -> None: ...
+    def delete_thread(self, thread_id: str) -> None:
+        """Forget the thread, its subgraphs' namespaces included."""
+
+    def namespaces(self, thread_id: str) -> Sequence[str]:
+        """The subgraph checkpoint namespaces stored for `thread_id` (not ""), in the order
+        they were first written. Stores that keep no subgraph history return []."""
+        return []
 
     def close(self) -> None:
         """Release files and connections; the default has none."""

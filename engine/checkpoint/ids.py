@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "CountingIds", "deterministic_ids"]
+__all__ = ["new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "CountingIds", "deterministic_ids",
+           "NS_SEP", "ns_thread_key", "split_thread_key"]
 
 _PROCESS_TAG = os.urandom(3).hex()
 _last_ms = 0
@@ -108,3 +109,20 @@ def deterministic_ids(source: IdSource | None = None) -> Iterator[IdSource]:
         yield _source
     finally:
         _source = previous
+
+
+NS_SEP = "\x1f"
+"""Joins a thread id and a subgraph's checkpoint namespace into the key its checkpoints
+are stored under: a subgraph's history is a thread of its own in the parent's store, so
+every store keeps and lists it with no change of layout (and old files still open)."""
+
+
+def ns_thread_key(thread_id: str, checkpoint_ns: str = "") -> str:
+    """The store key of `thread_id`'s checkpoints in namespace `checkpoint_ns` ("" = the top graph)."""
+    return f"{thread_id}{NS_SEP}{checkpoint_ns}" if checkpoint_ns else thread_id
+
+
+def split_thread_key(key: str) -> tuple[str, str]:
+    """(thread id, checkpoint namespace) of a store key made by `ns_thread_key`."""
+    thread_id, _, ns = key.partition(NS_SEP)
+    return thread_id, ns

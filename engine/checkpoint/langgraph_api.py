@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .data import ERROR, Checkpoint, PendingWrite
-from .ids import now_iso
+from .ids import now_iso, ns_thread_key, split_thread_key
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
@@ -64,16 +64,21 @@ def _dispatching(native: Callable[..., Any], form: str) -> Callable[..., Any]:
     return method
 
 
-def _config(thread_id: str, checkpoint_id: str | None) -> dict[str, Any] | None:
+def _config(key: str, checkpoint_id: str | None) -> dict[str, Any] | None:
+    """The config of a checkpoint stored under `key` (a thread, and a subgraph's namespace)."""
     if checkpoint_id is None:
         return None
-    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+    thread_id, ns = split_thread_key(key)
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
 
 def _address(config: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+    """(the store key the config names, with its checkpoint_ns; its checkpoint id)."""
     conf = (config or {}).get("configurable") or {}
     thread_id = conf.get("thread_id")
-    return (str(thread_id) if thread_id is not None else None), conf.get("checkpoint_id")
+    if thread_id is None:
+        return None, conf.get("checkpoint_id")
+    return ns_thread_key(str(thread_id), str(conf.get("checkpoint_ns") or "")), conf.get("checkpoint_id")
 
 
 def _write_value(channel: str, value: Any) -> Any:

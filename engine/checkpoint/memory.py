@@ -15,6 +15,7 @@ from itertools import count
 from typing import Any
 
 from .base import (
+    NS_SEP,
     BaseCheckpointSaver,
     Checkpoint,
     CheckpointHeader,
@@ -188,8 +189,16 @@ class InMemorySaver(BaseCheckpointSaver):
             th.writes.setdefault(checkpoint_id, []).extend(encoded)
 
     def delete_thread(self, thread_id: str) -> None:
+        prefix = thread_id + NS_SEP
         with self._lock:
             self._threads.pop(thread_id, None)
+            for key in [k for k in self._threads if k.startswith(prefix)]:
+                del self._threads[key]
+
+    def namespaces(self, thread_id: str) -> Sequence[str]:
+        prefix = thread_id + NS_SEP
+        with self._lock:
+            return [k[len(prefix):] for k, th in self._threads.items() if k.startswith(prefix) and th.order]
 
     # -- reading ------------------------------------------------------------------------
     def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
@@ -264,7 +273,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     updated_at=th.rows[th.order[-1]].created_at,
                 ))
                 for tid, th in self._threads.items()
-                if th.order
+                if th.order and NS_SEP not in tid  # a subgraph's namespace is part of its thread
             ]
         found.sort(key=lambda f: (f[0], f[1]), reverse=True)
         return [info for _, _, info in found]

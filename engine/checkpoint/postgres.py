@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError, CheckpointError
-from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .base import NS_SEP, BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
 from .records import (
     check_versions,
     dumps_extras,
@@ -329,11 +329,24 @@ class PostgresSaver(BaseCheckpointSaver):
                 raise no_checkpoint_error(thread_id, checkpoint_id)
 
     def delete_thread(self, thread_id: str) -> None:
+        keys = [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]
         with self._conn() as conn, conn.transaction():
-            conn.execute("DELETE FROM retrograph_checkpoints WHERE thread_id = %s", (thread_id,))
-            conn.execute("DELETE FROM retrograph_values WHERE thread_id = %s", (thread_id,))
-            conn.execute("DELETE FROM retrograph_writes WHERE thread_id = %s", (thread_id,))
-        self._forget(thread_id)
+            for key in keys:  # the thread and its subgraphs' namespaces
+                conn.execute("DELETE FROM retrograph_checkpoints WHERE thread_id = %s", (key,))
+                conn.execute("DELETE FROM retrograph_values WHERE thread_id = %s", (key,))
+                conn.execute("DELETE FROM retrograph_writes WHERE thread_id = %s", (key,))
+        for key in keys:
+            self._forget(key)
+
+    def namespaces(self, thread_id: str) -> Sequence[str]:
+        prefix = thread_id + NS_SEP
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT thread_id FROM retrograph_checkpoints WHERE left(thread_id, %s) = %s"
+                " GROUP BY thread_id ORDER BY min(seq)",
+                (len(prefix), prefix),
+            ).fetchall()
+        return [r[0][len(prefix):] for r in rows]
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
@@ -453,7 +466,8 @@ class PostgresSaver(BaseCheckpointSaver):
         with self._conn() as conn:
             rows = conn.execute(
                 "SELECT c.thread_id, c.id, c.created_at, n.cnt FROM (SELECT thread_id, max(seq) AS top, count(*) AS cnt"
-                " FROM retrograph_checkpoints GROUP BY thread_id) AS n JOIN retrograph_checkpoints AS c ON c.seq = n.top"
+                " FROM retrograph_checkpoints WHERE strpos(thread_id, chr(31)) = 0"  # a namespace is part of its thread
+                " GROUP BY thread_id) AS n JOIN retrograph_checkpoints AS c ON c.seq = n.top"
                 " ORDER BY c.created_at DESC, c.seq DESC"
             ).fetchall()
         return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]

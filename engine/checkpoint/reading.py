@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import CheckpointError, NotARetrographDatabase
-from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo, ns_thread_key
 from .postgres_schema import connect_error, has_retrograph_tables, is_postgres_url, safe_url
 
 __all__ = ["CheckpointStore", "OwnStore", "open_store", "is_postgres_url", "describe_target"]
@@ -61,19 +61,17 @@ class OwnStore:
         return self.saver.threads()
 
     def namespaces(self, thread_id: str) -> list[str]:
-        return [""]
+        return ["", *self.saver.namespaces(thread_id)]
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                      checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
-        if checkpoint_ns:
-            return iter(())
-        return self.saver.list_headers(thread_id, before=before, limit=limit)
+        return self.saver.list_headers(ns_thread_key(thread_id, checkpoint_ns), before=before, limit=limit)
 
     def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
-        return None if checkpoint_ns else self.saver.get(thread_id, checkpoint_id)
+        return self.saver.get(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
-        return [] if checkpoint_ns else self.saver.pending_writes(thread_id, checkpoint_id)
+        return self.saver.pending_writes(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
 
     def close(self) -> None:
         self.saver.close()

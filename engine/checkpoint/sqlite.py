@@ -31,6 +31,7 @@ import orjson
 
 from ..errors import CheckpointDecodeError, CheckpointError
 from .base import (
+    NS_SEP,
     BaseCheckpointSaver,
     Checkpoint,
     CheckpointHeader,
@@ -330,13 +331,24 @@ class SqliteSaver(BaseCheckpointSaver):
         self._writable()
         with self._transaction() as conn:
             self._forget()
-            row = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
-            if row is not None:
-                tid = row[0]
+            rows = conn.execute(
+                "SELECT tid FROM threads WHERE thread_id = ? OR substr(thread_id, 1, ?) = ?",
+                (thread_id, len(thread_id) + 1, thread_id + NS_SEP),
+            ).fetchall()
+            for (tid,) in rows:  # the thread and its subgraphs' namespaces
                 conn.execute("DELETE FROM checkpoints WHERE cid BETWEEN ? AND ?", (tid << N_BITS, (tid << N_BITS) | N_MASK))
                 self._segments.delete_thread(conn, tid)
                 conn.execute("DELETE FROM writes WHERE tid = ?", (tid,))
                 conn.execute("DELETE FROM threads WHERE tid = ?", (tid,))
+
+    def namespaces(self, thread_id: str) -> Sequence[str]:
+        prefix = thread_id + NS_SEP
+        with self._lock, self._errors():
+            rows = self._db().execute(
+                "SELECT thread_id FROM threads WHERE substr(thread_id, 1, ?) = ? ORDER BY tid",
+                (len(prefix), prefix),
+            ).fetchall()
+        return [r[0][len(prefix):] for r in rows]
 
     # -- reading ------------------------------------------------------------------------
     def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
@@ -505,6 +517,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 "  WHERE k.cid BETWEEN t.tid << 32 AND (t.tid << 32) | 4294967295)"
                 " FROM threads AS t JOIN checkpoints AS c ON c.cid = (SELECT max(m.cid) FROM checkpoints AS m"
                 "  WHERE m.cid BETWEEN t.tid << 32 AND (t.tid << 32) | 4294967295)"
+                " WHERE instr(t.thread_id, char(31)) = 0"  # a subgraph's namespace is part of its thread
                 " ORDER BY c.created_at DESC, t.tid DESC"
             ).fetchall()
         return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]

@@ -6,15 +6,26 @@ same Run to a debugger that advances it one move at a time.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import ERROR, INTERRUPT, RESUME, BaseCheckpointSaver, Checkpoint, PendingWrite
+from ..checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    RESUME,
+    BaseCheckpointSaver,
+    Checkpoint,
+    PendingWrite,
+    ns_thread_key,
+    split_thread_key,
+)
 from ..constants import INTERRUPT_KEY, START
 from ..errors import MissingThreadIdError
 from ..runtime.command_input import apply_input_writes, is_input_write
+from ..runtime.nested import nested_outcome, nested_run
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
@@ -24,6 +35,7 @@ from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
+from .nested_state import graph_for_namespace, task_state_namespace
 from .task_results import derive_results
 
 if TYPE_CHECKING:
@@ -53,7 +65,10 @@ class CompiledStateGraph:
         self.cache = cache
         self.name = name
         _check_checkpointer(checkpointer)
-        self.checkpointer = checkpointer if checkpointer not in (True, False) else None
+        self.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
+        self.persistence: bool | None = checkpointer if checkpointer is True or checkpointer is False else None
+        """As a subgraph: True keeps its state across calls (one namespace per node), False
+        saves nothing, None (the default) saves each call under its task's namespace."""
         self.interrupt_before = tuple(interrupt_before)
         self.interrupt_after = tuple(interrupt_after)
         node_schemas = [spec.input_schema for spec in builder.nodes.values() if spec.input_schema is not None]
@@ -208,7 +223,21 @@ class CompiledStateGraph:
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
                  durability: str | None = None, context: Any = None, control: Any = None) -> Run:
-        return Run(self, input, self._config(config), interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+        return self._start_run(input, self._config(config), inline_sync, interrupt_before, interrupt_after,
+                               durability, context, control)
+
+    def _start_run(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
+                   interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
+                   durability: str | None, context: Any, control: Any = None) -> Run:
+        """A new Run; inside a running node, the child Run of that node's task."""
+        child = nested_run(self, input, config, inline_sync)
+        if child is not None:
+            if interrupt_before is not None:
+                child.interrupt_before = frozenset(interrupt_before)
+            if interrupt_after is not None:
+                child.interrupt_after = frozenset(interrupt_after)
+            return child
+        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                    inline_sync=inline_sync, durability=durability, context=context, control=control)
 
     async def astream(
@@ -230,7 +259,8 @@ class CompiledStateGraph:
         _inline_sync: bool = False,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
-        """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default)."""
+        """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default); with
+        `subgraphs`, also the subgraphs' chunks, each as `(namespace, chunk)` (or `(namespace, mode, chunk)`)."""
         durability = _durability(durability, kwargs, "stream")
         modes = ["updates"] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
             else list(stream_mode)
@@ -240,7 +270,8 @@ class CompiledStateGraph:
         config = self._config(config)
         thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
         collector = StreamCollector(modes, self.schema, None if thread_id is None else str(thread_id),
-                                    version=version, print_modes=printed, output_keys=output_keys)
+                                    version=version, print_modes=printed, output_keys=output_keys,
+                                    subgraphs=subgraphs)
         if "messages" in collector.modes:
             from ..runtime.tracing import add_handler, messages_handler
 
@@ -249,14 +280,16 @@ class CompiledStateGraph:
             # tokens, custom data and an entrypoint's task results go out while the node runs
             collector.wake = _waker()
             _inline_sync = False
-        run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                  inline_sync=_inline_sync, durability=durability, context=context, control=control)
+        run = self._start_run(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
+                              control)
         collector.saves = run.saver is not None
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
         async for chunk in self._drive(run, collector):
             yield chunk
+        if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
+            nested_outcome(run, self)
 
     async def ainvoke(
         self,
@@ -295,6 +328,8 @@ class CompiledStateGraph:
                             control)
         async for _ in self._drive(run, None):
             pass
+        if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
+            nested_outcome(run, self)
         out = self.schema.output(run.preview if run.preview is not None else run.values)
         interrupts = run.interrupts
         if version == "v2":
@@ -356,18 +391,31 @@ class CompiledStateGraph:
             )
         return str(thread_id), conf.get("checkpoint_id")
 
+    def _scope(self, config: Mapping[str, Any] | None) -> tuple[CompiledStateGraph, str, str]:
+        """(the graph, its namespace, the store key) that a config's checkpoint_ns names; a
+        subgraph comes bound to this graph's store."""
+        thread_id, _ = self._thread(config)
+        ns = str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
+        if not ns:
+            return self, "", thread_id
+        return graph_for_namespace(self, ns).with_checkpointer(self._saver()), ns, ns_thread_key(thread_id, ns)
+
     @staticmethod
-    def checkpoint_config(thread_id: str, checkpoint_id: str | None) -> dict[str, Any] | None:
+    def checkpoint_config(thread_id: str, checkpoint_id: str | None, checkpoint_ns: str = "") -> dict[str, Any] | None:
         if checkpoint_id is None:
             return None
-        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+        return {"configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                 "checkpoint_id": checkpoint_id}}
 
     def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
-                 child: Checkpoint | None = None) -> StateSnapshot:
+                 child: Checkpoint | None = None, *, saver: Any = None, subgraphs: bool = False) -> StateSnapshot:
         """A checkpoint as get_state() shows it; the saved writes of tasks that finished in
         an uncommitted superstep (before a crash, an error or an interrupt) are applied.
-        `child`, the checkpoint its superstep made, tells what its tasks wrote."""
+        `child`, the checkpoint its superstep made, tells what its tasks wrote. A task of a
+        subgraph node carries the subgraph's config, or with `subgraphs` (and the `saver`)
+        the subgraph's own snapshot."""
         channels = self.schema.channels
+        thread_id, ns = split_thread_key(ckpt.thread_id)
         values = {k: v for k, v in ckpt.values.items() if k in channels}
         plan = ckpt.tasks
         inputs = [w for w in pending if is_input_write(w, ckpt.id)]
@@ -391,7 +439,8 @@ class CompiledStateGraph:
         tasks = tuple(
             TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=errors.get(t.id),
                      interrupts=() if t.id in finished else tuple(interrupts.get(t.id, ())),
-                     result=dict(writes.get(t.id, ())) if t.id in finished else derived.get(t.id))
+                     result=dict(writes.get(t.id, ())) if t.id in finished else derived.get(t.id),
+                     state=self._task_state(thread_id, ns, t.id, t.name, saver if subgraphs else None))
             for i, t in enumerate(plan)
         )
         saved = [w for t in plan for w in writes.get(t.id, ())]
@@ -406,43 +455,64 @@ class CompiledStateGraph:
         return StateSnapshot(
             values=values,
             next=tuple(t.name for t in plan if t.id not in finished),
-            config=self.checkpoint_config(ckpt.thread_id, ckpt.id) or {},
+            config=self.checkpoint_config(thread_id, ckpt.id, ns) or {},
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
-            parent_config=self.checkpoint_config(ckpt.thread_id, ckpt.parent_id),
+            parent_config=self.checkpoint_config(thread_id, ckpt.parent_id, ns),
             tasks=tasks,
             interrupts=tuple(i for t in tasks for i in t.interrupts),
         )
 
-    def get_state(self, config: Mapping[str, Any]) -> StateSnapshot:
+    def _task_state(self, thread_id: str, ns: str, task_id: str, name: str, saver: Any) -> Any:
+        """None for a plain node; a subgraph's config, or (given a saver) its latest snapshot."""
+        found = task_state_namespace(self, ns, name, task_id)
+        if found is None:
+            return None
+        sub, sub_ns = found
+        if saver is None:
+            return {"configurable": {"thread_id": thread_id, "checkpoint_ns": sub_ns}}
+        key = ns_thread_key(thread_id, sub_ns)
+        ckpt = saver.get(key)
+        if ckpt is None:
+            return None
+        return sub.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=True)
+
+    def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        """The thread's latest checkpoint (or the one the config names), in the namespace the
+        config names; with `subgraphs`, each subgraph task carries the subgraph's snapshot."""
         saver = self._saver()
-        thread_id, checkpoint_id = self._thread(config)
-        ckpt = saver.get(thread_id, checkpoint_id)
+        _, checkpoint_id = self._thread(config)
+        graph, _, key = self._scope(config)
+        ckpt = saver.get(key, checkpoint_id)
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
                                  parent_config=None, tasks=(), interrupts=())
-        return self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id))
+        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=subgraphs)
 
-    async def aget_state(self, config: Mapping[str, Any]) -> StateSnapshot:
-        return self.get_state(config)
+    async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
+        return self.get_state(config, subgraphs=subgraphs)
 
     def get_state_history(
         self, config: Mapping[str, Any], *, before: Mapping[str, Any] | None = None, limit: int | None = None,
         filter: Mapping[str, Any] | None = None,
     ) -> Iterator[StateSnapshot]:
-        """The thread's checkpoints, newest first (every branch), lazily."""
+        """The thread's checkpoints, newest first (every branch), lazily; those of a
+        subgraph when the config names its checkpoint_ns; only the one a config names."""
         saver = self._saver()
-        thread_id, _ = self._thread(config)
+        _, only = self._thread(config)
+        graph, _, key = self._scope(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
         newest_child: dict[str, Checkpoint] = {}
-        for ckpt in saver.list(thread_id, before=before_id, limit=limit):
+        for ckpt in saver.list(key, before=before_id, limit=limit):
             child = newest_child.get(ckpt.id)
             if ckpt.parent_id is not None:
                 newest_child.setdefault(ckpt.parent_id, ckpt)
+            if only is not None and ckpt.id != only:
+                continue
             if filter and any(ckpt.metadata.get(k) != v and {"source": ckpt.source, "step": ckpt.step}.get(k) != v
                               for k, v in filter.items()):
                 continue
-            yield self.snapshot(ckpt, saver.pending_writes(thread_id, ckpt.id), child)
+            yield graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child)
 
     async def aget_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> AsyncIterator[StateSnapshot]:
         for snap in self.get_state_history(config, **kwargs):
@@ -610,7 +680,8 @@ def _run_sync(coro: Any) -> Any:
         except BaseException as exc:  # re-raised on the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target, name="retrograph-invoke")
+    context = contextvars.copy_context()  # a graph invoked inside a node finds its task
+    thread = threading.Thread(target=context.run, args=(target,), name="retrograph-invoke")
     thread.start()
     thread.join()
     if "error" in box:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso
+from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso, ns_thread_key
 from ..constants import END, START
 from ..errors import InvalidUpdateError
 from ..runtime.run import Run
@@ -49,18 +49,19 @@ def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps
     checkpoint's config."""
     saver = graph._saver()
     thread_id, checkpoint_id = graph._thread(config)
+    graph, ns, key = graph._scope(config)  # a subgraph's checkpoint_ns: that subgraph, in its namespace
     steps = [_pairs(s) for s in supersteps]
     if not steps:
         raise ValueError("No supersteps provided: bulk_update_state(config, [[StateUpdate(...)], ...])")
     if any(not s for s in steps):
         raise ValueError("No updates provided: every superstep needs at least one StateUpdate")
-    base = saver.get(thread_id, checkpoint_id)
+    base = saver.get(key, checkpoint_id)
     if checkpoint_id and base is None:
         raise ValueError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}; pick one from get_state_history()")
     for updates in steps:
         base = _superstep(graph, config, base, updates)
     assert base is not None
-    return graph.checkpoint_config(thread_id, base.id) or {}
+    return graph.checkpoint_config(thread_id, base.id, ns) or {}
 
 
 def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None,
@@ -80,7 +81,7 @@ def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Check
         return copy
     if any(n in (INPUT, COPY) for _, n in updates):
         raise InvalidUpdateError(f"{INPUT!r} and {COPY!r} updates cannot be mixed with others in one superstep")
-    return Run(graph, None, config).apply_updates(base, updates)
+    return _run(graph, config).apply_updates(base, updates)
 
 
 def _only_one(updates: Sequence[Any], message: str) -> None:
@@ -89,7 +90,7 @@ def _only_one(updates: Sequence[Any], message: str) -> None:
 
 
 def _save(graph: CompiledStateGraph, config: Mapping[str, Any], ckpt: Checkpoint) -> Checkpoint:
-    run = Run(graph, None, config)
+    run = _run(graph, config)
     run._save(ckpt)
     return ckpt
 
@@ -97,7 +98,7 @@ def _save(graph: CompiledStateGraph, config: Mapping[str, Any], ckpt: Checkpoint
 def _clear(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:
     """A checkpoint with the same values and nothing left to run (the writes of tasks
     that finished in the pending superstep are kept, as LangGraph does)."""
-    thread_id = graph._thread(config)[0]
+    thread_id = _key(graph, config)
     if base is None:
         cid = new_checkpoint_id()
         return _save(graph, config, Checkpoint(
@@ -121,7 +122,7 @@ _ABSENT = object()
 
 def _as_input(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None, values: Any) -> Checkpoint:
     """The input checkpoint a run would save: `values` go to the `__start__` task."""
-    thread_id = graph._thread(config)[0]
+    thread_id = _key(graph, config)
     if values is None:
         raise InvalidUpdateError(f"Received no input writes for {', '.join(graph.schema.input_keys)}")
     cid = new_checkpoint_id()
@@ -143,6 +144,19 @@ def _copy(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint
         base, id=cid, parent_id=base.parent_id, step=base.step + 1, source="fork", created_at=now_iso(),
         tasks=tuple(replace(t, id=new_task_id(cid, i)) for i, t in enumerate(base.tasks)),
         metadata=_metadata(config)))
+
+
+def _ns(config: Mapping[str, Any]) -> str:
+    return str((config.get("configurable") or {}).get("checkpoint_ns") or "")
+
+
+def _key(graph: CompiledStateGraph, config: Mapping[str, Any]) -> str:
+    """The store key of the thread (and the subgraph namespace) the config names."""
+    return ns_thread_key(graph._thread(config)[0], _ns(config))
+
+
+def _run(graph: CompiledStateGraph, config: Mapping[str, Any]) -> Run:
+    return Run(graph, None, config, checkpoint_ns=_ns(config))
 
 
 def _metadata(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -81,7 +81,7 @@ class RunCommit:
             tasks.append(PlannedTask(id=new_task_id(base.id if base else "", i), name=as_node,
                                      trigger="update"))
         if base is None:  # a fresh thread: the update is its first checkpoint (step 0)
-            base = Checkpoint(id="", thread_id=self.thread_id or "", parent_id=None, step=-1, source="update",
+            base = Checkpoint(id="", thread_id=self.store_key, parent_id=None, step=-1, source="update",
                               created_at=now_iso(), values=graph.schema.initial_values(), versions={})
         self._set_checkpoint(base)
         self.status = "ready"
@@ -155,7 +155,7 @@ class RunCommit:
         plan = self._next_plan(cid, ordered, barriers)
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
         ckpt = Checkpoint(
-            id=cid, thread_id=self.thread_id or "", parent_id=parent.id or None, step=parent.step + 1,
+            id=cid, thread_id=self.store_key, parent_id=parent.id or None, step=parent.step + 1,
             source=source, created_at=now_iso() if self._durable_ids else "", values=new_values, versions=versions,
             barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
         )

@@ -24,10 +24,10 @@ class TaskContext:
     """Resume values handed to this task, in order; the n-th interrupt() returns the n-th."""
     calls: int = 0
     parent: TaskContext | None = None
-    """The task of the enclosing graph when this one runs inside a subgraph node: its
-    interrupts belong to that task, which re-runs the whole subgraph on resume."""
+    """The task of the enclosing graph when this one runs inside a subgraph."""
     run: Any = None
-    """The Run executing this task (the functional API saves its task calls, get_runtime() reads it)."""
+    """The Run executing this task: the functional API saves its task calls through it,
+    get_runtime() reads it, and a graph invoked inside the node becomes its child."""
     attempt: int = 1
     first_attempt_time: float | None = None
     runtime: Any = None
@@ -37,6 +37,10 @@ class TaskContext:
     """For an error handler's task: the NodeError it handles."""
     last_progress: float = 0.0
     """When the node last showed progress (monotonic seconds), for idle timeouts."""
+    children: int = 0
+    """Graphs invoked inside the node so far: the k-th gets namespace suffix "|k"."""
+    resume_map: dict[str, Any] | None = None
+    """Resume values by interrupt id handed to this task (for the subgraph inside it)."""
 
     def heartbeat(self) -> None:
         """Record progress of the running attempt (resets its idle timeout)."""
@@ -69,7 +73,7 @@ def interrupt(value: Any) -> Any:
     The node runs again from the top on resume: its n-th interrupt() call returns the
     n-th resume value, so code before the call must be safe to repeat.
     """
-    ctx = _require("interrupt()").root()
+    ctx = _require("interrupt()")
     index = ctx.calls
     ctx.calls += 1
     if index < len(ctx.resume):

@@ -34,6 +34,8 @@ class RunEvent:
     step: int
     namespace: tuple[str, ...] = ()
     """Empty for the top graph; ("node",) for events of the subgraph run inside `node`."""
+    checkpoint_ns: str = ""
+    """The subgraph run's checkpoint namespace ("node:task_id|..."); "" for the top graph."""
 
 
 @dataclass(frozen=True, kw_only=True)

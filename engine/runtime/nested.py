@@ -1,4 +1,11 @@
-"""Running a compiled graph that is a node of another graph, as a child Run.
+"""Running a compiled graph inside a task of another graph, as a child Run.
+
+Two ways in, one child: a compiled graph added as a node (`run_subgraph`), and a graph
+invoked from inside a node function (`nested_run`, called by invoke/stream when a task is
+running). The child saves its checkpoints in the parent's store under its own namespace
+(LangGraph's "node:task_id" form), so a resume continues inside it: its finished nodes
+never run again. A graph compiled with `checkpointer=True` keeps one namespace per node
+(no task id), so its state lives on across calls; `checkpointer=False` saves nothing.
 
 The child's events flow to the parent's listeners with a `namespace` naming the node
 path, so a debugger can show the inner steps; a `gate` (a coroutine the debugger
@@ -7,32 +14,122 @@ gate the child runs at full speed, as invoke() would run it.
 """
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import re
+import threading
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..checkpoint.base import ns_thread_key
 from ..errors import GraphInterrupt, ParentCommand
+from ..types import Command
 from .context import current_task
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
+    from .context import TaskContext
+    from .events import RunEvent
     from .run import Run
 
-__all__ = ["run_subgraph", "Gate", "ParentCommand"]
+__all__ = ["run_subgraph", "nested_run", "Gate", "ParentCommand", "task_namespace", "stateful_namespace",
+           "node_of_segment"]
+
 
 Gate = Callable[["Run"], Awaitable[None]]
 """Awaited with the (child) run before each of its moves: a task, or a commit."""
 
+_TASK_ID = re.compile(r":[^|]*")
+
+
+def task_namespace(parent_ns: str, name: str, task_id: str) -> str:
+    """The checkpoint namespace of a task: its parent's, then "name:task_id"."""
+    own = f"{name}:{task_id}"
+    return f"{parent_ns}|{own}" if parent_ns else own
+
+
+def stateful_namespace(ns: str) -> str:
+    """The namespace of a `checkpointer=True` graph: the task ids dropped, so that every
+    call from the same node finds the same history."""
+    return _TASK_ID.sub("", ns)
+
+
+def node_of_segment(segment: str) -> str:
+    """The node name of one "name:task_id" segment of a namespace."""
+    return segment.split(":", 1)[0]
+
+
+def _child_saver(parent: Run, graph: Any) -> Any:
+    mode = getattr(graph, "persistence", None)
+    if mode is False or parent.thread_id is None:
+        return None
+    if graph.checkpointer is not None:
+        return graph.checkpointer
+    saver = parent.saver
+    serde = getattr(saver, "serde", None)
+    if serde is not None and hasattr(serde, "register"):
+        done = graph.__dict__.setdefault("_types_registered_on", set())
+        if id(serde) not in done:  # the child's state types, known to the parent's store
+            serde.register(*graph.schema.registrable_types())
+            done.add(id(serde))
+    return saver
+
+
+def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool) -> Run:
+    """The child Run of `graph` for the task `ctx` of `parent`: its namespace, its store,
+    and whether it continues its own unfinished history (the parent is resuming)."""
+    ns = task_namespace(parent.checkpoint_ns, ctx.name, ctx.task_id)
+    if ctx.children:
+        ns = f"{ns}|{ctx.children}"
+    ctx.children += 1
+    stateful = getattr(graph, "persistence", None) is True
+    if stateful:
+        ns = stateful_namespace(ns)
+    saver = _child_saver(parent, graph)
+    outer = ctx.config  # the task's config: it carries the task's callbacks
+    configurable = {k: v for k, v in (outer.get("configurable") or {}).items()
+                    if k not in ("checkpoint_id", "checkpoint_map")}
+    configurable["checkpoint_ns"] = ns
+    config = {k: v for k, v in outer.items() if k not in ("configurable", "recursion_limit")}
+    config["configurable"] = configurable
+    if saver is not None and parent.resuming:
+        latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
+        if latest is not None and latest.tasks:  # unfinished: continue it, not the input
+            input = None
+            if ctx.resume_map:
+                input = Command(resume=dict(ctx.resume_map))
+            elif ctx.calls < len(ctx.resume):
+                input = Command(resume=ctx.resume[ctx.calls])
+                ctx.calls += 1
+    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns)
+    child.fresh = not stateful
+    child.namespace = parent.namespace + (ctx.name,)
+    return child
+
+
+def _outcome(child: Run, name: str, graph: Any, keys: Any) -> Any:
+    """What the task gets from its child: the output state, or the child's stop raised."""
+    if child.status == "failed" and isinstance(child.error, ParentCommand):
+        return child.error.command
+    if child.status == "failed" and child.error is not None:
+        raise child.error
+    if child.status == "interrupted":
+        # the pause belongs to the parent's task too; on resume the child continues
+        raise GraphInterrupt(child.interrupts)
+    if child.status == "cancelled":
+        raise RuntimeError(f"the subgraph `{name}` was cancelled")
+    out = graph.schema.output(child.values)
+    if keys is not None:  # the node's update carries only the parent's keys
+        out = {k: v for k, v in out.items() if k in keys}
+    return out
+
 
 async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any) -> Any:
     """Run `subgraph` on `state` as a child of `parent`'s task; returns its output state."""
-    ctx = current_task.get()  # the subgraph's own task: its config carries the task's callbacks
-    outer = ctx.config if ctx is not None else parent.config
-    config = {k: v for k, v in outer.items() if k not in ("configurable", "recursion_limit")}
-    child = subgraph.new_run(state, config, inline_sync=parent.inline_sync, checkpointer=None)
-    child.namespace = parent.namespace + (task.name,)
+    ctx = current_task.get()
+    assert ctx is not None and ctx.run is parent
+    child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync)
     child.gate = parent.gate
-    for listener in parent.listeners:
-        child.subscribe(listener)
+    if parent.listeners:
+        child.subscribe(parent._emit)
     parent.child = child
     try:
         await child.start()
@@ -53,13 +150,53 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
                 break
     finally:
         parent.child = None
-    if child.status == "failed" and isinstance(child.error, ParentCommand):
-        return child.error.command
+    return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
+
+
+def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_sync: bool) -> Run | None:
+    """When called from inside a running task (graph.invoke inside a node): the child Run
+    of that task, with the caller's config merged in; else None."""
+    ctx = current_task.get()
+    parent = ctx.run if ctx is not None else None
+    if ctx is None or parent is None or parent.status != "ready" or graph.checkpointer is not None:
+        return None  # not inside a node, or a graph with a store of its own: a run of its own
+    child = open_child(parent, ctx, graph, input, inline_sync=inline_sync)
+    if config:
+        for key, value in config.items():
+            if key == "configurable":
+                child.config["configurable"].update({k: v for k, v in (value or {}).items()
+                                                    if k not in ("checkpoint_ns", "thread_id")})
+            else:
+                child.config[key] = value
+    if parent.listeners:
+        child.subscribe(_forward(parent))
+    return child
+
+
+def _forward(parent: Run) -> Callable[[RunEvent], None]:
+    """Hand a nested run's events to the parent's listeners on the parent's loop."""
+    lock = threading.Lock()
+
+    def forward(event: RunEvent) -> None:
+        if not parent.listeners:
+            return
+        loop = parent._loop
+        if threading.get_ident() == parent._loop_thread or loop is None or loop.is_closed():
+            parent._emit(event)
+        elif parent.inline_sync and len(parent.plan) == 1:
+            with lock:  # the parent's loop is blocked in this node: deliver now, in order
+                parent._emit(event)
+        else:
+            loop.call_soon_threadsafe(parent._emit, event)
+
+    return forward
+
+
+def nested_outcome(child: Run, graph: Any) -> Any:
+    """How a nested invoke ends for the node that called it: an interrupt or a breakpoint
+    pauses the parent's task, a Command for the parent goes up, an error propagates."""
+    if child.status == "interrupted":
+        raise GraphInterrupt(child.interrupts)
     if child.status == "failed" and child.error is not None:
         raise child.error
-    if child.status == "interrupted" and child.interrupts:
-        # the pause belongs to the parent's task, which re-runs the subgraph on resume
-        raise GraphInterrupt(child.interrupts)
-    if child.status == "cancelled":
-        raise RuntimeError(f"the subgraph `{task.name}` was cancelled")
-    return subgraph.schema.output(child.values)
+    return None

@@ -35,6 +35,7 @@ from ..checkpoint.base import (
     PendingWrite,
     PlannedTask,
     new_checkpoint_id,
+    ns_thread_key,
 )
 from ..constants import END, START
 from ..errors import (
@@ -61,7 +62,7 @@ from .events import (
     TaskInterrupted,
     TaskStarted,
 )
-from .nested import Gate, ParentCommand, run_subgraph
+from .nested import Gate, ParentCommand, run_subgraph, task_namespace
 from .start import RunStart
 from .task import (
     NodeRunner,
@@ -104,6 +105,7 @@ class Run(RunStart, RunCommit):
         durability: str | None = None,
         context: Any = None,
         control: Any = None,
+        checkpoint_ns: str = "",
     ) -> None:
         self.graph = graph
         self.config: dict[str, Any] = dict(config or {})
@@ -116,6 +118,13 @@ class Run(RunStart, RunCommit):
         self.saver = graph.checkpointer if checkpointer is _FROM_GRAPH else checkpointer
         self.namespace: tuple[str, ...] = ()
         """The node path of a subgraph's run inside its parents (empty for the top run)."""
+        self.checkpoint_ns = checkpoint_ns
+        """A subgraph run's checkpoint namespace, LangGraph's "node:task_id|node:task_id" form."""
+        self.resuming = False
+        """Started by continuing a saved checkpoint (resume, breakpoint, crash): a subgraph
+        task of this run then continues its own unfinished history instead of starting anew."""
+        self.fresh = False
+        """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.gate: Gate | None = None
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
         self.child: Run | None = None
@@ -124,6 +133,8 @@ class Run(RunStart, RunCommit):
         self.thread_id: str | None = self.config["configurable"].get("thread_id")
         if self.thread_id is not None:
             self.thread_id = str(self.thread_id)
+        self.store_key = ns_thread_key(self.thread_id or "", checkpoint_ns)
+        """What the saver keys this run's checkpoints by: the thread, and the namespace of a subgraph."""
         self.status = "new"
         self.error: BaseException | None = None
         self.checkpoint: Checkpoint | None = None
@@ -136,6 +147,7 @@ class Run(RunStart, RunCommit):
         self._loop_thread: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resume_for: dict[str, list[Any]] = {}
+        self._resume_map: dict[str, dict[str, Any]] = {}
         self._durable_ids = self.saver is not None
         """Checkpoint ids and times that outlive the run; without a store, a cheap counter."""
         self._id_prefix = new_checkpoint_id() + "."
@@ -205,7 +217,7 @@ class Run(RunStart, RunCommit):
 
     def _base(self, **fields: Any) -> dict[str, Any]:
         return {"run_id": self.run_id, "thread_id": self.thread_id, "step": fields.pop("step", self.step + 1),
-                "namespace": self.namespace, **fields}
+                "namespace": self.namespace, "checkpoint_ns": self.checkpoint_ns, **fields}
 
     # -- 2. run tasks ----------------------------------------------------------------
     async def run_task(self, task_id: str | None = None) -> TaskResult:
@@ -302,9 +314,12 @@ class Run(RunStart, RunCommit):
             state = schema.node_input(self.values)
         config = self.config if self.tracer is None else \
             self.tracer.task_config(task, self.step + 1, state, self.thread_id)
+        if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
+            config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
+                self.checkpoint_ns, task.name, task.id)}}
         ctx = TaskContext(task_id=task.id, name=task.name, config=config,
                           writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
-                          parent=current_task.get(), run=self)
+                          parent=current_task.get(), run=self, resume_map=self._resume_map.get(task.id))
         if task.trigger.startswith(HANDLER_TRIGGER):
             ctx.node_error = task.arg
         if runner.timeout is not None and runner.timeout.refresh_on == "auto":
@@ -318,6 +333,8 @@ class Run(RunStart, RunCommit):
                   error: BaseException | None, trace: str, started: float) -> TaskResult:
         """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
         result = TaskResult(task=task)
+        if isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
+            output, error = error.command, None
         if error is None:
             try:
                 self._route(runner, task, output, result)
@@ -325,11 +342,12 @@ class Run(RunStart, RunCommit):
                 error, trace = exc, tb.format_exc()
         if isinstance(error, GraphInterrupt):
             result.interrupts = tuple(i for i in error.interrupts if isinstance(i, Interrupt))
+            result.paused = not result.interrupts  # a subgraph stopped at one of its breakpoints
             result.writes, result.routes, result.sends = [], [], []
         elif error is not None:
             result.error, result.traceback = error, trace
             result.writes, result.routes, result.sends = [], [], []
-        result.resume = ctx.resume if ctx.parent is None else []
+        result.resume = ctx.resume
         result.duration_s = time.perf_counter() - started
         if self.tracer is not None:
             self.tracer.task_end(task, output, error)
@@ -529,6 +547,10 @@ class Run(RunStart, RunCommit):
             if handler is not None and not isinstance(result.error, ParentCommand):
                 self._plan_error_handler(result, handler)
             return
+        if result.paused:  # nothing saved: the task runs again (and its subgraph continues) on resume
+            self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
+                                       interrupts=(), duration_s=result.duration_s))
+            return
         if result.interrupts:
             try:
                 if self.saver is not None and ckpt is not None:
@@ -587,7 +609,7 @@ class Run(RunStart, RunCommit):
         if self._held is not None:
             self._held.put_writes(writes)
             return
-        self.saver.put_writes(self.thread_id or "", self.checkpoint.id, writes)
+        self.saver.put_writes(self.store_key, self.checkpoint.id, writes)
 
     def _emit_finished(self, result: TaskResult) -> None:
         if not self._listeners:
@@ -608,8 +630,8 @@ class Run(RunStart, RunCommit):
         if failed:
             self._fail(failed[0].error)
             return
-        if any(r.interrupts for r in self.results.values()):
-            nodes = tuple(r.task.name for r in self.results.values() if r.interrupts)
+        if any(r.interrupts or r.paused for r in self.results.values()):
+            nodes = tuple(r.task.name for r in self.results.values() if r.interrupts or r.paused)
             self.status = "interrupted"
             self.preview = self._preview()
             self._emit(RunInterrupted(**self._base(), checkpoint_id=self.checkpoint.id if self.checkpoint else "",

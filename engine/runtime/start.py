@@ -59,7 +59,7 @@ class RunStart:
         addressed = cfg.get("checkpoint_id")
         base = None
         if self.saver is not None:
-            base = self.saver.get(self.thread_id, addressed)
+            base = self.saver.get(self.store_key, addressed)
             if addressed and base is None:
                 raise ValueError(
                     f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
@@ -93,6 +93,8 @@ class RunStart:
 
     def _start_input(self: Run, base: Checkpoint | None) -> str:
         schema = self.graph.schema
+        if self.fresh:  # a stateless subgraph: each call starts a history of its own
+            base = None
         values = dict(base.values) if base is not None else schema.initial_values()
         cid = new_checkpoint_id()
         versions = dict(base.versions) if base is not None else {k: cid for k in values}
@@ -100,7 +102,7 @@ class RunStart:
         start_task = PlannedTask(id=new_task_id(cid, 0), name=entry, trigger="input",
                                  is_send=True, arg=self.input)
         ckpt = Checkpoint(
-            id=cid, thread_id=self.thread_id or "", parent_id=base.id if base else None,
+            id=cid, thread_id=self.store_key, parent_id=base.id if base else None,
             step=(base.step + 1) if base else -1, source="input", created_at=now_iso(),
             values=values, versions=versions, barriers=dict(base.barriers) if base else {},
             tasks=(start_task,), nodes_ran=(), metadata=self._metadata(),
@@ -118,7 +120,7 @@ class RunStart:
                 "Received no input and there is no checkpoint to continue from: pass an input dict, "
                 "or a config naming a thread (and checkpoint) that has one."
             )
-        latest = self.saver.get(self.thread_id) if addressed else base
+        latest = self.saver.get(self.store_key) if addressed else base
         superseded = latest is not None and latest.id != base.id
         time_travel = bool(addressed) and resume is None
         mode = "resume"
@@ -133,7 +135,8 @@ class RunStart:
             base, mode = fork, "fork"
             pending: list[PendingWrite] = []
         else:
-            pending = self.saver.pending_writes(self.thread_id, base.id) if self.saver else []
+            pending = self.saver.pending_writes(self.store_key, base.id) if self.saver else []
+            self.resuming = True
         self._set_checkpoint(base)
         self._first_step = base.step + 1
         self._load_pending(pending, keep_resume=not time_travel)
@@ -167,6 +170,7 @@ class RunStart:
         self.plan = ckpt.tasks
         self.results = {}
         self._resume_for = {}
+        self._resume_map = {}
 
     def _load_pending(self: Run, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
         """Give back the results of tasks that finished before a crash or an interrupt."""
@@ -221,6 +225,8 @@ class RunStart:
         by_id = {i.id: r for r in waiting for i in r.interrupts}
         if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
             targets = [(by_id[k], v) for k, v in resume.items()]
+            for k, v in resume.items():  # a subgraph inside the task resumes its interrupts by id
+                self._resume_map.setdefault(by_id[k].task.id, {})[k] = v
         elif isinstance(resume, Mapping) and resume and any(isinstance(k, str) and len(k) == 32 for k in resume) \
                 and not any(k in by_id for k in resume):
             raise ResumeError(

@@ -71,7 +71,8 @@ class StreamCollector:
 
     def __init__(self, modes: Sequence[str], schema: StateSchema, thread_id: str | None, *,
                  version: str = "v1", print_modes: Sequence[str] = (),
-                 output_keys: str | Sequence[str] | None = None, saves: bool = True) -> None:
+                 output_keys: str | Sequence[str] | None = None, saves: bool = True,
+                 subgraphs: bool = False) -> None:
         check_modes(modes)
         check_modes(print_modes, "print_mode")
         if version not in ("v1", "v2"):
@@ -92,9 +93,16 @@ class StreamCollector:
         """Called after each chunk when a driver streams while tasks run (thread-safe)."""
         self.unwrap = getattr(schema, "unwrap_update", None)
         """How an @entrypoint's node update is shown (its return value), else None."""
+        self.subgraphs = subgraphs
+        """Also the subgraphs' chunks, each tagged with its namespace tuple."""
+        self._ns = ""
+        self._inner_values: dict[str, dict[str, Any]] = {}
 
     def _out(self, values: Any) -> Any:
-        """The output state as the values stream shows it (restricted to output_keys)."""
+        """The output state as the values stream shows it (restricted to output_keys); a
+        subgraph's whole state."""
+        if self._ns:
+            return dict(values)
         out = self.schema.output(values)
         keys = self.output_keys
         if keys is None:
@@ -108,15 +116,18 @@ class StreamCollector:
             print(f"[{mode}]", chunk)
             if mode not in self.yielded:
                 return
+        ns = tuple(self._ns.split("|")) if self._ns else ()
         if self.v2:
             if mode == "values":
-                part = {"type": mode, "ns": (), "data": chunk, "interrupts": tuple(interrupts or ())}
+                part = {"type": mode, "ns": ns, "data": chunk, "interrupts": tuple(interrupts or ())}
             else:
-                part = {"type": mode, "ns": (), "data": chunk}
+                part = {"type": mode, "ns": ns, "data": chunk}
             self.chunks.append(part)
-        elif mode == "values" and interrupts:
+            return
+        if mode == "values" and interrupts:
             chunk = {**chunk, INTERRUPT_KEY: interrupts} if isinstance(chunk, dict) else chunk
-            self.chunks.append((mode, chunk) if self.pairs else chunk)
+        if self.subgraphs:
+            self.chunks.append((ns, mode, chunk) if self.pairs else (ns, chunk))
         else:
             self.chunks.append((mode, chunk) if self.pairs else chunk)
 
@@ -130,7 +141,8 @@ class StreamCollector:
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
             return None
-        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self._ns,
+                                 "checkpoint_id": checkpoint_id}}
 
     def _debug(self, kind: str, step: int, payload: dict[str, Any]) -> None:
         if "debug" in self.modes:
@@ -162,8 +174,25 @@ class StreamCollector:
         modes = self.modes
         if "events" in modes:
             self._put("events", event)
-        if event.namespace:  # a subgraph's inner events: only the raw `events` mode shows them
+        if event.namespace:  # a subgraph's inner events: with `subgraphs`, or in the raw `events` mode
+            if self.subgraphs:
+                self._inner(event)
             return
+        self._handle(event)
+
+    def _inner(self, event: RunEvent) -> None:
+        """A subgraph's event, handled in its own namespace with its own last values."""
+        ns = event.checkpoint_ns or "|".join(event.namespace)
+        outer, self._ns = self.values, ns
+        self.values = self._inner_values.get(ns, {})
+        try:
+            self._handle(event)
+        finally:
+            self._inner_values[ns] = self.values
+            self.values, self._ns = outer, ""
+
+    def _handle(self, event: RunEvent) -> None:
+        modes = self.modes
         if isinstance(event, TaskFinished):
             if event.name == START:
                 return

@@ -47,10 +47,12 @@ class TaskResult:
     """The node was not called: its output came from the graph's cache."""
     handled: bool = False
     """The node failed and its error handler runs instead (the run goes on)."""
+    paused: bool = False
+    """The task's subgraph stopped at one of its own breakpoints: the parent pauses too."""
 
     @property
     def ok(self) -> bool:
-        return self.error is None and not self.interrupts
+        return self.error is None and not self.interrupts and not self.paused
 
 
 def _is_model_instance(value: Any) -> bool:

@@ -1,0 +1,88 @@
+"""Finding a subgraph's state: which compiled graph a checkpoint namespace belongs to,
+and the subgraph snapshots that get_state(subgraphs=True) nests in its tasks.
+
+A namespace is "node:task_id|node:task_id..." (LangGraph's form); each segment names a
+node of the graph above it, which is either a compiled graph added as a node or a
+function that invokes one (found among the names the function's code refers to).
+"""
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from ..runtime.nested import node_of_segment, stateful_namespace, task_namespace
+
+if TYPE_CHECKING:
+    from .compiled import CompiledStateGraph
+
+__all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace"]
+
+
+def _is_graph(value: Any) -> bool:
+    return hasattr(value, "snapshot") and hasattr(value, "runners") and hasattr(value, "new_run")
+
+
+def subgraph_of_node(graph: CompiledStateGraph, name: str) -> Any:
+    """The compiled graph that node `name` runs (as the node itself, or invoked inside its
+    function), or None. Cached on the graph: a node's code does not change."""
+    cache = graph.__dict__.setdefault("_subgraph_of", {})
+    if name in cache:
+        return cache[name]
+    runner = graph.runners.get(name)
+    found = None
+    if runner is not None and runner.fn is not None:
+        if runner.is_subgraph:
+            found = runner.fn
+        else:
+            found = _graph_in_code(runner.fn)
+    cache[name] = found
+    return found
+
+
+def _graph_in_code(fn: Any) -> Any:
+    """A compiled graph that a node function refers to by a free or global name."""
+    fn = inspect.unwrap(getattr(fn, "__func__", fn)) if callable(fn) else fn
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if _is_graph(value):
+            return value
+    globals_ = getattr(fn, "__globals__", {})
+    for name in code.co_names:
+        value = globals_.get(name)
+        if _is_graph(value):
+            return value
+    return None
+
+
+def task_state_namespace(graph: CompiledStateGraph, parent_ns: str, name: str, task_id: str) -> tuple[Any, str] | None:
+    """(subgraph, its namespace) for a task of `graph` whose node runs a subgraph, else None."""
+    sub = subgraph_of_node(graph, name)
+    if sub is None:
+        return None
+    ns = task_namespace(parent_ns, name, task_id)
+    if getattr(sub, "persistence", None) is True:
+        ns = stateful_namespace(ns)
+    return sub, ns
+
+
+def graph_for_namespace(graph: CompiledStateGraph, ns: str) -> Any:
+    """The compiled graph whose checkpoints live in namespace `ns` under `graph`."""
+    current = graph
+    for segment in ns.split("|"):
+        name = node_of_segment(segment)
+        if name.isdigit() and name not in current.runners:
+            continue  # "|k": the k-th graph invoked inside the same node
+        sub = subgraph_of_node(current, name)
+        if sub is None:
+            raise ValueError(
+                f"checkpoint_ns {ns!r}: `{name}` is not a subgraph node of graph {current.name!r} "
+                f"(nodes: {', '.join(current.node_names)}); take the namespace from get_state(subgraphs=True)"
+            )
+        current = sub
+    return current
