@@ -190,3 +190,21 @@ def test_drain_stops_at_the_superstep_boundary_and_resumes():
         graph.invoke({"log": []}, cfg("d"), durability="exit", control=control)
     assert graph.get_state(cfg("d")).next == ("b",)
     assert graph.invoke(None, cfg("d")) == {"log": ["a", "b"]}
+
+
+def test_v2_gives_the_state_schema_class():
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class D:
+        value: str
+        items: list = field(default_factory=list)
+
+    g = StateGraph(D)
+    g.add_node("a", lambda s: {"value": s.value + "_a"})
+    g.add_edge(START, "a")
+    graph = g.compile()
+    assert graph.invoke({"value": "x"}, version="v2").value == D("x_a")
+    assert graph.invoke({"value": "x"}) == {"value": "x_a"}
+    parts = list(graph.stream({"value": "x"}, stream_mode="values", version="v2"))
+    assert [p["data"] for p in parts] == [D("x"), D("x_a")]

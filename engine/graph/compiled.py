@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import copy
+import dataclasses
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -283,6 +284,8 @@ class CompiledStateGraph:
         run = self._start_run(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
                               control)
         collector.saves = run.saver is not None
+        if version == "v2":
+            collector.as_output = self._output_instance()
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
@@ -333,6 +336,12 @@ class CompiledStateGraph:
         out = self.schema.output(run.preview if run.preview is not None else run.values)
         interrupts = run.interrupts
         if version == "v2":
+            build = self._output_instance()
+            if build is not None and isinstance(out, dict) and out:
+                try:
+                    out = build(out)
+                except Exception:  # values the class refuses: the dict, as the stream shows it
+                    pass
             return GraphOutput(out, tuple(interrupts))
         if interrupts:
             if not isinstance(out, dict):  # a root state: LangGraph returns the interrupts alone
@@ -366,6 +375,14 @@ class CompiledStateGraph:
         """Synchronous astream."""
         _check_kwargs("stream", kwargs, _STREAM_ARGS)
         return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    def _output_instance(self) -> Any:
+        """For version="v2": a builder of the output schema's class from an output dict,
+        or None when the output is a plain dict (TypedDict) or a root value."""
+        schema = self.builder.output_schema or self.builder.state_schema
+        if isinstance(schema, type) and (hasattr(schema, "model_fields") or dataclasses.is_dataclass(schema)):
+            return NodeInput(schema)
+        return None
 
     def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
         """Forget cached node outputs (of `nodes`, or of every node)."""

@@ -86,6 +86,8 @@ class StreamCollector:
         self.thread_id = thread_id
         self.output_keys = output_keys
         self.saves = saves
+        self.as_output: Any = None
+        """v2: builds the output schema's instance from an output dict (None: dicts)."""
         """Checkpoint payloads (checkpoints/debug) only when the run has a checkpointer, as LangGraph."""
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
@@ -119,7 +121,8 @@ class StreamCollector:
         ns = tuple(self._ns.split("|")) if self._ns else ()
         if self.v2:
             if mode == "values":
-                part = {"type": mode, "ns": ns, "data": chunk, "interrupts": tuple(interrupts or ())}
+                data = chunk if ns else self._typed(chunk)  # a subgraph's state is not the output class
+                part = {"type": mode, "ns": ns, "data": data, "interrupts": tuple(interrupts or ())}
             else:
                 part = {"type": mode, "ns": ns, "data": chunk}
             self.chunks.append(part)
@@ -130,6 +133,16 @@ class StreamCollector:
             self.chunks.append((ns, mode, chunk) if self.pairs else (ns, chunk))
         else:
             self.chunks.append((mode, chunk) if self.pairs else chunk)
+
+    def _typed(self, values: Any) -> Any:
+        """v2 shows the state as the output schema's class (dataclass, Pydantic model) when
+        it can be built from the values; otherwise the dict."""
+        if self.as_output is None or not isinstance(values, dict) or not values:
+            return values
+        try:
+            return self.as_output(values)
+        except Exception:
+            return values
 
     def put_message(self, chunk: tuple[Any, dict[str, Any]]) -> None:
         """A `messages` chunk, (message or token chunk, metadata), from the callback handler
@@ -156,7 +169,7 @@ class StreamCollector:
         payload = {
             "config": self._config(checkpoint_id),
             "parent_config": self._config(parent_id),
-            "values": self._out(values),
+            "values": self._typed(self._out(values)) if self.v2 and not self._ns else self._out(values),
             "metadata": {"source": source, "step": step, "parents": {}},
             "next": [t.name for t in nxt],
             "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in nxt],

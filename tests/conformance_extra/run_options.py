@@ -179,3 +179,21 @@ def case_drain_stops_between_supersteps(api, tmp):
     single.add_edge(api.START, "a")
     out.append([single.compile().invoke({"log": []}, control=last), last.drain_requested])
     return out
+
+
+def case_v2_dataclass_state_is_typed(api, tmp):
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class D:
+        value: str
+        items: Annotated[list, operator.add] = field(default_factory=list)
+
+    g = api.StateGraph(D)
+    g.add_node("a", lambda s: {"value": s.value + "_a", "items": ["a"]})
+    g.add_edge(api.START, "a")
+    graph = g.compile(checkpointer=api.InMemorySaver())
+    out = graph.invoke({"value": "x", "items": []}, thread("1"), version="v2")
+    parts = graph.stream({"value": "x", "items": []}, thread("2"), stream_mode=["values", "checkpoints"], version="v2")
+    shapes = [[p["type"], type(p["data"] if p["type"] == "values" else p["data"]["values"]).__name__] for p in parts]
+    return [type(out.value).__name__, out.value, shapes]
