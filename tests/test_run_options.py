@@ -208,3 +208,19 @@ def test_v2_gives_the_state_schema_class():
     assert graph.invoke({"value": "x"}) == {"value": "x_a"}
     parts = list(graph.stream({"value": "x"}, stream_mode="values", version="v2"))
     assert [p["data"] for p in parts] == [D("x"), D("x_a")]
+
+
+def test_batch_and_abatch_keep_input_order():
+    graph = chain().compile()
+    assert graph.batch([{"log": ["x"]}, {"log": ["y"]}]) == [{"log": ["x", "a", "b"]}, {"log": ["y", "a", "b"]}]
+    failing = chain(fail=True).compile()
+    out = failing.batch([{"log": []}], return_exceptions=True)
+    assert isinstance(out[0], ValueError)
+    assert asyncio.run(graph.abatch([{"log": ["1"]}, {"log": ["2"]}])) == [
+        {"log": ["1", "a", "b"]}, {"log": ["2", "a", "b"]}]
+    with pytest.raises(ValueError, match="2 inputs but 1 configs"):
+        graph.batch([{"log": []}, {"log": []}], [cfg()])
+
+
+def test_invoke_accepts_subgraphs_like_langgraph():
+    assert chain().compile().invoke({"log": []}, subgraphs=True) == {"log": ["a", "b"]}

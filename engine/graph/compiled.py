@@ -307,6 +307,7 @@ class CompiledStateGraph:
         interrupt_after: Sequence[str] | None = None,
         durability: str | None = None,
         control: Any = None,
+        subgraphs: bool = False,
         debug: bool | None = None,
         version: str = "v1",
         _inline_sync: bool = False,
@@ -321,7 +322,8 @@ class CompiledStateGraph:
             chunks = [c async for c in self.astream(
                 input, config, context=context, stream_mode=stream_mode, print_mode=print_mode,
                 output_keys=output_keys, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                durability=durability, control=control, debug=debug, version=version, _inline_sync=_inline_sync)]
+                durability=durability, control=control, debug=debug, version=version, _inline_sync=_inline_sync,
+                subgraphs=subgraphs and stream_mode != "values")]
             if stream_mode != "values":
                 return chunks
             return _last_values(chunks, version, output_keys)
@@ -375,6 +377,28 @@ class CompiledStateGraph:
         """Synchronous astream."""
         _check_kwargs("stream", kwargs, _STREAM_ARGS)
         return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+
+    def batch(self, inputs: Sequence[Any], config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+        """invoke() each input (with its own config when a list is given), in order."""
+        configs = _configs_for(inputs, config)
+        out: list[Any] = []
+        for item, cfg in zip(inputs, configs):
+            try:
+                out.append(self.invoke(item, cfg, **kwargs))
+            except Exception as exc:
+                if not return_exceptions:
+                    raise
+                out.append(exc)
+        return out
+
+    async def abatch(self, inputs: Sequence[Any],
+                     config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+        """ainvoke() the inputs concurrently; results in input order."""
+        configs = _configs_for(inputs, config)
+        return list(await asyncio.gather(*(self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs)),
+                                         return_exceptions=return_exceptions))
 
     def _output_instance(self) -> Any:
         """For version="v2": a builder of the output schema's class from an output dict,
@@ -578,6 +602,15 @@ class CompiledStateGraph:
 _INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys", "interrupt_before",
                           "interrupt_after", "durability", "control", "debug", "version", "checkpoint_during"})
 _STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}
+_INVOKE_ARGS = _STREAM_ARGS  # LangGraph's invoke passes `subgraphs` on to its stream
+
+
+def _configs_for(inputs: Sequence[Any], config: Any) -> list[Any]:
+    if isinstance(config, (list, tuple)):
+        if len(config) != len(inputs):
+            raise ValueError(f"batch(): {len(inputs)} inputs but {len(config)} configs; give one config or one each")
+        return list(config)
+    return [config] * len(inputs)
 
 
 def _check_kwargs(where: str, kwargs: Mapping[str, Any], known: frozenset[str]) -> None:
