@@ -176,3 +176,22 @@ def test_store_with_many_items_pages():
         s.put(("bulk", str(i % 7)), f"k{i}", {"i": i})
     assert len(s.search(("bulk",), limit=50)) == 50
     assert len(s.search(("bulk",), filter={"i": {"$gte": 1990}}, limit=100)) == 10
+
+
+def test_first_attempt_time_is_the_same_on_every_attempt(monkeypatch):
+    import time as time_module
+
+    sleeps = []
+    monkeypatch.setattr(time_module, "sleep", lambda s: sleeps.append(s))
+    seen = []
+
+    def n(state, runtime: Runtime[Ctx]):
+        seen.append(runtime.execution_info.node_first_attempt_time)
+        if len(seen) < 3:
+            raise ConnectionError("flaky")
+        return {"out": ["ok"]}
+
+    graph = one_node(n, retry_policy=RetryPolicy(initial_interval=0.25, backoff_factor=2, jitter=False)).compile()
+    assert graph.invoke({}) == {"out": ["ok"]}
+    assert len(set(seen)) == 1 and seen[0] is not None
+    assert sleeps == [0.25, 0.5]  # a sync invoke waits on its own thread

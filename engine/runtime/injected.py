@@ -136,10 +136,12 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
         rt: Runtime[Any] = Runtime(stream_writer=ctx.writer, heartbeat=ctx.heartbeat)
     else:
         cp = run.checkpoint
+        if ctx.first_attempt_time is None:
+            ctx.first_attempt_time = time.time()
         info = ExecutionInfo(
             checkpoint_id=cp.id if cp is not None else "", checkpoint_ns="|".join((*run.namespace, f"{ctx.name}:{ctx.task_id}")),
             task_id=ctx.task_id, thread_id=run.thread_id, run_id=run.config.get("run_id"),
-            node_attempt=ctx.attempt, node_first_attempt_time=ctx.first_attempt_time or time.time(),
+            node_attempt=ctx.attempt, node_first_attempt_time=ctx.first_attempt_time,
         )
         rt = Runtime(context=run.context, store=run.store, stream_writer=ctx.writer, execution_info=info,
                      previous=ctx.previous, control=run.control, heartbeat=ctx.heartbeat)

@@ -387,7 +387,11 @@ class Run(RunStart, RunCommit):
                     policy = next((p for p in policies if p.should_retry(exc)), None)
                     if policy is None or attempt >= policy.max_attempts:
                         raise
-                    await asyncio.sleep(policy.delay(attempt))
+                    delay = policy.delay(attempt)
+                    if self.inline_sync and len(self.plan) == 1 and not runner.is_async:
+                        time.sleep(delay)  # a sync invoke waits on its own thread, as LangGraph's does
+                    else:
+                        await asyncio.sleep(delay)
                     attempt += 1
                     ctx.calls = 0
                     ctx.attempt = attempt
