@@ -5,6 +5,7 @@ built; every other field is a plain last-value channel.
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import typing
@@ -60,11 +61,19 @@ def schema_fields(schema: Any) -> dict[str, Any]:
     return {k: v for k, v in hints.items() if not k.startswith("_")}
 
 
+_CONCRETE: dict[Any, type] = {
+    collections.abc.Sequence: list, collections.abc.MutableSequence: list,
+    collections.abc.Set: set, collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict, collections.abc.MutableMapping: dict,
+}
+
+
 def _empty_factory(tp: Any) -> Callable[[], Any] | None:
     """`list -> []`, `int -> 0`: the reducer's starting value, when T() can be built."""
     origin = get_origin(tp) or tp
     if origin is typing.Union or origin is Any:
         return None
+    origin = _CONCRETE.get(origin, origin)  # as LangGraph: Sequence[...] starts as []
     if isinstance(origin, type):
         try:
             origin()
