@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import inspect
 import typing
 from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
@@ -90,8 +91,28 @@ def _channel_for(key: str, annotation: Any) -> Channel:
         base, extras = args[0], args[1:]
         reducers = [x for x in extras if callable(x) and not isinstance(x, type)]
         if reducers:
+            _check_reducer(key, reducers[-1])
             return ReducerChannel(key, reducers[-1], _empty_factory(base))
     return LastValue(key)
+
+
+def _check_reducer(key: str, fn: Any) -> None:
+    """A reducer folds two values, `fn(old, new)`; one that cannot take two is refused
+    when the graph is built rather than at its first write."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: trust it
+        return
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if len(positional) < 2 or len(required) > 2:
+        got = ", ".join(p.name for p in params)
+        raise ValueError(
+            f"Invalid reducer signature for key `{key}`: {getattr(fn, '__qualname__', fn)}({got}). "
+            "Expected (a, b) -> c: a reducer takes the current value and a written value and returns the new one."
+        )
 
 
 class StateSchema:

@@ -53,8 +53,8 @@ def test_compile_reports_every_problem_at_once():
     assert len(err.problems) == 4
     text = str(err)
     assert "4 problems in the graph" in text
-    assert "Edge `act` -> `revieww` refers to unknown node `revieww`" in text
-    assert "Edge `ghost` -> `plan` refers to unknown node `ghost`" in text
+    assert "Found edge ending at unknown node `revieww`: edge `act` -> `revieww` refers to unknown node `revieww`" in text
+    assert "Found edge starting at unknown node `ghost`: edge `ghost` -> `plan` refers to unknown node `ghost`" in text
     assert "path_map of the router `condition` after `plan` (key 'x') refers to unknown node `nowhere`" in text
     assert "interrupt_before/interrupt_after refers to unknown node `acts`. Did you mean `act`?" in text
 

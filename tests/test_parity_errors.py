@@ -98,3 +98,18 @@ def test_two_overwrites_in_one_step_are_refused_as_langgraph_words_it():
 def test_an_overwrite_keeps_its_discriminator_through_json():
     erased = orjson.loads(orjson.dumps(Overwrite(["x"])))  # a dataclass becomes a plain dict
     assert erased == {"value": ["x"], "type": "__overwrite__"}
+
+
+def test_build_errors_use_langgraphs_words():
+    g = StateGraph(S)
+    g.add_node("start", lambda s: s)
+    g.add_edge(START, "start")
+    g.add_edge("unknown", "start")
+    with pytest.raises(ValueError, match="Found edge starting at unknown node `unknown`"):
+        g.compile()
+
+    def bad(a):
+        return a
+
+    with pytest.raises(ValueError, match=r"Invalid reducer signature for key `a`: .*bad\(a\)"):
+        StateGraph(TypedDict("Bad", {"a": Annotated[str, bad]}))

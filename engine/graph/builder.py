@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ..constants import END, RESERVED_NAMES, START
 from ..node_input import hinted_input_schema
 from ..policies import TimeoutPolicy
-from ..schema import schema_fields
+from ..schema import StateSchema, schema_fields
 from ..specs import Branch, is_runnable, is_subgraph, literal_targets
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
@@ -84,6 +84,7 @@ class StateGraph:
             state_schema = input_schema
         for schema in (state_schema, input_schema, output_schema):
             schema_fields(schema)  # a schema whose annotations do not resolve fails here, clearly
+        StateSchema(state_schema, input_schema, output_schema)  # so does a reducer that takes no two values
         self.state_schema = state_schema
         self.input_schema = input_schema
         self.output_schema = output_schema

@@ -33,10 +33,10 @@ def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> No
         )
 
     for src, dst in graph.edges:
-        if src != START and src not in nodes:
-            unknown(src, f"Edge `{src}` -> `{dst}`")
+        if src != START and src not in nodes:  # LangGraph's words first, for code that matches them
+            unknown(src, f"Found edge starting at unknown node `{src}`: edge `{src}` -> `{dst}`")
         if dst != END and dst not in nodes:
-            unknown(dst, f"Edge `{src}` -> `{dst}`")
+            unknown(dst, f"Found edge ending at unknown node `{dst}`: edge `{src}` -> `{dst}`")
     for sources, dst in graph.waiting_edges:
         label = "[" + ", ".join(f"`{s}`" for s in sources) + f"] -> `{dst}`"
         for s in sources:

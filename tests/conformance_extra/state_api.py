@@ -208,3 +208,20 @@ def case_checkpointer_object_api(api, tmp):
         "filter": [t.metadata["source"] for t in saver.list(thread(), filter={"source": "input"})],
         "deleted": [saver.delete_thread("t"), saver.get_tuple(thread())],
     }
+
+
+def case_build_errors_in_langgraphs_words(api, tmp):
+    def bad(a):
+        return a
+
+    Bad = TypedDict("Bad", {"hello": Annotated[str, bad]})
+    g = api.StateGraph(Two)
+    g.add_node("start", lambda s: s)
+    g.add_edge(api.START, "start")
+    g.add_edge("unknown", "start")
+    try:
+        g.compile()
+        unknown = None
+    except ValueError as exc:
+        unknown = "Found edge starting at unknown node " in str(exc)
+    return {"unknown_source": unknown, "bad_reducer": _raised(lambda: api.StateGraph(Bad))}
