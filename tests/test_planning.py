@@ -149,3 +149,13 @@ def test_cached_fan_out_with_checkpointer():
     graph.invoke({"x": 7, "log": []}, cfg)
     graph.invoke({"x": 7, "log": []}, {"configurable": {"thread_id": "d"}})
     assert calls == [7] and graph.get_state(cfg).values["log"] == [70, "after"]
+
+
+def test_update_state_keeps_a_due_deferred_node_due():
+    graph = uneven(checkpointer=InMemorySaver(), interrupt_before=["d"])
+    cfg = {"configurable": {"thread_id": "u"}}
+    graph.invoke({"log": []}, cfg)
+    assert graph.get_state(cfg).next == ("d",)
+    graph.update_state(cfg, {"log": ["edit"]})
+    assert graph.get_state(cfg).next == ("d",)
+    assert graph.invoke(None, cfg)["log"] == ["a", "b", "c", "c2", "edit", "d"]

@@ -6,6 +6,7 @@ A mixin of `Run` (run.py); update_state() commits through the same code.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING
@@ -83,6 +84,10 @@ class RunCommit:
         if base is None:  # a fresh thread: the update is its first checkpoint (step 0)
             base = Checkpoint(id="", thread_id=self.store_key, parent_id=None, step=-1, source="update",
                               created_at=now_iso(), values=graph.schema.initial_values(), versions={})
+        elif graph.deferred and any(t.name in graph.deferred for t in base.tasks):
+            # a deferred node that was due still is: it waits again until nothing else runs
+            waiting = {DEFER + t.name: (t.trigger,) for t in base.tasks if t.name in graph.deferred}
+            base = replace(base, barriers={**base.barriers, **waiting})
         self._set_checkpoint(base)
         self.status = "ready"
         results: dict[str, TaskResult] = {}

@@ -102,3 +102,10 @@ def case_cache_tasks_stream(api, tmp):
     graph.invoke({"x": 1, "log": []})
     chunks = graph.stream({"x": 1, "log": []}, stream_mode=["tasks", "updates"])
     return [[m, {k: v for k, v in c.items() if k != "id"}] for m, c in chunks]
+
+
+def case_defer_survives_update_state(api, tmp):
+    graph = _uneven(api, interrupt_before=["d"])
+    graph.invoke({"log": []}, thread())
+    graph.update_state(thread(), {"log": ["edit"]})
+    return [list(graph.get_state(thread()).next), graph.invoke(None, thread())]
