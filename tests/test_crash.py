@@ -34,8 +34,8 @@ def test_kill_harness_on_postgres_reduced_size(pg_server):
     """The same kills against the engine's PostgresSaver on a real server: a fresh schema
     per run, nothing reported saved is lost, nothing saved runs twice."""
     seed = int(os.environ["RETROGRAPH_CRASH_SEED"]) if "RETROGRAPH_CRASH_SEED" in os.environ else None
-    report = run_harness(CI_KILLS // 2, seed, new_db=lambda name: pg_server.url())
-    assert report.kills >= CI_KILLS // 2
+    report = run_harness(CI_KILLS // 3, seed, new_db=lambda name: pg_server.url())
+    assert report.kills >= CI_KILLS // 3
     assert report.final_states_compared == report.trials >= 1
     assert report.saved_tasks_checked > 0 and report.checkpoint_lookups > 0
 

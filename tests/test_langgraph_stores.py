@@ -34,10 +34,22 @@ sys.exit(code)
 """
 
 
-def history(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", _CLI, "history", *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+def history(*args: str, fresh: bool = False) -> subprocess.CompletedProcess[str]:
+    """`retrograph history ARGS`: in a fresh process that must import nothing of LangGraph
+    or LangChain (`fresh`), or in this one (faster; LangGraph is loaded here already)."""
+    if fresh:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        return subprocess.run([sys.executable, "-c", _CLI, "history", *args], capture_output=True, text=True,
+                              timeout=120, env=env)
+    import contextlib
+    import io
+
+    from studio.__main__ import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["history", *args])
+    return subprocess.CompletedProcess(["history", *args], code, out.getvalue(), err.getvalue())
 
 
 def lines(result: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
@@ -74,7 +86,7 @@ def test_history_of_a_langgraph_sqlite_file_is_langgraphs_own(tmp_path: Path, na
     db = tmp_path / "lg.sqlite"
     expected = write_sqlite(db, name)
     before = digest(db)
-    got = lines(history(str(db), "--thread", "t1", "--json", "--values"))
+    got = lines(history(str(db), "--thread", "t1", "--json", "--values", fresh=True))
     assert root_view(got) == expected
     assert digest(db) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lg.sqlite"]  # no -wal, no -shm, ever
@@ -166,7 +178,7 @@ def test_a_tampered_value_naming_os_system_runs_nothing(tmp_path: Path) -> None:
     write_sqlite(db, "flow")
     marker = tmp_path / "pwned"
     _tamper(db, ormsgpack.packb(["os", "system", [f"touch {marker}"]]), kind="ext")
-    got = lines(history(str(db), "--thread", "t1", "--json", "--values"))
+    got = lines(history(str(db), "--thread", "t1", "--json", "--values", fresh=True))
     assert got[0]["values"]["n"] == {"type": "os.system", "data": [f"touch {marker}"]}
     assert not marker.exists()
     # the same through the other ext forms LangGraph writes (kwargs, method call)
@@ -216,7 +228,7 @@ def write_postgres(url: str, name: str, thread_id: str = "t1") -> Any:
 @pytest.mark.parametrize("name", sorted(APPS))
 def test_history_of_a_langgraph_postgres_database_is_langgraphs_own(pg_url: str, name: str) -> None:
     expected = write_postgres(pg_url, name)
-    got = lines(history(pg_url, "--thread", "t1", "--json", "--values"))
+    got = lines(history(pg_url, "--thread", "t1", "--json", "--values", fresh=name == "chat"))
     assert root_view(got) == expected
     assert lines(history(pg_url, "--json")) == [{"thread_id": "t1", "checkpoints": len(expected)}]
     if name == "chat":
