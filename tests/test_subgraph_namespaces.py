@@ -207,3 +207,28 @@ def test_a_subgraph_update_carries_only_the_parents_keys() -> None:
     g.add_node("sub", inner.compile())
     g.add_edge(START, "sub")
     assert list(g.compile().stream({"log": []}, stream_mode="updates")) == [{"sub": {"log": ["w"]}}]
+
+
+def test_stepping_into_a_subgraph_after_a_resume_shows_only_what_is_left(saver: Any) -> None:
+    """The gate the studio's F11 uses: after an interrupt inside the subgraph, the resumed
+    child Run starts from its own checkpoint, so the inner moves are `b` and its commit,
+    never `a` again."""
+    calls: list[str] = []
+    g = _outer(_inner(calls), saver)
+    g.invoke({"log": []}, T)
+    moves: list[tuple[tuple[str, ...], list[str], bool]] = []
+
+    async def gate(child: Any) -> None:
+        moves.append((child.namespace, [t.name for t in child.pending], child.ready_to_commit))
+
+    async def scenario() -> Any:
+        run = g.new_run(Command(resume="ok"), T)
+        run.gate = gate
+        await run.run_to_end()
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.values == {"log": ["a", "b=ok"]}
+    assert calls == ["a", "b", "b"]
+    assert moves[0] == (("sub",), ["b"], False), "the first inner move is the interrupted node"
+    assert all("a" not in pending for _, pending, _ in moves)
