@@ -210,8 +210,10 @@ class StreamCollector:
             if event.name == START:
                 return
             if "updates" in modes:
-                update = event.update if self.unwrap is None else self.unwrap(event.update)
-                if type(update) is dict and (event.dropped_keys or not update):
+                # an entrypoint's node update is unwrapped to its return value; a task call's is the value
+                unwrap = self.unwrap if event.trigger != "call" else None
+                update = event.update if unwrap is None else unwrap(event.update)
+                if self.unwrap is None and type(update) is dict and (event.dropped_keys or not update):
                     # as LangGraph: only the keys written to state; nothing written shows as None
                     update = {k: v for k, v in update.items() if k not in event.dropped_keys} or None
                 if self.output_keys is not None and isinstance(update, dict):
