@@ -266,3 +266,24 @@ def test_callbacks_see_an_entrypoints_task_calls_under_it() -> None:
     assert flow.invoke(3, {"callbacks": [recorder]}) == 12
     starts = [(e[1], e[2]) for e in recorder.events if e[0] == "start"]
     assert starts == [("flow", None), ("flow", "flow"), ("double", "flow"), ("double", "flow")]
+
+
+def test_messages_of_a_subgraph_come_from_inside_with_subgraphs_tagged_with_its_namespace() -> None:
+    """As LangGraph: without `subgraphs` the subgraph's new messages come with its node's
+    output (node `sub`); with it, from the inner node, tagged with the subgraph's namespace."""
+    inner = StateGraph(Chat)
+    inner.add_node("speak", lambda s: {"messages": [AIMessage(content="from inside", id="in1")]})
+    inner.add_edge(START, "speak")
+    outer = StateGraph(Chat)
+    outer.add_node("sub", inner.compile())
+    outer.add_node("after", lambda s: {"messages": [AIMessage(content="outside", id="out1")]})
+    outer.add_edge(START, "sub")
+    outer.add_edge("sub", "after")
+    graph = outer.compile()
+    plain = [(m.content, meta["langgraph_node"]) for m, meta in graph.stream({"messages": []}, stream_mode="messages")]
+    assert plain == [("from inside", "sub"), ("outside", "after")]
+    tagged = [(ns, m.content, meta["langgraph_node"]) for ns, (m, meta) in
+              graph.stream({"messages": []}, stream_mode="messages", subgraphs=True)]
+    assert [(len(ns), text, node) for ns, text, node in tagged] == [(1, "from inside", "speak"),
+                                                                   (0, "outside", "after")]
+    assert tagged[0][0][0].startswith("sub:")

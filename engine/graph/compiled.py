@@ -276,7 +276,7 @@ class CompiledStateGraph:
         if "messages" in collector.modes:
             from ..runtime.tracing import add_handler, messages_handler
 
-            config = add_handler(config, messages_handler(collector.put_message))
+            config = add_handler(config, messages_handler(collector.put_message, subgraphs))
         if collector.modes & _LIVE_MODES or hasattr(self, "input_node"):
             # tokens, custom data and an entrypoint's task results go out while the node runs
             collector.wake = _waker()

@@ -48,7 +48,7 @@ class RunStart:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         if self.tracer is not None:
-            self.tracer.namespace = self.namespace
+            self.tracer.namespace = tuple(self.checkpoint_ns.split("|")) if self.checkpoint_ns else ()
             self.tracer.start(self.input)
         cfg = self.config["configurable"]
         if self.saver is not None and self.thread_id is None:

@@ -113,12 +113,14 @@ class StreamCollector:
             return out.get(keys)
         return {k: v for k, v in out.items() if k in keys}
 
-    def _put(self, mode: str, chunk: Any, interrupts: tuple[Any, ...] | None = None) -> None:
+    def _put(self, mode: str, chunk: Any, interrupts: tuple[Any, ...] | None = None,
+             ns: tuple[str, ...] | None = None) -> None:
         if mode in self.printed:
             print(f"[{mode}]", chunk)
             if mode not in self.yielded:
                 return
-        ns = tuple(self._ns.split("|")) if self._ns else ()
+        if ns is None:
+            ns = tuple(self._ns.split("|")) if self._ns else ()
         if self.v2:
             if mode == "values":
                 data = chunk if ns else self._typed(chunk)  # a subgraph's state is not the output class
@@ -144,10 +146,10 @@ class StreamCollector:
         except Exception:
             return values
 
-    def put_message(self, chunk: tuple[Any, dict[str, Any]]) -> None:
+    def put_message(self, chunk: tuple[Any, dict[str, Any]], ns: tuple[str, ...] = ()) -> None:
         """A `messages` chunk, (message or token chunk, metadata), from the callback handler
-        (called on the node's thread: a deque append is atomic)."""
-        self._put("messages", chunk)
+        (called on the node's thread: a deque append is atomic); `ns`, the subgraph's."""
+        self._put("messages", chunk, ns=ns)
         if self.wake is not None:
             self.wake()
 

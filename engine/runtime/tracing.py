@@ -154,10 +154,16 @@ class GraphTrace:
 _HANDLER_CLASS: Any = None
 
 
-def messages_handler(put: Callable[[tuple[Any, dict[str, Any]]], None], subgraphs: bool = False) -> Any:
-    """A callback handler for `stream_mode="messages"`: calls `put((message, metadata))`
+def _graph_ns(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The namespace of the graph a task ran in: its checkpoint namespace minus its own part."""
+    return tuple(str(metadata.get("langgraph_checkpoint_ns", "")).split(NS_SEP)[:-1])
+
+
+def messages_handler(put: Callable[..., None], subgraphs: bool = False) -> Any:
+    """A callback handler for `stream_mode="messages"`: calls `put((message, metadata), ns)`
     for each chat-model token (or whole reply when the model did not stream) and for each
-    new message a node returns. A message id is sent once: a reply already streamed as
+    new message a node returns (`ns`: the subgraph's namespace; a subgraph's messages only
+    with `subgraphs`). A message id is sent once: a reply already streamed as
     tokens, or a message the node received in its input, is not sent again."""
     global _HANDLER_CLASS
     if _HANDLER_CLASS is None:
@@ -203,7 +209,7 @@ def _make_handler_class() -> Any:
     class MessagesHandler(BaseCallbackHandler, Streaming):  # type: ignore[misc, valid-type]
         run_inline = True
 
-        def __init__(self, put: Callable[[tuple[Any, dict[str, Any]]], None], subgraphs: bool) -> None:
+        def __init__(self, put: Callable[..., None], subgraphs: bool) -> None:
             self.put = put
             self.subgraphs = subgraphs
             self.meta: dict[uuid.UUID, dict[str, Any]] = {}
@@ -212,8 +218,7 @@ def _make_handler_class() -> Any:
         def _wanted(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> bool:
             if not metadata or "langgraph_node" not in metadata or (tags and "nostream" in tags):
                 return False
-            nested = NS_SEP in str(metadata.get("langgraph_checkpoint_ns", ""))
-            return self.subgraphs or not nested
+            return self.subgraphs or not _graph_ns(metadata)
 
         def _send(self, message: Any, meta: dict[str, Any], dedupe: bool) -> None:
             if dedupe and message.id is not None and message.id in self.seen:
@@ -221,7 +226,7 @@ def _make_handler_class() -> Any:
             if message.id is None:
                 message.id = str(uuid.uuid4())
             self.seen.add(message.id)
-            self.put((message, meta))
+            self.put((message, meta), _graph_ns(meta))
 
         def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
             return output
