@@ -195,3 +195,38 @@ def test_first_attempt_time_is_the_same_on_every_attempt(monkeypatch):
     assert graph.invoke({}) == {"out": ["ok"]}
     assert len(set(seen)) == 1 and seen[0] is not None
     assert sleeps == [0.25, 0.5]  # a sync invoke waits on its own thread
+
+
+def test_execution_info_of_a_subgraph_node_and_server_info():
+    from engine import InMemorySaver
+
+    class T(TypedDict, total=False):
+        m: str
+
+    got = {}
+
+    def inner(state, runtime: Runtime):
+        got["sub"] = runtime.execution_info
+        return {"m": "s"}
+
+    def outer(state, runtime: Runtime):
+        got["main"], got["server"] = runtime.execution_info, runtime.server_info
+        return {"m": "m"}
+
+    sub = StateGraph(T)
+    sub.add_node("sub_node", inner)
+    sub.add_edge(START, "sub_node")
+    g = StateGraph(T)
+    g.add_node("main_node", outer)
+    g.add_node("subgraph", sub.compile())
+    g.add_edge(START, "main_node")
+    g.add_edge("main_node", "subgraph")
+    cfg = {"configurable": {"thread_id": "th", "assistant_id": "asst", "graph_id": "gr"}}
+    g.compile(checkpointer=InMemorySaver()).invoke({"m": "hi"}, cfg)
+    main, inner_info = got["main"], got["sub"]
+    assert main.thread_id == inner_info.thread_id == "th"
+    assert main.checkpoint_ns == f"main_node:{main.task_id}"
+    assert inner_info.checkpoint_ns.startswith("subgraph:") and inner_info.checkpoint_ns.endswith(
+        f"|sub_node:{inner_info.task_id}")
+    assert (got["server"].assistant_id, got["server"].graph_id, got["server"].user) == ("asst", "gr", None)
+    assert one_node(lambda s, runtime: {"out": [runtime.server_info]}).compile().invoke({}) == {"out": [None]}

@@ -138,13 +138,23 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
         cp = run.checkpoint
         if ctx.first_attempt_time is None:
             ctx.first_attempt_time = time.time()
+        chain = [ctx]  # this task, then the tasks of the graphs it runs inside
+        while chain[-1].parent is not None:
+            chain.append(chain[-1].parent)  # type: ignore[arg-type]
+        thread_id = next((c.run.thread_id for c in chain if c.run is not None and c.run.thread_id), None)
         info = ExecutionInfo(
-            checkpoint_id=cp.id if cp is not None else "", checkpoint_ns="|".join((*run.namespace, f"{ctx.name}:{ctx.task_id}")),
-            task_id=ctx.task_id, thread_id=run.thread_id, run_id=run.config.get("run_id"),
+            checkpoint_id=cp.id if cp is not None else "",
+            checkpoint_ns="|".join(f"{c.name}:{c.task_id}" for c in reversed(chain)),
+            task_id=ctx.task_id, thread_id=thread_id, run_id=run.config.get("run_id"),
             node_attempt=ctx.attempt, node_first_attempt_time=ctx.first_attempt_time,
         )
+        conf = run.config.get("configurable") or chain[-1].config.get("configurable") or {}
+        server = None
+        if conf.get("assistant_id") is not None or conf.get("graph_id") is not None:
+            server = ServerInfo(assistant_id=str(conf.get("assistant_id", "")), graph_id=str(conf.get("graph_id", "")),
+                                user=conf.get("langgraph_auth_user"))
         rt = Runtime(context=run.context, store=run.store, stream_writer=ctx.writer, execution_info=info,
-                     previous=ctx.previous, control=run.control, heartbeat=ctx.heartbeat)
+                     previous=ctx.previous, control=run.control, heartbeat=ctx.heartbeat, server_info=server)
     ctx.runtime = rt
     return rt
 
