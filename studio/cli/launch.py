@@ -14,10 +14,22 @@ from PySide6.QtWidgets import QApplication
 from .script import screenshot_after_steps
 
 
-__all__ = ["make_app", "make_loop", "default_db_path", "run_window"]
+__all__ = ["make_app", "make_loop", "default_db_path", "run_window", "PlatformUnavailable"]
+
+
+class PlatformUnavailable(RuntimeError):
+    """Qt's platform cannot start here (missing system libraries, no display)."""
 
 
 def make_app() -> QApplication:
+    """The QApplication; raises PlatformUnavailable, naming what to install, where Qt
+    would abort the process instead (see qtcheck)."""
+    if QApplication.instance() is None:
+        from .qtcheck import platform_problem
+
+        problem = platform_problem()
+        if problem:
+            raise PlatformUnavailable(problem)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("retrograph")
     app.setApplicationName("studio")
@@ -49,7 +61,11 @@ def run_window(args: argparse.Namespace) -> int:
     from studio.window.main_window import MainWindow
     from studio.session.session import Session
 
-    app = make_app()
+    try:
+        app = make_app()
+    except PlatformUnavailable as exc:
+        print(f"retrograph: {exc}", file=sys.stderr)
+        return 2
     loop = make_loop(app)
     from studio.core.store import db_target
 
