@@ -250,3 +250,41 @@ def test_item22_empty_file_stays_empty(open_window, qtbot, tmp_path: Path) -> No
     window.close()
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".ini") == ["empty.sqlite"]
     assert db.read_bytes() == b""
+
+
+WIDE = """
+    class S(TypedDict):
+        hits: Annotated[list, operator.add]
+
+    def make(name):
+        def node(s):
+            return {"hits": [name]}
+        return node
+
+    builder = StateGraph(S)
+    for i in range(300):
+        builder.add_node(f"a{i}", make(f"a{i}"))
+        builder.add_node(f"b{i}", make(f"b{i}"))
+        builder.add_edge(START, f"a{i}")
+        builder.add_edge(f"a{i}", f"b{i}")
+        builder.add_edge(f"b{i}", END)
+    graph = builder.compile()
+"""
+
+
+def test_item16_post_mortem_of_a_300_node_parallel_graph(open_window, qtbot, tmp_path: Path) -> None:
+    from engine import SqliteSaver
+    from studio.core.loader import load_graph
+
+    db = tmp_path / "wide.sqlite"
+    saver = SqliteSaver(db)
+    graph = load_graph(write_graph(tmp_path, "wide", WIDE)).graph.with_checkpointer(saver)
+    graph.invoke({"hits": []}, {"configurable": {"thread_id": "w"}})
+    saver.close()
+    window = open_window(database=db)
+    observed = window.session.state.observed
+    pairs = {(e.source, e.target) for e in observed.edges}
+    # exactly the edges the triggers name: START -> a_i -> b_i -> END, not 300 x 300
+    assert ("a7", "b7") in pairs and ("a7", "b8") not in pairs
+    assert len(pairs) == 900, len(pairs)
+    assert len(window.panels.graph.node_ids()) >= 602

@@ -98,20 +98,54 @@ def graph_view(compiled: Any, name: str | None = None) -> GraphShape:
     return GraphShape(name=shown, nodes=tuple(nodes), edges=tuple(edges))
 
 
-def observed_graph(rows: Iterable[TimelineRow], name: str = "observed") -> GraphShape:
+WIDE = 64
+"""A superstep whose ran x due node pairs exceed this is drawn from its tasks' triggers
+(read with `wide_rows`), never as a cross product: 300 parallel nodes would make 90,000
+edges, which graphviz cannot lay out."""
+
+
+def wide_rows(rows: Iterable[TimelineRow]) -> list[str]:
+    """Checkpoints whose observed edges need their tasks' triggers (see `WIDE`)."""
+    return [r.id for r in rows if len(set(r.nodes)) * len(set(r.next)) > WIDE]
+
+
+def _trigger_sources(trigger: str) -> list[str]:
+    """The nodes a trigger names: "edge:a", "branch:a", "join:a+b", "send:a", "command:a"."""
+    out = []
+    for part in trigger.split(","):
+        kind, _, who = part.partition(":")
+        if kind in ("edge", "branch", "command", "send", "join") and who:
+            out += [n for n in who.split("+") if n]
+    return out
+
+
+def observed_graph(rows: Iterable[TimelineRow], name: str = "observed",
+                   triggers: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> GraphShape:
     """Without the graph's code (post-mortem), the graph the history shows: every node that
-    ran or was due, and an edge wherever a checkpoint made by one node planned the next."""
+    ran or was due, and an edge wherever a checkpoint made by one node planned the next.
+    A wide superstep's edges come from its tasks' `triggers` (checkpoint id -> (task,
+    trigger) pairs); without them, only its nodes are drawn."""
     edges: dict[tuple[str, str], None] = {}
     names: dict[str, None] = {START: None}
     ended = False
+    triggers = triggers or {}
     for row in rows:
-        sources = [n for n in row.nodes if n]
-        for node in (*sources, *row.next):
+        sources = list(dict.fromkeys(n for n in row.nodes if n))
+        targets = list(dict.fromkeys(row.next))
+        for node in (*sources, *targets):
             names.setdefault(node, None)
+        planned = triggers.get(row.id)
+        if planned is not None:
+            for target, trigger in planned:
+                for source in _trigger_sources(trigger):
+                    names.setdefault(source, None)
+                    edges.setdefault((source, target), None)
+        elif len(sources) * len(targets) <= WIDE:
+            for source in sources:
+                for target in targets:
+                    edges.setdefault((source, target), None)
         for source in sources:
-            for target in row.next:
-                edges.setdefault((source, target), None)
-            if not row.next and row.source == "loop":
+            if not targets and row.source == "loop":
                 edges.setdefault((source, END), None)
                 ended = True
     if ended:

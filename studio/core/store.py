@@ -126,6 +126,21 @@ class CheckpointReader:
 
         return await self.call(read)
 
+    async def triggers(self, thread_id: str, checkpoint_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """(task name, trigger) of the tasks each checkpoint planned: why each ran, which
+        names its sources (an observed graph's edges without a cross product)."""
+        wanted = list(checkpoint_ids)
+
+        def read(s: Any) -> dict[str, list[tuple[str, str]]]:
+            out = {}
+            for cid in wanted:
+                ckpt = s.get(thread_id, cid)
+                if ckpt is not None:
+                    out[cid] = [(t.name, str(getattr(t, "trigger", "") or "")) for t in ckpt.tasks]
+            return out
+
+        return await self.call(read)
+
     async def checkpoint(self, thread_id: str, checkpoint_id: str | None = None) -> Any:
         return await self.call(lambda s: s.get(thread_id, checkpoint_id))
 

@@ -248,7 +248,9 @@ class Loading:
             self.signals.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
             s.pending_events = True
         if s.graph is None:  # post-mortem without the code: the graph as the history shows it
-            s.observed = convert.observed_graph(rows, thread_id)
+            wide = convert.wide_rows(rows)[:200]
+            triggers = await s.reader.triggers(thread_id, wide) if wide else {}
+            s.observed = convert.observed_graph(rows, thread_id, triggers)
             self.signals.graphLoaded.emit(s.observed)
         if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
             self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
