@@ -87,7 +87,7 @@ def test_stop_a_sync_node_discards_its_result(open_window, qtbot, tmp_path: Path
         stopped_at = time.perf_counter()
         window.actions.stop.trigger()  # Shift+F5
     assert time.perf_counter() - stopped_at < 1.0, "stop waited for the node"
-    worker = [t for t in threading.enumerate() if t.name.startswith("retrograph-node")]
+    worker = [t for t in threading.enumerate() if t.name.startswith("engine-worker")]
     assert any(t.is_alive() for t in worker), "the sync node's thread should still be sleeping"
     assert "keeps running in its worker thread" in panel_text(window.panels.events)
     assert s.status_view().status == "stopped"

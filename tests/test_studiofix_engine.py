@@ -327,3 +327,48 @@ def test_item22_read_only_saver_sees_checkpoints_written_after_it_opened(tmp_pat
     writer.close()
     assert len(list(reader.list_headers("t"))) == 4
     reader.close()
+
+
+def test_item19_cancel_abandons_a_stuck_sync_node_and_asyncio_run_returns() -> None:
+    import threading
+
+    from engine.runtime.run import Run
+
+    entered, release = threading.Event(), threading.Event()
+
+    def stuck(s):
+        entered.set()
+        release.wait(60)  # a node that never returns (released at the end of the test)
+        return {"items": ["late"]}
+
+    def quick(s):
+        return {"items": ["quick"]}
+
+    b = StateGraph(_Par)
+    b.add_node("stuck", stuck)
+    b.add_node("quick", quick)
+    b.add_edge(START, "stuck")
+    b.add_edge(START, "quick")
+    run = Run(b.compile(), {"items": []})
+    events = []
+    run.subscribe(events.append)
+
+    async def drive():
+        await run.start()
+        await run.superstep()  # __start__
+        task = asyncio.ensure_future(run.run_pending())  # a batch of two sync tasks
+        while not entered.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    try:
+        asyncio.run(drive())  # returns: the stuck thread is not the loop's executor's
+        assert run.status == "cancelled"
+        assert isinstance(events[-1], RunFinished) and events[-1].status == "cancelled"
+        stuck_threads = [t for t in threading.enumerate() if t.is_alive() and t.name.startswith("engine-worker")]
+        assert stuck_threads and all(t.daemon for t in stuck_threads)  # exit never waits for them
+    finally:
+        release.set()

@@ -64,6 +64,7 @@ from .events import (
 )
 from .nested import Gate, ParentCommand, run_subgraph, task_namespace
 from .start import RunStart
+from .workers import WORKERS
 from .task import (
     NodeRunner,
     TaskResult,
@@ -441,7 +442,7 @@ class Run(RunStart, RunCommit):
                     outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
                 loop.call_soon_threadsafe(back.put_nowait, outcome)
 
-        workers = [loop.run_in_executor(None, worker) for _ in range(min(len(tasks), _BATCH_WORKERS))]
+        workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(min(len(tasks), _BATCH_WORKERS))]
         results: list[TaskResult] = []
         save_error: Exception | None = None
         try:
@@ -453,12 +454,13 @@ class Run(RunStart, RunCommit):
                 except Exception as exc:  # the saver failed: siblings are still reported
                     save_error = save_error or exc
         except asyncio.CancelledError:
+            jobs.clear()  # tasks not started yet never start; running ones are abandoned
             raise
         except Exception as exc:
             save_error = save_error or exc
         finally:
-            jobs.clear()  # on cancellation: tasks not started yet never start
-            await asyncio.gather(*workers, return_exceptions=True)
+            jobs.clear()
+        await asyncio.gather(*workers, return_exceptions=True)
         if save_error is not None:
             self._fail(save_error)
             raise save_error
@@ -481,9 +483,8 @@ class Run(RunStart, RunCommit):
         if self.inline_sync and len(self.plan) == 1:
             return runner.call_sync(state, ctx.config, ctx.writer)
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(
-            None, context.run, runner.call_sync, state, ctx.config, ctx.writer
-        )
+        # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
+        return await asyncio.wrap_future(WORKERS.submit(context.run, runner.call_sync, state, ctx.config, ctx.writer))
 
     def _start_output(self, task: PlannedTask) -> Any:
         """The hidden __start__ task writes the input into the state."""

@@ -1,0 +1,63 @@
+"""The threads sync nodes run on: daemon workers that nobody waits for.
+
+A sync node that never returns cannot be killed: Python has no way to stop a thread.
+What the engine can do is not wait for it. Sync nodes therefore run on this pool instead
+of the event loop's default executor: cancelling a run hands control back at once (the
+task is abandoned, its result ignored), `asyncio.run()` returns (it joins the default
+executor's threads, not these), and the interpreter exits (the workers are daemon
+threads). An abandoned thread keeps running until its node returns; a new task gets
+another worker.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from queue import SimpleQueue
+from typing import Any
+
+__all__ = ["WorkerPool", "WORKERS"]
+
+
+class WorkerPool:
+    """`submit(fn, *args) -> Future`: run on an idle daemon worker, or a new one."""
+
+    def __init__(self, name: str = "engine-worker", keep: int = 8) -> None:
+        self._name = name
+        self._keep = keep
+        self._jobs: SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._count = 0
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._lock:
+            start = self._idle == 0
+            if start:
+                self._count += 1
+                number = self._count
+            else:
+                self._idle -= 1
+        self._jobs.put((future, fn, args))
+        if start:
+            threading.Thread(target=self._work, name=f"{self._name}-{number}", daemon=True).start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, fn, args = self._jobs.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args))
+                except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits
+                    future.set_exception(exc)
+            del future, fn, args
+            with self._lock:
+                if self._idle >= self._keep:
+                    return  # enough idle workers already
+                self._idle += 1
+
+
+WORKERS = WorkerPool()
+"""The process's pool for sync nodes."""
