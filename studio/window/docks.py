@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
-__all__ = ["Docks", "build_docks", "apply_default_sizes", "save_layout", "restore_layout", "LAYOUT_VERSION"]
+__all__ = ["Docks", "build_docks", "apply_default_sizes", "save_layout", "restore_layout", "fit_to_screen", "LAYOUT_VERSION"]
 
 LAYOUT_VERSION = 4
 """Bump when the set of docks changes, so an old saved layout is ignored."""
@@ -112,3 +112,26 @@ def restore_layout(window: QMainWindow, settings: QSettings) -> bool:
     if isinstance(state, QByteArray) and not state.isEmpty():
         restored = window.restoreState(state, LAYOUT_VERSION) or restored
     return restored
+
+
+def fit_to_screen(window: QMainWindow) -> None:
+    """Keep the window inside the screen's available area (a 1600x1000 default, or a
+    geometry saved on a bigger monitor, would put panels and buttons off screen)."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        return
+    area = screen.availableGeometry()
+    if area.width() <= 0 or area.height() <= 0:
+        return
+    frame = window.frameGeometry()
+    extra_w, extra_h = max(frame.width() - window.width(), 0), max(frame.height() - window.height(), 0)
+    width = min(window.width(), area.width() - extra_w)
+    height = min(window.height(), area.height() - extra_h)
+    if (width, height) != (window.width(), window.height()):
+        window.resize(width, height)
+    x = min(max(window.x(), area.left()), area.right() - width - extra_w + 1)
+    y = min(max(window.y(), area.top()), area.bottom() - height - extra_h + 1)
+    if (x, y) != (window.x(), window.y()):
+        window.move(x, y)

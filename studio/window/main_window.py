@@ -17,7 +17,7 @@ from .actions import STEPPING, Actions, build_actions, build_menus, build_toolba
 from .banner import ErrorBanner
 from studio.cli.commands import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
-from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, restore_layout, save_layout
+from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, fit_to_screen, restore_layout, save_layout
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.session.session import Session
 from .watcher import FileWatcher
@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self._restored = remember_layout and restore_layout(self, self.settings)
         if not self._restored:
             self.resize(1600, 1000)
+        fit_to_screen(self)
         self._sized = False
         self._on_busy_changed(False)
 
