@@ -133,3 +133,11 @@ def test_item3_active_edges_start_only_at_what_just_ran(open_window, qtbot, tmp_
     window.actions.back.trigger()  # an older checkpoint: the same rule
     wait_ready(qtbot, window)
     assert _active(window) == {("prepare", "check")}, _active(window)
+
+
+def test_item14_conditional_edges_are_labelled_with_their_branch(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "chain", CHAIN))
+    labels = {(e.edge.source, e.edge.target): e.edge.label for e in window.panels.graph.edge_items()}
+    assert labels[("prepare", "review")] == "router: needs review"
+    assert labels[("prepare", "refund")] == "router: refund"
+    window.grab()

@@ -78,6 +78,30 @@ def short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _branch_labels(compiled: Any) -> dict[tuple[str, str], str]:
+    """(router's node, target) -> the branch that leads there: the path_map key, else the
+    target's name ("router: key"), so each conditional edge says which branch it is,
+    not only which router."""
+    out: dict[tuple[str, str], str] = {}
+    builder = getattr(compiled, "builder", None)
+    for source, branches in (getattr(builder, "branches", None) or {}).items():
+        for branch in branches.values():
+            router = str(getattr(branch, "name", "") or "route")
+            path_map = getattr(branch, "path_map", None)
+            if path_map:
+                pairs = [(str(key), str(target)) for key, target in path_map.items()]
+            else:
+                from engine.specs import literal_targets
+
+                pairs = [(str(t), str(t)) for t in literal_targets(branch.router) or ()]
+            for key, target in pairs:
+                key = "END" if key == END else "START" if key == START else key
+                text = f"{router}: {key}"
+                previous = out.get((str(source), target))
+                out[(str(source), target)] = f"{previous}, {key}" if previous else text
+    return out
+
+
 def graph_view(compiled: Any, name: str | None = None) -> GraphShape:
     """The graph's structure from `compiled.get_graph().nx` (node and edge kinds, labels);
     `name` replaces LangGraph's default graph name ("LangGraph")."""
@@ -89,8 +113,11 @@ def graph_view(compiled: Any, name: str | None = None) -> GraphShape:
             id=str(node_id), label=str(attrs.get("label") or node_id), kind=cast(NodeKind, str(kind)),
             subgraph_nodes=tuple(str(n) for n in attrs.get("subgraph_nodes") or ()),
         ))
+    branches = _branch_labels(compiled)
     edges = [
-        EdgeShape(source=str(s), target=str(t), kind=cast(EdgeKind, str(a.get("kind") or "edge")), label=str(a.get("label") or ""))
+        EdgeShape(source=str(s), target=str(t), kind=cast(EdgeKind, str(a.get("kind") or "edge")),
+                  label=branches.get((str(s), str(t)), str(a.get("label") or "")) if a.get("kind") == "conditional"
+                  else str(a.get("label") or ""))
         for s, t, a in nxg.edges(data=True)
     ]
     own = str(getattr(compiled, "name", "") or "")
