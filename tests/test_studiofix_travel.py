@@ -141,3 +141,23 @@ def test_item14_conditional_edges_are_labelled_with_their_branch(open_window, qt
     assert labels[("prepare", "review")] == "router: needs review"
     assert labels[("prepare", "refund")] == "router: refund"
     window.grab()
+
+
+def test_item5_an_edit_is_shown_as_an_edit_not_a_node_write(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "chain", CHAIN))
+    s = window.session
+    for _ in range(2):
+        act(qtbot, window, "step")
+    head = s.head_id
+    s.edit_and_fork(head, {"log": ["only one"], "route": "refund"})
+    qtbot.waitUntil(lambda: s.head_id != head, timeout=10000)
+    wait_ready(qtbot, window)
+    assert s.history.get(s.head_id).source == "update"
+    diff = panel_text(window.panels.diff)
+    assert "edited (update" in diff, diff[:800]
+    assert "⊕ prepare" not in diff and "prepare ⊕" not in diff
+    window.actions.back.trigger()  # read back from the file: the same words
+    wait_ready(qtbot, window)
+    window.actions.forward.trigger()
+    wait_ready(qtbot, window)
+    assert "edited (update" in panel_text(window.panels.diff)

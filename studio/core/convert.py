@@ -220,9 +220,11 @@ def observed_details(view: GraphShape, name: str, *, values: Mapping[str, Any], 
 def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[str, Any]]] = {}) -> StepDiff:
     """The exact diff of a committed superstep; `dropped` maps node -> [(key, value)]
     of keys it returned that the schema does not have."""
+    edited = getattr(event, "source", "loop") == "update"
     rows = [
         DiffRow(key=d.key, reducer=d.reducer, before=plain(d.before),
-                writes=tuple(DiffWrite(node=w.node, value=w.value) for w in d.writes), after=plain(d.after))
+                writes=tuple(DiffWrite(node=_edit_label(w.node) if edited else w.node, value=w.value)
+                             for w in d.writes), after=plain(d.after))
         for d in event.diffs
     ]
     for node, items in dropped.items():
@@ -232,9 +234,14 @@ def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[
     return StepDiff(step=event.step, checkpoint_id=event.checkpoint_id, rows=tuple(rows))
 
 
+def _edit_label(as_node: str | None) -> str:
+    """How an edit's write is named in a diff: an edit, never a node's own write."""
+    return f"edited (update, as {as_node})" if as_node and as_node not in ("?", START) else "edited (update)"
+
+
 def diff_from_values(
     *, step: int, checkpoint_id: str, before: Mapping[str, Any] | None, after: Mapping[str, Any],
-    nodes: Sequence[str] = (), reducers: Mapping[str, str] | None = None,
+    nodes: Sequence[str] = (), reducers: Mapping[str, str] | None = None, source: str = "loop",
 ) -> StepDiff:
     """A diff worked out from two checkpoints' values (the writes were not kept).
 
@@ -244,6 +251,8 @@ def diff_from_values(
     before = before or {}
     reducers = reducers or {}
     writer = "+".join(nodes) if nodes else "?"
+    if source == "update":
+        writer = _edit_label("+".join(nodes) if nodes else None)
     rows = []
     for key in list(after) + [k for k in before if k not in after]:
         old, new = before.get(key, UNSET), after.get(key, UNSET)

@@ -76,7 +76,7 @@ class TimeTravel:
         if diff is None:
             diff = convert.diff_from_values(
                 step=ckpt.step, checkpoint_id=ckpt.id, before=parent.values if parent is not None else None,
-                after=ckpt.values, nodes=ckpt.nodes_ran, reducers=s.reducers())
+                after=ckpt.values, nodes=ckpt.nodes_ran, reducers=s.reducers(), source=ckpt.source)
         values = dict(ckpt.values)
         if live:
             s.viewed_id = None
