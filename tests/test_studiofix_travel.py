@@ -161,3 +161,26 @@ def test_item5_an_edit_is_shown_as_an_edit_not_a_node_write(open_window, qtbot, 
     window.actions.forward.trigger()
     wait_ready(qtbot, window)
     assert "edited (update" in panel_text(window.panels.diff)
+
+
+def test_item8_inspector_follows_reload_and_restart(open_window, qtbot, tmp_path: Path) -> None:
+    path = write_graph(tmp_path, "chain", CHAIN)
+    window = open_window(path)
+    s = window.session
+    inspector = window.panels.inspector
+    s.select_node("prepare")
+    wait_ready(qtbot, window)
+    act(qtbot, window, "step")
+    act(qtbot, window, "step")  # prepare ran: its last input is shown
+    assert "needs review" in inspector.last_input.toPlainText()
+    old_thread = s.thread_id
+    window.actions.restart.trigger()  # a new thread: the old run's input is not this run's
+    qtbot.waitUntil(lambda: s.thread_id != old_thread, timeout=10000)
+    wait_ready(qtbot, window)
+    assert "needs review" not in inspector.last_input.toPlainText()
+    path.write_text(path.read_text().replace('return {"log": ["prepared"]}',
+                                             'return {"log": ["prepared again"]}'), encoding="utf-8")
+    with qtbot.waitSignal(s.graphLoaded, timeout=10000):
+        window.actions.reload.trigger()
+    wait_ready(qtbot, window)
+    qtbot.waitUntil(lambda: "prepared again" in inspector.source.toPlainText(), timeout=5000)

@@ -116,6 +116,15 @@ class Loading:
         if s.graph_view is not None:
             self.signals.graphLoaded.emit(s.graph_view)
         p.emit_marks()
+        self._refresh_inspector()
+
+    def _refresh_inspector(self) -> None:
+        """The inspector shows the code and the run now loaded, never a stale one."""
+        s, p = self.state, self.presenter
+        if s.selected_node is not None and (s.graph is None or s.selected_node in s.graph.node_names):
+            p.refresh_details(s.selected_node, force=True)
+        else:
+            p.follow_next_details()
 
     # -- opening -----------------------------------------------------------------------
     def _open_saver(self) -> bool:
@@ -237,6 +246,7 @@ class Loading:
         s.thread_id = thread_id
         s.viewed_id = None
         p.reset_marks()
+        s.last_io.clear()  # another thread: the last input and output shown were the old run's
         s.diffs.clear()
         p.clear_events()
         assert s.reader is not None
@@ -264,7 +274,7 @@ class Loading:
             self.signals.interruptsChanged.emit(())
             self.signals.viewChanged.emit(None)
             p.emit_marks()
-        p.follow_next_details()
+        self._refresh_inspector()
         p.emit_status()
 
     async def _load_full_history(self, thread_id: str) -> None:
