@@ -17,7 +17,7 @@ __all__ = ["GraphLegend", "EDGE_ROWS", "NODE_ROWS"]
 
 EDGE_ROWS: tuple[tuple[str, str, str], ...] = (
     ("edge", "edge", "always runs next"),
-    ("conditional", "conditional", "a router picks (label: the router)"),
+    ("conditional", "conditional", "a router picks (label: router: branch)"),
     ("dynamic", "dynamic", "router without a path map: anywhere"),
     ("join", "join", "waits for all its sources"),
     ("command", "command", "a Command(goto=…) destination"),
