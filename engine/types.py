@@ -10,7 +10,13 @@ from .policies import CachePolicy, TimeoutPolicy
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
            "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask", "CachePolicy",
-           "TimeoutPolicy"]
+           "TimeoutPolicy", "StreamWriter", "All"]
+
+StreamWriter = Callable[[Any], None]
+"""What `get_stream_writer()` returns (and a node's `writer` parameter): sends to `custom`."""
+
+All = Literal["*"]
+"""`interrupt_before="*"` / `interrupt_after="*"`: every node."""
 
 RunnableConfig = dict[str, Any]
 """A run's config: `{"configurable": {"thread_id": ...}, "recursion_limit": ...}`."""
