@@ -232,3 +232,19 @@ def test_stepping_into_a_subgraph_after_a_resume_shows_only_what_is_left(saver: 
     assert calls == ["a", "b", "b"]
     assert moves[0] == (("sub",), ["b"], False), "the first inner move is the interrupted node"
     assert all("a" not in pending for _, pending, _ in moves)
+
+
+def test_a_str_subclass_is_checkpointed_as_its_text(saver: Any) -> None:
+    class Text(str):
+        """Like langchain-core's `message.text`: a str with extras."""
+
+    class R(TypedDict):
+        result: str
+
+    g = StateGraph(R)
+    g.add_node("say", lambda s: {"result": Text("Done")})
+    g.add_edge(START, "say")
+    graph = g.compile(checkpointer=saver)
+    assert graph.invoke({"result": ""}, T) == {"result": "Done"}
+    stored = graph.get_state(T).values["result"]
+    assert stored == "Done" and type(stored) is str
