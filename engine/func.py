@@ -497,17 +497,10 @@ class EntrypointGraph(CompiledStateGraph):
 
     # -- results as LangGraph shows them ----------------------------------------------------
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
-        latest: list[Any] = []
-        interrupts: list[Any] = []
-        async for mode, chunk in self.astream(input, config, stream_mode=["values", "updates"], **kwargs):
-            if mode == "values":
-                latest[:] = [chunk]
-            elif isinstance(chunk, Mapping) and "__interrupt__" in chunk:
-                interrupts.extend(chunk["__interrupt__"])
-        out = latest[0] if latest else None
-        if interrupts:  # as LangGraph: merged into a dict value, else alone
-            return {**out, "__interrupt__": interrupts} if isinstance(out, dict) else {"__interrupt__": interrupts}
-        return out
+        """As a graph's: the return value (with `__interrupt__` merged into a dict value, or
+        alone). The function runs on a worker thread, so an async task it calls can run."""
+        kwargs["_inline_sync"] = False
+        return await super().ainvoke(input, config, **kwargs)
 
     def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
                      task_id: str | None = None) -> dict[str, Any]:

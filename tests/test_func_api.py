@@ -282,3 +282,19 @@ def test_json_schemas_and_runtime_of_an_entrypoint() -> None:
     config = {"configurable": {"thread_id": "r"}}
     assert run_it.invoke([1, 2], config, context={"model": "m"}) == "m:3:None"
     assert run_it.invoke([5], config, context={"model": "m"}) == "m:5:2"
+
+
+def test_an_entrypoint_invoked_inside_a_task_returns_its_value() -> None:
+    @entrypoint()
+    def add(pair: list[int]) -> int:
+        return pair[0] + pair[1]
+
+    @task
+    def twice(a: int, b: int) -> int:
+        return add.invoke([add.invoke([a, b]), 10])
+
+    @entrypoint(checkpointer=InMemorySaver())
+    def outer(pair: list[int]) -> int:
+        return twice(*pair).result()
+
+    assert outer.invoke([2, 3], {"configurable": {"thread_id": "n"}}) == 15
