@@ -203,6 +203,7 @@ def _formatted(format: str) -> Callable[[Any, Any], Any]:
         return add_messages(left, right, format=format)
 
     reducer.__name__ = reducer.__qualname__ = "add_messages"
+    reducer.__wrapped__ = add_messages  # type: ignore[attr-defined]  # what it is, for inspect.unwrap
     return reducer
 
 

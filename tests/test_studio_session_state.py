@@ -54,3 +54,19 @@ def test_session_state_works_without_qt(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["no graph False None []", "[]"]
+
+
+def test_edit_updates_turns_typed_dicts_into_messages_for_any_add_messages():
+    from engine import AIMessage, Overwrite, add_messages
+    from studio.session.travel import edit_updates
+
+    for reducer in (add_messages, add_messages(format="langchain-openai")):
+        g = StateGraph(TypedDict("M", {"messages": Annotated[list, reducer]}))
+        g.add_node("a", lambda s: {})
+        g.add_edge(START, "a")
+        channels = g.compile().schema.channels
+        old = {"messages": [AIMessage(content="before", id="1")]}
+        update = edit_updates(channels, old, {"messages": [{"role": "ai", "content": "hi"}]})  # not an append
+        value = update["messages"]
+        assert isinstance(value, Overwrite), reducer
+        assert [type(m) for m in value.value] == [AIMessage], reducer

@@ -7,6 +7,7 @@ keeps the old one.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,7 +47,7 @@ def edit_updates(channels: Mapping[str, Any], old: Mapping[str, Any], new: Mappi
         elif isinstance(value, list) and isinstance(before, list) and len(value) > len(before) \
                 and same(value[: len(before)], before):
             update[key] = value[len(before):]
-        elif reducer is add_messages and isinstance(value, list):
+        elif reducer is not None and inspect.unwrap(reducer) is add_messages and isinstance(value, list):
             update[key] = Overwrite(add_messages([], value))  # dicts typed in become messages
         else:
             update[key] = Overwrite(value)
