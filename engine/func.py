@@ -28,6 +28,7 @@ from .constants import START
 from .errors import GraphInterrupt
 from .graph.builder import StateGraph
 from .graph.compiled import CompiledStateGraph
+from .jsonschema import type_jsonschema
 from .policies import CachePolicy
 from .runtime.context import TaskContext, current_task
 from .runtime.events import TaskFailed, TaskFinished, TaskStarted
@@ -478,12 +479,7 @@ class EntrypointGraph(CompiledStateGraph):
 
     @staticmethod
     def _jsonschema(tp: Any, title: str | None) -> dict[str, Any]:
-        try:
-            from pydantic import TypeAdapter
-        except ImportError:
-            raise ImportError("JSON schemas need pydantic: pip install pydantic") from None
-        schema = TypeAdapter(tp).json_schema()
-        return {**schema, "title": title} if title else schema
+        return type_jsonschema(tp, title)
 
     def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
         return self._jsonschema(self._hints()[0], "LangGraphInput")

@@ -327,3 +327,48 @@ def test_every_reported_put_survives_a_sigkill(tmp_path: Path) -> None:
     with SqliteSaver(path) as saver:
         for n, cid in enumerate(reported, start=1):
             assert saver.get("t", cid).values["items"] == [f"item {i}" * 20 for i in range(1, n + 1)]
+
+
+def test_classes_written_by_this_process_read_back_here_but_not_in_a_fresh_one(tmp_path: Path) -> None:
+    """A locally defined pydantic model and dataclass put in the state by the running code
+    round-trip through a SqliteSaver in this process; another process opening the file gets
+    inert UnknownValues (nothing is imported from the data)."""
+    import dataclasses
+    from typing import TypedDict
+
+    import pydantic
+
+    from engine import START, StateGraph
+
+    class Order(pydantic.BaseModel):
+        sku: str
+        qty: int
+
+    @dataclasses.dataclass
+    class Note:
+        text: str
+
+    class S(TypedDict):
+        items: list
+
+    g = StateGraph(S)
+    g.add_node("a", lambda s: {"items": [Order(sku="x", qty=2), Note("hi")]})
+    g.add_edge(START, "a")
+    path = tmp_path / "local.db"
+    cfg = {"configurable": {"thread_id": "t"}}
+    with SqliteSaver(path) as saver:
+        graph = g.compile(checkpointer=saver)
+        graph.invoke({"items": []}, cfg)
+    with SqliteSaver(path) as reader:  # a second saver of this process reads them back
+        assert g.compile(checkpointer=reader).get_state(cfg).values["items"] == [Order(sku="x", qty=2), Note("hi")]
+    script = textwrap.dedent(f"""
+        import warnings
+        from engine.checkpoint import SqliteSaver, UnknownValue
+        warnings.simplefilter("ignore")
+        with SqliteSaver({str(path)!r}) as saver:
+            values = saver.get("t").values["items"]
+        print([type(v).__name__ for v in values], [v.data for v in values])
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, check=True)
+    assert out.stdout.strip() == "['UnknownValue', 'UnknownValue'] [{'sku': 'x', 'qty': 2}, {'text': 'hi'}]"

@@ -137,8 +137,8 @@ def test_a_serializer_registration_is_its_own() -> None:
     assert mine.loads(data) == Local(1)
     with pytest.warns(UnknownTypeWarning):
         assert isinstance(other.loads(data), UnknownValue)
-    with pytest.raises(SerializationError):
-        other.dumps(Local(1))
+    # writing an instance is what lets a serializer of this process read its class back
+    assert other.loads(other.dumps(Local(1))) == Local(1)
 
 
 def test_an_unknown_type_name_loads_as_inert_data_with_a_warning() -> None:
@@ -184,16 +184,22 @@ class Handle:
     pass
 
 
-def test_an_unregistered_dataclass_is_named_with_its_path_and_the_fix() -> None:
-    messages = [{"role": "user"}, {}, {}, Box(payload=Payload(b"x"))]
-    with pytest.raises(SerializationError) as err:
-        serde.dumps(messages, where="messages")
-    assert str(err.value) == (
-        "Cannot checkpoint `messages[3].payload`: it is a `test_serde.Payload`, a type the checkpoint "
-        "serializer does not know. Register it with `engine.register_type(Payload)` (or name it in the "
-        "state schema passed to `StateGraph(...)`), or store plain data instead."
-    )
-    assert err.value.path == "messages[3].payload"  # type: ignore[attr-defined]
+def test_an_unregistered_dataclass_written_here_is_read_back_here() -> None:
+    messages = [{"role": "user"}, Box(payload=Payload(b"x"))]
+    assert serde.loads(serde.dumps(messages, where="messages")) == messages
+
+
+def test_a_str_subclass_is_stored_as_its_text() -> None:
+    class Text(str):
+        def __call__(self) -> str:  # as langchain-core's message.text accessor
+            return str(self)
+
+    class Count(int):
+        pass
+
+    got = serde.loads(serde.dumps({"t": Text("hi"), "n": [Count(2**70), Count(3)]}))
+    assert got == {"t": "hi", "n": [2**70, 3]}
+    assert type(got["t"]) is str and type(got["n"][1]) is int
 
 
 def test_an_arbitrary_object_asks_for_plain_data() -> None:
@@ -206,12 +212,11 @@ def test_an_arbitrary_object_asks_for_plain_data() -> None:
         serde.dumps({Handle(): 1}, where="k")
 
 
-def test_an_unregistered_enum_is_named() -> None:
+def test_an_unregistered_enum_written_here_is_read_back_here() -> None:
     class Level(enum.IntEnum):
         LOW = 1
 
-    with pytest.raises(SerializationError, match=r"`level`: it is a `test_serde\..*Level`.*engine.register_type\(Level\)"):
-        serde.dumps(Level.LOW, where="level")
+    assert serde.loads(serde.dumps(Level.LOW, where="level")) is Level.LOW
 
 
 def test_too_deep_too_big_and_broken_text_are_refused_clearly() -> None:

@@ -239,6 +239,11 @@ class Serializer:
         if t is complex:
             return {TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
         info = self._info_for(t)
+        if info is None and t is not UnknownValue:
+            found = _written_here(v, t)
+            if found is not None and type(found) is not TypeInfo:
+                return enc(found, depth, plain)  # a str/int/float subclass, stored as the plain value
+            info = found
         if info is not None:
             if info.kind == "enum":
                 return {TAG: "enum", "n": info.name, "v": v._name_}
@@ -468,6 +473,28 @@ class Serializer:
             _warn(f"Checkpoint data holds `{name}.{member}`, which the registered enum lacks; "
                   "it is loaded as an inert UnknownValue.")
             return UnknownValue(name, member)
+
+
+def _written_here(v: Any, t: type) -> Any:
+    """For a value of an unregistered type: its TypeInfo once registered, the plain value of
+    a str/int/float subclass, or None (the caller refuses it).
+
+    A dataclass, pydantic model, NamedTuple or Enum instance being *written* was made by the
+    code running in this process, so its class joins this process's registry: reading it back
+    here rebuilds it, as if the user had called `register_type`. Nothing reaches the registry
+    from stored data, so another process reading the file still gets an `UnknownValue`."""
+    if isinstance(v, enum.Enum) or dataclasses.is_dataclass(t) or is_pydantic(t) or (
+        issubclass(t, tuple) and hasattr(t, "_fields")
+    ):
+        GLOBAL_TYPES.add(t)
+        return GLOBAL_TYPES.by_type.get(t)
+    if isinstance(v, str):  # e.g. langchain-core's TextAccessor (message.text)
+        return str.__str__(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return int.__index__(v)
+    if isinstance(v, float):
+        return float.__float__(v)
+    return None
 
 
 def _shorten(path: str) -> str:

@@ -31,6 +31,7 @@ from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
+from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
@@ -585,6 +586,21 @@ class CompiledStateGraph:
         return self.bulk_update_state(config, supersteps)
 
     # -- drawing --------------------------------------------------------------------
+    # -- JSON schemas (pydantic), as LangGraph's --------------------------------------------
+    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The JSON schema of what `invoke` takes (the input schema, else the state's)."""
+        schema = self.builder.input_schema
+        return state_jsonschema(self.builder.state_schema if schema is None else schema, schema_title(self.name, "Input"))
+
+    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The JSON schema of what `invoke` returns (the output schema, else the state's)."""
+        schema = self.builder.output_schema
+        return state_jsonschema(self.builder.state_schema if schema is None else schema, schema_title(self.name, "Output"))
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The JSON schema of `context_schema`, None without one."""
+        return context_jsonschema(self.builder.context_schema)
+
     def get_graph(self, xray: bool | int = False) -> Any:
         """The structure as a drawable graph (networkx DiGraph inside; DOT, Mermaid, PNG, SVG)."""
         from .drawing import DrawableGraph
