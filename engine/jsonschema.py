@@ -40,6 +40,11 @@ def type_jsonschema(tp: Any, title: str | None = None) -> dict[str, Any]:
     return {**schema, "title": title} if title else schema
 
 
+def _model_schema(model: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = model.model_json_schema()
+    return schema
+
+
 def _is_model(tp: Any) -> bool:
     return isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_fields")
 
@@ -49,7 +54,7 @@ def context_jsonschema(schema: Any) -> dict[str, Any] | None:
     if schema is None:
         return None
     if _is_model(schema):
-        return schema.model_json_schema()
+        return _model_schema(schema)
     if is_typeddict(schema) or dataclasses.is_dataclass(schema):
         return type_jsonschema(schema)
     raise ValueError(f"context_schema {schema!r} cannot be described: use a pydantic model, TypedDict or dataclass")
@@ -106,15 +111,15 @@ def state_jsonschema(schema: Any, title: str) -> dict[str, Any]:
 
     pydantic = _pydantic()
     if _is_model(schema):
-        return schema.model_json_schema()
+        return _model_schema(schema)
     if is_typeddict(schema):
         return type_jsonschema(schema)
     fields = schema_fields(schema)
     if list(fields) == [ROOT]:
         tp = _write_type(fields[ROOT])
-        return pydantic.create_model(title, __base__=pydantic.RootModel[tp], root=(tp, None)).model_json_schema()
+        return _model_schema(pydantic.create_model(title, __base__=pydantic.RootModel[tp], root=(tp, None)))
     from .managed import managed_of
 
     definitions = {k: (_write_type(tp), _default(k, _write_type(tp), schema))
                    for k, tp in fields.items() if managed_of(tp) is None}
-    return pydantic.create_model(title, **definitions).model_json_schema()
+    return _model_schema(pydantic.create_model(title, **definitions))
