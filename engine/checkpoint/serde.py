@@ -249,8 +249,6 @@ class Serializer:
                 return {TAG: "enum", "n": info.name, "v": v._name_}
             fields = self._fields(v, info)
             return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
-        if isinstance(v, str) and t is not UnknownValue:
-            return str(v)  # a str subclass nobody registered (langchain-core's `.text`): kept as its text
         if t is UnknownValue:
             if v.type_name.startswith("tag:") and type(v.data) is dict and TAG not in v.data:
                 # an unknown tag (a newer version's) goes back exactly as it came
