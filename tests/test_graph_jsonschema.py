@@ -82,3 +82,10 @@ def test_pydantic_root_and_no_context() -> None:
 def test_a_context_schema_that_cannot_be_described_names_itself() -> None:
     with pytest.raises(ValueError, match="context_schema .*int.* pydantic model, TypedDict or dataclass"):
         compiled(Order, context_schema=int).get_context_jsonschema()
+
+
+def test_the_second_positional_argument_is_the_context_schema() -> None:
+    g = StateGraph(Order, Ctx)
+    assert g.context_schema is Ctx
+    with pytest.warns(DeprecationWarning, match=r"config_schema=\.\.\.\) is deprecated"):
+        assert StateGraph(Order, config_schema=Ctx).context_schema is Ctx

@@ -1,6 +1,7 @@
 """StateGraph: the builder users write their graph with (LangGraph's API)."""
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -67,15 +68,19 @@ class StateGraph:
     def __init__(
         self,
         state_schema: Any = None,
-        config_schema: Any = None,
+        context_schema: Any = None,
         *,
         input_schema: Any = None,
         output_schema: Any = None,
-        context_schema: Any = None,
         **legacy: Any,
     ) -> None:
         input_schema = input_schema if input_schema is not None else legacy.pop("input", None)
         output_schema = output_schema if output_schema is not None else legacy.pop("output", None)
+        config_schema = legacy.pop("config_schema", None)  # LangGraph 0.x's name for context_schema
+        if config_schema is not None:
+            warnings.warn("StateGraph(config_schema=...) is deprecated: pass context_schema=... instead",
+                          DeprecationWarning, stacklevel=2)
+            context_schema = context_schema if context_schema is not None else config_schema
         if legacy:
             raise TypeError(f"StateGraph() got unexpected arguments: {', '.join(sorted(legacy))}")
         if state_schema is None:
@@ -88,7 +93,6 @@ class StateGraph:
         self.state_schema = state_schema
         self.input_schema = input_schema
         self.output_schema = output_schema
-        self.config_schema = config_schema
         self.context_schema = context_schema
         self.nodes: dict[str, NodeSpec] = {}
         self.edges: list[tuple[str, str]] = []
