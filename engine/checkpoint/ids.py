@@ -86,17 +86,22 @@ class CountingIds(IdSource):
         return (self._start + timedelta(seconds=self._ticks)).isoformat(timespec="microseconds")
 
 
-_source: IdSource = IdSource()
+_SYSTEM = IdSource()
+_source: IdSource = _SYSTEM
 
 
 def new_checkpoint_id() -> str:
     """A unique id that sorts in creation order: milliseconds, a sequence within the
     millisecond, and a per-process tag (so two processes writing one file never clash)."""
+    if _source is _SYSTEM:  # the usual source, called directly: this runs every superstep
+        return _system_checkpoint_id()
     return _source.checkpoint_id()
 
 
 def now_iso() -> str:
     """The current time as ISO 8601 UTC with microseconds."""
+    if _source is _SYSTEM:
+        return _system_now_iso()
     return _source.now()
 
 

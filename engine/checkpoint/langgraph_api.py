@@ -52,10 +52,16 @@ def _takes_native_form(fn: Callable[..., Any]) -> bool:
     return len(params) > 1 and params[1] in _NATIVE_FIRST
 
 
+_NATIVE_TYPES = frozenset({str, Checkpoint})
+"""Exact types of a store's own first argument (a thread id, a checkpoint)."""
+
+
 def _dispatching(native: Callable[..., Any], form: str) -> Callable[..., Any]:
     @functools.wraps(native)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         first = args[0] if args else kwargs.get("config", native)
+        if type(first) in _NATIVE_TYPES:  # the engine's own calls: no ABC isinstance per superstep
+            return native(self, *args, **kwargs)
         if first is None or isinstance(first, Mapping):
             return getattr(self, form)(*args, **kwargs)
         return native(self, *args, **kwargs)

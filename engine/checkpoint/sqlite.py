@@ -217,7 +217,8 @@ class SqliteSaver(BaseCheckpointSaver):
         *,
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
-        self._writable()
+        if self.read_only:  # False for a saver that writes: no call per superstep
+            self._writable()
         with self._lock:
             conn = self._db()
             try:
@@ -311,7 +312,8 @@ class SqliteSaver(BaseCheckpointSaver):
         self._segments.forget()
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
-        self._writable()
+        if self.read_only:  # False for a saver that writes: no call per superstep
+            self._writable()
         rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
         with self._lock, self._errors():
             conn = self._db()
@@ -328,7 +330,8 @@ class SqliteSaver(BaseCheckpointSaver):
             self._cache.mark_writes(thread_id, checkpoint_id)
 
     def delete_thread(self, thread_id: str) -> None:
-        self._writable()
+        if self.read_only:  # False for a saver that writes: no call per superstep
+            self._writable()
         with self._transaction() as conn:
             self._forget()
             rows = conn.execute(

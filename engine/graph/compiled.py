@@ -122,10 +122,12 @@ class CompiledStateGraph:
         default = builder.node_defaults.get("error_handler")
         if default is not None:
             self.runners[DEFAULT_HANDLER] = NodeRunner(DEFAULT_HANDLER, default, (), (), ())
+            self.runners[DEFAULT_HANDLER].handles_errors = True
         for name_, spec in builder.nodes.items():
             if spec.error_handler is not None:
                 handler = f"__error_handler__{name_}"
                 self.runners[handler] = NodeRunner(handler, spec.error_handler, (), (), ())
+                self.runners[handler].handles_errors = True
                 self.runners[name_].error_handler = handler
             elif default is not None:
                 self.runners[name_].error_handler = DEFAULT_HANDLER

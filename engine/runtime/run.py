@@ -318,10 +318,12 @@ class Run(RunStart, RunCommit):
         if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
             config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
                 self.checkpoint_ns, task.name, task.id)}}
-        ctx = TaskContext(task_id=task.id, name=task.name, config=config,
-                          writer=self._writer_for(task), resume=list(self._resume_for.get(task.id, ())),
-                          parent=current_task.get(), run=self, resume_map=self._resume_map.get(task.id))
-        if task.trigger.startswith(HANDLER_TRIGGER):
+        resume_for, resume_map = self._resume_for, self._resume_map  # empty unless resuming
+        ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=self._writer_for(task),
+                          resume=list(resume_for.get(task.id, ())) if resume_for else [],
+                          parent=current_task.get(), run=self,
+                          resume_map=resume_map.get(task.id) if resume_map else None)
+        if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
             ctx.node_error = task.arg
         if runner.timeout is not None and runner.timeout.refresh_on == "auto":
             ctx.writer = _with_heartbeat(ctx.writer, ctx)
@@ -334,7 +336,7 @@ class Run(RunStart, RunCommit):
                   error: BaseException | None, trace: str, started: float) -> TaskResult:
         """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
         result = TaskResult(task=task)
-        if isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
+        if error is not None and isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
             output, error = error.command, None
         if error is None:
             try:
@@ -467,10 +469,7 @@ class Run(RunStart, RunCommit):
         return results
 
     def _plain_sync(self, task: PlannedTask) -> bool:
-        runner = self.graph.runners[task.name]
-        return task.name != START and not (runner.is_async or runner.is_subgraph or runner.retry
-                                           or runner.async_router or runner.cache_policy is not None
-                                           or runner.timeout is not None)
+        return task.name != START and self.graph.runners[task.name].plain_sync
 
     async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
         """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
@@ -631,11 +630,14 @@ class Run(RunStart, RunCommit):
         """Once every task of the superstep has run: fail, pause on interrupts, or wait for commit."""
         if self.pending or self.status != "ready":
             return
-        failed = [r for r in self.results.values() if r.error is not None and not r.handled]
-        if failed:
-            self._fail(failed[0].error)
-            return
-        if any(r.interrupts or r.paused for r in self.results.values()):
+        stopped = False  # one pass over the results (a fan-out has hundreds)
+        for r in self.results.values():
+            if r.error is not None and not r.handled:
+                self._fail(r.error)
+                return
+            if r.interrupts or r.paused:
+                stopped = True
+        if stopped:
             nodes = tuple(r.task.name for r in self.results.values() if r.interrupts or r.paused)
             self.status = "interrupted"
             self.preview = self._preview()

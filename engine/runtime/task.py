@@ -206,7 +206,7 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
-        "input_view", "error_handler",
+        "input_view", "error_handler", "handles_errors", "plain_sync",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -215,6 +215,8 @@ class NodeRunner:
         self.name = name
         self.error_handler = error_handler
         """The name of the runner that handles this node's errors, or None."""
+        self.handles_errors = False
+        """True for an error handler's runner (its tasks are told the NodeError)."""
         self.input_view = input_view
         """The node's own input schema (a NodeInput), or None: it gets the whole state."""
         self.retry = retry
@@ -244,6 +246,9 @@ class NodeRunner:
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)
+        self.plain_sync = not (self.is_async or self.is_subgraph or retry or self.async_router
+                               or cache_policy is not None or timeout is not None)
+        """A sync node with no retry, cache or timeout: a fan-out may batch it on worker threads."""
 
     def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
         if self.is_runnable:
