@@ -59,9 +59,9 @@ _NATIVE_TYPES = frozenset({str, Checkpoint})
 def _dispatching(native: Callable[..., Any], form: str) -> Callable[..., Any]:
     @functools.wraps(native)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        first = args[0] if args else kwargs.get("config", native)
-        if type(first) in _NATIVE_TYPES:  # the engine's own calls: no ABC isinstance per superstep
+        if args and type(args[0]) in _NATIVE_TYPES:  # the engine's own calls, every superstep
             return native(self, *args, **kwargs)
+        first = args[0] if args else kwargs.get("config", native)
         if first is None or isinstance(first, Mapping):
             return getattr(self, form)(*args, **kwargs)
         return native(self, *args, **kwargs)

@@ -206,7 +206,7 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
-        "input_view", "error_handler", "handles_errors", "plain_sync",
+        "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -249,8 +249,12 @@ class NodeRunner:
         self.plain_sync = not (self.is_async or self.is_subgraph or retry or self.async_router
                                or cache_policy is not None or timeout is not None)
         """A sync node with no retry, cache or timeout: a fan-out may batch it on worker threads."""
+        self.bare_call = not (self.is_runnable or self.wants_writer or self.wants_config or self.injected)
+        """The node takes the state alone: call_sync calls it with nothing else to gather."""
 
     def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+        if self.bare_call:
+            return self.fn(state)
         if self.is_runnable:
             return self.fn.invoke(state, config)
         kwargs: dict[str, Any] = {}
