@@ -93,6 +93,18 @@ class Run(RunStart, RunCommit):
     run has `pending` tasks to run and then a superstep to commit.
     """
 
+    # Slots for what __init__ sets: read on every superstep, they stay fast however many
+    # there are (past 30 instance attributes CPython 3.11 stops sharing a class's dict keys
+    # and every `self.x` becomes a plain dict probe). Anything else set later goes to the
+    # instance dict the mixins give.
+    __slots__ = (
+        "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
+        "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
+        "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
+        "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
+        "_id_count", "durability", "_held", "context", "tracer", "store", "control",
+    )
+
     def __init__(
         self,
         graph: CompiledStateGraph,
