@@ -184,3 +184,39 @@ def test_item8_inspector_follows_reload_and_restart(open_window, qtbot, tmp_path
         window.actions.reload.trigger()
     wait_ready(qtbot, window)
     qtbot.waitUntil(lambda: "prepared again" in inspector.source.toPlainText(), timeout=5000)
+
+
+def test_item7_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "chain", CHAIN))
+    s = window.session
+    for _ in range(4):
+        act(qtbot, window, "step")
+    before = {r.id for r in s.history.rows()}
+    base = next(r for r in s.history.rows() if r.nodes == ("prepare",))
+    s.rewind(base.id)
+    wait_ready(qtbot, window)
+    act(qtbot, window, "step")  # F10 from the older checkpoint: review runs on a new branch
+    new = [r for r in s.history.rows() if r.id not in before]
+    assert [r.nodes for r in new if r.nodes] == [("review",)], new  # no row claims prepare ran again
+    assert s.history.branches() == 1  # one branch point: the rewound checkpoint
+    assert s.history.branch_point(s.head_id) == base.id
+    assert s.history.get(s.head_id).nodes == ("review",)
+    model = window.panels.timeline.model
+    shown = [model.index(i, 2).data() for i in range(model.rowCount())]
+    assert shown.count("prepare") == 1, shown  # the fork row does not repeat prepare
+
+
+def test_item8_status_messages_go_when_they_stop_being_true(open_window, qtbot, tmp_path: Path) -> None:
+    path = write_graph(tmp_path, "chain", CHAIN)
+    window = open_window(path)
+    s, bar = window.session, window.statusBar()
+    s.toggle_breakpoint("review")
+    act(qtbot, window, "continue_")
+    assert "Breakpoint before review" in bar.currentMessage()
+    act(qtbot, window, "step")  # review ran: the breakpoint is no longer what holds
+    assert "Breakpoint" not in bar.currentMessage(), bar.currentMessage()
+    path.write_text(path.read_text() + "\n)broken(\n", encoding="utf-8")
+    window._on_file_changed(str(path))  # as the file watcher does
+    qtbot.waitUntil(lambda: window.banner.error is not None, timeout=10000)
+    wait_ready(qtbot, window)
+    assert "reloading" not in bar.currentMessage(), bar.currentMessage()  # the banner says what holds

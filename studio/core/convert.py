@@ -268,10 +268,12 @@ def diff_from_values(
 
 
 def timeline_row(header: Any) -> TimelineRow:
-    """A CheckpointHeader (or Checkpoint) as a timeline row."""
+    """A CheckpointHeader (or Checkpoint) as a timeline row. A fork is the engine's copy
+    of an older checkpoint that starts a branch: no node ran to make it, so it lists none
+    (its stored `nodes_ran` are the copied checkpoint's, which did not run again)."""
     return TimelineRow(
         id=header.id, parent_id=header.parent_id, step=header.step, source=header.source,
-        nodes=tuple(header.nodes_ran), next=tuple(header.next), created_at=str(header.created_at),
+        nodes=() if header.source == "fork" else tuple(header.nodes_ran), next=tuple(header.next), created_at=str(header.created_at),
     )
 
 

@@ -73,11 +73,12 @@ class TimeTravel:
         if ckpt is None:
             self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
             return
+        ran = () if ckpt.source == "fork" else ckpt.nodes_ran  # a fork copies; nothing ran
         diff = s.diffs.get(ckpt.id)
         if diff is None:
             diff = convert.diff_from_values(
                 step=ckpt.step, checkpoint_id=ckpt.id, before=parent.values if parent is not None else None,
-                after=ckpt.values, nodes=ckpt.nodes_ran, reducers=s.reducers(), source=ckpt.source)
+                after=ckpt.values, nodes=ran, reducers=s.reducers(), source=ckpt.source)
         values = dict(ckpt.values)
         if live:
             s.viewed_id = None
@@ -98,7 +99,7 @@ class TimeTravel:
             before, after = s.breakpoints
             self.signals.marksChanged.emit(GraphMarks(
                 next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
-                last_ran=frozenset(ran_nodes(ckpt.nodes_ran)),
+                last_ran=frozenset(ran_nodes(ran)),
                 breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
                 taken_edges=frozenset(s.taken)))
         self.presenter.emit_status()

@@ -133,6 +133,11 @@ class MainWindow(QMainWindow):
         s.statusChanged.connect(self._on_status_changed)
         s.errorChanged.connect(self.banner.show_error)
         s.message.connect(self._on_message)
+        # a status-bar message says how the last command ended ("breakpoint hit", "inside
+        # research", "reloading"): it stops being true when the next command starts or an
+        # error takes over (the banner), so it goes then rather than after its 8 s
+        s.busyChanged.connect(lambda busy: self.statusBar().clearMessage() if busy else None)
+        s.errorChanged.connect(lambda error: self.statusBar().clearMessage() if error is not None else None)
         s.threadsChanged.connect(self._on_threads_changed)
         s.graphOpened.connect(self._on_graph_opened)
 
