@@ -324,8 +324,7 @@ class TimelineModel(QAbstractTableModel):
             if col == 1:
                 return ""
             if col == 2:
-                return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else
-                                                     "(fork: branch start)" if r.source == "fork" else "—")
+                return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
             return self._clock_of(entry)
         if role == BadgeRole:
             if col == 1:
