@@ -25,6 +25,7 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
+from engine.checkpoint.ids import split_thread_key
 from engine.specs import is_subgraph
 
 from .records import (
@@ -273,7 +274,8 @@ def timeline_row(header: Any) -> TimelineRow:
     (its stored `nodes_ran` are the copied checkpoint's, which did not run again)."""
     return TimelineRow(
         id=header.id, parent_id=header.parent_id, step=header.step, source=header.source,
-        nodes=() if header.source == "fork" else tuple(header.nodes_ran), next=tuple(header.next), created_at=str(header.created_at),
+        nodes=() if header.source == "fork" else tuple(header.nodes_ran), next=tuple(header.next),
+        created_at=str(header.created_at), namespace=split_thread_key(str(getattr(header, "thread_id", "") or ""))[1],
     )
 
 

@@ -2,6 +2,9 @@
 
 Rows come from `saver.list_headers()` (cheap: no values) and from the live run's
 commits. Parent links make a tree: forks and edits are branches, never a flat list.
+A subgraph's checkpoints (rows with a `namespace`) are kept apart: they are shown under
+the parent checkpoint that ran them, but never become the head, a parent or a fork point,
+so rewinding always starts from the thread's own checkpoints.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ class History:
         self._children: dict[str | None, list[str]] = {}
         self._latest: str | None = None
         self._in_order = True
+        self._subs: dict[str, TimelineRow] = {}
         self.reset(rows)
 
     def reset(self, rows: Iterable[TimelineRow]) -> None:
@@ -27,11 +31,17 @@ class History:
         self._children = {}
         self._latest = None
         self._in_order = True
+        self._subs = {}
         for row in rows:
             self.add(row)
 
     def add(self, row: TimelineRow) -> bool:
-        """Add a row; False when it was already known."""
+        """Add a row; False when it was already known. A subgraph row is kept apart."""
+        if row.namespace:
+            if row.id in self._subs:
+                return False
+            self._subs[row.id] = row
+            return True
         if row.id in self._rows:
             return False
         self._rows[row.id] = row
@@ -60,6 +70,17 @@ class History:
         if self._in_order:
             return tuple(self._rows.values())
         return tuple(sorted(self._rows.values(), key=lambda r: r.id))
+
+    def subgraph_rows(self) -> tuple[TimelineRow, ...]:
+        """The subgraphs' checkpoints, oldest first."""
+        return tuple(sorted(self._subs.values(), key=lambda r: r.id))
+
+    def all_rows(self) -> tuple[TimelineRow, ...]:
+        """The thread's rows then its subgraphs' rows: what the timeline shows."""
+        return self.rows() + self.subgraph_rows() if self._subs else self.rows()
+
+    def subgraph_row(self, checkpoint_id: str | None) -> TimelineRow | None:
+        return self._subs.get(checkpoint_id) if checkpoint_id else None
 
     @property
     def latest_id(self) -> str | None:

@@ -40,6 +40,7 @@ __all__ = [
     "DiffRow",
     "StepDiff",
     "TimelineRow",
+    "namespace_owner",
     "EventRow",
     "InterruptInfo",
     "NodeDetails",
@@ -135,6 +136,15 @@ class StepDiff:
     rows: tuple[DiffRow, ...]
 
 
+def namespace_owner(namespace: str) -> str | None:
+    """The parent checkpoint that planned the task a subgraph namespace ("node:task_id|...")
+    belongs to: task ids read "checkpoint_id/index". None for "" or a foreign form."""
+    if not namespace:
+        return None
+    task = namespace.split("|", 1)[0].partition(":")[2]
+    return task.rpartition("/")[0] or None
+
+
 @dataclass(frozen=True, kw_only=True)
 class TimelineRow:
     id: str
@@ -145,6 +155,20 @@ class TimelineRow:
     """Nodes whose writes made this checkpoint."""
     next: tuple[str, ...]
     created_at: str
+    namespace: str = ""
+    """A subgraph's checkpoint namespace ("node:task_id|..."); "" for the thread's own
+    checkpoints. A subgraph row is shown under the parent checkpoint that planned it."""
+
+    @property
+    def owner_id(self) -> str | None:
+        """For a subgraph row: the parent checkpoint whose superstep ran the subgraph (its
+        task id is "checkpoint_id/index"); None for the thread's own rows."""
+        return namespace_owner(self.namespace)
+
+    @property
+    def path(self) -> str:
+        """The subgraph's node path in words ("team › write"); "" for the thread's own rows."""
+        return " › ".join(seg.partition(":")[0] for seg in self.namespace.split("|")) if self.namespace else ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from typing import cast
 
 from engine import (
     START,
@@ -22,8 +23,9 @@ from engine import (
     TaskInterrupted,
     TaskStarted,
 )
+from engine.checkpoint.ids import now_iso
 from studio.core import convert
-from studio.core.records import ErrorReport
+from studio.core.records import CheckpointSource, ErrorReport, TimelineRow
 from studio.core.state import TRAIL, SessionState, SubgraphFocus, ran_nodes
 
 from .presenter import Presenter
@@ -109,6 +111,19 @@ class RunEvents:
             p.emit_status()
 
     # -- a subgraph's inner run ------------------------------------------------------------
+    def _add_subgraph_row(self, event: StepCommitted | RunStarted) -> None:
+        """A subgraph's checkpoint (its input, then one per superstep) joins the timeline
+        under the parent step running it; it never moves the head (rewinding starts from
+        the thread's own checkpoints)."""
+        committed = isinstance(event, StepCommitted)
+        row = TimelineRow(id=event.checkpoint_id, parent_id=event.parent_id if committed else None,
+                          step=event.step, source=cast(CheckpointSource, event.source if committed else "input"),
+                          nodes=tuple(event.nodes_ran) if committed else (),
+                          next=tuple(t.name for t in event.next), created_at=now_iso(),
+                          namespace=event.checkpoint_ns)
+        if self.state.history.add(row):
+            self.signals.timelineRowAdded.emit(row)
+
     def _on_inner_event(self, event: RunEvent, namespace: tuple[str, ...]) -> None:
         """Events of a subgraph's child run: listed with their node path; while stepping
         into that subgraph they also drive the graph, state and diff panels."""
@@ -119,6 +134,9 @@ class RunEvents:
         if row is not None and not quiet and not isinstance(event, (RunStarted, RunFinished)):
             p.add_event(replace(row, node=f"{path} › {row.node}" if row.node else path,
                                 text=f"[{path}] {row.text}", checkpoint_id=None))
+        if event.checkpoint_ns and (isinstance(event, StepCommitted)
+                                    or isinstance(event, RunStarted) and event.mode == "input"):
+            self._add_subgraph_row(event)
         if s.driver.inside is None or namespace[:1] != (s.driver.inside,):
             return
         focus = s.focus

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 
 from engine import CheckpointError
+from engine.checkpoint.ids import ns_thread_key
 from studio.core import convert
 from studio.core.history import History
 from studio.core.loader import (
@@ -26,7 +27,7 @@ from studio.core.loader import (
     new_thread_id,
     parse_spec,
 )
-from studio.core.records import ErrorReport, ThreadSummary
+from studio.core.records import ErrorReport, ThreadSummary, namespace_owner
 from studio.core.state import SessionState
 from studio.core.store import CheckpointReader, db_target, open_saver
 
@@ -45,9 +46,19 @@ FIRST_PAGE = 1000
 
 def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple[History, tuple[Any, ...]]:
     """On the reader's thread: the thread's (newest `limit`) headers as a History and its
-    rows, oldest first."""
+    rows, oldest first. Subgraphs' checkpoints (in the thread's namespaces) are added
+    for the parent checkpoints read, to be shown under the step that ran them."""
     headers = list(saver.list_headers(thread_id, limit=limit))  # newest first
     history = History(convert.timeline_row(h) for h in reversed(headers))
+    namespaces = getattr(saver, "namespaces", None)
+    try:
+        for ns in (namespaces(thread_id) if callable(namespaces) and len(history) else ()):
+            if namespace_owner(ns) not in history:  # its parent step is not listed (an older page)
+                continue
+            for h in saver.list_headers(ns_thread_key(thread_id, ns)):
+                history.add(convert.timeline_row(h))
+    except CheckpointError as exc:  # a store that keeps no readable subgraph history: the thread alone
+        log.warning("could not read the subgraph checkpoints of %s: %s", thread_id, exc)
     return history, history.rows()
 
 
@@ -253,7 +264,7 @@ class Loading:
         await self.refresh_threads()
         history, rows = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
         s.history = history
-        self.signals.timelineReset.emit(rows)
+        self.signals.timelineReset.emit(history.all_rows())
         if rows:  # a thread recorded earlier: its events, as the history tells them
             self.signals.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
             s.pending_events = True
@@ -289,10 +300,10 @@ class Loading:
             return
         if s.thread_id != thread_id or s.closed:
             return
-        for row in s.history.rows():  # rows committed while the rest was loading
+        for row in s.history.all_rows():  # rows committed while the rest was loading
             full.add(row)
         s.history = full
-        self.signals.timelineReset.emit(full.rows())
+        self.signals.timelineReset.emit(full.all_rows())
         self.signals.headChanged.emit(s.head_id)
         self.signals.viewChanged.emit(s.viewed_id or s.head_id)
 

@@ -14,6 +14,7 @@ from typing import Any
 from engine import Overwrite, add_messages
 from engine.channels import ReducerChannel
 from engine.checkpoint import ERROR, INTERRUPT
+from engine.checkpoint.ids import ns_thread_key
 from studio.core import convert
 from studio.core.driver import PendingInterrupt
 from studio.core.records import Comparison, ErrorReport, GraphMarks
@@ -69,6 +70,10 @@ class TimeTravel:
         s = self.state
         if checkpoint_id is None or s.reader is None or s.thread_id is None:
             return
+        sub = s.history.subgraph_row(checkpoint_id)
+        if sub is not None:
+            await self._show_subgraph_checkpoint(sub.id, sub.namespace)
+            return
         ckpt, parent, pending = await s.reader.checkpoint_and_parent(s.thread_id, checkpoint_id)
         if ckpt is None:
             self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
@@ -102,6 +107,25 @@ class TimeTravel:
                 last_ran=frozenset(ran_nodes(ran)),
                 breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
                 taken_edges=frozenset(s.taken)))
+        self.presenter.emit_status()
+
+    async def _show_subgraph_checkpoint(self, checkpoint_id: str, namespace: str) -> None:
+        """A subgraph's checkpoint, read-only: its state and its diff vs its parent in the
+        subgraph's namespace. The head and the graph's marks stay the thread's."""
+        s = self.state
+        assert s.reader is not None and s.thread_id is not None
+        key = ns_thread_key(s.thread_id, namespace)
+        ckpt, parent, _pending = await s.reader.checkpoint_and_parent(key, checkpoint_id)
+        if ckpt is None:
+            self.signals.message.emit(f"Subgraph checkpoint {checkpoint_id} is not in the database.")
+            return
+        diff = convert.diff_from_values(
+            step=ckpt.step, checkpoint_id=ckpt.id, before=parent.values if parent is not None else None,
+            after=ckpt.values, nodes=ckpt.nodes_ran, reducers={}, source=ckpt.source)
+        s.viewed_id = ckpt.id
+        self.signals.stateChanged.emit(dict(ckpt.values))
+        self.signals.diffChanged.emit(diff)
+        self.signals.viewChanged.emit(ckpt.id)
         self.presenter.emit_status()
 
     def _adopt_pending(self, ckpt: Any, pending: list[Any]) -> None:

@@ -7,6 +7,10 @@ row ("↳ branch from step 3 · 12 checkpoints") that can be collapsed. The mode
 list of visible rows (plain ints) and answers `data()` from the TimelineRow records, so a
 100,000-checkpoint thread costs a few lists, not 100,000 items; a table view never walks
 all rows the way a tree view does.
+
+A subgraph's checkpoints (rows with a namespace) hang under the parent checkpoint whose
+superstep ran them, one level deeper, labelled with the subgraph's path ("team › write");
+they take no part in the chains and branches, and are never the head.
 """
 from __future__ import annotations
 
@@ -67,6 +71,10 @@ class TimelineModel(QAbstractTableModel):
         self._visible: list[int] = []
         self._sizes: dict[int, int] = {}
         self._clocks: dict[int, str] = {}
+        self._subs: dict[int, list[int]] = {}
+        """Parent checkpoint → its subgraphs' checkpoints (oldest first)."""
+        self._waiting: dict[str, list[int]] = {}
+        """Subgraph checkpoints whose parent checkpoint is not listed (yet)."""
 
     # -- building ----------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
@@ -78,14 +86,18 @@ class TimelineModel(QAbstractTableModel):
         self._chain_of = [0] * len(rows)
         children: dict[int, list[int]] = {}
         roots: list[int] = []
+        subs: list[int] = []
         for i, r in enumerate(rows):
+            if r.namespace:
+                subs.append(i)
+                continue
             p = self._index.get(r.parent_id) if r.parent_id is not None else None
             if p is None or p == i:
                 roots.append(i)
             else:
                 children.setdefault(p, []).append(i)
         order = self._order_key
-        roots += _cycle_breakers(len(rows), roots, children, order)
+        roots += _cycle_breakers(len(rows), roots, children, order, subs)
         for kids in children.values():
             if len(kids) > 1:
                 kids.sort(key=order)
@@ -110,6 +122,13 @@ class TimelineModel(QAbstractTableModel):
                 cur = kids[0]
         for chains in self._branches.values():
             chains.sort(key=lambda b: order(self._chains[b].items[0]))
+        for i in sorted(subs, key=lambda i: rows[i].id):  # ids sort in creation order
+            owner = self._index.get(rows[i].owner_id or "")
+            if owner is None or rows[owner].namespace:
+                self._waiting.setdefault(rows[i].owner_id or "", []).append(i)
+            else:
+                self._subs.setdefault(owner, []).append(i)
+                self._chain_of[i] = self._chain_of[owner]
         self._visible = self._flatten_roots()
         self.endResetModel()
 
@@ -147,6 +166,8 @@ class TimelineModel(QAbstractTableModel):
                 i = items[pos]
                 pos += 1
                 out.append(i)
+                if i in self._subs:
+                    out += self._subs[i]
                 branches = self._branches.get(i)
                 if branches:
                     stack.append(("chain", r, pos))
@@ -156,7 +177,7 @@ class TimelineModel(QAbstractTableModel):
 
     def _branches_block(self, i: int) -> int:
         """How many visible rows the branches of checkpoint `i` take."""
-        total = 0
+        total = len(self._subs.get(i, ()))
         for b in self._branches.get(i, ()):
             total += 1 + (0 if b in self._collapsed else len(self._flatten_run(b)))
         return total
@@ -171,6 +192,31 @@ class TimelineModel(QAbstractTableModel):
         i = len(self._rows)
         self._rows.append(row)
         self._index[row.id] = i
+        if row.namespace:
+            owner = self._index.get(row.owner_id or "")
+            self._chain_of.append(self._chain_of[owner] if owner is not None else 0)
+            if owner is None or self._rows[owner].namespace:
+                self._waiting.setdefault(row.owner_id or "", []).append(i)
+            else:
+                self._attach_sub(i, owner)
+            return
+        self._append_row(i, row)
+        for sub in self._waiting.pop(row.id, ()):  # subgraph rows listed before their parent step
+            self._chain_of[sub] = self._chain_of[i]
+            self._attach_sub(sub, i)
+
+    def _attach_sub(self, i: int, owner: int) -> None:
+        """Show subgraph checkpoint `i` under its parent step, after the ones it already has."""
+        kids = self._subs.setdefault(owner, [])
+        kids.append(i)
+        if self._run_shown(self._chain_of[owner]):
+            try:
+                at = self._position(owner) + len(kids)
+            except ValueError:
+                return
+            self._insert(at, [i])
+
+    def _append_row(self, i: int, row: TimelineRow) -> None:
         p = self._index.get(row.parent_id) if row.parent_id is not None else None
         if p is not None and p != i and self._chains[self._chain_of[p]].items[-1] == p:
             r = self._chain_of[p]  # continues its parent's line
@@ -318,6 +364,8 @@ class TimelineModel(QAbstractTableModel):
             return self._header_data(-entry - 1, index.column(), role)
         r = self._rows[entry]
         col = index.column()
+        if r.namespace:
+            return self._sub_data(entry, r, col, role)
         if role == _DISPLAY:
             if col == 0:
                 return str(r.step)
@@ -348,6 +396,36 @@ class TimelineModel(QAbstractTableModel):
             nxt = ", ".join(r.next) or "END"
             return f"checkpoint {r.id}\nstep {r.step} · {r.source} · ran {', '.join(r.nodes) or '—'}\n" \
                    f"next: {nxt}\n{r.created_at}"
+        return None
+
+    def _sub_data(self, entry: int, r: TimelineRow, col: int, role: int) -> Any:
+        """A subgraph's checkpoint: one level under its parent step, muted, never the head."""
+        if role == _DISPLAY:
+            if col == 0:
+                return str(r.step)
+            if col == 1:
+                return ""
+            if col == 2:
+                ran = ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
+                return f"{r.path} › {ran}"
+            return self._clock_of(entry)
+        if role == BadgeRole:
+            return ("subgraph", "subgraph") if col == 1 else None
+        if role == DepthRole:
+            return self._chains[self._chain_of[entry]].depth + 1 + r.namespace.count("|")
+        if role == IdRole:
+            return r.id
+        if role == KindRole:
+            return "subgraph"
+        if role == Qt.ItemDataRole.ForegroundRole and col in (0, 2, 3):
+            return QColor(MUTED)
+        if role == Qt.ItemDataRole.BackgroundRole and r.id == self.current:
+            return QColor("#eef4ff")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            nxt = ", ".join(r.next) or "END"
+            return (f"subgraph checkpoint {r.id}\n{r.path} · step {r.step} · ran {', '.join(r.nodes) or '—'}\n"
+                    f"next: {nxt}\nnamespace {r.namespace}\n{r.created_at}\n"
+                    "Saved by the parent step above it (read-only).")
         return None
 
     def _clock_of(self, entry: int) -> str:
@@ -402,11 +480,14 @@ class TimelineModel(QAbstractTableModel):
         return total
 
 
-def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: Any) -> list[int]:
+def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: Any,
+                    apart: Iterable[int] = ()) -> list[int]:
     """Rows no root reaches: they sit on parent cycles (a damaged or crafted file). The
     oldest row of each cycle becomes a root, cut from its parent's children, so every
-    row is shown once and no walk goes round forever."""
+    row is shown once and no walk goes round forever. `apart` (subgraph rows) are not walked."""
     reached = [False] * n
+    for i in apart:
+        reached[i] = True
     todo = list(roots)
     for i in todo:
         reached[i] = True

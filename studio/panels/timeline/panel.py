@@ -263,8 +263,9 @@ class TimelinePanel(QWidget):
             self.table.setSpan(row, 2, 1, 2)
 
     def _current_id(self) -> str | None:
+        """The current row's checkpoint when it can be rewound to or forked (not a subgraph's)."""
         cp = self.model.checkpoint_at(self.table.currentIndex().row())
-        return cp.id if cp is not None else None
+        return cp.id if cp is not None and not cp.namespace else None
 
     def _update_buttons(self) -> None:
         has = self._current_id() is not None
@@ -302,7 +303,7 @@ class TimelinePanel(QWidget):
 
     def _on_context_menu(self, pos: QPoint) -> None:
         cp = self.model.checkpoint_at(self.table.indexAt(pos).row())
-        if cp is None:
+        if cp is None or cp.namespace:  # a subgraph's checkpoint is read-only
             return
         menu = QMenu(self)
         menu.addAction("Rewind here", lambda: self.rewind_requested.emit(cp.id))
