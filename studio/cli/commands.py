@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
+
+from studio.core.jsonable import jsonable
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
 
@@ -102,23 +103,6 @@ def parse_json_input(text: str | None) -> tuple[Any, str | None]:
         return json.loads(text), None
     except json.JSONDecodeError as exc:
         return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-
-
-def _jsonable(value: Any) -> Any:
-    """A JSON-printable view of stream chunks (messages, dataclasses, Send, Interrupt…)."""
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "model_dump"):
-        return _jsonable(value.model_dump())
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"type": type(value).__name__}
-        out.update({f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)})
-        return out
-    return repr(value)
 
 
 def _load(spec: str, err: TextIO) -> Any:
@@ -227,7 +211,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             if "events" not in modes:
                 return
         printed = chunk if isinstance(asked, str) else [mode, chunk]
-        out.write(json.dumps(_jsonable(printed), ensure_ascii=False) + "\n")
+        out.write(json.dumps(jsonable(printed), ensure_ascii=False) + "\n")
         out.flush()
 
     async def drive() -> None:
@@ -268,7 +252,7 @@ def _say_interrupted(event: Any, args: argparse.Namespace, thread: str | None, s
     if event.reason != "interrupt":
         print(f"retrograph: paused {event.reason} {nodes} (a breakpoint)", file=err)
         return
-    shown = "; ".join(json.dumps(_jsonable(i.value), ensure_ascii=False)[:200] for i in event.interrupts)
+    shown = "; ".join(json.dumps(jsonable(i.value), ensure_ascii=False)[:200] for i in event.interrupts)
     print(f"retrograph: interrupted in {nodes}: {shown}", file=err)
     if saved and thread:
         db = f" --db {args.db}" if args.db else ""

@@ -14,21 +14,15 @@ the state as JSON-like data (messages as {type, content, tool_calls...}).
 from __future__ import annotations
 
 import argparse
-import base64
-import dataclasses
-import datetime as dt
-import decimal
 import heapq
 import json
-import math
 import sys
-import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-__all__ = ["history_parser", "cmd_history", "jsonable"]
+from studio.core.jsonable import jsonable
 
-_MAX_DEPTH = 200
+__all__ = ["history_parser", "cmd_history", "jsonable"]
 
 
 def history_parser() -> argparse.ArgumentParser:
@@ -43,56 +37,6 @@ def history_parser() -> argparse.ArgumentParser:
     p.add_argument("--values", action="store_true", help="with --thread: include each checkpoint's state")
     p.set_defaults(command="history")
     return p
-
-
-def _message(m: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": str(getattr(m, "type", "")), "content": jsonable(getattr(m, "content", ""))}
-    for key in ("tool_calls", "tool_call_id", "name", "id"):
-        value = getattr(m, key, None)
-        if value not in (None, [], ""):
-            out[key] = jsonable(value)
-    return out
-
-
-def jsonable(value: Any, depth: int = 0) -> Any:
-    """A JSON-printable view of a decoded value (total: anything gives something)."""
-    if depth > _MAX_DEPTH:
-        return "…"
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v, depth + 1) for v in value]
-    if isinstance(value, (set, frozenset)):
-        items = [jsonable(v, depth + 1) for v in value]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, (uuid.UUID, decimal.Decimal)):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": base64.b64encode(bytes(value)).decode()}
-    type_name = getattr(type(value), "__name__", "")
-    if type_name == "UnknownValue":
-        return {"type": value.type_name, "data": jsonable(value.data, depth + 1)}
-    if hasattr(value, "content") and isinstance(getattr(value, "type", None), str):
-        return _message(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"type": type_name}
-        out.update({f.name: jsonable(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)})
-        return out
-    try:
-        return str(value)
-    except Exception:
-        return f"<{type_name}>"
 
 
 def _line(out: TextIO, obj: Any, as_json: bool) -> None:
