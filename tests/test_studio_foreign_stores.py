@@ -115,3 +115,65 @@ def test_retrograph_open_takes_a_postgresql_url(pg_url: str, tmp_path: Path) -> 
                           capture_output=True, text=True, timeout=120, cwd=root, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert out.stat().st_size > 10_000
+
+
+
+def _subgraph_rows_under_their_step(window, sub_ids: list[str]) -> None:
+    """The subgraph rows come right after the root checkpoint that planned `tools`, one
+    level deeper, in order; no other row is a subgraph's; the head is a root checkpoint."""
+    from studio.panels.timeline.model import DepthRole, IdRole
+
+    s = window.session
+    model = window.panels.timeline.model
+    lines = [(model.index(r, 0).data(IdRole), model.index(r, 0).data(DepthRole), model.index(r, 2).data())
+             for r in range(model.rowCount())]
+    ids = [cid for cid, *_ in lines]
+    owner = next(i for i, cid in enumerate(ids) if s.history.get(cid) is not None and s.history.get(cid).next == ("tools",))
+    subs = lines[owner + 1: owner + 1 + len(sub_ids)]
+    assert [cid for cid, *_ in subs] == sub_ids, lines
+    assert all(depth == lines[owner][1] + 1 for _, depth, _ in subs)
+    assert [text for *_, text in subs] == ["tools › (input)", "tools › __start__", "tools › inner"]
+    assert all(s.history.subgraph_row(cid).owner_id == ids[owner] and s.history.get(cid) is None for cid in sub_ids)
+    assert not any(s.history.subgraph_row(cid) for cid in ids[owner + 1 + len(sub_ids):]), "nothing else is a subgraph row"
+    assert not s.history.get(s.head_id).namespace
+
+
+def test_a_langgraph_subgraphs_checkpoints_hang_under_the_step_that_ran_them(open_window, qtbot,
+                                                                              tmp_path: Path) -> None:
+    """LangGraph's own SqliteSaver file: the `tools` subgraph's checkpoints (namespace
+    `tools:<task id>`) are listed under the root checkpoint whose superstep ran `tools`
+    (LangGraph's `metadata["parents"]`), one level deeper; selecting one shows its state."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "lg_sub.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    run_app("chat", SqliteSaver(conn))
+    sub_ids = [r[0] for r in conn.execute(
+        "SELECT checkpoint_id FROM checkpoints WHERE checkpoint_ns LIKE 'tools:%' ORDER BY checkpoint_id")]
+    conn.close()
+    assert len(sub_ids) == 3
+    before = db.read_bytes()
+    window = open_window(database=db)
+    s = window.session
+    _subgraph_rows_under_their_step(window, sub_ids)
+    panel = window.panels.timeline
+    with qtbot.waitSignal(s.stateChanged, timeout=10000) as shown:
+        panel.table.setCurrentIndex(panel.model.index(panel.model.row_of(sub_ids[-1]), 0))
+    assert shown.args[0]["n"] == 11 and "found" in str(shown.args[0]["messages"])
+    assert not panel.rewind_button.isEnabled()
+    window.close()
+    assert db.read_bytes() == before and not list(tmp_path.glob("lg_sub.sqlite-*"))
+
+
+def test_a_langgraph_postgres_subgraphs_checkpoints_hang_under_their_step(open_window, qtbot, pg_url: str) -> None:
+    from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+    with LangGraphPostgresSaver.from_conn_string(pg_url) as saver:
+        saver.setup()
+        run_app("chat", saver)
+        sub_ids = sorted(t.config["configurable"]["checkpoint_id"]
+                         for t in saver.list({"configurable": {"thread_id": "t1"}})
+                         if t.config["configurable"]["checkpoint_ns"].startswith("tools:"))
+    window = open_window(database=pg_url)
+    _subgraph_rows_under_their_step(window, sub_ids)
+    window.close()

@@ -90,6 +90,10 @@ class CheckpointHeader:
     created_at: str
     next: tuple[str, ...]
     nodes_ran: tuple[str, ...]
+    owner_id: str | None = None
+    """A subgraph's checkpoint: the parent graph's checkpoint whose superstep ran it, when
+    the store records it (LangGraph's `metadata["parents"]`); None otherwise (Retrograph's
+    own namespaces name it in their task ids)."""
 
 
 @dataclass(frozen=True, kw_only=True)

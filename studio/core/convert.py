@@ -276,6 +276,7 @@ def timeline_row(header: Any) -> TimelineRow:
         id=header.id, parent_id=header.parent_id, step=header.step, source=header.source,
         nodes=() if header.source == "fork" else tuple(header.nodes_ran), next=tuple(header.next),
         created_at=str(header.created_at), namespace=split_thread_key(str(getattr(header, "thread_id", "") or ""))[1],
+        owner=getattr(header, "owner_id", None),
     )
 
 

@@ -158,12 +158,18 @@ class TimelineRow:
     namespace: str = ""
     """A subgraph's checkpoint namespace ("node:task_id|..."); "" for the thread's own
     checkpoints. A subgraph row is shown under the parent checkpoint that planned it."""
+    owner: str | None = None
+    """A subgraph row's parent checkpoint as its store recorded it (LangGraph's stores,
+    whose task ids do not name it); None when the namespace names it."""
 
     @property
     def owner_id(self) -> str | None:
-        """For a subgraph row: the parent checkpoint whose superstep ran the subgraph (its
-        task id is "checkpoint_id/index"); None for the thread's own rows."""
-        return namespace_owner(self.namespace)
+        """For a subgraph row: the parent checkpoint whose superstep ran the subgraph (as
+        the store recorded it, or from its task id "checkpoint_id/index"); None for the
+        thread's own rows."""
+        if not self.namespace:
+            return None
+        return self.owner or namespace_owner(self.namespace)
 
     @property
     def path(self) -> str:

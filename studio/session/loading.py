@@ -53,10 +53,13 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
     namespaces = getattr(saver, "namespaces", None)
     try:
         for ns in (namespaces(thread_id) if callable(namespaces) and len(history) else ()):
-            if namespace_owner(ns) not in history:  # its parent step is not listed (an older page)
+            owner = namespace_owner(ns)
+            if not ns or owner is not None and owner not in history:  # its parent step is on an older page
                 continue
             for h in saver.list_headers(ns_thread_key(thread_id, ns)):
-                history.add(convert.timeline_row(h))
+                row = convert.timeline_row(h)
+                if row.owner_id in history:  # a LangGraph store names the owner in each row
+                    history.add(row)
     except CheckpointError as exc:  # a store that keeps no readable subgraph history: the thread alone
         log.warning("could not read the subgraph checkpoints of %s: %s", thread_id, exc)
     return history, history.rows()

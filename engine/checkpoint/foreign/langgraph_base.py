@@ -4,6 +4,11 @@
 `Checkpoint`, `PendingWrite`, `ThreadInfo`); langgraph_sqlite.py and langgraph_postgres.py
 only fetch rows. Headers are derived once per checkpoint and kept (checkpoints never
 change), so polling a live store decodes only the new ones.
+
+A subgraph's checkpoints are asked for with `checkpoint_ns=`, or (as the studio asks every
+store) with the store key `ns_thread_key(thread_id, ns)` as the thread id; their headers
+name the parent checkpoint whose superstep ran them (`owner_id`, from LangGraph's
+`metadata["parents"]`).
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from typing import Any
 
 from ...errors import CheckpointDecodeError
 from ..base import Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from ..ids import ns_thread_key, split_thread_key
 from .langgraph_derive import TASKS, engine_writes, is_state_channel, plan, task_name
 
 __all__ = ["LangGraphReader", "Row", "Summary"]
@@ -39,6 +45,8 @@ class Summary:
     created_at: str
     next: tuple[str, ...]
     sends: tuple[Any, ...]
+    owner: str | None = None
+    """A subgraph's checkpoint: the root graph's checkpoint whose superstep ran it."""
 
 
 def _mapping(x: Any) -> Mapping[str, Any]:
@@ -57,14 +65,23 @@ def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[st
                  row.available, values, sends, writes, node_order)
     meta = row.metadata
     step = meta.get("step")
+    owner = _mapping(meta.get("parents")).get("")
     summary = Summary(
         step=step if type(step) is int else 0,
         source=str(meta.get("source", "")),
         created_at=str(cp.get("ts", "")),
         next=tuple(t.name for t in tasks),
         sends=tuple(sends),
+        owner=owner if type(owner) is str and owner else None,
     )
     return summary, tasks
+
+
+def _where(thread_id: str, checkpoint_ns: str) -> tuple[str, str]:
+    """(thread id, namespace) of a call: `thread_id` may be a store key naming the namespace."""
+    if checkpoint_ns:
+        return thread_id, checkpoint_ns
+    return split_thread_key(thread_id)
 
 
 def _most(wanted: int, total: int | None) -> bool:
@@ -183,6 +200,8 @@ class LangGraphReader(ABC):
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                      checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
+        thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
+        key = ns_thread_key(thread_id, checkpoint_ns)
         ids = every = self._ids(thread_id, checkpoint_ns)
         if before is not None:
             at = next((i for i, (cid, _) in enumerate(ids) if cid == before), None)
@@ -204,13 +223,15 @@ class LangGraphReader(ABC):
             if s is None:
                 continue
             out.append(CheckpointHeader(
-                id=cid, thread_id=thread_id, parent_id=parent_id, step=s.step, source=s.source,
+                id=cid, thread_id=key, parent_id=parent_id, step=s.step, source=s.source,
                 created_at=s.created_at, next=s.next,
                 nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, parent_id, summaries.get(parent_id or ""), paths),
+                owner_id=s.owner if checkpoint_ns else None,
             ))
         return iter(out)
 
     def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
+        thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         if checkpoint_id is None:
             ids = self._ids(thread_id, checkpoint_ns)
             if not ids:
@@ -233,13 +254,14 @@ class LangGraphReader(ABC):
         if checkpoint_ns:
             metadata.setdefault("checkpoint_ns", checkpoint_ns)
         return Checkpoint(
-            id=checkpoint_id, thread_id=thread_id, parent_id=row.parent_id, step=step if type(step) is int else 0,
+            id=checkpoint_id, thread_id=ns_thread_key(thread_id, checkpoint_ns), parent_id=row.parent_id, step=step if type(step) is int else 0,
             source=str(row.metadata.get("source", "")), created_at=str(cp.get("ts", "")), values=values,
             versions=versions, tasks=tasks,
             nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, row.parent_id, parent, paths), metadata=metadata,
         )
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
+        thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         with self._lock:
             known = self._summaries.get((thread_id, checkpoint_ns, checkpoint_id))
         sends = {checkpoint_id: known} if known is not None else self._summary_map(thread_id, checkpoint_ns, [checkpoint_id])
@@ -252,6 +274,7 @@ class LangGraphReader(ABC):
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
              checkpoint_ns: str = "") -> Iterator[Checkpoint]:
+        thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns):
             found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
             if found is not None:
