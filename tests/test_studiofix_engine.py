@@ -372,3 +372,39 @@ def test_item19_cancel_abandons_a_stuck_sync_node_and_asyncio_run_returns() -> N
         assert stuck_threads and all(t.daemon for t in stuck_threads)  # exit never waits for them
     finally:
         release.set()
+
+
+def _chain(saver):
+    builder = StateGraph(_Par)
+    for name in ("a", "b", "c"):
+        builder.add_node(name, lambda s, name=name: {"items": [name]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", "c")
+    builder.add_edge("c", END)
+    return builder.compile(checkpointer=saver)
+
+
+def test_item7_a_run_without_fork_copy_goes_on_at_n_plus_1(tmp_path) -> None:
+    graph = _chain(SqliteSaver(str(tmp_path / "t.db")))
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"items": []}, config)
+    old = next(s for s in graph.get_state_history(config) if s.next == ("b",))
+    old_id = old.config["configurable"]["checkpoint_id"]
+    before = {s.config["configurable"]["checkpoint_id"] for s in graph.get_state_history(config)}
+
+    async def one_step() -> None:
+        run = graph.new_run(None, old.config)
+        run.fork_copy = False  # what the studio asks for
+        await run.start()
+        await run.run_task()
+        run.commit()
+
+    asyncio.run(one_step())
+    new = [s for s in graph.get_state_history(config) if s.config["configurable"]["checkpoint_id"] not in before]
+    assert [(s.metadata["step"], s.metadata["source"], s.parent_config["configurable"]["checkpoint_id"], s.values["items"])
+            for s in new] == [(old.metadata["step"] + 1, "loop", old_id, ["a", "b"])]
+    # invoke() keeps LangGraph's behaviour: a "fork" copy at N+1, the node at N+2
+    graph.invoke(None, old.config)
+    sources = [s.metadata["source"] for s in graph.get_state_history(config)][:3]
+    assert sources == ["loop", "loop", "fork"], sources

@@ -198,6 +198,8 @@ def test_item7_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot,
     act(qtbot, window, "step")  # F10 from the older checkpoint: review runs on a new branch
     new = [r for r in s.history.rows() if r.id not in before]
     assert [r.nodes for r in new if r.nodes] == [("review",)], new  # no row claims prepare ran again
+    # one new checkpoint, right after the rewound one: the branch's steps do not shift
+    assert [(r.step, r.parent_id, r.source) for r in new] == [(base.step + 1, base.id, "loop")], new
     assert s.history.branches() == 1  # one branch point: the rewound checkpoint
     assert s.history.branch_point(s.head_id) == base.id
     assert s.history.get(s.head_id).nodes == ("review",)

@@ -102,7 +102,7 @@ class Run(RunStart, RunCommit):
         "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
-        "_id_count", "durability", "_held", "context", "tracer", "store", "control",
+        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_copy",
     )
 
     def __init__(
@@ -137,6 +137,11 @@ class Run(RunStart, RunCommit):
         """Started by continuing a saved checkpoint (resume, breakpoint, crash): a subgraph
         task of this run then continues its own unfinished history instead of starting anew."""
         self.fresh = False
+        self.fork_copy = True
+        """Starting at an older checkpoint saves a copy of it first (source "fork", step
+        N+1), as LangGraph does. A debugger sets False: the first commit then follows the
+        old checkpoint directly (step N+1, parent N), with fresh task ids and none of the
+        old branch's pending writes."""
         """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.gate: Gate | None = None
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""

@@ -124,16 +124,17 @@ class RunStart:
         superseded = latest is not None and latest.id != base.id
         time_travel = bool(addressed) and resume is None
         mode = "resume"
+        pending: list[PendingWrite] = []
         if time_travel and (base.source not in ("update", "fork") or superseded):
+            mode = "fork"
             fork_id = new_checkpoint_id()
-            fork = replace(
-                base, id=fork_id, parent_id=base.id, step=base.step + 1, source="fork",
-                created_at=now_iso(), metadata=self._metadata(),
-                tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)),
-            )
-            self._save(fork)
-            base, mode = fork, "fork"
-            pending: list[PendingWrite] = []
+            tasks = tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks))
+            if self.fork_copy:
+                base = replace(base, id=fork_id, parent_id=base.id, step=base.step + 1, source="fork",
+                               created_at=now_iso(), metadata=self._metadata(), tasks=tasks)
+                self._save(base)
+            else:  # no copy: new task ids keep the old branch's writes its own
+                base = replace(base, tasks=tasks)
         else:
             pending = self.saver.pending_writes(self.store_key, base.id) if self.saver else []
             self.resuming = True
