@@ -8,6 +8,11 @@ through `setpriv`, with a data dir that user owns.
 
 `start()` returns a `PgServer` or raises `PgUnavailable` saying why; tests turn that into
 a visible skip on a developer's machine and into a failure under CI (`CI=true`).
+
+A watchdog process (this file run with `--watch`, in its own session so a Ctrl-C or a
+signal to pytest's process group does not reach it) stops the server and removes its
+data dir when the process that started it goes away without calling `stop()`, for
+example a pytest killed with SIGKILL; it exits by itself when the server stops.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -65,6 +71,7 @@ class PgServer:
     root: Path
     process: subprocess.Popen[bytes]
     _schemas: list[str] = field(default_factory=list)
+    watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def base_url(self) -> str:
@@ -87,7 +94,70 @@ class PgServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.watchdog is not None:
+            if self.watchdog.poll() is None:
+                self.watchdog.terminate()
+            self.watchdog.wait()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie nobody reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+def _is_server(pid: int, data: Path) -> bool:
+    """`pid` is still our postgres (its command line names our data dir), not a reused pid."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return str(data).encode() in f.read()
+    except OSError:
+        return _alive(pid)
+
+
+def watch(parent: int, server: int, root: Path, *, every: float = 0.5) -> None:
+    """The watchdog's loop: when `parent` is gone (this process was handed to another
+    parent), stop `server` (SIGINT: fast shutdown; SIGKILL after 15 s) and remove `root`.
+    Returns when the server is gone."""
+    import signal as sig
+
+    sig.signal(sig.SIGINT, sig.SIG_IGN)  # a Ctrl-C meant for pytest; stop() ends it with SIGTERM
+    sig.signal(sig.SIGHUP, sig.SIG_IGN)
+    data = root / "data"
+    while _alive(server):
+        if os.getppid() == parent:
+            time.sleep(every)
+            continue
+        if _is_server(server, data):
+            os.kill(server, sig.SIGINT)
+            deadline = time.monotonic() + 15
+            while _alive(server) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if _alive(server) and _is_server(server, data):
+                os.kill(server, sig.SIGKILL)
+        break
+    if os.getppid() != parent:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _start_watchdog(server: subprocess.Popen[bytes], root: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, os.path.abspath(__file__), "--watch", str(os.getpid()), str(server.pid), str(root)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, close_fds=True,
+    )
 
 
 def _as_user() -> tuple[list[str], int | None, int | None]:
@@ -137,7 +207,7 @@ def start(*, timeout: float = 60.0) -> PgServer:
         stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root,
     )
     log.close()
-    server = PgServer(port=port, root=root, process=process)
+    server = PgServer(port=port, root=root, process=process, watchdog=_start_watchdog(process, root))
     import psycopg
 
     deadline = time.monotonic() + timeout
@@ -154,3 +224,10 @@ def start(*, timeout: float = 60.0) -> PgServer:
                 server.stop()
                 raise PgUnavailable("postgres did not accept connections in time") from None
             time.sleep(0.1)
+
+
+if __name__ == "__main__":  # the watchdog: pg_server.py --watch PARENT_PID SERVER_PID ROOT
+    if len(sys.argv) == 5 and sys.argv[1] == "--watch":
+        watch(int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
+    else:
+        sys.exit("usage: pg_server.py --watch PARENT_PID SERVER_PID ROOT")
