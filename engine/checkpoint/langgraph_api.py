@@ -139,6 +139,9 @@ class LangGraphSaverAPI:
                  before: Mapping[str, Any] | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
         thread_id, checkpoint_id = _address(config)
         threads = [thread_id] if thread_id is not None else [t.thread_id for t in self.threads()]  # type: ignore[attr-defined]
+        conf = (config or {}).get("configurable") or {}
+        if conf.get("checkpoint_ns") is None:  # as LangGraph: no namespace named, every namespace
+            threads = [key for tid in threads for key in self._with_namespaces(tid)]
         before_id = _address(before)[1] if before else None
         left = limit
         for tid in threads:
@@ -153,6 +156,13 @@ class LangGraphSaverAPI:
                 if left is not None:
                     left -= 1
                 yield found
+
+    def _with_namespaces(self, key: str) -> list[str]:
+        """A thread's store key, then those of its subgraphs' namespaces."""
+        if split_thread_key(key)[1]:
+            return [key]
+        spaces = self.namespaces(key)  # type: ignore[attr-defined]
+        return [key, *(ns_thread_key(key, ns) for ns in spaces if ns)]
 
     def _lg_put(self, config: Mapping[str, Any], checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
                 new_versions: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import asyncio
 import contextvars
 import copy
 import dataclasses
+import functools
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
-from .nested_state import graph_for_namespace, task_state_namespace
+from .nested_state import graph_for_namespace, task_state_config, task_state_namespace
 from .task_results import derive_results
 
 if TYPE_CHECKING:
@@ -266,6 +267,8 @@ class CompiledStateGraph:
         """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default); with
         `subgraphs`, also the subgraphs' chunks, each as `(namespace, chunk)` (or `(namespace, mode, chunk)`)."""
         durability = _durability(durability, kwargs, "stream")
+        if stream_mode is None and _from_a_task(config):  # as LangGraph: a node streaming with its config
+            stream_mode = "values"
         modes = ["updates"] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
             else list(stream_mode)
         printed = [print_mode] if isinstance(print_mode, str) else list(print_mode)
@@ -275,18 +278,25 @@ class CompiledStateGraph:
         thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
         collector = StreamCollector(modes, self.schema, None if thread_id is None else str(thread_id),
                                     version=version, print_modes=printed, output_keys=output_keys,
-                                    subgraphs=subgraphs)
+                                    subgraphs=subgraphs, exit_durability=durability == "exit",
+                                    task_state=functools.partial(task_state_config, self),
+                                    pairs=isinstance(stream_mode, list) or len(modes) > 1)
         if "messages" in collector.modes:
             from ..runtime.tracing import add_handler, messages_handler
 
-            config = add_handler(config, messages_handler(collector.put_message, subgraphs))
-        if collector.modes & _LIVE_MODES or hasattr(self, "input_node"):
-            # tokens, custom data and an entrypoint's task results go out while the node runs
+            handler = messages_handler(collector.put_message, subgraphs)
+            config = add_handler(config, handler)
+        if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
+            # tokens, custom data, a subgraph's steps and an entrypoint's task results go out
+            # while the node runs
             collector.wake = _waker()
             _inline_sync = False
         run = self._start_run(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
                               control)
         collector.saves = run.saver is not None
+        collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
+        if "messages" in collector.modes and run.checkpoint_ns:  # a graph streamed inside a node
+            handler.home = tuple(run.checkpoint_ns.split("|"))
         if version == "v2":
             collector.as_output = self._output_instance()
         run.subscribe(collector)
@@ -621,6 +631,18 @@ _INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys",
                           "interrupt_after", "durability", "control", "debug", "version", "checkpoint_during"})
 _STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}
 _INVOKE_ARGS = _STREAM_ARGS  # LangGraph's invoke passes `subgraphs` on to its stream
+
+
+def _from_a_task(config: Mapping[str, Any] | None) -> bool:
+    """Whether `config` is the one a running node received (it names the task's namespace)."""
+    if not config:
+        return False
+    ns = (config.get("configurable") or {}).get("checkpoint_ns")
+    if not ns:
+        return False
+    from ..runtime.context import current_task
+
+    return current_task.get() is not None
 
 
 def _configs_for(inputs: Sequence[Any], config: Any) -> list[Any]:

@@ -15,7 +15,7 @@ from ..runtime.nested import node_of_segment, stateful_namespace, task_namespace
 if TYPE_CHECKING:
     from .compiled import CompiledStateGraph
 
-__all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace"]
+__all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace", "task_state_config"]
 
 
 def _is_graph(value: Any) -> bool:
@@ -86,3 +86,17 @@ def graph_for_namespace(graph: CompiledStateGraph, ns: str) -> Any:
             )
         current = sub
     return current
+
+
+def task_state_config(graph: CompiledStateGraph, ns: str, below: str, name: str, task_id: str,
+                      thread_id: str) -> Any:
+    """The `state` a checkpoint shows for a task of the graph at namespace `ns` (`below`
+    `graph`): the config of the subgraph the task runs, or None for a plain node."""
+    try:
+        owner = graph_for_namespace(graph, below) if below else graph
+    except ValueError:
+        return None
+    found = task_state_namespace(owner, ns, name, task_id)
+    if found is None:
+        return None
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": found[1]}}

@@ -73,9 +73,11 @@ def _child_saver(parent: Run, graph: Any) -> Any:
     return saver
 
 
-def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool) -> Run:
+def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool,
+               given: Mapping[str, Any] | None = None) -> Run:
     """The child Run of `graph` for the task `ctx` of `parent`: its namespace, its store,
-    and whether it continues its own unfinished history (the parent is resuming)."""
+    and whether it continues its own unfinished history (the parent is resuming).
+    `given`: the config the node passed to invoke/stream, merged over the task's."""
     ns = task_namespace(parent.checkpoint_ns, ctx.name, ctx.task_id)
     if ctx.children:
         ns = f"{ns}|{ctx.children}"
@@ -89,6 +91,12 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
                     if k not in ("checkpoint_id", "checkpoint_map")}
     configurable["checkpoint_ns"] = ns
     config = {k: v for k, v in outer.items() if k not in ("configurable", "recursion_limit")}
+    for key, value in (given or {}).items():
+        if key == "configurable":
+            configurable.update({k: v for k, v in (value or {}).items()
+                                 if k not in ("checkpoint_ns", "thread_id", "checkpoint_id", "checkpoint_map")})
+        else:
+            config[key] = value
     config["configurable"] = configurable
     if saver is not None and parent.resuming:
         latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
@@ -99,7 +107,8 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
             elif ctx.calls < len(ctx.resume):
                 input = Command(resume=ctx.resume[ctx.calls])
                 ctx.calls += 1
-    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns)
+    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
+                               durability=parent.durability)
     child.fresh = not stateful
     child.namespace = parent.namespace + (ctx.name,)
     return child
@@ -126,7 +135,8 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
     """Run `subgraph` on `state` as a child of `parent`'s task; returns its output state."""
     ctx = current_task.get()
     assert ctx is not None and ctx.run is parent
-    child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync)
+    # its sync nodes run on the caller's thread only when nothing runs beside it
+    child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync and len(parent.plan) == 1)
     child.gate = parent.gate
     if parent.listeners:
         child.subscribe(parent._emit)
@@ -160,14 +170,7 @@ def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_
     parent = ctx.run if ctx is not None else None
     if ctx is None or parent is None or parent.status != "ready" or graph.checkpointer is not None:
         return None  # not inside a node, or a graph with a store of its own: a run of its own
-    child = open_child(parent, ctx, graph, input, inline_sync=inline_sync)
-    if config:
-        for key, value in config.items():
-            if key == "configurable":
-                child.config["configurable"].update({k: v for k, v in (value or {}).items()
-                                                    if k not in ("checkpoint_ns", "thread_id")})
-            else:
-                child.config[key] = value
+    child = open_child(parent, ctx, graph, input, inline_sync=inline_sync, given=config)
     if parent.listeners:
         child.subscribe(_forward(parent))
     return child

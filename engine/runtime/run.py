@@ -684,8 +684,8 @@ class Run(RunStart, RunCommit):
     def _finish(self, status: str) -> None:
         if status in ("done",):
             self.status = "done"
-        if self._held is not None:
-            self._held.flush(self)
+        if self._held is not None and (status != "done" or not self.namespace):
+            self._held.flush(self)  # a subgraph that ended well keeps nothing: its parent's task has its output
         if self.tracer is not None and not self.tracer.ended_by_driver:
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,11 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from ..schema import StateSchema
 
-__all__ = ["STREAM_MODES", "StreamCollector", "check_modes", "lg_triggers"]
+__all__ = ["STREAM_MODES", "StreamCollector", "TaskState", "check_modes", "lg_triggers"]
+
+TaskState = Callable[[str, str, str, str, str], Any]
+"""(checkpoint_ns, the same below the streamed graph, node name, task id, thread id) ->
+the task's `state` in a checkpoint payload."""
 
 STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "messages", "events")
 """`events` is Retrograph's own: the raw event objects the studio renders."""
@@ -72,7 +76,8 @@ class StreamCollector:
     def __init__(self, modes: Sequence[str], schema: StateSchema, thread_id: str | None, *,
                  version: str = "v1", print_modes: Sequence[str] = (),
                  output_keys: str | Sequence[str] | None = None, saves: bool = True,
-                 subgraphs: bool = False) -> None:
+                 subgraphs: bool = False, task_state: TaskState | None = None,
+                 exit_durability: bool = False, pairs: bool | None = None) -> None:
         check_modes(modes)
         check_modes(print_modes, "print_mode")
         if version not in ("v1", "v2"):
@@ -80,7 +85,8 @@ class StreamCollector:
         self.yielded = frozenset(modes)
         self.printed = frozenset(print_modes)
         self.modes = self.yielded | self.printed
-        self.pairs = len(modes) > 1
+        self.pairs = len(modes) > 1 if pairs is None else pairs
+        """(mode, chunk) pairs: several modes, or (as LangGraph) modes given as a list."""
         self.v2 = version == "v2"
         self.schema = schema
         self.thread_id = thread_id
@@ -98,7 +104,17 @@ class StreamCollector:
         self.subgraphs = subgraphs
         """Also the subgraphs' chunks, each tagged with its namespace tuple."""
         self._ns = ""
+        self.home: tuple[str, ...] = ()
+        """The node path of the streamed run (not () when a node streams a graph): events
+        from deeper down are its subgraphs'."""
+        self.home_ns = ""
+        """The streamed run's own checkpoint namespace."""
         self._inner_values: dict[str, dict[str, Any]] = {}
+        self.task_state = task_state
+        """What a checkpoint payload shows as a task's `state`: the config of the subgraph
+        the task runs (None for a plain node); None: no task shows one."""
+        self.exit_durability = exit_durability
+        """durability="exit": no checkpoint is saved as another's parent, so payloads name none."""
 
     def _out(self, values: Any) -> Any:
         """The output state as the values stream shows it (restricted to output_keys); a
@@ -156,7 +172,7 @@ class StreamCollector:
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
             return None
-        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self._ns,
+        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self._ns or self.home_ns,
                                  "checkpoint_id": checkpoint_id}}
 
     def _debug(self, kind: str, step: int, payload: dict[str, Any]) -> None:
@@ -170,15 +186,22 @@ class StreamCollector:
             return
         payload = {
             "config": self._config(checkpoint_id),
-            "parent_config": self._config(parent_id),
+            "parent_config": None if self.exit_durability else self._config(parent_id),
             "values": self._typed(self._out(values)) if self.v2 and not self._ns else self._out(values),
             "metadata": {"source": source, "step": step, "parents": {}},
             "next": [t.name for t in nxt],
-            "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in nxt],
+            "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": self._task_state(t)} for t in nxt],
         }
         if "checkpoints" in self.modes:
             self._put("checkpoints", payload)
         self._debug("checkpoint", step, payload)
+
+    def _task_state(self, task: PlannedTask) -> Any:
+        if self.task_state is None or self.thread_id is None:
+            return None
+        ns = self._ns or self.home_ns
+        below = ns[len(self.home_ns) + 1:] if self.home_ns and self._ns else self._ns
+        return self.task_state(ns, below, task.name, task.id, self.thread_id)
 
     def _task_result(self, step: int, payload: dict[str, Any]) -> None:
         if "tasks" in self.modes:
@@ -189,7 +212,7 @@ class StreamCollector:
         modes = self.modes
         if "events" in modes:
             self._put("events", event)
-        if event.namespace:  # a subgraph's inner events: with `subgraphs`, or in the raw `events` mode
+        if event.namespace != self.home:  # a subgraph's inner events: with `subgraphs`, or in the raw `events` mode
             if self.subgraphs:
                 self._inner(event)
             return
@@ -245,6 +268,8 @@ class StreamCollector:
                 self._debug("task", event.step, payload)
         elif isinstance(event, (TaskFailed, TaskInterrupted)):
             if isinstance(event, TaskInterrupted):
+                if not event.interrupts:  # its subgraph paused at a breakpoint: the top graph reports it
+                    return
                 if "updates" in modes:
                     self._put("updates", {INTERRUPT_KEY: event.interrupts})
                 if "values" in modes:
@@ -256,10 +281,11 @@ class StreamCollector:
                     "result": {},
                     "interrupts": [] if failed else [_interrupt_dict(i) for i in event.interrupts]})
         elif isinstance(event, RunInterrupted):
-            if event.reason != "interrupt":
-                if "updates" in modes:
-                    self._put("updates", {INTERRUPT_KEY: ()})
-            elif "values" in modes:
+            # a breakpoint, here or in a subgraph (its task paused, with no interrupt of its
+            # own): one `{"__interrupt__": ()}`, from the top graph only
+            if (event.reason != "interrupt" or not event.interrupts) and not self._ns and "updates" in modes:
+                self._put("updates", {INTERRUPT_KEY: ()})
+            if event.reason == "interrupt" and "values" in modes:
                 preview = self._out(event.values)
                 if preview != self.values:
                     self._put("values", preview)

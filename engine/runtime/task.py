@@ -206,7 +206,7 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
-        "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call",
+        "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call", "config_kw",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -236,6 +236,8 @@ class NodeRunner:
             self.wants_config, self.wants_writer = False, False
         else:
             self.wants_config, self.wants_writer = accepts_config(fn)
+        self.config_kw = self.wants_config and _keyword_only(fn, "config")
+        """`config` is keyword-only (a wrapper such as LangSmith's @traceable): passed by name."""
         self.injected: tuple[tuple[str, str], ...] = ()
         """(parameter, what) pairs the run fills in: what is "runtime" or "store"."""
         if not (self.is_subgraph or self.is_runnable or name == START):
@@ -263,6 +265,8 @@ class NodeRunner:
         if self.injected:
             kwargs.update(_injected_kwargs(self.injected))
         if self.wants_config:
+            if self.config_kw:
+                return self.fn(state, config=config, **kwargs)
             return self.fn(state, config, **kwargs)
         return self.fn(state, **kwargs)
 
@@ -273,6 +277,14 @@ class NodeRunner:
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _keyword_only(fn: Any, name: str) -> bool:
+    try:
+        param = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def _injected_kwargs(wanted: tuple[tuple[str, str], ...]) -> dict[str, Any]:

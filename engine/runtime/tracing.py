@@ -214,11 +214,13 @@ def _make_handler_class() -> Any:
             self.subgraphs = subgraphs
             self.meta: dict[uuid.UUID, dict[str, Any]] = {}
             self.seen: set[Any] = set()
+            self.home: tuple[str, ...] = ()
+            """The namespace of the streamed graph (not () when a node streams a graph)."""
 
         def _wanted(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> bool:
             if not metadata or "langgraph_node" not in metadata or (tags and "nostream" in tags):
                 return False
-            return self.subgraphs or not _graph_ns(metadata)
+            return self.subgraphs or len(_graph_ns(metadata)) <= len(self.home)
 
         def _send(self, message: Any, meta: dict[str, Any], dedupe: bool) -> None:
             if dedupe and message.id is not None and message.id in self.seen:
@@ -226,7 +228,7 @@ def _make_handler_class() -> Any:
             if message.id is None:
                 message.id = str(uuid.uuid4())
             self.seen.add(message.id)
-            self.put((message, meta), _graph_ns(meta))
+            self.put((message, meta), _graph_ns(meta)[len(self.home):])
 
         def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
             return output
