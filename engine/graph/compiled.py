@@ -28,6 +28,7 @@ from ..constants import INTERRUPT_KEY, START
 from ..errors import MissingThreadIdError
 from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.nested import nested_outcome, nested_run
+from ..runtime.replay import with_map
 from ..runtime.run import Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
@@ -503,16 +504,18 @@ class CompiledStateGraph:
                 values = apply_own_writes(values, saved, channels)[0]
             except Exception:  # conflicting writes: the commit will report them; show the checkpoint
                 pass
+        parents = ckpt.metadata.get("parents") if ns else None
         if self.schema.root:  # the state is one value
             values = self.schema.output(values)
             tasks = tuple(t._replace(result=self.schema.unwrap_update(t.result)) for t in tasks)
         return StateSnapshot(
             values=values,
             next=tuple(t.name for t in plan if t.id not in finished),
-            config=self.checkpoint_config(thread_id, ckpt.id, ns) or {},
+            config=with_map(self.checkpoint_config(thread_id, ckpt.id, ns) or {}, parents),
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
-            parent_config=self.checkpoint_config(thread_id, ckpt.parent_id, ns),
+            parent_config=ckpt.parent_id and with_map(self.checkpoint_config(thread_id, ckpt.parent_id, ns) or {},
+                                                      parents),
             tasks=tasks,
             interrupts=tuple(i for t in tasks for i in t.interrupts),
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso, ns_thread_key
 from ..constants import END, START
 from ..errors import InvalidUpdateError
+from ..runtime.replay import with_map
 from ..runtime.run import Run
 
 if TYPE_CHECKING:
@@ -58,10 +59,13 @@ def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps
     base = saver.get(key, checkpoint_id)
     if checkpoint_id and base is None:
         raise ValueError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}; pick one from get_state_history()")
+    if ns and base is not None and base.metadata.get("parents"):
+        # a subgraph's checkpoint made by hand still leads back to its parents' checkpoints
+        config = {**config, "metadata": {**(config.get("metadata") or {}), "parents": base.metadata["parents"]}}
     for updates in steps:
         base = _superstep(graph, config, base, updates)
     assert base is not None
-    return graph.checkpoint_config(thread_id, base.id, ns) or {}
+    return with_map(graph.checkpoint_config(thread_id, base.id, ns) or {}, base.metadata.get("parents") if ns else None)
 
 
 def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None,

@@ -78,6 +78,12 @@ def interrupt(value: Any) -> Any:
     ctx.calls += 1
     if index < len(ctx.resume):
         return ctx.resume[index]
+    run = ctx.run
+    held = getattr(run, "null_resume", None)
+    if held is not None and run.checkpoint is not None and held[0] == run.checkpoint.id:
+        run.null_resume = None  # a resume value no paused task took: the first interrupt takes it
+        ctx.resume.append(held[1])
+        return held[1]
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, index))])
 
 

@@ -23,6 +23,7 @@ from ..checkpoint.base import ns_thread_key
 from ..errors import GraphInterrupt, ParentCommand
 from ..types import Command
 from .context import current_task
+from .replay import NO_RESUME, Replay, checkpoint_before
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -98,20 +99,45 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
         else:
             config[key] = value
     config["configurable"] = configurable
-    if saver is not None and parent.resuming:
-        latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
-        if latest is not None and latest.tasks:  # unfinished: continue it, not the input
-            input = None
-            if ctx.resume_map:
-                input = Command(resume=dict(ctx.resume_map))
-            elif ctx.calls < len(ctx.resume):
-                input = Command(resume=ctx.resume[ctx.calls])
-                ctx.calls += 1
+    fresh = not stateful
+    replay = parent.replay
+    if saver is not None:
+        if replay is not None and ns in replay.targets:  # the caller named this subgraph's checkpoint
+            configurable["checkpoint_id"] = replay.targets.pop(ns)
+            input = _resume_input(ctx, replay)
+        elif replay is not None and replay.bound is not None and replay.first_visit(ns):
+            found = checkpoint_before(saver, ns_thread_key(parent.thread_id or "", ns), replay.bound)
+            fresh = found is None  # its state as of the replayed parent checkpoint, else empty
+            if found is not None:
+                configurable["checkpoint_id"] = found.id
+        elif parent.resuming:
+            latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
+            if latest is not None and latest.tasks:  # unfinished: continue it, not the input
+                input = _resume_input(ctx, None)
     child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
                                durability=parent.durability)
-    child.fresh = not stateful
+    child.fresh = fresh
     child.namespace = parent.namespace + (ctx.name,)
+    if saver is not None:
+        child.replay = replay
+        assert parent.checkpoint is not None
+        child.parents = {**(parent.parents or {}), parent.checkpoint_ns: parent.checkpoint.id}
     return child
+
+
+def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | None:
+    """What a subgraph that continues an unfinished checkpoint gets: the resume value meant
+    for it (the newest one its task got: earlier ones answered earlier interrupts inside
+    it), else the run's own resume value when the caller named the subgraph's checkpoint."""
+    if ctx.resume_map:
+        return Command(resume=dict(ctx.resume_map))
+    if ctx.calls < len(ctx.resume):
+        ctx.calls = len(ctx.resume)
+        return Command(resume=ctx.resume[-1])
+    if replay is not None and replay.resume is not NO_RESUME:
+        value, replay.resume = replay.resume, NO_RESUME
+        return Command(resume=value)
+    return None
 
 
 def _outcome(child: Run, name: str, graph: Any, keys: Any) -> Any:

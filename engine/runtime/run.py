@@ -75,6 +75,7 @@ from .task import (
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
+    from .replay import Replay
     from .tracing import GraphTrace
 
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
@@ -102,7 +103,8 @@ class Run(RunStart, RunCommit):
         "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
-        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_copy",
+        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_copy", "replay",
+        "parents", "null_resume",
     )
 
     def __init__(
@@ -147,6 +149,14 @@ class Run(RunStart, RunCommit):
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
         self.child: Run | None = None
         """The subgraph run in progress inside the current task, if any."""
+        self.replay: Replay | None = None
+        """Set when this run (or the one it is a subgraph of) time-travels: where subgraphs start."""
+        self.null_resume: tuple[str, Any] | None = None
+        """(checkpoint id, value): a resume value no paused task took; the first interrupt()
+        of that checkpoint's superstep with no resume value of its own returns it (LangGraph's)."""
+        self.parents: dict[str, str] | None = None
+        """A subgraph run's ancestors' checkpoints by namespace, kept in its checkpoints'
+        metadata["parents"] (LangGraph's), so its checkpoints lead back to theirs."""
         self.run_id = str(uuid.uuid4())
         self.thread_id: str | None = self.config["configurable"].get("thread_id")
         if self.thread_id is not None:

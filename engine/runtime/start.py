@@ -29,6 +29,7 @@ from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
 from ..types import Command
 from .command_input import apply_input_writes, command_writes, is_input_write
 from .events import RunStarted
+from .replay import Replay, address_subgraph
 from .task import TaskResult
 
 if TYPE_CHECKING:
@@ -57,6 +58,11 @@ class RunStart:
                 "config={'configurable': {'thread_id': 'some-id'}} to invoke/stream."
             )
         addressed = cfg.get("checkpoint_id")
+        if cfg.get("checkpoint_ns") and not self.namespace and self.saver is not None:
+            # a subgraph's own checkpoint config, given to the top graph: replay the top graph
+            # from that subgraph's parent checkpoint, and the subgraph from its own
+            addressed, targets = address_subgraph(self.saver, self.thread_id or "", cfg)
+            self.replay = Replay(targets=targets)
         base = None
         if self.saver is not None:
             base = self.saver.get(self.store_key, addressed)
@@ -125,6 +131,14 @@ class RunStart:
         time_travel = bool(addressed) and resume is None
         mode = "resume"
         pending: list[PendingWrite] = []
+        if time_travel and not self.namespace and self.saver is not None:
+            # subgraphs start from their state as of this checkpoint (as of the edited one
+            # for an update or a fork)
+            bound = base.id if base.source not in ("update", "fork") else (base.parent_id or base.id)
+            self.replay = self.replay or Replay()
+            self.replay.bound = bound
+        elif resume is not None and self.replay is not None:
+            self.replay.resume = resume
         if time_travel and (base.source not in ("update", "fork") or superseded):
             mode = "fork"
             fork_id = new_checkpoint_id()
@@ -161,7 +175,10 @@ class RunStart:
         """Only what the user put under config['metadata']; configurable keys (API keys
         included) are never persisted."""
         meta = self.config.get("metadata")
-        return dict(meta) if meta and isinstance(meta, Mapping) else {}
+        out = dict(meta) if meta and isinstance(meta, Mapping) else {}
+        if self.parents:
+            out["parents"] = self.parents
+        return out
 
     def _set_checkpoint(self: Run, ckpt: Checkpoint, owned: bool = False) -> None:
         """Make `ckpt` the head; `owned` when its values dict was built by this run (a commit),
@@ -221,7 +238,9 @@ class RunStart:
     def _apply_resume(self: Run, resume: Any) -> None:
         """Hand a resume value to the interrupted task(s); they run again from the top."""
         waiting = [r for r in self.results.values() if r.interrupts]
-        if not waiting:  # as LangGraph: a run paused at a static breakpoint (or done) goes on
+        if not waiting:  # as LangGraph: a run paused at a static breakpoint (or done) goes on,
+            if self.checkpoint is not None:  # and the first interrupt() to come takes the value
+                self.null_resume = (self.checkpoint.id, resume)
             return
         by_id = {i.id: r for r in waiting for i in r.interrupts}
         if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
