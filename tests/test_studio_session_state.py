@@ -16,31 +16,38 @@ class S(TypedDict):
     log: Annotated[list, operator.add]
 
 
-def _channels():
+def _base(values):
+    """A graph over S (a -> END) with one saved checkpoint holding `values`."""
+    from engine import InMemorySaver
+
     g = StateGraph(S)
     g.add_node("a", lambda s: {})
     g.add_edge(START, "a")
     g.add_edge("a", END)
-    return g.compile().schema.channels
+    saver = InMemorySaver()
+    graph = g.compile(checkpointer=saver)
+    graph.update_state({"configurable": {"thread_id": "t"}}, values, as_node="a")
+    return graph, saver.get("t")
 
 
-def test_edit_updates_sees_true_to_one_as_a_change():
-    from studio.session.travel import edit_updates
+def test_edit_plan_sees_true_to_one_as_a_change():
+    from studio.core.editable import to_editable
 
-    update = edit_updates(_channels(), {"flag": True, "log": ["x"]}, {"flag": 1, "log": ["x"]})
-    assert update == {"flag": 1} and type(update["flag"]) is int
+    editable = to_editable({"flag": True, "log": ["x"]})
+    changed = editable.changed({"flag": 1, "log": ["x"]})
+    assert changed == {"flag": 1} and type(changed["flag"]) is int
 
 
-def test_edit_updates_appends_the_tail_through_the_reducer():
+def test_edit_plan_appends_the_tail_through_the_reducer():
     from engine import Overwrite
-    from studio.session.travel import edit_updates
+    from studio.core.edits import plan_edit
 
-    channels = _channels()
-    assert edit_updates(channels, {"log": ["x"]}, {"log": ["x", "y"]}) == {"log": ["y"]}
-    replaced = edit_updates(channels, {"log": ["x"]}, {"log": ["z"]})["log"]
+    graph, base = _base({"log": ["x"]})
+    assert plan_edit(graph, base, {"log": ["x", "y"]}).update() == {"log": ["y"]}
+    replaced = plan_edit(graph, base, {"log": ["z"]}).update()["log"]
     assert isinstance(replaced, Overwrite) and replaced.value == ["z"]
     with pytest.raises(ValueError, match="`nope` not in the state schema"):
-        edit_updates(channels, {}, {"nope": 1})
+        plan_edit(graph, base, {"nope": 1})
 
 
 def test_session_state_works_without_qt(tmp_path):
@@ -56,17 +63,20 @@ def test_session_state_works_without_qt(tmp_path):
     assert out.stdout.splitlines() == ["no graph False None []", "[]"]
 
 
-def test_edit_updates_turns_typed_dicts_into_messages_for_any_add_messages():
-    from engine import AIMessage, Overwrite, add_messages
-    from studio.session.travel import edit_updates
+def test_edit_plan_turns_typed_dicts_into_messages_for_any_add_messages():
+    from engine import AIMessage, InMemorySaver, Overwrite, add_messages
+    from studio.core.edits import plan_edit
 
     for reducer in (add_messages, add_messages(format="langchain-openai")):
         g = StateGraph(TypedDict("M", {"messages": Annotated[list, reducer]}))
         g.add_node("a", lambda s: {})
         g.add_edge(START, "a")
-        channels = g.compile().schema.channels
-        old = {"messages": [AIMessage(content="before", id="1")]}
-        update = edit_updates(channels, old, {"messages": [{"role": "ai", "content": "hi"}]})  # not an append
-        value = update["messages"]
+        saver = InMemorySaver()
+        graph = g.compile(checkpointer=saver)
+        graph.update_state({"configurable": {"thread_id": "t"}}, {"messages": [AIMessage(content="before", id="1")]},
+                           as_node="a")
+        plan = plan_edit(graph, saver.get("t"), {"messages": [{"role": "ai", "content": "hi"}]},
+                         how={"messages": "replace"})
+        value = plan.update()["messages"]
         assert isinstance(value, Overwrite), reducer
         assert [type(m) for m in value.value] == [AIMessage], reducer

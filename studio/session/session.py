@@ -211,8 +211,12 @@ class Session(SessionSignals):
     def rewind(self, checkpoint_id: str) -> None:
         self.travel.rewind(checkpoint_id)
 
-    def edit_and_fork(self, checkpoint_id: str, values: Mapping[str, Any], as_node: str | None = None) -> None:
-        self.travel.edit_and_fork(checkpoint_id, values, as_node)
+    def edit_and_fork(self, checkpoint_id: str, values: Mapping[str, Any], as_node: str | None = None,
+                      how: Mapping[str, Any] | None = None) -> None:
+        self.travel.edit_and_fork(checkpoint_id, values, as_node, how)
+
+    def edit_planner(self, checkpoint_id: str, callback: Callable[[dict[str, Any], Any], None]) -> None:
+        self.travel.planner(checkpoint_id, callback)
 
     def fetch_values(self, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:
         self.travel.fetch_values(checkpoint_id, callback)

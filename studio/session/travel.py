@@ -7,52 +7,22 @@ keeps the old one.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine import Overwrite, add_messages
-from engine.channels import ReducerChannel
 from engine.checkpoint import ERROR, INTERRUPT
 from engine.checkpoint.ids import ns_thread_key
 from studio.core import convert
 from studio.core.driver import PendingInterrupt
+from studio.core.edits import EditHow, EditPlanner, plan_edit
 from studio.core.records import Comparison, ErrorReport, GraphMarks
 from studio.core.state import TRAIL, SessionState, ran_nodes
-from studio.core.valuediff import same
 
 from .presenter import Presenter
 from .signals import SessionSignals
 from .tasks import ViewTasks
 
-__all__ = ["TimeTravel", "edit_updates"]
-
-
-def edit_updates(channels: Mapping[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """The update that turns `old` into `new`. Writes go through the keys' reducers, so
-    a key with a reducer gets its appended tail when the edit only appends (history stays
-    compact) and an `Overwrite` of the whole value for any other edit."""
-    unknown = [k for k in new if k not in channels]
-    if unknown:
-        raise ValueError(f"{', '.join(f'`{k}`' for k in unknown)} not in the state schema "
-                         f"(keys: {', '.join(channels)})")
-    update: dict[str, Any] = {}
-    for key, value in new.items():
-        before = old.get(key, convert.UNSET)
-        if same(before, value):
-            continue
-        channel = channels[key]
-        reducer = channel.fn if isinstance(channel, ReducerChannel) else None
-        if reducer is None:  # a plain key: the value is written as it is
-            update[key] = value
-        elif isinstance(value, list) and isinstance(before, list) and len(value) > len(before) \
-                and same(value[: len(before)], before):
-            update[key] = value[len(before):]
-        elif reducer is not None and inspect.unwrap(reducer) is add_messages and isinstance(value, list):
-            update[key] = Overwrite(add_messages([], value))  # dicts typed in become messages
-        else:
-            update[key] = Overwrite(value)
-    return update
+__all__ = ["TimeTravel"]
 
 
 class TimeTravel:
@@ -210,37 +180,64 @@ class TimeTravel:
             self.signals.message.emit(f"Rewound to step {row.step}: the next step forks a new branch; "
                                       "the old one stays.")
 
-    def edit_and_fork(self, checkpoint_id: str, values: Mapping[str, Any], as_node: str | None = None) -> None:
-        """Apply the edited state to `checkpoint_id` through update_state; the result is the head."""
+    def edit_and_fork(self, checkpoint_id: str, values: Mapping[str, Any], as_node: str | None = None,
+                      how: Mapping[str, EditHow] | None = None) -> None:
+        """Write the edited keys (`values`: {key: new value}) onto `checkpoint_id` through
+        update_state, as `as_node`'s write (None: a node after which the run goes on), each
+        key through its reducer or replaced as `how` says (see studio.core.edits); the new
+        checkpoint is the head."""
         if self.state.busy:
             self.signals.message.emit("Stop the running command before editing the state (Shift+F5).")
             return
-        self.tasks.schedule(self._edit_and_fork(checkpoint_id, dict(values), as_node))
+        self.tasks.schedule(self._edit_and_fork(checkpoint_id, dict(values), as_node, dict(how or {})))
 
-    async def _edit_and_fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str | None) -> None:
+    def planner(self, checkpoint_id: str, callback: Callable[[dict[str, Any], Any], None]) -> None:
+        """Read a checkpoint off the UI thread, then call `callback(values, planner)` from
+        the loop (outside any task, so it may open a modal dialog); the EditPlanner previews
+        edits of it by dry runs that save nothing."""
+        s = self.state
+
+        async def read() -> None:
+            if s.graph is None or s.thread_id is None:
+                self.signals.message.emit("Editing the state needs the graph's code (open with --graph FILE).")
+                return
+            graph, thread = s.graph, s.thread_id
+            base = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: graph.checkpointer.get(thread, checkpoint_id))
+            if base is None:
+                self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
+                return
+            asyncio.get_running_loop().call_soon(callback, dict(base.values), EditPlanner(graph, base))
+
+        self.tasks.schedule(read())
+
+    async def _edit_and_fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str | None,
+                             how: dict[str, EditHow]) -> None:
         s, p = self.state, self.presenter
         if s.graph is None or s.reader is None or s.thread_id is None:
             self.signals.message.emit("Editing the state needs the graph's code (open with --graph FILE).")
             return
-        ckpt = await s.reader.checkpoint(s.thread_id, checkpoint_id)
-        if ckpt is None:
+        graph, thread = s.graph, s.thread_id
+        loop = asyncio.get_running_loop()
+        base = await loop.run_in_executor(None, lambda: graph.checkpointer.get(thread, checkpoint_id))
+        if base is None:
             self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
             return
-        try:
-            update = edit_updates(s.graph.schema.channels, ckpt.values, values)
+        try:  # off the UI thread: the dry run calls the graph's reducers and routers
+            plan = await loop.run_in_executor(None, lambda: plan_edit(graph, base, values, how=how, as_node=as_node))
         except ValueError as exc:
             p.set_error(ErrorReport(kind="input", title="Cannot apply this edit", message=str(exc)))
             return
-        if not update:
+        if plan.error:
+            p.set_error(ErrorReport(kind="input", title="Cannot apply this edit", message=plan.error))
+            return
+        if not plan.edits:
             self.signals.message.emit("Nothing changed: no fork was made.")
             return
-        if as_node is None and len(ckpt.nodes_ran) > 1:
-            as_node = ckpt.nodes_ran[0]
-        config = {"configurable": {"thread_id": s.thread_id, "checkpoint_id": checkpoint_id}}
-        graph = s.graph
+        config = {"configurable": {"thread_id": thread, "checkpoint_id": checkpoint_id}}
         try:  # off the UI thread: it reads and writes a checkpoint, which may be big
-            new_config = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: graph.update_state(config, update, as_node=as_node))
+            new_config = await loop.run_in_executor(
+                None, lambda: graph.update_state(config, plan.update(), as_node=plan.as_node))
         except Exception as exc:
             p.set_error(ErrorReport(kind="input", title="update_state refused the edit",
                                   message=f"{type(exc).__name__}: {exc}"))
@@ -253,8 +250,10 @@ class TimeTravel:
                 self.signals.timelineRowAdded.emit(row)
         self._move_head(new_id)
         await self.show_checkpoint(new_id, live=True)
-        how = ", ".join(f"{k} (replaced)" if isinstance(v, Overwrite) else k for k, v in update.items())
-        self.signals.message.emit(f"Edited {how} on a new branch (source: update); F10 goes on from it.")
+        done = ", ".join(f"{e.key} (replaced)" if e.how == "replace" else
+                         f"{e.key} (through {e.reducer})" if e.how == "reduce" else e.key for e in plan.edits)
+        self.signals.message.emit(f"Edited {done} on a new branch (source: update, as {plan.as_node}). "
+                                  + plan.next_text())
 
     # -- reading -----------------------------------------------------------------------
     def fetch_values(self, checkpoint_id: str, callback: Callable[[dict[str, Any]], None]) -> None:

@@ -44,6 +44,8 @@ class Panels:
     """The values on screen in the state panel (what "edit state and fork" starts from)."""
     viewed: str | None = None
     """The checkpoint on screen (None before the thread has one)."""
+    editor: Any = None
+    """The "edit state and fork" dialog while it is open."""
 
     @property
     def session(self) -> Session:
@@ -63,15 +65,18 @@ class Panels:
         if session.graph is None:
             session.message.emit("Editing needs the graph's code (open the database with --graph FILE).")
             return
-        if checkpoint_id == self.viewed and self.values is not None:
-            self._edit(checkpoint_id, dict(self.values))
-        else:
-            session.fetch_values(checkpoint_id, lambda values: self._edit(checkpoint_id, values))
+        # the engine's checkpoint (message ids, versions) and a planner that previews the edit
+        session.edit_planner(checkpoint_id, lambda values, planner: self._edit(checkpoint_id, values, planner))
 
-    def _edit(self, checkpoint_id: str, values: dict[str, Any]) -> None:
-        dialog = StateEditorDialog(values, self.window)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.session.edit_and_fork(checkpoint_id, dialog.changed_values())
+    def _edit(self, checkpoint_id: str, values: dict[str, Any], planner: Any = None) -> None:
+        dialog = StateEditorDialog(values, self.window, planner=planner)
+        self.editor = dialog
+        try:
+            if dialog.exec() == QDialog.DialogCode.Accepted:
+                self.session.edit_and_fork(checkpoint_id, dialog.changed_values(), as_node=dialog.as_node(),
+                                           how=dialog.how())
+        finally:
+            self.editor = None
 
     def start_compare(self) -> None:
         session = self.session

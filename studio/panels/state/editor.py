@@ -1,107 +1,92 @@
 """Edit a state as JSON before forking from it.
 
-Values JSON cannot hold (messages, dataclasses, datetimes…) are shown as a readable
-placeholder string, "⟨kept #1: AIMessage(…)⟩"; left as they are, the original object comes
-back unchanged. A key whose JSON is not edited keeps its original value, so a tuple stays a
-tuple and a message stays a message.
+Messages show as `{"$message": "ai", "content": …}` objects: edit, add or delete them.
+A value JSON cannot hold shows as a `{"$kept": n, …}` placeholder: left as it is, the
+original object comes back (see studio.core.editable). With a planner (the session's
+EditPlanner for the checkpoint) the dialog also shows how each changed key will be
+written (through its reducer or replaced, the user's choice), which node the edit counts
+as (the user's choice; by default one after which the run goes on) and what runs next,
+all before the user confirms.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
+from studio.core.editable import EditError, check_json, to_editable
 from studio.core.valuefmt import preview
 from studio.panels._common import MUTED, mono_font
 
-__all__ = ["StateEditorDialog", "to_editable", "from_editable", "check_json"]
+__all__ = ["StateEditorDialog"]
 
-_KEPT = "⟨kept #"
-
-
-def to_editable(values: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(JSON-able copy of `values`, {placeholder: original object})."""
-    kept: dict[str, Any] = {}
-
-    def convert(value: Any, depth: int) -> Any:
-        if isinstance(value, (str, int, float, bool, type(None))):
-            if isinstance(value, float) and value != value:  # NaN has no JSON form
-                return keep(value)
-            return value
-        if depth < 60 and isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-            return {k: convert(v, depth + 1) for k, v in value.items()}
-        if depth < 60 and isinstance(value, list):
-            return [convert(v, depth + 1) for v in value]
-        return keep(value)
-
-    def keep(value: Any) -> str:
-        shown = preview(value, 80)
-        name = type(value).__name__
-        if not shown.startswith(name):
-            shown = f"{name}: {shown}"
-        token = f"{_KEPT}{len(kept) + 1}: {shown}⟩"
-        kept[token] = value
-        return token
-
-    return {str(k): convert(v, 0) for k, v in values.items()}, kept
-
-
-def from_editable(edited: Any, kept: Mapping[str, Any]) -> Any:
-    """Put the kept objects back where their placeholders still stand."""
-    if isinstance(edited, str) and edited.startswith(_KEPT) and edited in kept:
-        return kept[edited]
-    if isinstance(edited, dict):
-        return {k: from_editable(v, kept) for k, v in edited.items()}
-    if isinstance(edited, list):
-        return [from_editable(v, kept) for v in edited]
-    return edited
-
-
-def check_json(text: str) -> tuple[Any, str]:
-    """(parsed, "") or (None, "Line 3, column 5: Expecting ',' delimiter")."""
-    try:
-        return json.loads(text), ""
-    except json.JSONDecodeError as exc:
-        return None, f"Line {exc.lineno}, column {exc.colno}: {exc.msg}"
+_REDUCE, _REPLACE = "through the reducer", "replace the value"
 
 
 class StateEditorDialog(QDialog):
-    """A JSON editor for a state; OK stays disabled while the text is not a JSON object.
+    """A JSON editor for a state; OK stays disabled while the edit cannot be applied.
 
-    `StateEditorDialog(values, parent=None)`; after `exec()` is accepted:
-        edited_values() -> dict: every key, unedited ones with their original objects.
-        changed_values() -> dict: only the keys whose value changed (what to pass to
-            update_state: passing unchanged keys through an appending reducer would add
-            their items again).
-    `values()` is the same as `edited_values()`.
+    `StateEditorDialog(values, parent=None, planner=None)`; after `exec()` is accepted:
+        changed_values() -> {key: value} of the keys added or edited (what to write);
+        edited_values() -> every key, unedited ones with their original objects;
+        how() -> {key: "reduce" | "replace"} for the keys with a reducer;
+        as_node() -> the node the edit counts as (None without a planner).
     """
 
-    def __init__(self, values: Mapping[str, Any], parent: QWidget | None = None) -> None:
+    def __init__(self, values: Mapping[str, Any], parent: QWidget | None = None, planner: Any = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit state and fork")
-        self.resize(640, 560)
-        self._original = dict(values)
-        self._editable, self._kept = to_editable(values)
-        self._parsed: dict[str, Any] | None = dict(self._editable)
+        self.resize(680, 620)
+        self._editable = to_editable(values)
+        self._planner = planner
+        self._parsed: dict[str, Any] | None = dict(self._editable.data)
+        self._changed: dict[str, Any] = {}
+        self._how: dict[str, str] = {}
+        self._as_node: str | None = None
+        self.plan: Any = None
+        """The last preview (an EditPlan), None before one is made."""
         intro = QLabel("Edit the values as JSON. Saving writes them through update_state, which makes a new "
                        "checkpoint: a branch in the timeline; the original stays as it was.")
         intro.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setFont(mono_font())
-        self.editor.setPlainText(json.dumps(self._editable, indent=2, ensure_ascii=False))
+        self.editor.setPlainText(self._editable.text())
         self.editor.textChanged.connect(self._on_text_changed)
-        self.note = QLabel("Values shown as ⟨kept #n: …⟩ are not JSON; leave them as they are to keep them.")
+        self.note = QLabel('Messages are {"$message": "human" | "ai" | "system" | "tool", "content": …} objects: '
+                           'edit, add or delete them. {"$kept": n, …} stands for a value JSON cannot hold: leave it '
+                           "as it is to keep it, or replace the whole object with a JSON value.")
         self.note.setStyleSheet(f"color: {MUTED}")
         self.note.setWordWrap(True)
-        self.note.setVisible(bool(self._kept))
+        self.note.setVisible(bool(self._editable.kept or self._editable.messages))
         self.error = QLabel("")
         self.error.setObjectName("inlineError")
         self.error.setStyleSheet("color: #b91c1c")
         self.error.setWordWrap(True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.keys_box = QWidget()
+        self.keys_form = QFormLayout(self.keys_box)
+        self.keys_form.setContentsMargins(0, 0, 0, 0)
+        self.keys_title = QLabel("<b>What the fork writes</b> (each changed key, and its value after)")
+        self.keys_title.setVisible(planner is not None)
+        self.as_node_box = QComboBox()
+        self.as_node_box.setToolTip("The edit is recorded as this node's write: its edges decide what runs next")
+        self.next_label = QLabel("")
+        self.next_label.setWordWrap(True)
+        self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        node_form = QFormLayout()
+        node_form.addRow("Counts as the write of", self.as_node_box)
+        node_form.addRow("", self.next_label)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setText("Fork with these values")
@@ -112,19 +97,104 @@ class StateEditorDialog(QDialog):
         layout.addWidget(self.editor, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.error)
+        layout.addWidget(self.keys_title)
+        layout.addWidget(self.keys_box)
+        layout.addLayout(node_form)
         layout.addWidget(self.buttons)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(200)
+        self._timer.timeout.connect(self.refresh_plan)
+        if planner is None:
+            self.as_node_box.hide()
+            self.next_label.hide()
+            node_form.labelForField(self.as_node_box).hide()
+        else:
+            self.as_node_box.addItems(list(planner.choices))
+            self.as_node_box.activated.connect(self._on_as_node_chosen)
+            self.refresh_plan()
 
+    # -- reading the text --------------------------------------------------------------
     def _on_text_changed(self) -> None:
         parsed, error = check_json(self.editor.toPlainText())
         if not error and not isinstance(parsed, dict):
             parsed, error = None, "The state must be a JSON object: { \"key\": value, … }"
+        changed: dict[str, Any] = {}
+        if not error:
+            try:
+                changed = self._editable.changed(parsed)
+            except EditError as exc:
+                parsed, error = None, str(exc)
         self._parsed = parsed
+        self._changed = changed
         self.error.setText(error)
         self.ok_button.setEnabled(not error)
+        if not error and self._planner is not None:
+            self._timer.start()
 
+    # -- the preview -------------------------------------------------------------------
+    def refresh_plan(self) -> None:
+        """Dry-run the edit: how each key is written, the as_node, what runs next."""
+        self._timer.stop()
+        if self._planner is None or self._parsed is None:
+            return
+        plan = self._planner.plan(self._changed, self._how, self._as_node)
+        self.plan = plan
+        self._show_keys(plan)
+        if plan.as_node and self.as_node_box.findText(plan.as_node) >= 0:
+            self.as_node_box.setCurrentText(plan.as_node)
+        self.next_label.setText(plan.next_text() if plan.edits or plan.error else
+                                "Nothing changed yet: edit a value above.")
+        warn = bool(plan.error) or (bool(plan.edits) and not plan.next)
+        self.next_label.setStyleSheet("color: #b45309" if warn else "")
+        self.ok_button.setEnabled(not plan.error and not self.error.text())
+
+    def _show_keys(self, plan: Any) -> None:
+        while self.keys_form.rowCount():
+            self.keys_form.removeRow(0)
+        for edit in plan.edits:
+            after = preview(edit.after, 70)
+            if not edit.reducer:
+                self.keys_form.addRow(f"{edit.key}:", QLabel(f"set → {after}"))
+                continue
+            row = QWidget()
+            line = QVBoxLayout(row)
+            line.setContentsMargins(0, 0, 0, 0)
+            choice = QComboBox()
+            choice.addItems([f"{_REDUCE} ({edit.reducer})", _REPLACE])
+            choice.setCurrentIndex(1 if edit.how == "replace" else 0)
+            choice.setObjectName(f"how:{edit.key}")
+            choice.activated.connect(lambda index, key=edit.key: self._on_how_chosen(key, index))
+            result = QLabel(f"→ {after}" + ("" if edit.exact else "   (not what was typed)"))
+            result.setWordWrap(True)
+            line.addWidget(choice)
+            line.addWidget(result)
+            self.keys_form.addRow(f"{edit.key}:", row)
+
+    def _on_how_chosen(self, key: str, index: int) -> None:
+        self._how[key] = "replace" if index == 1 else "reduce"
+        self.refresh_plan()
+
+    def _on_as_node_chosen(self, index: int) -> None:
+        self._as_node = self.as_node_box.itemText(index)
+        self.refresh_plan()
+
+    def choose(self, *, as_node: str | None = None, how: Mapping[str, str] | None = None) -> None:
+        """Pick the as_node and per-key modes as a user would in the combo boxes."""
+        if as_node is not None:
+            self._as_node = as_node
+        self._how.update(how or {})
+        self.refresh_plan()
+
+    # -- results -----------------------------------------------------------------------
     def accept(self) -> None:
-        if self._parsed is not None:
-            super().accept()
+        if self._parsed is None:
+            return
+        if self._planner is not None:
+            self.refresh_plan()
+            if self.plan is not None and self.plan.error:
+                return
+        super().accept()
 
     def is_valid(self) -> bool:
         return self._parsed is not None
@@ -133,17 +203,21 @@ class StateEditorDialog(QDialog):
         """The edited state: unchanged keys keep their original objects."""
         if self._parsed is None:
             raise ValueError(f"the state editor holds invalid JSON: {self.error.text()}")
-        out: dict[str, Any] = {}
-        for key, value in self._parsed.items():
-            if key in self._original and key in self._editable and value == self._editable[key]:
-                out[key] = self._original[key]
-            else:
-                out[key] = from_editable(value, self._kept)
-        return out
+        return self._editable.restore(self._parsed)
 
     values = edited_values
 
     def changed_values(self) -> dict[str, Any]:
         """Only the keys that were added or edited."""
-        edited = self.edited_values()
-        return {k: v for k, v in edited.items() if k not in self._original or v is not self._original[k]}
+        if self._parsed is None:
+            raise ValueError(f"the state editor holds invalid JSON: {self.error.text()}")
+        return dict(self._changed)
+
+    def how(self) -> dict[str, str]:
+        """{key: "reduce" | "replace"} as shown for each key with a reducer."""
+        if self.plan is None:
+            return dict(self._how)
+        return {e.key: e.how for e in self.plan.edits if e.how != "set"}
+
+    def as_node(self) -> str | None:
+        return self.plan.as_node if self.plan is not None and self.plan.as_node else self._as_node
