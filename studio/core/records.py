@@ -108,6 +108,11 @@ class GraphMarks:
     selected: str | None = None
     taken_edges: frozenset[tuple[str, str]] = frozenset()
     """Routes seen at run time for routers without a path map (added as dynamic edges)."""
+    tasks: tuple[tuple[str, int, int], ...] = ()
+    """(node, finished, total) for the superstep under way where a node has several tasks
+    (a `Send` fan-out) or some have finished: the graph shows "×5" or "2/5 ✓"."""
+    ended: bool = False
+    """The run has finished: END is lit."""
 
 
 @dataclass(frozen=True, kw_only=True)

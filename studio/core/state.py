@@ -9,6 +9,7 @@ display.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from .loader import LoadedGraph
 from .records import ErrorReport, GraphMarks, GraphShape, NodeDetails, SessionStatus, Status
 from .store import CheckpointReader, db_target, store_label, store_read_only
 
-__all__ = ["SessionState", "SubgraphFocus", "TRAIL"]
+__all__ = ["SessionState", "SubgraphFocus", "TRAIL", "task_counts"]
 
 TRAIL = 8
 """How many recently run nodes the graph marks as the trail."""
@@ -43,6 +44,14 @@ class SubgraphFocus:
     def marks(self) -> GraphMarks:
         return GraphMarks(running=frozenset(self.running), next=frozenset(self.next),
                           trail=tuple(self.trail), failed=frozenset(self.failed), last_ran=self.last_ran)
+
+
+def task_counts(planned: list[str] | tuple[str, ...], finished: list[str] | tuple[str, ...]
+                ) -> tuple[tuple[str, int, int], ...]:
+    """(node, finished, total) for nodes with several tasks or finished ones."""
+    total = Counter(n for n in planned if n != START)
+    done = Counter(n for n in finished if n in total)
+    return tuple((n, done[n], k) for n, k in total.items() if k > 1 or done[n])
 
 
 def ran_nodes(nodes: tuple[str, ...] | list[str]) -> list[str]:
@@ -165,8 +174,20 @@ class SessionState:
             running=frozenset(self.running), next=frozenset(self.next_nodes()) - interrupted,
             trail=tuple(self.trail), last_ran=self.last_ran, breakpoints_before=before, breakpoints_after=after,
             failed=frozenset(self.failed), interrupted=interrupted, selected=self.selected_node,
-            taken_edges=frozenset(self.taken),
+            taken_edges=frozenset(self.taken), tasks=self.task_counts(),
+            ended=self.graph is not None and self.head_finished() and self.viewed_id is None,
         )
+
+    def task_counts(self) -> tuple[tuple[str, int, int], ...]:
+        """(node, finished, total) of the superstep under way (see GraphMarks.tasks)."""
+        run = self.driver.run
+        if run is not None and run.status == "ready" and run.plan:
+            names = [t.name for t in run.plan]
+            done = [r.task.name for r in run.results.values() if r.error is None and not r.interrupts]
+        else:
+            row = self.history.get(self.head_id)
+            names, done = (list(row.next) if row is not None else []), []
+        return task_counts(names, done)
 
     def status_view(self) -> SessionStatus:
         status: str = self.status

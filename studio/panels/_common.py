@@ -130,6 +130,10 @@ def title_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     font.setBold(True)
     label.setFont(font)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    # a longer title ("State · step 3 (viewing, read-only)") wraps: it never widens its
+    # dock nor gets cut
+    label.setWordWrap(True)
+    label.setMinimumWidth(60)
     return label
 
 

@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -80,14 +80,20 @@ class _Card(QFrame):
         self.error.setWordWrap(True)
         resume_label = QLabel("Resume with (JSON):")
         resume_label.setStyleSheet(f"color: {MUTED}")
+        self.details = QLabel("Value passed to interrupt():")
+        self.details.setStyleSheet(f"color: {MUTED}")
+        self.details.setVisible(rest is not _NOTHING)
+        # the editor and its error come right after the question, before the value (which
+        # may be long), so they stay in view without scrolling
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(head)
         layout.addWidget(self.question)
-        layout.addWidget(self.value)
         layout.addWidget(resume_label)
         layout.addWidget(self.editor)
         layout.addWidget(self.error)
+        layout.addWidget(self.details)
+        layout.addWidget(self.value)
 
     def parsed(self) -> tuple[Any, str]:
         return parse_json(self.editor.toPlainText())
@@ -151,11 +157,14 @@ class InterruptPanel(QWidget):
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
         self._list_layout.addStretch(1)
-        scroll = QScrollArea()
+        self._pinned = False
+        self.scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self._list)
+        scroll.viewport().installEventFilter(self)
+        scroll.verticalScrollBar().actionTriggered.connect(self._unpin)  # the user scrolls: leave it
         bar = QHBoxLayout()
         bar.addWidget(self.title, 1)
         bar.addWidget(self.resume_button)
@@ -184,6 +193,24 @@ class InterruptPanel(QWidget):
         self.empty.setVisible(not views)
         self.title.setText(f"Interrupts · {len(views)} pending" if views else "Interrupts")
         self._validate()
+        if self._cards and set(kept) != {v.interrupt_id for v in views}:
+            self._pinned = True  # new questions: keep the first editor in view as the panel resizes
+            QTimer.singleShot(0, self.show_first_editor)  # once the new cards are laid out
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize and self._pinned and watched is self.scroll.viewport():
+            QTimer.singleShot(0, self.show_first_editor)
+        return False
+
+    def _unpin(self, *_: Any) -> None:
+        self._pinned = False
+
+    def show_first_editor(self) -> None:
+        """Scroll the first pending interrupt's editor and error into view."""
+        if self._cards:
+            card = self._cards[0]
+            self.scroll.verticalScrollBar().setValue(0)  # the question first, then as little scrolling as can be
+            self.scroll.ensureWidgetVisible(card.error if card.error.isVisible() else card.editor, 0, 10)
 
     def set_resume_text(self, interrupt_id: str, text: str) -> None:
         for card in self._cards:
@@ -200,20 +227,33 @@ class InterruptPanel(QWidget):
         return list(self._cards)
 
     def _validate(self) -> bool:
-        ok = bool(self._cards)
+        empty: list[str] = []
+        wrong: list[str] = []
         for card in self._cards:
             _, error = card.parsed()
             card.show_error(error, typed=bool(card.editor.toPlainText()))
-            ok = ok and not error
-        ok = ok and not self._read_only
+            if error:
+                (wrong if card.editor.toPlainText().strip() else empty).append(card.view.node)
+        reason = self._read_only
+        if not reason and wrong:
+            reason = f"Resume waits for valid JSON: see the error under {', '.join(dict.fromkeys(wrong))}."
+        elif not reason and empty:
+            reason = (f"Type the value to resume {', '.join(dict.fromkeys(empty))} with (JSON, e.g. true or "
+                      '"yes"), then Resume.')
+        ok = bool(self._cards) and not reason
         self.resume_button.setEnabled(ok)
         self.resume_button.setVisible(bool(self._cards))
-        self.resume_button.setToolTip(self._read_only or "Resume the run with these values")
-        self.why.setText(self._read_only)
-        self.why.setVisible(bool(self._read_only and self._cards))
+        self.resume_button.setToolTip(reason or "Resume the run with these values")
+        self.why.setText(reason)  # why Resume is disabled, always in view above the cards
+        self.why.setVisible(bool(reason and self._cards))
         return ok
 
+    def first_editor(self) -> QPlainTextEdit | None:
+        """The first pending interrupt's resume editor (None when nothing is pending)."""
+        return self._cards[0].editor if self._cards else None
+
     def _on_text_changed(self) -> None:
+        self._pinned = False
         self._validate()
 
     def _on_resume_clicked(self) -> None:

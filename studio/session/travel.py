@@ -16,7 +16,7 @@ from studio.core import convert
 from studio.core.driver import PendingInterrupt
 from studio.core.edits import EditHow, EditPlanner, plan_edit
 from studio.core.records import Comparison, ErrorReport, GraphMarks
-from studio.core.state import TRAIL, SessionState, ran_nodes
+from studio.core.state import TRAIL, SessionState, ran_nodes, task_counts
 
 from .presenter import Presenter
 from .signals import SessionSignals
@@ -76,7 +76,8 @@ class TimeTravel:
                 next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
                 last_ran=frozenset(ran_nodes(ran)),
                 breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
-                taken_edges=frozenset(s.taken)))
+                taken_edges=frozenset(s.taken), tasks=task_counts(ckpt.next, ()),
+                ended=not ckpt.next and ckpt.source != "input"))
         self.presenter.emit_status()
 
     async def _show_subgraph_checkpoint(self, checkpoint_id: str, namespace: str) -> None:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
-__all__ = ["Actions", "build_actions", "build_toolbar", "build_menus", "ICONS", "STEPPING"]
+__all__ = ["fit_toolbar", "Actions", "build_actions", "build_toolbar", "build_menus", "ICONS", "STEPPING"]
 
 ICONS = Path(__file__).resolve().parents[2] / "resources" / "icons"
 
@@ -144,6 +144,27 @@ def build_toolbar(window: QMainWindow, actions: Actions) -> QToolBar:
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
     return bar
+
+
+_DROP_TEXT_FIRST = ("edit_fork", "rewind", "pause", "stop", "continue_", "step")
+"""The order in which toolbar buttons give up their text when the window is narrow."""
+
+
+def fit_toolbar(bar: QToolBar, actions: Actions, width: int) -> None:
+    """Drop button texts (the icons stay, the names are in the tooltips and menus) in
+    `_DROP_TEXT_FIRST` order until the bar fits `width`, so that the thread selector at its
+    end stays on screen; give them back when the window is wide again."""
+    buttons = [bar.widgetForAction(getattr(actions, name)) for name in _DROP_TEXT_FIRST]
+    buttons = [b for b in buttons if b is not None]
+    for button in buttons:
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # type: ignore[attr-defined]
+    need = bar.sizeHint().width()
+    for button in buttons:
+        if need <= width:
+            return
+        wide = button.sizeHint().width()
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
+        need -= wide - button.sizeHint().width()
 
 
 def build_menus(window: QMainWindow, actions: Actions) -> dict[str, QMenu]:

@@ -91,7 +91,7 @@ def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
                        orientation.Vertical)
     window.resizeDocks([docks.timeline], [int(height * BOTTOM)], orientation.Vertical)
     centre = width - left - right  # the bottom row runs under the graph only
-    window.resizeDocks([docks.timeline, docks.events], [int(centre * 0.42), centre - int(centre * 0.42)],
+    window.resizeDocks([docks.timeline, docks.events], [int(centre * 0.48), centre - int(centre * 0.48)],
                        orientation.Horizontal)
     docks.default_state = window.saveState(LAYOUT_VERSION)
 

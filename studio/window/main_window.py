@@ -10,10 +10,10 @@ import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
 
-from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar
+from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, fit_toolbar
 from .banner import ErrorBanner
 from studio.cli.commands import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self.toolbar = build_toolbar(self, self.actions)
         self.thread_box = QComboBox(objectName="threadBox")
         self.thread_box.setMinimumContentsLength(24)
+        self.thread_box.setMaximumWidth(320)
         self.thread_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.thread_box.setToolTip("The thread on screen; pick another one of the database (Ctrl+T)")
         self.thread_box.activated.connect(self._on_thread_picked)
@@ -314,6 +315,11 @@ class MainWindow(QMainWindow):
             self._sized = True
             if not self._restored:
                 apply_default_sizes(self, self.docks)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            fit_toolbar(self.toolbar, self.actions, event.size().width())  # the thread selector stays on screen
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self.remember_layout:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QMainWindow
 
@@ -150,6 +150,21 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
     session.eventsCleared.connect(ev.clear)
     session.eventsAdded.connect(ev.append)
     session.interruptsChanged.connect(intr.set_interrupts)
+
+    def bring_interrupts_forward(views: Any) -> None:
+        """A node asks: the Interrupts dock comes forward (it may be tabbed or closed)."""
+        dock = getattr(getattr(window, "docks", None), "interrupts", None)
+        if views and dock is not None:
+            dock.show()
+            dock.raise_()
+            inspector = getattr(window.docks, "inspector", None)  # type: ignore[attr-defined]
+            if dock.height() < 320 and inspector is not None and inspector.isVisible() \
+                    and window.dockWidgetArea(inspector) == window.dockWidgetArea(dock):
+                # room for the question, the editor and its error: most of the column
+                both = dock.height() + inspector.height()
+                window.resizeDocks([inspector, dock], [both // 3, both - both // 3], Qt.Orientation.Vertical)
+
+    session.interruptsChanged.connect(bring_interrupts_forward)
     session.statusChanged.connect(lambda status: intr.set_read_only(resume_blocked(session, status)))
     session.detailsChanged.connect(panels.inspector.set_node)
     session.compareReady.connect(lambda record: CompareDialog.for_record(record, window).show())

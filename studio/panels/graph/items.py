@@ -40,6 +40,8 @@ _INTERRUPTED = QColor("#7c3aed")
 _SELECTED = QColor("#111827")
 _BREAK = QColor("#dc2626")
 _TERMINAL_FILL = QColor("#334e68")
+_DONE = QColor("#16a34a")
+"""A task that finished in the superstep under way (not committed yet); END once the run ended."""
 
 # kind -> (colour, width, dash pattern or None)
 EDGE_STYLES: dict[str, tuple[str, float, list[float] | None]] = {
@@ -85,6 +87,12 @@ class NodeMarks:
     selected: bool = False
     break_before: bool = False
     break_after: bool = False
+    count: str = ""
+    """A badge: "×5" for five tasks (a Send fan-out), "2/5 ✓" once two have finished."""
+    done: bool = False
+    """Its task(s) of the superstep under way have finished."""
+    ended: bool = False
+    """END, once the run has finished."""
 
 
 class NodeItem(QGraphicsItem):
@@ -112,7 +120,7 @@ class NodeItem(QGraphicsItem):
         return self.box.kind in ("node", "subgraph")
 
     def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-DOT_RADIUS - 6, -6, DOT_RADIUS + 6, 6)
+        return self._rect.adjusted(-DOT_RADIUS - 6, -12, DOT_RADIUS + 12, 6)  # room for the count badge
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -176,6 +184,10 @@ class NodeItem(QGraphicsItem):
         if m.running:
             fill, border = _RUNNING_FILL, _RUNNING
             width = 2.0 + 2.0 * (0.5 + 0.5 * math.sin(self.pulse * 2 * math.pi))
+        if m.done and not (m.running or m.failed or m.interrupted):
+            border, width = _DONE, 2.6
+        if m.ended and kind == "end":
+            fill, border, width = _DONE, _DONE, 2.6
         if m.running or m.failed or m.interrupted or m.trail > 0:
             text = _TEXT
         if m.selected:
@@ -197,8 +209,28 @@ class NodeItem(QGraphicsItem):
         painter.setPen(text)
         label = QFontMetricsF(font).elidedText(self.box.label, Qt.TextElideMode.ElideRight, r.width() - 14)
         painter.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+        if m.done and kind == "node":
+            painter.setPen(QPen(_DONE, 1.6))
+            painter.setFont(label_font(-1))
+            painter.drawText(r.adjusted(6, 0, 0, 0), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), "✓")
+        if m.count:
+            self._paint_badge(painter, m.count, _DONE if m.done else _NEXT)
         if self.breakable():
             self._paint_dots(painter)
+
+    def _paint_badge(self, painter: QPainter, text: str, colour: QColor) -> None:
+        """A small pill on the top right corner: how many tasks (and how many finished)."""
+        font = label_font(-2)
+        font.setBold(True)
+        metrics = QFontMetricsF(font)
+        w, h = metrics.horizontalAdvance(text) + 10, metrics.height() + 2
+        pill = QRectF(self._rect.right() - w + 6, self._rect.top() - h / 2 - 2, w, h)
+        painter.setPen(QPen(QColor("#ffffff"), 1.2))
+        painter.setBrush(colour)
+        painter.drawRoundedRect(pill, h / 2, h / 2)
+        painter.setFont(font)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_dots(self, painter: QPainter) -> None:
         for where, on in (("before", self.marks.break_before), ("after", self.marks.break_after)):

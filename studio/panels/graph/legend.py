@@ -34,9 +34,13 @@ NODE_ROWS: tuple[tuple[str, NodeMarks, str], ...] = (
     ("failed", NodeMarks(failed=True), "raised an error"),
     ("interrupted", NodeMarks(interrupted=True), "waits at interrupt()"),
     ("selected", NodeMarks(selected=True), "the node in the inspector"),
+    ("tasks", NodeMarks(next=True, count="×3"), "several tasks (Send): ×3, then 2/3 ✓"),
+    ("finished", NodeMarks(done=True), "its task finished; the step commits next"),
+    ("run ended", NodeMarks(ended=True), "END lit: the run has finished"),
 )
 
 _ROW = 24.0
+_MIN_ROW = 17.0
 _PAD = 10.0
 _SAMPLE_W = 62.0
 _NAME_W = 78.0
@@ -54,11 +58,21 @@ class GraphLegend(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, False)
         self.setCursor(Qt.CursorShape.ArrowCursor)
         self.setToolTip("What the graph's edge styles and node marks mean (? toggles this)")
+        self._row = _ROW
         self.resize(self.sizeHint())
+
+    def fit_height(self, height: int) -> None:
+        """Tighten the rows (down to 17 px) so that every row shows in `height` pixels
+        (a 720-pixel-high window leaves the canvas about 400)."""
+        rows = len(EDGE_ROWS) + len(NODE_ROWS)
+        room = (height - _PAD * 2 - 2 * 20 - 6) / rows
+        self._row = max(_MIN_ROW, min(_ROW, room))
+        self.resize(self.sizeHint())
+        self.update()
 
     def sizeHint(self) -> QSize:
         rows = len(EDGE_ROWS) + len(NODE_ROWS)
-        height = _PAD * 2 + 2 * 20 + rows * _ROW + 6
+        height = _PAD * 2 + 2 * 20 + rows * self._row + 6
         return QSize(int(_PAD * 2 + _SAMPLE_W + _NAME_W + _TEXT_W), int(height))
 
     def _close_rect(self) -> QRectF:
@@ -81,12 +95,12 @@ class GraphLegend(QWidget):
         for name, kind, meaning in EDGE_ROWS:
             self._edge_sample(painter, kind, active=name == "active", y=y)
             self._text(painter, name, meaning, y)
-            y += _ROW
+            y += self._row
         y = self._heading(painter, "Nodes", y + 6)
         for name, marks, meaning in NODE_ROWS:
             self._node_sample(painter, marks, y)
             self._text(painter, name, meaning, y)
-            y += _ROW
+            y += self._row
         painter.end()
 
     def _heading(self, painter: QPainter, text: str, y: float) -> float:
@@ -106,13 +120,13 @@ class GraphLegend(QWidget):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(QColor("#1f2933"))
-        painter.drawText(QRectF(x, y, _NAME_W, _ROW), middle, name)
+        painter.drawText(QRectF(x, y, _NAME_W, self._row), middle, name)
         painter.setFont(font)
         painter.setPen(QColor("#52606d"))
-        painter.drawText(QRectF(x + _NAME_W, y, _TEXT_W - 12, _ROW), middle, meaning)
+        painter.drawText(QRectF(x + _NAME_W, y, _TEXT_W - 12, self._row), middle, meaning)
 
     def _edge_sample(self, painter: QPainter, kind: str, *, active: bool, y: float) -> None:
-        mid = y + _ROW / 2
+        mid = y + self._row / 2
         start, end = (_PAD + 2, mid), (_PAD + _SAMPLE_W - 4, mid)
         base = (end[0] - 8, mid)
         c1, c2 = (start[0] + (base[0] - start[0]) / 3, mid), (start[0] + 2 * (base[0] - start[0]) / 3, mid)
@@ -127,7 +141,8 @@ class GraphLegend(QWidget):
             painter.drawEllipse(QPointF(*base), 4.0, 4.0)
 
     def _node_sample(self, painter: QPainter, marks: NodeMarks, y: float) -> None:
-        box = NodeBox(id="n", label="", kind="node", x=_PAD + _SAMPLE_W / 2, y=y + _ROW / 2, w=40, h=16)
+        box = NodeBox(id="n", label="", kind="end" if marks.ended else "node", x=_PAD + _SAMPLE_W / 2,
+                      y=y + self._row / 2, w=40, h=16)
         item = NodeItem(box)
         item.set_marks(marks)
         painter.save()

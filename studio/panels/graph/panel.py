@@ -311,11 +311,16 @@ class GraphPanel(QWidget):
         trail = list(dict.fromkeys(reversed(m.trail)))  # newest first, each node once
         for age, node in enumerate(trail[:8]):
             recent[node] = 1.0 - age / 8
+        tasks = {node: (done, total) for node, done, total in m.tasks}
         for node_id, item in (*self._nodes.items(), *self._clusters.items()):
+            done, total = tasks.get(node_id, (0, 0))
             item.set_marks(NodeMarks(
                 running=node_id in m.running, next=node_id in m.next, trail=recent.get(node_id, 0.0),
                 failed=node_id in m.failed, interrupted=node_id in m.interrupted, selected=node_id == m.selected,
                 break_before=node_id in m.breakpoints_before, break_after=node_id in m.breakpoints_after,
+                count=(f"{done}/{total} ✓" if done else f"×{total}") if total > 1 else "",
+                done=total > 0 and done == total and node_id not in m.running,
+                ended=m.ended and getattr(item.box, "kind", "") == "end",
             ))
         sources = set(m.running) | set(m.last_ran)  # what just ran: not older supersteps
         drawn = set()
@@ -372,6 +377,7 @@ class GraphPanel(QWidget):
         return not self.legend.isHidden()
 
     def _place_legend(self) -> None:
+        self.legend.fit_height(self.canvas.height() - 16)
         size = self.legend.sizeHint()
         self.legend.resize(size)
         top = max(8, (self.canvas.height() - size.height()) // 2)

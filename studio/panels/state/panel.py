@@ -151,15 +151,15 @@ class StatePanel(QWidget):
         splitter.setStretchFactor(1, 0)
         splitter.setSizes([10_000, 84])  # the detail pane stays small; drag it taller
 
-        top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.edit_button)
+        # the title has the whole width (it names the step and whether it is read-only);
+        # the edit button sits beside the filter, which gives way on a narrow dock
         search_row = QHBoxLayout()
         search_row.addWidget(self.search, 1)
         search_row.addWidget(self.matches)
+        search_row.addWidget(self.edit_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(top)
+        layout.addWidget(self.title)
         layout.addLayout(search_row)
         layout.addWidget(splitter, 1)
 
