@@ -18,6 +18,7 @@ from .errors import (
     GraphDrained,
     NodeError,
     NodeTimeoutError,
+    NodeCancelledError,
     CheckpointDecodeError,
     CheckpointError,
     EmptyInputError,
@@ -96,7 +97,7 @@ __all__ = [
     "StepCommitted", "RunInterrupted", "RunFinished", "CustomData", "ChannelDiff", "ChannelWrite", "MISSING",
     # errors
     "GraphRecursionError", "InvalidUpdateError", "InvalidRouteError", "GraphCompileError", "EmptyInputError", "MissingThreadIdError",
-    "ResumeError", "NodeTimeoutError", "NodeError", "GraphDrained", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
+    "ResumeError", "NodeTimeoutError", "NodeCancelledError", "NodeError", "GraphDrained", "GraphInterrupt", "CheckpointError", "CheckpointDecodeError", "SerializationError",
     "UnsupportedSchemaVersion", "NotARetrographDatabase",
 ]
 

@@ -14,6 +14,7 @@ __all__ = [
     "GraphDrained",
     "NodeError",
     "NodeTimeoutError",
+    "NodeCancelledError",
     "GraphRecursionError",
     "InvalidUpdateError",
     "GraphCompileError",
@@ -159,6 +160,15 @@ class NodeTimeoutError(Exception):
         what = "idle timeout" if kind == "idle" else "run timeout"
         tail = " without making progress" if kind == "idle" else ""
         super().__init__(f"Node '{node}' exceeded its {what} of {limit:.3f}s{tail} (elapsed: {elapsed:.3f}s).")
+
+
+class NodeCancelledError(Exception):
+    """A node raised `asyncio.CancelledError` itself (nothing cancelled it): reported as the
+    node's failure, so the run fails instead of passing over the node as torn down."""
+
+    def __init__(self, node: str, message: str | None = None) -> None:
+        self.node = node
+        super().__init__(message or f"Node {node!r} raised asyncio.CancelledError itself (nobody cancelled it)")
 
 
 @dataclass(frozen=True, slots=True)

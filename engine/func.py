@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 
 from .checkpoint.base import PendingWrite
@@ -29,7 +30,8 @@ from .errors import GraphInterrupt
 from .graph.builder import StateGraph
 from .graph.compiled import CompiledStateGraph
 from .jsonschema import type_jsonschema
-from .policies import CachePolicy
+from .policies import CachePolicy, TimeoutPolicy
+from .runtime.timeouts import run_timed
 from .runtime.context import TaskContext, current_task
 from .runtime.events import TaskFailed, TaskFinished, TaskStarted
 from .types import RetryPolicy, StateSnapshot
@@ -69,6 +71,14 @@ class TaskFuture(Generic[T]):
         if self._pending is not None:
             return self._pending.exception() if self._pending.done() else None
         return self._error
+
+    def cancel(self) -> bool:
+        """Cancel an async task call still running (its result is never saved, so a resumed
+        entrypoint runs it again); False when it already ended or ran synchronously."""
+        return self._pending is not None and self._pending.cancel()
+
+    def cancelled(self) -> bool:
+        return self._pending is not None and self._pending.cancelled()
 
     def __await__(self) -> Any:
         if self._pending is not None:
@@ -162,12 +172,16 @@ class _Task:
     """A function decorated with `@task`: calling it runs it as a child task."""
 
     def __init__(self, fn: Callable[..., Any], name: str, retry: Sequence[RetryPolicy],
-                 cache_policy: CachePolicy | None) -> None:
+                 cache_policy: CachePolicy | None, timeout: TimeoutPolicy | None = None) -> None:
         self.fn = fn
         self.name = name
         self.retry = tuple(retry)
         self.cache_policy = cache_policy
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.timeout = timeout
+        """Limits each attempt of an async task (see TimeoutPolicy)."""
+        if timeout is not None and not self.is_async:
+            raise ValueError(_sync_timeout("task", name))
         functools.update_wrapper(self, fn)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
@@ -233,7 +247,7 @@ class _Task:
         attempt = 1
         while True:
             try:
-                value = await self.fn(*args, **kwargs)
+                value = await self._attempt(args, kwargs)
                 break
             except GraphInterrupt as exc:
                 _TaskTrace.close(trace, None, exc)
@@ -249,6 +263,12 @@ class _Task:
         _TaskTrace.close(trace, value, None)
         self._finished(scope, call_id, value, started, args, kwargs, 0)
         return value
+
+    def _attempt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """One attempt of an async task: its coroutine, under its timeout when it has one."""
+        if self.timeout is None:
+            return self.fn(*args, **kwargs)
+        return run_timed(self.fn(*args, **kwargs), self.timeout, self.name, _Progress())
 
     def _with_retry(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         attempt = 1
@@ -273,9 +293,9 @@ class _Task:
     def _plain(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> TaskFuture[Any]:
         if self.is_async:
             if _loop_here():
-                return TaskFuture(pending=asyncio.ensure_future(self.fn(*args, **kwargs)))
+                return TaskFuture(pending=asyncio.ensure_future(self._attempt(args, kwargs)))
             try:
-                return TaskFuture(value=asyncio.run(self.fn(*args, **kwargs)))
+                return TaskFuture(value=asyncio.run(self._attempt(args, kwargs)))
             except Exception as exc:
                 return TaskFuture(error=exc)
         try:
@@ -302,6 +322,20 @@ class _Task:
 _NOTHING: Any = object()
 
 
+class _Progress:
+    """When a timed task call last made progress (its own idle clock, apart from its caller's)."""
+
+    __slots__ = ("last_progress",)
+
+    def __init__(self) -> None:
+        self.last_progress = 0.0
+
+
+def _sync_timeout(kind: str, name: str) -> str:
+    return (f"{kind} `{name}`: timeouts are only supported for async nodes and tasks (a sync function "
+            "cannot be stopped safely while it runs); make it `async def` or drop the timeout")
+
+
 def _loop_here() -> bool:
     try:
         asyncio.get_running_loop()
@@ -323,19 +357,22 @@ def task(
     name: str | None = None,
     retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
     cache_policy: CachePolicy | None = None,
+    timeout: float | timedelta | TimeoutPolicy | None = None,
     **unknown: Any,
 ) -> Any:
-    """`@task` or `@task(name=..., retry_policy=..., cache_policy=...)`: a unit of work an
-    entrypoint calls; calling it returns a future (`.result()`, or `await` when async)."""
+    """`@task` or `@task(name=..., retry_policy=..., cache_policy=..., timeout=...)`: a unit
+    of work an entrypoint calls; calling it returns a future (`.result()`, or `await` when
+    async). A `timeout` (async tasks only) limits each attempt: NodeTimeoutError past it."""
     if unknown:
         raise TypeError(f"task() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    policy = TimeoutPolicy.coerce(timeout)  # a bad timeout fails here, before any function
     retry = () if retry_policy is None else (
         (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
 
     def wrap(fn: Callable[..., Any]) -> _Task:
         if not callable(fn):
             raise TypeError(f"@task decorates a function, got {type(fn).__name__}")
-        return _Task(fn, name or _name_of(fn), retry, cache_policy)
+        return _Task(fn, name or _name_of(fn), retry, cache_policy, policy)
 
     return wrap(__func) if __func is not None else wrap
 
@@ -353,14 +390,15 @@ class EntrypointGraph(CompiledStateGraph):
 
     def __init__(self, fn: Callable[..., Any], *, name: str, checkpointer: Any = None, store: Any = None,
                  cache: Any = None, retry: Sequence[RetryPolicy] = (), cache_policy: Any = None,
-                 builder: StateGraph | None = None, context_schema: Any = None) -> None:
+                 builder: StateGraph | None = None, context_schema: Any = None,
+                 timeout: TimeoutPolicy | None = None) -> None:
         self.fn = fn
         self.store = store
         self.cache = cache
         self.input_node = name
         if builder is None:
             builder = StateGraph(_entry_schema(), context_schema=context_schema)
-            builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None)
+            builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None, timeout=timeout)
             builder.add_edge(START, name)
         super().__init__(builder, checkpointer=checkpointer, name=name, store=store, cache=cache)
         schema = self.schema
@@ -531,10 +569,12 @@ class entrypoint:  # noqa: N801 - LangGraph's name
 
     def __init__(self, checkpointer: Any = None, store: Any = None, cache: Any = None,
                  context_schema: Any = None, cache_policy: Any = None, retry_policy: Any = None,
-                 **unknown: Any) -> None:
+                 timeout: float | timedelta | TimeoutPolicy | None = None, **unknown: Any) -> None:
         unknown.pop("config_schema", None)
         if unknown:
             raise TypeError(f"entrypoint() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+        self.timeout = TimeoutPolicy.coerce(timeout)
+        """Limits each attempt of an async entrypoint's function (NodeTimeoutError past it)."""
         self.checkpointer = checkpointer
         self.store = store
         self.cache = cache
@@ -556,6 +596,8 @@ class entrypoint:  # noqa: N801 - LangGraph's name
             raise ValueError(
                 f"the entrypoint `{getattr(fn, '__name__', fn)}` must take one positional argument: its input"
             )
+        if self.timeout is not None and not inspect.iscoroutinefunction(fn):
+            raise ValueError(_sync_timeout("entrypoint", getattr(fn, "__name__", "entrypoint")))
         return EntrypointGraph(fn, name=getattr(fn, "__name__", "entrypoint"), checkpointer=self.checkpointer,
                                store=self.store, cache=self.cache, retry=self.retry,
-                               context_schema=self.context_schema)
+                               context_schema=self.context_schema, timeout=self.timeout)

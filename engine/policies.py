@@ -24,7 +24,7 @@ def _seconds(value: float | timedelta | None, what: str) -> float | None:
         return None
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
     if not seconds > 0:
-        raise ValueError(f"TimeoutPolicy({what}={value!r}): a timeout must be a positive number of seconds")
+        raise ValueError(f"TimeoutPolicy({what}={value!r}): {what} must be greater than 0 (a number of seconds)")
     return seconds
 
 
@@ -48,8 +48,10 @@ class TimeoutPolicy:
     @classmethod
     def coerce(cls, value: float | timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
         """A number or timedelta becomes a hard `run_timeout`."""
-        if value is None or isinstance(value, TimeoutPolicy):
-            return value
+        if value is None:
+            return None
+        if isinstance(value, TimeoutPolicy):  # one with neither limit set limits nothing
+            return value if value.run_timeout is not None or value.idle_timeout is not None else None
         if isinstance(value, (int, float, timedelta)) and not isinstance(value, bool):
             return cls(run_timeout=value)
         raise TypeError(f"timeout must be seconds, a timedelta or a TimeoutPolicy, got {value!r:.60}")

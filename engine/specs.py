@@ -27,8 +27,10 @@ class Branch:
     name: str
 
 
-def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
-    """The names in a `-> Literal["a", "b"]` return hint (also inside Command[...])."""
+def literal_targets(fn: Callable[..., Any], *, commands_only: bool = False) -> tuple[str, ...] | None:
+    """The names in a `-> Literal["a", "b"]` return hint (also inside Command[...]); with
+    `commands_only` (a node's hint, as LangGraph reads it) only those inside `Command[...]`:
+    a node hinted `-> Literal["a"]` returns a state update, not a destination."""
     try:
         hints = get_type_hints(fn)
     except Exception:
@@ -36,6 +38,14 @@ def literal_targets(fn: Callable[..., Any]) -> tuple[str, ...] | None:
     ret = hints.get("return")
     if ret is None:
         return None
+    if commands_only:
+        from .types import Command
+
+        members = get_args(ret) if get_origin(ret) is not Command else (ret,)
+        commands = [m for m in members if get_origin(m) is Command]
+        if not commands:
+            return None
+        ret = tuple[tuple(commands)]  # type: ignore[misc]  # walked below like any hint
     found: list[str] = []
 
     def walk(tp: Any) -> None:

@@ -24,13 +24,23 @@ RunnableConfig = dict[str, Any]
 
 @dataclass(frozen=True, eq=True)
 class Send:
-    """Run `node` in the next superstep with `arg` as its input instead of the state."""
+    """Run `node` in the next superstep with `arg` as its input instead of the state.
+
+    `timeout` (seconds, a timedelta or a TimeoutPolicy) limits this task instead of the
+    node's own timeout."""
 
     node: str
     arg: Any
+    timeout: TimeoutPolicy | None = None
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None:
+            object.__setattr__(self, "timeout", TimeoutPolicy.coerce(self.timeout))
 
     def __repr__(self) -> str:
-        return f"Send(node={self.node!r}, arg={self.arg!r})"
+        if self.timeout is None:
+            return f"Send(node={self.node!r}, arg={self.arg!r})"
+        return f"Send(node={self.node!r}, arg={self.arg!r}, timeout={self.timeout!r})"
 
 
 Destination = TypeVar("Destination")

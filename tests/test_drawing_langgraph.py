@@ -94,3 +94,15 @@ def test_a_router_that_may_go_anywhere_is_not_drawn_as_an_edge_to_end():
     drawn = g.compile().get_graph()
     assert drawn.draw_mermaid(with_styles=False) == "graph TD;\n\t__start__ --> a;\n"
     assert "any node" in drawn.to_mermaid()  # Retrograph's own flowchart shows where it may go
+
+
+def test_a_node_hinted_with_a_bare_literal_has_no_command_edges():
+    def update(s) -> Literal["a"]:  # returns a state update: the hint names no destination
+        return {"log": ["x"]}
+
+    g = StateGraph(S)
+    g.add_node("x", update)
+    g.add_node("a", noop)
+    g.add_edge(START, "x")
+    lines = g.compile().get_graph().draw_mermaid(with_styles=False).splitlines()
+    assert lines[1:] == ["\t__start__ --> x;", "\tx --> __end__;"]

@@ -106,3 +106,30 @@ def test_stepping_shows_the_handler_as_a_task_of_the_same_superstep():
         return names, run.status, run.values
 
     assert asyncio.run(drive()) == (["__error_handler__n"], "done", {"log": ["n:ValueError"]})
+
+
+def test_default_handler_may_take_the_config_after_the_error():
+    seen = {}
+
+    def with_config(state, error: NodeError, config):
+        seen["thread"] = config["configurable"]["thread_id"]
+        return {"log": ["handled"]}
+
+    def keyword_config(state, *, config):
+        return {"log": [config["configurable"]["thread_id"]]}
+
+    g = StateGraph(S).set_node_defaults(error_handler=with_config)
+    g.add_node("bad", bad)
+    g.add_node("kw", keyword_config)
+    g.add_edge(START, "bad")
+    g.add_edge(START, "kw")
+    out = g.compile(checkpointer=InMemorySaver()).invoke({"log": []}, {"configurable": {"thread_id": "t1"}})
+    assert sorted(out["log"]) == ["handled", "t1"] and seen == {"thread": "t1"}
+
+
+def test_a_node_named_like_the_default_handler_is_refused():
+    g = StateGraph(S).set_node_defaults(error_handler=handler)
+    g.add_node("__default_error_handler__", lambda s: {})
+    g.add_edge(START, "__default_error_handler__")
+    with pytest.raises(ValueError, match="`__default_error_handler__` collides with the default error handler"):
+        g.compile()

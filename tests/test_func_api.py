@@ -298,3 +298,34 @@ def test_an_entrypoint_invoked_inside_a_task_returns_its_value() -> None:
         return twice(*pair).result()
 
     assert outer.invoke([2, 3], {"configurable": {"thread_id": "n"}}) == 15
+
+
+def test_a_running_async_task_can_be_cancelled_and_runs_again_on_resume():
+    calls = {"started": 0, "cancelled": 0}
+
+    @task
+    async def slow(x: int) -> int:
+        calls["started"] += 1
+        try:
+            if x:
+                await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            calls["cancelled"] += 1
+            raise
+        return x
+
+    @entrypoint(checkpointer=InMemorySaver())
+    async def flow(items: list[int]) -> list[int]:
+        futures = [slow(i) for i in items]
+        await asyncio.sleep(0)
+        assert futures[-1].cancel()
+        done = await asyncio.gather(*futures[:-1])
+        await asyncio.sleep(0)
+        assert futures[-1].cancelled() and not futures[-1].cancel()
+        return done + [interrupt("more?")]
+
+    config = {"configurable": {"thread_id": "t"}}
+    out = asyncio.run(flow.ainvoke([0, 1], config))
+    assert "__interrupt__" in str(out) and calls == {"started": 2, "cancelled": 1}
+    assert asyncio.run(flow.ainvoke(Command(resume=9), config)) == [0, 9]
+    assert calls == {"started": 3, "cancelled": 2}  # the cancelled call had no result: it ran again

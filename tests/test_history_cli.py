@@ -104,6 +104,6 @@ def test_any_value_becomes_json_like_data() -> None:
     got = jsonable({"when": dt.date(2026, 1, 2), "s": {3, 1}, "b": b"\x00", "u": UnknownValue("x.Y", {"a": 1}),
                     "send": Send("n", 1), "nan": float("nan"), 1: "int key", "deep": deep})
     assert got["when"] == "2026-01-02" and got["s"] == [1, 3] and got["b"] == {"bytes": "AA=="}
-    assert got["u"] == {"type": "x.Y", "data": {"a": 1}} and got["send"] == {"type": "Send", "node": "n", "arg": 1}
+    assert got["u"] == {"type": "x.Y", "data": {"a": 1}} and got["send"] == {"type": "Send", "node": "n", "arg": 1, "timeout": None}
     assert got["nan"] == "nan" and got["1"] == "int key"
     json.dumps(got)

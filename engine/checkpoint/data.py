@@ -36,6 +36,8 @@ class PlannedTask:
     is_send: bool = False
     arg: Any = None
     """The Send's argument, the node's input instead of the state (only when is_send)."""
+    timeout: Any = None
+    """The Send's own TimeoutPolicy, used instead of the node's (None: the node's)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError, SerializationError
+from ..policies import TimeoutPolicy
 from .base import Checkpoint, PendingWrite, PlannedTask
 from .serde import TAG_BYTES, Serializer
 
@@ -97,6 +98,8 @@ def dumps_extras(serde: Serializer, checkpoint: Checkpoint) -> bytes | None:
         row = [None if task_id == f"{cid}/{i}" else task_id, t.name, t.trigger]
         if t.is_send:
             row.append(t.arg)
+            if t.timeout is not None:  # a Send's own timeout
+                row.append(t.timeout)
             plain = False
         elif plain and not (type(task_id) is str and type(row[1]) is str and type(row[2]) is str):
             plain = False
@@ -130,13 +133,14 @@ def loads_extras(
             raise ValueError
         plan = []
         for i, t in enumerate(tasks):
-            if type(t) is not list or len(t) not in (3, 4) or not all(type(x) is str for x in t[1:3]):
+            if type(t) is not list or len(t) not in (3, 4, 5) or not all(type(x) is str for x in t[1:3]):
                 raise ValueError
             task_id = f"{checkpoint_id}/{i}" if t[0] is None else t[0]
             if type(task_id) is not str:
                 raise ValueError
-            plan.append(PlannedTask(id=task_id, name=t[1], trigger=t[2], is_send=len(t) == 4,
-                                    arg=t[3] if len(t) == 4 else None))
+            plan.append(PlannedTask(id=task_id, name=t[1], trigger=t[2], is_send=len(t) >= 4,
+                                    arg=t[3] if len(t) >= 4 else None,
+                                    timeout=_timeout(t[4]) if len(t) == 5 else None))
         joins = {}
         for k, v in barriers.items():
             if type(v) is not list or not all(type(x) is str for x in v):
@@ -187,3 +191,10 @@ def too_big_error(key: str, size: int, limit: int) -> SerializationError:
         f"{limit / _MB:.0f} MB limit per stored value. Keep big data outside the state (store a file "
         "path or an id), or raise the limit with `max_value_bytes=...` when creating the saver."
     )
+
+
+def _timeout(value: Any) -> TimeoutPolicy:
+    """A stored Send timeout; anything else is a damaged record."""
+    if not isinstance(value, TimeoutPolicy):
+        raise ValueError
+    return value

@@ -10,6 +10,7 @@ import dataclasses
 import enum
 from typing import Any
 
+from ..policies import TimeoutPolicy
 from ..types import Command, Interrupt, Overwrite, Send
 
 __all__ = [
@@ -101,6 +102,7 @@ GLOBAL_TYPES.add(Send, "rg.Send")
 GLOBAL_TYPES.add(Interrupt, "rg.Interrupt")
 GLOBAL_TYPES.add(Command, "rg.Command")  # a Command given as a run's input is kept in its plan
 GLOBAL_TYPES.add(Overwrite, "rg.Overwrite")
+GLOBAL_TYPES.add(TimeoutPolicy, "rg.TimeoutPolicy")  # a Send's own timeout, kept in its planned task
 
 
 def register_type(*types: type) -> None:

@@ -144,7 +144,7 @@ class StateGraph:
                 raise ValueError(f"Node name `{node}` must not contain {ch!r}; choose another name.")
         dests: tuple[str, ...] = tuple(destinations) if destinations else ()
         if not dests and callable(action) and not hasattr(action, "ainvoke"):
-            dests = literal_targets(action) or ()
+            dests = literal_targets(action, commands_only=True) or ()
         if retry_policy is None:
             retry_policy = deprecated.get("retry")
         if input_schema is None:
@@ -156,7 +156,8 @@ class StateGraph:
         self.nodes[node] = NodeSpec(
             name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
             retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
-            cache_policy=cache_policy, error_handler=error_handler, timeout=timeout, trace_policy=trace_policy,
+            cache_policy=cache_policy, error_handler=error_handler, timeout=TimeoutPolicy.coerce(timeout),
+            trace_policy=trace_policy,
         )
         return self
 

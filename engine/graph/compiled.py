@@ -11,7 +11,8 @@ import copy
 import dataclasses
 import functools
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
@@ -107,11 +108,14 @@ class CompiledStateGraph:
         slow_sync = [n for n, r in self.runners.items() if r.timeout is not None and not r.is_async]
         if slow_sync:
             raise ValueError(
-                f"node(s) {', '.join(f'`{n}`' for n in slow_sync)}: a timeout needs an async node (a sync "
-                "function cannot be stopped safely while it runs); make it `async def` or drop the timeout"
+                f"node(s) {', '.join(f'`{n}`' for n in slow_sync)}: timeouts are only supported for async nodes "
+                "(a sync function cannot be stopped safely while it runs); make it `async def` or drop the timeout"
             )
         self.bound_config: dict[str, Any] = {}
         """Config merged under every call's config (see `with_config`)."""
+        self.step_timeout: float | None = None
+        """Seconds a superstep may take (set it on the compiled graph, as in LangGraph): past
+        them its running nodes are cancelled and the run raises TimeoutError."""
         self.deferred: frozenset[str] = frozenset(n for n, spec in builder.nodes.items() if spec.defer)
         """Nodes added with defer=True: they run once nothing else is left to run."""
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
@@ -122,6 +126,9 @@ class CompiledStateGraph:
         """A runner per error handler (`__error_handler__<node>`, or the graph's default
         `__default_error_handler__`), linked from the nodes it serves."""
         default = builder.node_defaults.get("error_handler")
+        if default is not None and DEFAULT_HANDLER in builder.nodes:
+            raise ValueError(f"node `{DEFAULT_HANDLER}` collides with the default error handler that "
+                             "set_node_defaults(error_handler=...) adds under that name; rename the node")
         if default is not None:
             self.runners[DEFAULT_HANDLER] = NodeRunner(DEFAULT_HANDLER, default, (), (), ())
             self.runners[DEFAULT_HANDLER].handles_errors = True
@@ -181,50 +188,64 @@ class CompiledStateGraph:
         return Run(self, input, self._config(config), interrupt_before=interrupt_before,
                    interrupt_after=interrupt_after, inline_sync=inline_sync, **options)
 
-    async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
+    async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         """Drive `run` to its end, yielding the collector's chunks as they come."""
         tracer = run.tracer
         if tracer is None:
-            async for chunk in self._steps(run, collector):
-                yield chunk
+            async with aclosing(self._steps(run, collector)) as steps:  # closed at once when we are
+                async for chunk in steps:
+                    yield chunk
             return
         tracer.ended_by_driver = True  # the graph's callback run ends after the last chunk
         try:
-            async for chunk in self._steps(run, collector):
-                yield chunk
+            async with aclosing(self._steps(run, collector)) as steps:
+                async for chunk in steps:
+                    yield chunk
         except BaseException as exc:
             tracer.end(None, exc)
             raise
         tracer.end(self.schema.output(run.preview or run.values), None)
 
-    async def _steps(self, run: Run, collector: StreamCollector | None) -> AsyncIterator[Any]:
+    async def _steps(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         chunks = collector.chunks if collector is not None else None
-        await run.start()
-        while True:
-            if chunks:
-                while chunks:
-                    yield chunks.popleft()
-            if run.status != "ready":
-                break
-            if run.pending:
-                if collector is not None and collector.wake is not None:
-                    async for chunk in _live(run, collector):
-                        yield chunk
-                else:
-                    await run.run_pending()
+        try:
+            await run.start()
+            while True:
                 if chunks:
                     while chunks:
                         yield chunks.popleft()
-                continue
-            if run.ready_to_commit:
-                run.commit(report=False)
-            else:
-                break
-        if chunks:
-            while chunks:
-                yield chunks.popleft()
-        if run.status == "failed" and run.error is not None:
-            raise run.error
+                if run.status != "ready":
+                    break
+                if run.pending:
+                    if self.step_timeout is not None:
+                        async with aclosing(_timed_step(run, collector, self.step_timeout)) as live:
+                            async for chunk in live:
+                                yield chunk
+                    elif collector is not None and (collector.wake is not None or len(run.pending) > 1):
+                        if collector.wake is None:  # siblings: each task's chunks go out as it ends
+                            collector.wake = _waker()
+                            run.subscribe(collector.wake)
+                        async with aclosing(_live(run, collector)) as live:
+                            async for chunk in live:
+                                yield chunk
+                    else:
+                        await run.run_pending()
+                    if chunks:
+                        while chunks:
+                            yield chunks.popleft()
+                    continue
+                if run.ready_to_commit:
+                    run.commit(report=False)
+                else:
+                    break
+            if chunks:
+                while chunks:
+                    yield chunks.popleft()
+            if run.status == "failed" and run.error is not None:
+                raise run.error
+        except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
+            run.cancel()                                  # what was saved stays (and "exit" saves)
+            raise
 
     def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
                  interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
@@ -303,8 +324,9 @@ class CompiledStateGraph:
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
-        async for chunk in self._drive(run, collector):
-            yield chunk
+        async with aclosing(self._drive(run, collector)) as chunks:  # a consumer that stops early
+            async for chunk in chunks:                               # cancels the running nodes
+                yield chunk
         if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
             nested_outcome(run, self)
 
@@ -379,8 +401,10 @@ class CompiledStateGraph:
             raise ImportError(
                 "astream_events needs langchain-core: pip install 'retrograph[langchain]'"
             ) from None
-        async for event in _astream_events_implementation_v2(self, input, dict(config or {}), **kwargs):
-            yield event
+        events_of = _astream_events_implementation_v2(self, input, dict(config or {}), **kwargs)
+        async with aclosing(events_of) as events:  # type: ignore[type-var]
+            async for event in events:  # closed with this one: a consumer that stops cancels the nodes
+                yield event
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""
@@ -681,7 +705,16 @@ def _last_values(chunks: list[Any], version: str, output_keys: Any) -> Any:
     if version == "v2":
         last = chunks[-1] if chunks else {"data": None, "interrupts": ()}
         return GraphOutput(last["data"], tuple(last.get("interrupts", ())))
-    return chunks[-1] if chunks else None
+    latest: Any = None
+    interrupts: list[Any] = []
+    for chunk in chunks:  # as LangGraph: the last state, with every interrupt the stream showed
+        if isinstance(chunk, dict) and INTERRUPT_KEY in chunk:
+            interrupts.extend(chunk[INTERRUPT_KEY])
+            chunk = {k: v for k, v in chunk.items() if k != INTERRUPT_KEY}
+        latest = chunk
+    if interrupts and isinstance(latest, dict):
+        return {**latest, INTERRUPT_KEY: interrupts}
+    return latest
 
 
 _SAVER_METHODS = ("get", "put", "put_writes", "pending_writes", "list")
@@ -724,22 +757,45 @@ def _waker() -> Any:
     return wake
 
 
-async def _live(run: Run, collector: StreamCollector) -> AsyncIterator[Any]:
-    """Run the superstep's tasks, yielding chunks as they arrive instead of at its end."""
-    event: asyncio.Event = collector.wake.event  # type: ignore[union-attr]
+async def _live(run: Run, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
+    """Run the superstep's tasks, yielding chunks as they arrive instead of at its end;
+    past `deadline` (the loop's clock) the tasks are cancelled and TimeoutError raised."""
+    loop = asyncio.get_running_loop()
+    event: asyncio.Event = collector.wake.event if collector is not None else asyncio.Event()  # type: ignore[union-attr]
     tasks = asyncio.ensure_future(run.run_pending())
     try:
         while not tasks.done():
             waiter = asyncio.ensure_future(event.wait())
-            await asyncio.wait((tasks, waiter), return_when=asyncio.FIRST_COMPLETED)
+            left = None if deadline is None else max(0.0, deadline - loop.time())
+            await asyncio.wait((tasks, waiter), timeout=left, return_when=asyncio.FIRST_COMPLETED)
             waiter.cancel()
             event.clear()
-            while collector.chunks:
-                yield collector.chunks.popleft()
+            if collector is not None:
+                while collector.chunks:
+                    yield collector.chunks.popleft()
+            if deadline is not None and not tasks.done() and loop.time() >= deadline:
+                tasks.cancel()
+                await asyncio.wait((tasks,))
+                error = TimeoutError("Timed out: a superstep ran past the graph's step_timeout")
+                run.fail(error)
+                raise error
     finally:
-        if not tasks.done():
-            tasks.cancel()
+        if not tasks.done():  # the consumer stopped (or was cancelled): the running nodes are
+            tasks.cancel()    # cancelled, and have ended, before control goes back to it
+            await asyncio.wait((tasks,))
     tasks.result()
+
+
+async def _timed_step(run: Run, collector: StreamCollector | None, seconds: float) -> AsyncGenerator[Any, None]:
+    """One superstep under the graph's `step_timeout` (see `_live`); a sync node runs on a
+    worker thread then, never on the loop's, so that the timeout can abandon it."""
+    run.inline_sync = False
+    if collector is not None and collector.wake is None:
+        collector.wake = _waker()
+        run.subscribe(collector.wake)
+    async with aclosing(_live(run, collector, asyncio.get_running_loop().time() + seconds)) as live:
+        async for chunk in live:
+            yield chunk
 
 
 def _error_text(value: Any) -> str:

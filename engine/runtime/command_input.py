@@ -75,5 +75,6 @@ def apply_input_writes(
     for w in writes:
         if w.channel == SEND and isinstance(w.value, Send):
             tasks.append(PlannedTask(id=f"{checkpoint_id}/{len(tasks)}", name=w.value.node,
-                                     trigger=_TRIGGER.replace("command", "send"), is_send=True, arg=w.value.arg))
+                                     trigger=_TRIGGER.replace("command", "send"), is_send=True, arg=w.value.arg,
+                                     timeout=w.value.timeout))
     return values, tuple(tasks)

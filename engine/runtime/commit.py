@@ -222,7 +222,7 @@ class RunCommit:
                 )
             i = len(tasks)
             tasks.append(PlannedTask(id=new_task_id(cid, i), name=send.node, trigger=why,
-                                     is_send=True, arg=send.arg))
+                                     is_send=True, arg=send.arg, timeout=send.timeout))
         return tuple(tasks)
 
     def _after_commit(self: Run, nodes_ran: tuple[str, ...]) -> None:

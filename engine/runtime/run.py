@@ -40,6 +40,7 @@ from ..checkpoint.base import (
 from ..constants import END, START
 from ..errors import (
     GraphInterrupt,
+    NodeCancelledError,
     NodeError,
     InvalidRouteError,
     InvalidUpdateError,
@@ -50,6 +51,7 @@ from .context import TaskContext, current_task
 from .caching import cache_key
 from .durability import HeldSaves
 from .injected import coerce_context
+from .progress import unwatch_callbacks, watch_callbacks
 from .timeouts import run_timed
 from .events import (
     CustomData,
@@ -270,8 +272,9 @@ class Run(RunStart, RunCommit):
     async def run_pending(self) -> list[TaskResult]:
         """Run every pending task of the superstep concurrently, recording each as it ends.
 
-        A failing task does not cancel its siblings: they finish and their writes are saved,
-        so the outcome never depends on timing and a retry re-runs only what failed."""
+        As in LangGraph, a task's unhandled error cancels the siblings still running and
+        fails the run; what finished before stays saved, so a retry re-runs only the rest.
+        An interrupt cancels nothing: the siblings finish and their writes are kept."""
         if self.status != "ready":
             raise RuntimeError(f"cannot run tasks: the run is {self.status}")
         pending = self.pending
@@ -292,12 +295,18 @@ class Run(RunStart, RunCommit):
             done_results = await self._run_sync_batch(pending)
             self._after_tasks_check()
             return done_results
-        futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
+        limit = self.config.get("max_concurrency")
+        if limit is not None and limit < len(pending):  # config["max_concurrency"]: a bounded superstep
+            gate = asyncio.Semaphore(max(1, int(limit)))
+            futures = [asyncio.ensure_future(self._gated(gate, t)) for t in pending]
+        else:
+            futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
         save_error: Exception | None = None
         try:
             remaining = set(futures)
             while remaining:
                 finished, remaining = await asyncio.wait(remaining, return_when=asyncio.FIRST_COMPLETED)
+                failed: BaseException | None = None
                 for fut in sorted(finished, key=futures.index):
                     result = fut.result()
                     done_results.append(result)
@@ -305,9 +314,20 @@ class Run(RunStart, RunCommit):
                         self._record(result, durable=True)
                     except Exception as exc:  # the saver failed: siblings are still reported
                         save_error = save_error or exc
+                    if result.error is not None and not result.handled and failed is None:
+                        failed = result.error
+                if failed is not None and remaining:
+                    # as LangGraph: an unhandled error cancels the siblings still running (what
+                    # finished stays saved; a retry of the superstep runs only the rest)
+                    for fut in remaining:
+                        fut.cancel()
+                    await asyncio.wait(remaining)
+                    self._fail(failed)
+                    return done_results
         except asyncio.CancelledError:
             for fut in futures:
                 fut.cancel()
+            await asyncio.wait(futures)  # each node has handled its cancellation when this returns
             raise
         except Exception as exc:  # an engine fault: the run ends with RunFinished all the same
             self._fail(exc)
@@ -317,6 +337,10 @@ class Run(RunStart, RunCommit):
             raise save_error
         self._after_tasks_check()
         return done_results
+
+    async def _gated(self, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
+        async with gate:
+            return await self._execute(task)
 
     def _writer_for(self, task: PlannedTask) -> Callable[[Any], None]:
         def write(payload: Any) -> None:
@@ -352,7 +376,8 @@ class Run(RunStart, RunCommit):
                           resume_map=resume_map.get(task.id) if resume_map else None)
         if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
             ctx.node_error = task.arg
-        if runner.timeout is not None and runner.timeout.refresh_on == "auto":
+        timeout = runner.timeout if task.timeout is None else task.timeout
+        if timeout is not None and timeout.refresh_on == "auto":
             ctx.writer = _with_heartbeat(ctx.writer, ctx)
         if self._listeners:
             self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
@@ -396,6 +421,8 @@ class Run(RunStart, RunCommit):
                 return result
         token = current_task.set(ctx)
         lc_token = None if self.tracer is None else self.tracer.context_var.set(ctx.config)
+        timeout = runner.timeout if task.timeout is None else task.timeout  # a Send's own wins
+        watched = watch_callbacks(ctx) if timeout is not None and timeout.refresh_on == "auto" else None
         output: Any = None
         error: BaseException | None = None
         trace = ""
@@ -403,10 +430,10 @@ class Run(RunStart, RunCommit):
             attempt = 1
             while True:
                 try:
-                    if runner.timeout is None:
+                    if timeout is None:
                         output = await self._call(runner, task, state, ctx)
                     else:
-                        output = await run_timed(self._call(runner, task, state, ctx), runner.timeout, task.name, ctx)
+                        output = await run_timed(self._call(runner, task, state, ctx), timeout, task.name, ctx)
                     break
                 except (GraphInterrupt, ParentCommand):
                     raise
@@ -427,12 +454,19 @@ class Run(RunStart, RunCommit):
                     ctx.attempt = attempt
                     if ctx.first_attempt_time is None:
                         ctx.first_attempt_time = time.time() - (time.perf_counter() - started)
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:
+            running = asyncio.current_task()
+            if running is None or running.cancelling():  # cancelled from outside: torn down
+                raise
+            # the node raised it itself: a failure of the node like any other, as in LangGraph
+            error, trace = NodeCancelledError(task.name), tb.format_exc()
+            error.__cause__ = exc
         except Exception as exc:  # the node's own error: kept and reported unchanged
             error, trace = exc, tb.format_exc()
         finally:
             current_task.reset(token)
+            if watched is not None:
+                unwatch_callbacks(watched)
             if lc_token is not None:
                 self.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
         if key is not None and error is None:
@@ -471,7 +505,8 @@ class Run(RunStart, RunCommit):
                     outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
                 loop.call_soon_threadsafe(back.put_nowait, outcome)
 
-        workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(min(len(tasks), _BATCH_WORKERS))]
+        count = min(len(tasks), _BATCH_WORKERS, max(1, int(self.config.get("max_concurrency") or _BATCH_WORKERS)))
+        workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(count)]
         results: list[TaskResult] = []
         save_error: Exception | None = None
         try:
@@ -496,7 +531,7 @@ class Run(RunStart, RunCommit):
         return results
 
     def _plain_sync(self, task: PlannedTask) -> bool:
-        return task.name != START and self.graph.runners[task.name].plain_sync
+        return task.name != START and self.graph.runners[task.name].plain_sync and task.timeout is None
 
     async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
         """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
@@ -700,6 +735,10 @@ class Run(RunStart, RunCommit):
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,
                                checkpoint_id=self.checkpoint.id if self.checkpoint else None, error=self.error))
+
+    def fail(self, error: BaseException) -> None:
+        """End the run with `error`, raised by its driver (a step timeout, say)."""
+        self._fail(error)
 
     def cancel(self) -> None:
         """Stop the run: nothing more runs; what was committed stays."""

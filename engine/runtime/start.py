@@ -28,7 +28,7 @@ from ..constants import START
 from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
 from ..types import Command
 from .command_input import apply_input_writes, command_writes, is_input_write
-from .events import RunStarted
+from .events import RunStarted, TaskInterrupted
 from .replay import Replay, address_subgraph
 from .task import TaskResult
 
@@ -88,9 +88,16 @@ class RunStart:
             values=self.values,
         )
         self._emit(started)
+        asked = []
         for result in list(self.results.values()):
             if result.replayed and result.ok:
                 self._emit_finished(result)
+            elif result.replayed and result.interrupts:
+                asked.append(result)
+        for result in asked:  # continued without an answer: the task pauses again (LangGraph
+            # re-runs it and it asks again), so its interrupt is reported again
+            self._emit(TaskInterrupted(**self._base(), task_id=result.task.id, name=result.task.name,
+                                       interrupts=result.interrupts, duration_s=0.0))
         if not self.pending and not self.results and not self.plan:
             self._finish("done")
         else:

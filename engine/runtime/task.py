@@ -236,8 +236,9 @@ class NodeRunner:
             self.wants_config, self.wants_writer = False, False
         else:
             self.wants_config, self.wants_writer = accepts_config(fn)
-        self.config_kw = self.wants_config and _keyword_only(fn, "config")
-        """`config` is keyword-only (a wrapper such as LangSmith's @traceable): passed by name."""
+        self.config_kw = self.wants_config and _config_by_name(fn)
+        """The config goes by name to a parameter `config` that is keyword-only (a wrapper
+        such as LangSmith's @traceable) or not the second one (`def handler(state, error, config)`)."""
         self.injected: tuple[tuple[str, str], ...] = ()
         """(parameter, what) pairs the run fills in: what is "runtime" or "store"."""
         if not (self.is_subgraph or self.is_runnable or name == START):
@@ -279,12 +280,15 @@ class NodeRunner:
         return result
 
 
-def _keyword_only(fn: Any, name: str) -> bool:
+def _config_by_name(fn: Any) -> bool:
     try:
-        param = inspect.signature(fn).parameters.get(name)
+        params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         return False
-    return param is not None and param.kind is inspect.Parameter.KEYWORD_ONLY
+    named = next((p for p in params if p.name == "config"), None)
+    if named is None or named.kind == named.POSITIONAL_ONLY:
+        return False
+    return named.kind == named.KEYWORD_ONLY or params.index(named) != 1
 
 
 def _injected_kwargs(wanted: tuple[tuple[str, str], ...]) -> dict[str, Any]:

@@ -7,15 +7,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import NodeTimeoutError
-from .context import TaskContext
 
 __all__ = ["run_timed"]
 
 
-async def run_timed(call: Awaitable[Any], policy: Any, node: str, ctx: TaskContext) -> Any:
+class Progress(Protocol):
+    """What an attempt's progress is read from: a TaskContext, or a task call's own clock."""
+
+    last_progress: float
+
+
+async def run_timed(call: Awaitable[Any], policy: Any, node: str, ctx: Progress) -> Any:
     """Await `call` under `policy` (a TimeoutPolicy); cancel it and raise on a timeout."""
     started = time.monotonic()
     ctx.last_progress = started
