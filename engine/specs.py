@@ -115,8 +115,10 @@ def _hint_named(annotation: Any, name: str) -> bool:
 
 def is_subgraph(fn: Any) -> bool:
     """Whether a node is a compiled graph run as a child Run (not a LangChain Runnable,
-    which also has `ainvoke` and `get_graph` but is simply invoked)."""
-    return hasattr(fn, "new_run") and hasattr(fn, "get_graph") and hasattr(fn, "schema")
+    which also has `ainvoke` and `get_graph` but is simply invoked). Asked of the class, so
+    that an object answering every attribute (a test's Mock) is a plain callable."""
+    cls = type(fn)
+    return hasattr(cls, "new_run") and hasattr(cls, "get_graph") and hasattr(fn, "schema")
 
 
 def is_runnable(fn: Any) -> bool:

@@ -225,3 +225,14 @@ def test_a_resume_at_a_static_breakpoint_is_taken_by_the_next_interrupt(saver: A
     app.invoke({"log": []}, _cfg("other"))
     app.invoke(None, _cfg("other"))  # no value given: the interrupt pauses as usual
     assert [i.value for i in app.get_state(_cfg("other")).interrupts] == ["q"]
+
+
+def test_an_object_answering_every_attribute_is_a_plain_node_not_a_subgraph(saver: Any) -> None:
+    from unittest.mock import Mock
+
+    node = Mock(side_effect=lambda state: {"log": ["mocked"]})
+    g = StateGraph(Log)
+    g.add_node("m", node)
+    g.add_edge(START, "m")
+    assert g.compile(checkpointer=saver).invoke({"log": []}, _cfg()) == {"log": ["mocked"]}
+    assert node.call_count == 1

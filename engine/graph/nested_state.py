@@ -19,7 +19,8 @@ __all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace", "t
 
 
 def _is_graph(value: Any) -> bool:
-    return hasattr(value, "snapshot") and hasattr(value, "runners") and hasattr(value, "new_run")
+    cls = type(value)  # the class: an object answering every attribute (a Mock) is no graph
+    return hasattr(cls, "snapshot") and hasattr(cls, "new_run") and hasattr(value, "runners")
 
 
 def subgraph_of_node(graph: CompiledStateGraph, name: str) -> Any:
