@@ -735,7 +735,9 @@ def _check_checkpointer(checkpointer: Any) -> None:
 
 
 def _task_path(task: Any, index: int) -> tuple[Any, ...]:
-    return ("__pregel_push", index) if task.is_send else ("__pregel_pull", task.name)
+    if task.is_send and task.name != START:  # the input task is kept as a send, shown as LangGraph's pull
+        return ("__pregel_push", index)
+    return ("__pregel_pull", task.name)
 
 
 _LIVE_MODES = frozenset({"messages", "custom"})
