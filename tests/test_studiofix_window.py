@@ -80,6 +80,7 @@ def test_item13_interrupt_editor_and_its_error_stay_in_view(open_window, qtbot, 
     card.editor.setPlainText("{not json")
     assert "Line 1" in card.error.text()
     qtbot.waitUntil(lambda: _in_view(card.error, panel.scroll), timeout=5000)
+    assert card.width() <= panel.scroll.viewport().width()  # nothing cut at the right either
     assert "see the error under ask" in panel.why.text()
     card.editor.setPlainText("true")
     assert panel.resume_button.isEnabled() and not panel.why.isVisible()

@@ -48,6 +48,7 @@ class _Card(QFrame):
         head = QLabel(f'<b>{escape(view.node)}</b> asks '
                       f'<span style="color:{MUTED}">· interrupt {escape(short_id)}</span>')
         head.setTextFormat(Qt.TextFormat.RichText)
+        head.setWordWrap(True)  # a narrow dock: the card never gets wider than the panel
         head.setToolTip(f"interrupt id {view.interrupt_id}")
         self.question = QLabel("")
         self.question.setWordWrap(True)
@@ -71,7 +72,7 @@ class _Card(QFrame):
         self.editor.setPlaceholderText(_PLACEHOLDER)
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.setMinimumHeight(int(self.editor.fontMetrics().lineSpacing() * 3) + 14)
-        self.editor.setMaximumHeight(140)
+        self.editor.setMaximumHeight(100)  # room for the question and the error beside it in a small dock
         self.editor.setTabChangesFocus(True)
         self.editor.textChanged.connect(on_change)
         self.error = QLabel("")
@@ -161,6 +162,9 @@ class InterruptPanel(QWidget):
         self.scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # a scroll bar that comes and goes changes the width under cards laid out for the
+        # other width, and cuts their right edge: keep it
+        scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self._list)
         scroll.viewport().installEventFilter(self)
@@ -231,7 +235,11 @@ class InterruptPanel(QWidget):
         wrong: list[str] = []
         for card in self._cards:
             _, error = card.parsed()
+            shown = card.error.isVisible()
             card.show_error(error, typed=bool(card.editor.toPlainText()))
+            if card.error.isVisibleTo(card) and not shown and card.editor.hasFocus():
+                # the error just appeared under the editor being typed in: keep it in view
+                QTimer.singleShot(0, lambda c=card: self.scroll.ensureWidgetVisible(c.error, 0, 6))
             if error:
                 (wrong if card.editor.toPlainText().strip() else empty).append(card.view.node)
         reason = self._read_only
