@@ -143,3 +143,41 @@ def test_item12_everything_reachable_at_1280x720(open_window, qtbot, tmp_path: P
     # and the title is whole: wrapped if need be, never cut
     assert state_title.wordWrap() or state_title.fontMetrics().horizontalAdvance(state_title.text()) <= state_title.width()
     window.grab().save(str(tmp_path / "studio-1280x720.png"))
+
+
+MESSAGES = """
+    from engine import add_messages
+
+    class S(TypedDict):
+        messages: Annotated[list, add_messages]
+        reviewer_notes_for_the_refund: Annotated[list, operator.add]
+
+    def agent(s):
+        return {"messages": [("ai", "I will refund Ada")], "reviewer_notes_for_the_refund": ["ok"]}
+
+    builder = StateGraph(S)
+    builder.add_node("agent", agent)
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    graph = builder.compile()
+    example_input = {"messages": [("user", "refund please")]}
+"""
+
+
+def test_item12_reducer_names_are_not_cut_at_1280x720(open_window, qtbot, tmp_path: Path) -> None:
+    from test_studio_support import act, write_graph
+
+    from studio.window.docks import apply_default_sizes
+
+    window = open_window(write_graph(tmp_path, "msgs", MESSAGES))
+    window.resize(1280, 720)
+    apply_default_sizes(window, window.docks)
+    qtbot.waitUntil(lambda: window.width() == 1280, timeout=5000)
+    act(qtbot, window, "step")
+    act(qtbot, window, "step")
+    tree = window.panels.diff.tree
+    metrics = tree.fontMetrics()
+    reducers = [tree.model().index(r, 1).data() for r in range(tree.model().rowCount())]
+    assert "add_messages" in reducers and "operator.add" in reducers, reducers
+    assert tree.header().sectionSize(1) >= max(metrics.horizontalAdvance(r) for r in reducers) + 8
+    assert tree.header().sectionSize(2) >= 80  # the change keeps room for its badge

@@ -74,7 +74,7 @@ def build_docks(window: QMainWindow, *, banner: QWidget, graph: QWidget, state: 
     return docks
 
 
-LEFT, RIGHT, BOTTOM = 0.20, 0.24, 0.28
+LEFT, RIGHT, BOTTOM = 0.20, 0.26, 0.28
 """Default shares of the window: left column (inspector, interrupts) and right column (state,
 diffs), both full height; bottom row (timeline, events) under the graph, which keeps the
 rest: over half the width."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtGui import QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -89,7 +89,24 @@ class DiffPanel(QWidget):
             if key_item.rowCount() <= budget:
                 budget -= key_item.rowCount()
                 self.tree.expand(key_item.index())
+        self._fit_columns()
         self.tree.executeDelayedItemsLayout()  # lay out now: the next paint is the only one
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if self.model.rowCount():
+            self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Room for the key names ("⊕ node" rows too) and the whole reducer names (never
+        "add_mess…"), as far as the change keeps 90 pixels for its badge and summary."""
+        header = self.tree.header()
+        width = self.tree.viewport().width()
+        wanted = [max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c)) + 8 for c in (0, 1)]
+        reducer = max(60, min(wanted[1], int(width * 0.4)))
+        key = max(60, min(wanted[0], int(width * 0.45), width - reducer - 90))
+        header.resizeSection(0, key)
+        header.resizeSection(1, reducer)
 
     def _add_key(self, row: DiffRow):  # -> QStandardItem
         n = len(_COLUMNS)
