@@ -59,7 +59,7 @@ def schema_fields(schema: Any) -> dict[str, Any]:
         ) from exc
     if dataclasses.is_dataclass(schema):
         return {f.name: hints.get(f.name, Any) for f in dataclasses.fields(schema)}
-    return {k: v for k, v in hints.items() if not k.startswith("_")}
+    return {k: v for k, v in hints.items() if not k.startswith("_") or k == ROOT}  # `__root__`: a root state
 
 
 _CONCRETE: dict[Any, type] = {

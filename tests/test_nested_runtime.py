@@ -228,3 +228,69 @@ def test_config_keyword_only_is_passed_by_name():
 
     assert _chain(("w", node)).invoke({"log": []}, {"configurable": {"k": 1}}) == {"log": ["w"]}
     assert got[0]["configurable"]["k"] == 1
+
+
+def test_exit_durability_stateful_subgraph_keeps_its_state_across_calls():
+    inner = _chain(("x", _say("x")), checkpointer=True)
+    graph = _chain(("sub", inner), checkpointer=InMemorySaver())
+    graph.invoke({"log": []}, _cfg(), durability="exit")
+    second = graph.invoke({"log": []}, _cfg(), durability="exit")
+    # the subgraph's second call starts from its own saved state (["x"]) plus the input
+    assert second == {"log": ["x", "x", "x", "x"]}
+
+
+def test_typed_dict_with_only_a_root_key_is_a_root_state():
+    class Root(TypedDict):
+        __root__: Annotated[list, operator.add]
+
+    g = StateGraph(Root)
+    g.add_node("a", lambda items: [f"seen {len(items)}"])
+    g.add_edge(START, "a")
+    graph = g.compile()
+    assert graph.invoke(["x"]) == ["x", "seen 1"]
+    assert list(graph.stream(["x"])) == [{"a": ["seen 1"]}]
+
+
+def test_graph_piped_into_a_runnable_is_a_chain():
+    pytest.importorskip("langchain_core")
+    from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+    graph = _chain(("x", _say("x")), ("y", _say("y")))
+    chain = graph | RunnablePassthrough()
+    assert chain.invoke({"log": []}) == {"log": ["x", "y"]}
+    assert list(chain.stream({"log": []})) == [{"x": {"log": ["x"]}}, {"y": {"log": ["y"]}}]
+    tail = graph | RunnableLambda(lambda out: len(out["log"]))
+    assert tail.invoke({"log": ["a"]}) == 3
+
+
+def test_a_run_takes_no_uuid4_so_patched_message_ids_match_langgraph(monkeypatch):
+    import uuid
+
+    from engine import MessagesState
+
+    made = iter(uuid.UUID(int=i, version=4) for i in range(100))
+    monkeypatch.setattr(uuid, "uuid4", lambda: next(made))
+    g = StateGraph(MessagesState)
+    g.add_node("reply", lambda s: {"messages": [("ai", "hello")]})
+    g.add_edge(START, "reply")
+    graph = g.compile()
+    first = graph.invoke({"messages": [("user", "hi")]})
+    second = graph.invoke({"messages": [("user", "hi")]})
+    ids = [m.id for m in first["messages"] + second["messages"]]
+    assert ids == [str(uuid.UUID(int=i, version=4)) for i in range(4)]
+
+
+def test_debug_stream_of_a_resume_starts_with_the_checkpoint_it_goes_on_from():
+    def ask(state: S) -> dict:
+        return {"log": [interrupt("q")]}
+
+    graph = _chain(("a", _say("a")), ("ask", ask), checkpointer=InMemorySaver())
+    graph.invoke({"log": []}, _cfg())
+    paused = graph.get_state(_cfg())
+    events = list(graph.stream(Command(resume="r"), _cfg(), stream_mode="debug"))
+    first = events[0]
+    assert first["type"] == "checkpoint"
+    assert first["payload"]["config"]["configurable"]["checkpoint_id"] == paused.config["configurable"]["checkpoint_id"]
+    assert first["payload"]["parent_config"] == paused.parent_config
+    assert first["payload"]["next"] == ["ask"] and first["step"] == paused.metadata["step"]
+    assert [e["type"] for e in events[1:]] == ["task", "task_result", "checkpoint"]

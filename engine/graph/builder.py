@@ -296,7 +296,7 @@ class StateGraph:
         if transformers:
             raise NotImplementedError("compile(transformers=...) is not supported by Retrograph yet")
         self.validate(tuple(before) + tuple(after))
-        return CompiledStateGraph(
+        graph = CompiledStateGraph(
             self,
             checkpointer=checkpointer,
             interrupt_before=before,
@@ -305,6 +305,9 @@ class StateGraph:
             store=store,
             cache=cache,
         )
+        graph.every_node_breaks = frozenset(
+            when for when, spec in (("before", interrupt_before), ("after", interrupt_after)) if spec == "*")
+        return graph
 
 
 def _retry_policies(node: str, policy: Any) -> tuple[Any, ...] | None:

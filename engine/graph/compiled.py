@@ -76,6 +76,8 @@ class CompiledStateGraph:
         saves nothing, None (the default) saves each call under its task's namespace."""
         self.interrupt_before = tuple(interrupt_before)
         self.interrupt_after = tuple(interrupt_after)
+        self.every_node_breaks: frozenset[str] = frozenset()
+        """"before"/"after" when compiled with `interrupt_before/after="*"` (drawn as no node's own)."""
         node_schemas = [spec.input_schema for spec in builder.nodes.values() if spec.input_schema is not None]
         self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema,
                                   node_schemas=node_schemas)
@@ -153,6 +155,7 @@ class CompiledStateGraph:
                                    interrupt_after=self.interrupt_after, name=self.name,
                                    store=self.store, cache=self.cache)
         graph.bound_config = self.bound_config
+        graph.every_node_breaks = self.every_node_breaks
         return graph
 
     def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> CompiledStateGraph:
@@ -649,6 +652,17 @@ class CompiledStateGraph:
     @property
     def nodes(self) -> dict[str, Any]:
         return {START: None, **{n: s.fn for n, s in self.builder.nodes.items()}}
+
+    def __or__(self, other: Any) -> Any:
+        """`graph | runnable`: a LangChain chain whose first step is this graph."""
+        from .as_runnable import as_runnable
+
+        return as_runnable(self) | other
+
+    def __ror__(self, other: Any) -> Any:
+        from .as_runnable import as_runnable
+
+        return other | as_runnable(self)
 
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"

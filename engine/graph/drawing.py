@@ -146,9 +146,17 @@ class DrawableGraph:
         """Node id -> Node, like LangGraph's `get_graph().nodes`."""
         return {
             n: Node(id=n, name=n if d["kind"] in ("start", "end") else d.get("label", n),
-                    kind=d["kind"], data=self.functions.get(n), metadata=d.get("metadata"))
+                    kind=d["kind"], data=self.functions.get(n), metadata=self._metadata(n, d.get("metadata")))
             for n, d in self.nx.nodes(data=True)
         }
+
+    def _metadata(self, node: str, given: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A node's metadata, plus its breakpoints as LangGraph shows them (`__interrupt`)."""
+        if self.compiled is None:
+            return given
+        from .lg_view import node_metadata
+
+        return node_metadata(self.compiled, node, given)
 
     @property
     def edges(self) -> list[Edge]:

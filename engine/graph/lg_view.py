@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..constants import END, START
 from ..specs import literal_targets
+from .nested_state import subgraph_of_node
 
 if TYPE_CHECKING:
     from .compiled import CompiledStateGraph
 
-__all__ = ["LGEdge", "LGNode", "langgraph_view", "mermaid_text", "json_of"]
+__all__ = ["LGEdge", "LGNode", "langgraph_view", "mermaid_text", "json_of", "node_metadata"]
 
 _STEPS = 250  # as LangGraph: how far the dry run goes before calling the graph endless
 
@@ -134,9 +135,10 @@ def langgraph_view(compiled: CompiledStateGraph, xray: int = 0) -> tuple[dict[st
     subgraph node is replaced by its inner nodes (ids `node:inner`), as LangGraph does."""
     nodes, edges = _top_level(compiled)
     if xray > 0:
-        for name, spec in compiled.builder.nodes.items():
-            if spec.is_subgraph and hasattr(spec.fn, "builder") and name in nodes:
-                _replace(nodes, edges, name, *langgraph_view(spec.fn, xray - 1))
+        for name in compiled.builder.nodes:
+            sub = subgraph_of_node(compiled, name)  # the node itself, or a graph its function invokes
+            if sub is not None and hasattr(sub, "builder") and name in nodes:
+                _replace(nodes, edges, name, *langgraph_view(sub, xray - 1))
     return nodes, edges
 
 
@@ -172,13 +174,24 @@ def _replace(nodes: dict[str, LGNode], edges: list[LGEdge], name: str, inner_nod
         edges[i] = e
 
 
+def node_metadata(compiled: CompiledStateGraph, name: str, given: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A node's metadata as LangGraph shows it: with its own breakpoints (`__interrupt`:
+    "before", "after" or "before,after"; not those of `interrupt_before="*"`)."""
+    every: frozenset[str] = getattr(compiled, "every_node_breaks", frozenset())
+    pauses = [when for when, names in (("before", compiled.interrupt_before), ("after", compiled.interrupt_after))
+              if name in names and when not in every]
+    if not pauses:
+        return dict(given) if given else None
+    return {**(given or {}), "__interrupt": ",".join(pauses)}
+
+
 def _top_level(compiled: CompiledStateGraph) -> tuple[dict[str, LGNode], list[LGEdge]]:
     builder = compiled.builder
     found, last_step = _dry_run(compiled)
     _, _, anywhere = _node_triggers(compiled)
     nodes: dict[str, LGNode] = {START: LGNode(START, START)}
     for name, spec in builder.nodes.items():
-        nodes[name] = LGNode(name, name, spec.fn, dict(spec.metadata) or None)
+        nodes[name] = LGNode(name, name, spec.fn, node_metadata(compiled, name, spec.metadata))
     edges = [LGEdge(s, d, label if label != d else None, cond) for s, d, cond, label in
              sorted(found, key=lambda e: (e[0], e[1], e[2], e[3] or ""))]
     targets = {d for _, d, _, _ in found if d != END}
@@ -208,28 +221,49 @@ def _arrow(edge: LGEdge) -> str:
 def mermaid_text(nodes: dict[str, LGNode], edges: Iterable[LGEdge], *, with_styles: bool = True,
                  curve_style: str = "linear", wrap_label_n_words: int = 9) -> str:
     """LangGraph's Mermaid text: `graph TD;`, a line per node (with styles) and per edge;
-    a subgraph's inner nodes (`sub:inner` ids, with xray) in a `subgraph` block."""
+    a subgraph's inner nodes (`sub:inner` ids, with xray) in a `subgraph` block, a
+    block per level, nested as the subgraphs are (an edge goes in the innermost block
+    that holds both its ends)."""
     lines: list[str] = []
     if with_styles:
         lines += ["---", "config:", "  flowchart:", f"    curve: {curve_style}", "---"]
     lines.append("graph TD;")
-    edges = list(edges)
-    groups: dict[str, list[str]] = {}
+    inner: dict[str, list[str]] = {}  # block prefix -> the node ids right inside it
     for node_id in nodes:
-        prefix = node_id.rsplit(":", 1)[0] if ":" in node_id else ""
-        groups.setdefault(prefix, []).append(node_id)
-    if with_styles:
-        for node_id in groups.get("", ()):
+        if ":" in node_id:
+            inner.setdefault(node_id.rsplit(":", 1)[0], []).append(node_id)
+        elif with_styles:
             lines.append("\t" + _node_line(node_id, nodes[node_id]))
-    outer = [e for e in edges if _group(e) == ""]
-    lines += [f"\t{_mermaid_id(e.source)} {_arrow(e)} {_mermaid_id(e.target)};" for e in outer]
-    for prefix in [p for p in groups if p]:
-        lines.append(f"\tsubgraph {prefix}")
-        if with_styles:
-            lines += ["\t" + _node_line(n, nodes[n]) for n in groups[prefix]]
-        lines += [f"\t{_mermaid_id(e.source)} {_arrow(e)} {_mermaid_id(e.target)};" for e in edges
-                  if _group(e) == prefix]
-        lines.append("\tend")
+    by_block: dict[str, list[LGEdge]] = {}
+    for e in edges:
+        by_block.setdefault(_group(e), []).append(e)
+    shown: set[str] = set()
+
+    def block(prefix: str, group: list[LGEdge]) -> None:
+        framed = bool(prefix) and not (len(group) == 1 and group[0].source == group[0].target)
+        if framed:
+            shown.add(prefix)
+            lines.append(f"\tsubgraph {prefix.rsplit(':', 1)[-1]}")
+            if with_styles:
+                lines.extend("\t" + _node_line(n, nodes[n]) for n in inner.get(prefix, ()))
+        lines.extend(f"\t{_mermaid_id(e.source)} {_arrow(e)} {_mermaid_id(e.target)};" for e in group)
+        if prefix:
+            for deeper, deeper_group in by_block.items():
+                if deeper.startswith(prefix + ":") and ":" not in deeper[len(prefix) + 1:]:
+                    block(deeper, deeper_group)
+        if framed:
+            lines.append("\tend")
+
+    block("", by_block.get("", []))
+    for prefix, group in by_block.items():
+        if prefix and ":" not in prefix:
+            block(prefix, group)
+    if with_styles:
+        for prefix, ids in inner.items():  # a subgraph block with nodes and no edge inside
+            if ":" not in prefix and prefix not in shown:
+                lines.append(f"\tsubgraph {prefix}")
+                lines.extend("\t" + _node_line(n, nodes[n]) for n in ids)
+                lines.append("\tend")
     if with_styles:
         lines += ["\tclassDef default fill:#f2f0ff,line-height:1.2", "\tclassDef first fill-opacity:0",
                   "\tclassDef last fill:#bfb6fc"]
@@ -237,9 +271,13 @@ def mermaid_text(nodes: dict[str, LGNode], edges: Iterable[LGEdge], *, with_styl
 
 
 def _group(edge: LGEdge) -> str:
-    src = edge.source.rsplit(":", 1)[0] if ":" in edge.source else ""
-    dst = edge.target.rsplit(":", 1)[0] if ":" in edge.target else ""
-    return src if src == dst else ""
+    """The block an edge is drawn in: the subgraph levels its two ends share."""
+    shared: list[str] = []
+    for a, b in zip(edge.source.split(":"), edge.target.split(":")):  # a self-loop: its node's own group
+        if a != b:
+            break
+        shared.append(a)
+    return ":".join(shared)
 
 
 def _node_line(node_id: str, node: LGNode) -> str:
@@ -250,6 +288,9 @@ def _node_line(node_id: str, node: LGNode) -> str:
         return f"{_mermaid_id(node_id)}([<p>{label}</p>]):::last"
     if label in (START, END):  # a subgraph's own START or END, kept by xray
         return f"{_mermaid_id(node_id)}(<p>{label}</p>)"
+    if node.metadata:
+        lines = "\n".join(f"{k} = {v}" for k, v in node.metadata.items())
+        label = f"{label}<hr/><small><em>{lines}</em></small>"
     return f"{_mermaid_id(node_id)}({label})"
 
 

@@ -49,6 +49,10 @@ class RunStarted(RunEvent):
     mode: str
     next: tuple[PlannedTask, ...]
     values: Mapping[str, Any]
+    parent_id: str | None = None
+    """The parent of the checkpoint the run starts from."""
+    source: str = ""
+    """That checkpoint's source ("input", "loop", "update", "fork")."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import threading
 import time
 import traceback as tb
@@ -159,7 +160,9 @@ class Run(RunStart, RunCommit):
         self.parents: dict[str, str] | None = None
         """A subgraph run's ancestors' checkpoints by namespace, kept in its checkpoints'
         metadata["parents"] (LangGraph's), so its checkpoints lead back to theirs."""
-        self.run_id = str(uuid.uuid4())
+        # a random id made without uuid.uuid4(): code that patches uuid4 for deterministic
+        # message ids (LangGraph's tests do) gets the same ids as under LangGraph
+        self.run_id = str(uuid.UUID(bytes=os.urandom(16), version=4))
         self.thread_id: str | None = self.config["configurable"].get("thread_id")
         if self.thread_id is not None:
             self.thread_id = str(self.thread_id)
@@ -729,8 +732,9 @@ class Run(RunStart, RunCommit):
     def _finish(self, status: str) -> None:
         if status in ("done",):
             self.status = "done"
-        if self._held is not None and (status != "done" or not self.namespace):
-            self._held.flush(self)  # a subgraph that ended well keeps nothing: its parent's task has its output
+        if self._held is not None and (status != "done" or not self.namespace or not self.fresh):
+            # a stateless subgraph that ended well keeps nothing: its parent's task has its output
+            self._held.flush(self)
         if self.tracer is not None and not self.tracer.ended_by_driver:
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,

@@ -86,6 +86,8 @@ class RunStart:
             mode=mode,
             next=self.plan,
             values=self.values,
+            parent_id=self.checkpoint.parent_id if self.checkpoint else None,
+            source=self.checkpoint.source if self.checkpoint else "",
         )
         self._emit(started)
         asked = []

@@ -293,6 +293,9 @@ class StreamCollector:
             self.values = self._out(event.values)
             if event.mode == "input" and event.next:
                 self._checkpoint(event.step, event.checkpoint_id, None, "input", event.values, event.next)
+            elif event.mode != "input" and event.checkpoint_id:  # as LangGraph: the checkpoint it goes on from
+                self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source, event.values,
+                                 event.next)
             if "values" in modes and event.mode != "input" and event.next:
                 self._put("values", self.values)
         elif isinstance(event, CustomData):

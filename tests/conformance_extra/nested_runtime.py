@@ -128,3 +128,43 @@ def case_stream_mode_given_as_a_list_yields_pairs(api, tmp):
         "str": [norm(c) for c in g.stream({"log": []}, stream_mode="updates")],
         "invoke_list": norm(g.invoke({"log": []}, stream_mode=["values"])),
     }
+
+
+def case_exit_durability_stateful_subgraph_keeps_its_state(api, tmp):
+    inner = _chain(api, [("x", _node("x"))], checkpointer=True)
+    g = api.StateGraph(S)
+    g.add_node("sub", inner)
+    g.add_edge(api.START, "sub")
+    g = g.compile(checkpointer=api.InMemorySaver())
+    first = g.invoke({"log": []}, thread(), durability="exit")
+    second = g.invoke({"log": ["again"]}, thread(), durability="exit")
+    return {"first": norm(first), "second": norm(second)}
+
+
+def case_debug_stream_of_a_resume_or_fork_starts_with_its_checkpoint(api, tmp):
+    def ask(state):
+        return {"log": [api.interrupt("q")]}
+
+    g = _chain(api, [("a", _node("a")), ("ask", ask)], checkpointer=api.InMemorySaver(), interrupt_before=["a"])
+    ids: dict = {}
+
+    def nid(config):
+        return None if config is None else ids.setdefault(config["configurable"]["checkpoint_id"], len(ids))
+
+    def events(inp, config):
+        out = []
+        for e in g.stream(inp, config, stream_mode="debug"):
+            if e["type"] == "checkpoint":
+                p = e["payload"]
+                out.append(["checkpoint", e["step"], nid(p["config"]), nid(p["parent_config"]),
+                            p["metadata"]["source"], p["next"], norm(p["values"])])
+            else:
+                out.append([e["type"], e["payload"]["name"]])
+        return out
+
+    first = events({"log": []}, thread())
+    go_on = events(None, thread())
+    resumed = events(api.Command(resume="R"), thread())
+    old = list(g.get_state_history(thread()))[-2].config
+    forked = events(None, old)
+    return {"first": first, "go_on": go_on, "resumed": resumed, "forked": forked}
