@@ -53,6 +53,8 @@ class RunStarted(RunEvent):
     """The parent of the checkpoint the run starts from."""
     source: str = ""
     """That checkpoint's source ("input", "loop", "update", "fork")."""
+    parents: Mapping[str, str] | None = None
+    """A subgraph run's ancestors' checkpoints by namespace (its checkpoints' metadata["parents"])."""
 
 
 @dataclass(frozen=True, kw_only=True)

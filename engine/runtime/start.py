@@ -88,6 +88,7 @@ class RunStart:
             values=self.values,
             parent_id=self.checkpoint.parent_id if self.checkpoint else None,
             source=self.checkpoint.source if self.checkpoint else "",
+            parents=self.parents,
         )
         self._emit(started)
         asked = []

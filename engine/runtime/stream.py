@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,8 @@ class StreamCollector:
         self.home_ns = ""
         """The streamed run's own checkpoint namespace."""
         self._inner_values: dict[str, dict[str, Any]] = {}
+        self._parents: dict[str, Mapping[str, str]] = {}
+        """A subgraph namespace's ancestors' checkpoints (its configs' `checkpoint_map`)."""
         self.task_state = task_state
         """What a checkpoint payload shows as a task's `state`: the config of the subgraph
         the task runs (None for a plain node); None: no task shows one."""
@@ -172,8 +174,12 @@ class StreamCollector:
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
             return None
-        return {"configurable": {"thread_id": self.thread_id, "checkpoint_ns": self._ns or self.home_ns,
-                                 "checkpoint_id": checkpoint_id}}
+        ns = self._ns or self.home_ns
+        conf = {"thread_id": self.thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
+        parents = self._parents.get(ns) if ns else None
+        if parents:  # as LangGraph: a subgraph's checkpoint names its ancestors' too
+            conf["checkpoint_map"] = {**parents, ns: checkpoint_id}
+        return {"configurable": conf}
 
     def _debug(self, kind: str, step: int, payload: dict[str, Any]) -> None:
         if "debug" in self.modes:
@@ -188,7 +194,8 @@ class StreamCollector:
             "config": self._config(checkpoint_id),
             "parent_config": None if self.exit_durability else self._config(parent_id),
             "values": self._typed(self._out(values)) if self.v2 and not self._ns else self._out(values),
-            "metadata": {"source": source, "step": step, "parents": {}},
+            "metadata": {"source": source, "step": step,
+                         "parents": dict(self._parents.get(self._ns or self.home_ns) or {})},
             "next": [t.name for t in nxt],
             "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": self._task_state(t)} for t in nxt],
         }
@@ -290,6 +297,8 @@ class StreamCollector:
                 if preview != self.values:
                     self._put("values", preview)
         elif isinstance(event, RunStarted):
+            if event.parents:
+                self._parents[self._ns or self.home_ns] = event.parents
             self.values = self._out(event.values)
             if event.mode == "input" and event.next:
                 self._checkpoint(event.step, event.checkpoint_id, None, "input", event.values, event.next)
