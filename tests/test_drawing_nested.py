@@ -98,3 +98,28 @@ def test_xray_expands_a_function_node_that_invokes_a_graph():
     assert "\tpre --> wrapped\\3afirst;" in text and "\twrapped\\3asecond --> __end__;" in text
     assert "\twrapped\\3asecond(second<hr/><small><em>__interrupt = before</em></small>)" in text
     assert "\twrapped(wrapped)" in app.get_graph().draw_mermaid()
+
+
+def test_edges_list_what_langgraph_lists_and_keep_their_kind():
+    from engine import Command
+
+    def child(state: S) -> Command:
+        return Command(goto="c", graph=Command.PARENT)
+
+    sub = StateGraph(S)
+    sub.add_node("child_node", child)
+    sub.add_edge(START, "child_node")
+    sub = sub.compile()
+    g = StateGraph(S)
+    g.add_node("child", sub, destinations={"b": "to b", "c": "to c"})
+    g.add_node("b", _node("b"))
+    g.add_node("c", _node("c"))
+    g.add_edge(START, "child")
+    app = g.compile()
+    assert app.invoke({"log": []}) == {"log": ["c"]}
+    edges = app.get_graph().edges
+    # plain 4-tuples (source, target, data, conditional), as LangChain's Edge
+    assert edges == [(START, "child", None, False), ("child", "b", "to b", True), ("child", "c", "to c", True),
+                     ("b", END, None, False), ("c", END, None, False)]
+    assert [e.kind for e in edges] == ["edge", "command", "command", "edge", "edge"]
+    assert edges[1].source == "child" and edges[1].data == "to b" and edges[1].conditional

@@ -294,3 +294,17 @@ def test_debug_stream_of_a_resume_starts_with_the_checkpoint_it_goes_on_from():
     assert first["payload"]["parent_config"] == paused.parent_config
     assert first["payload"]["next"] == ["ask"] and first["step"] == paused.metadata["step"]
     assert [e["type"] for e in events[1:]] == ["task", "task_result", "checkpoint"]
+
+
+def test_graph_streamed_inside_a_node_names_full_namespaces():
+    low = _chain(("x", _say("x")))
+    mid = _chain(("low", low))
+    seen: list = []
+
+    def outer(state: S, config: dict) -> dict:
+        for ns, chunk in mid.stream({"log": []}, config, subgraphs=True, stream_mode="updates"):
+            seen.append(([p.split(":")[0] for p in ns], next(iter(chunk))))
+        return {"log": ["outer"]}
+
+    _chain(("p", outer)).invoke({"log": []})
+    assert seen == [(["p", "low"], "x"), (["p"], "low")]

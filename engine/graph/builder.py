@@ -25,6 +25,8 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Where a node returning Command(goto=...) may go (from `destinations=` or a
     `Command[Literal[...]]` return hint), for drawing."""
+    destination_labels: dict[str, str] = field(default_factory=dict)
+    """Edge labels of `destinations={target: label}`, for drawing."""
     retry: Any = None
     """A tuple of RetryPolicy (the first whose `retry_on` matches the error applies), or None."""
     defer: bool = False
@@ -155,6 +157,7 @@ class StateGraph:
             schema_fields(input_schema)  # an input schema whose annotations do not resolve fails here
         self.nodes[node] = NodeSpec(
             name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
+            destination_labels={str(k): str(v) for k, v in destinations.items()} if isinstance(destinations, dict) else {},
             retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
             cache_policy=cache_policy, error_handler=error_handler, timeout=TimeoutPolicy.coerce(timeout),
             trace_policy=trace_policy,

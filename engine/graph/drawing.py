@@ -81,15 +81,38 @@ class Node:
     metadata: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Edge:
-    """An edge as LangGraph's `get_graph().edges` shows it; `data` is the label."""
+class Edge(tuple):  # type: ignore[type-arg]
+    """An edge as LangGraph's `get_graph().edges` shows it: the tuple `(source, target,
+    data, conditional)` (so it equals LangChain's `Edge`), `data` being its label; `kind`
+    (see the module docstring) rides beside it."""
 
-    source: str
-    target: str
     kind: EdgeKind
-    conditional: bool = False
-    data: str | None = None
+
+    def __new__(cls, source: str, target: str, data: str | None = None, conditional: bool = False, *,
+                kind: EdgeKind = "edge") -> Edge:
+        edge = super().__new__(cls, (source, target, data, conditional))
+        edge.kind = kind
+        return edge
+
+    @property
+    def source(self) -> str:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def target(self) -> str:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def data(self) -> str | None:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def conditional(self) -> bool:
+        return self[3]  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return (f"Edge(source={self.source!r}, target={self.target!r}, data={self.data!r}, "
+                f"conditional={self.conditional!r}, kind={self.kind!r})")
 
 
 @dataclass
@@ -160,11 +183,18 @@ class DrawableGraph:
 
     @property
     def edges(self) -> list[Edge]:
-        """Every edge, like LangGraph's `get_graph().edges` (`data` is the label)."""
-        return [
-            Edge(source=u, target=v, kind=d["kind"], conditional=d["conditional"], data=d.get("label"))
-            for u, v, d in self.nx.edges(data=True)
-        ]
+        """Every edge, as LangGraph's `get_graph().edges` lists them (its dry run of the
+        supersteps: a node that leads nowhere gets an edge to END; a router that may go
+        anywhere gets none), each with the `kind` this drawing gives it."""
+        if self.compiled is None:
+            return [Edge(u, v, d.get("label"), d["conditional"], kind=d["kind"])
+                    for u, v, d in self.nx.edges(data=True)]
+        _, edges = self._langgraph_view()
+        drawn = self.nx.edges
+        return [Edge(e.source, e.target, e.data, e.conditional,
+                     kind=drawn[e.source, e.target]["kind"] if (e.source, e.target) in drawn
+                     else "conditional" if e.conditional else "edge")
+                for e in edges]
 
     def first_node(self) -> str | None:
         """The only node START leads to, or None when there are several or none."""
@@ -269,7 +299,7 @@ def _structure(compiled: CompiledStateGraph) -> tuple[nx.DiGraph, dict[str, Any]
         if spec.destinations:
             for target in spec.destinations:
                 if target in known:
-                    connect(name, target, "command")
+                    connect(name, target, "command", spec.destination_labels.get(target))
         elif not spec.is_subgraph and _returns_command(spec.fn):
             anywhere(name, "Command")
     if g.out_degree(START) == 0:

@@ -81,7 +81,7 @@ def _node_triggers(compiled: CompiledStateGraph) -> tuple[dict[str, list[_Trigge
                 anywhere.add(source)
     for name, spec in builder.nodes.items():
         for target in spec.destinations:
-            declared.setdefault(name, []).append(_Trigger(target, True, None))
+            declared.setdefault(name, []).append(_Trigger(target, True, spec.destination_labels.get(target)))
     return plain, declared, anywhere
 
 

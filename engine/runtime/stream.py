@@ -138,7 +138,8 @@ class StreamCollector:
             if mode not in self.yielded:
                 return
         if ns is None:
-            ns = tuple(self._ns.split("|")) if self._ns else ()
+            own = self._ns or self.home_ns  # as LangGraph: a graph streamed inside a node names its full path
+            ns = tuple(own.split("|")) if own else ()
         if self.v2:
             if mode == "values":
                 data = chunk if ns else self._typed(chunk)  # a subgraph's state is not the output class

@@ -228,7 +228,7 @@ def _make_handler_class() -> Any:
             if message.id is None:
                 message.id = str(uuid.uuid4())
             self.seen.add(message.id)
-            self.put((message, meta), _graph_ns(meta)[len(self.home):])
+            self.put((message, meta), _graph_ns(meta))
 
         def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
             return output

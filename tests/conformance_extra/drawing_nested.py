@@ -67,3 +67,24 @@ def case_xray_expands_a_function_that_invokes_a_graph(api, tmp):
     g.add_edge("pre", "wrapped")
     app = g.compile()
     return {"xray": app.get_graph(xray=1).draw_mermaid(), "plain": app.get_graph().draw_mermaid()}
+
+
+def case_edges_of_a_subgraph_node_with_destinations(api, tmp):
+    def child(state):
+        return api.Command(goto="c", graph=api.Command.PARENT)
+
+    sub = api.StateGraph(S)
+    sub.add_node("child_node", child)
+    sub.add_edge(api.START, "child_node")
+    sub = sub.compile()
+    out = {}
+    for label, dests in (("tuple", ("b", "c")), ("dict", {"b": "to b", "c": "to c"})):
+        g = api.StateGraph(S)
+        g.add_node("child", sub, destinations=dests)
+        g.add_node("b", _node("b"))
+        g.add_node("c", _node("c"))
+        g.add_edge(api.START, "child")
+        app = g.compile()
+        out[label] = {"run": app.invoke({"log": []}),
+                      "edges": [[e.source, e.target, e.data, e.conditional] for e in app.get_graph().edges]}
+    return out

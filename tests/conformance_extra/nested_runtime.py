@@ -168,3 +168,17 @@ def case_debug_stream_of_a_resume_or_fork_starts_with_its_checkpoint(api, tmp):
     old = list(g.get_state_history(thread()))[-2].config
     forked = events(None, old)
     return {"first": first, "go_on": go_on, "resumed": resumed, "forked": forked}
+
+
+def case_graph_streamed_inside_a_node_with_subgraphs_names_full_paths(api, tmp):
+    low = _chain(api, [("x", _node("x"))])
+    mid = _chain(api, [("low", low)])
+    seen = []
+
+    def outer(state, config):
+        for ns, chunk in mid.stream({"log": []}, config, subgraphs=True, stream_mode="updates"):
+            seen.append([_names(ns), norm(chunk)])
+        return {"log": ["outer"]}
+
+    out = _chain(api, [("p", outer)]).invoke({"log": []})
+    return {"out": norm(out), "seen": seen}
