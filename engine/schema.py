@@ -9,6 +9,7 @@ import collections.abc
 import dataclasses
 import enum
 import inspect
+import operator
 import typing
 from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
@@ -138,6 +139,11 @@ class StateSchema:
         """Keys computed for each task (RemainingSteps...), never stored: see managed.py."""
         self.channels: dict[str, Channel] = {
             k: _channel_for(k, v) for k, v in all_fields.items() if k not in self.managed}
+        self.plain_keys: dict[str, bool] = {
+            k: type(ch) is not LastValue for k, ch in self.channels.items()
+            if type(ch) is LastValue or (type(ch) is ReducerChannel and ch.fn is operator.add)}
+        """Keys whose one write a snapshot can read back from the checkpoint it made: a plain
+        key's value (False), a list's appended items (True). See graph/task_results.py."""
         self.input_keys: tuple[str, ...] = tuple(in_fields)
         self.output_keys: tuple[str, ...] = tuple(out_fields)
         self.state_keys: tuple[str, ...] = tuple(fields)

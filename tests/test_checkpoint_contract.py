@@ -138,7 +138,7 @@ def test_headers_list_the_timeline_without_values(saver: Any) -> None:
     assert [h.id for h in saver.list_headers("t")] == [c.id for c in saver.list("t")]
 
 
-def test_pending_writes_are_kept_in_order_and_dropped_by_the_next_checkpoint(saver: Any) -> None:
+def test_pending_writes_are_kept_in_order_and_outlive_the_next_checkpoint(saver: Any) -> None:
     th, made = appender(saver, 2)
     base = made[-1]
     saver.put_writes("t", base.id, [PendingWrite(task_id="t1", task_name="a", channel="items", value=["x"])])
@@ -151,8 +151,13 @@ def test_pending_writes_are_kept_in_order_and_dropped_by_the_next_checkpoint(sav
         ("t1", "items", ["x"]), ("t2", "__send__", Send("c", {"k": 1})), ("t2", "count", 7),
     ]
     assert saver.pending_writes("t", made[0].id) == []
-    th.put(base, {"count": 8})
-    assert saver.pending_writes("t", base.id) == []
+    child = th.put(base, {"count": 8})  # the superstep commits: its writes stay as its record
+    assert [(w.task_id, w.channel) for w in saver.pending_writes("t", base.id)] == [
+        ("t1", "items"), ("t2", "__send__"), ("t2", "count"),
+    ]
+    assert saver.pending_writes("t", child.id) == []
+    saver.put_writes("t", base.id, [PendingWrite(task_id="t3", task_name="c", channel="count", value=9)])
+    assert [w.task_id for w in saver.pending_writes("t", base.id)][-1] == "t3"  # a late write still lands
 
 
 def test_pending_writes_need_their_checkpoint(saver: Any) -> None:
@@ -358,7 +363,7 @@ def test_a_sqlite_file_outlives_its_saver_and_can_be_continued(tmp_path: Any) ->
         c = made[-1]
         c = th.put(c, {"items": c.values["items"] + ["after reopen"]}, appended={"items": ["after reopen"]})
         assert again.get("t").values["items"][-2:] == ["item 3", "after reopen"]
-        assert again.pending_writes("t", made[-1].id) == []
+        assert [w.value for w in again.pending_writes("t", made[-1].id)] == [["p"]]
 
 
 def test_a_second_connection_reads_while_one_writes(tmp_path: Any) -> None:

@@ -3,9 +3,10 @@
 A checkpoint is the state of a thread after one superstep: the channel values, which
 checkpoint last changed each channel (its *version*), the join barriers' progress, the
 plan of the next superstep, and where it sits in the thread's tree (its parent).
-Writes of tasks that finished in a superstep that has not committed yet are kept beside
-the checkpoint the superstep started from, as *pending writes*, so that a crash or an
-interrupt never re-runs a task whose result was already saved.
+Writes of tasks that ran in the superstep after a checkpoint are kept beside it, as
+*pending writes*: so that a crash or an interrupt never re-runs a task whose result was
+already saved, and, once the superstep commits, as the record of what its tasks did
+(results, errors, interrupts and the answers they got), which history shows.
 
 Stores: `InMemorySaver` (memory.py) and `SqliteSaver` (sqlite.py). One contract test
 suite runs against both. The records live in data.py and the ids and clock in ids.py;
@@ -68,8 +69,8 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
         *,
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
-        """Store `checkpoint` atomically (one transaction) and drop the pending writes of
-        its parent, which it supersedes.
+        """Store `checkpoint` atomically (one transaction). The pending writes of its
+        parent stay: they are the record of the superstep that made it.
 
         Channels whose version equals `checkpoint.id` changed in this checkpoint and must
         be stored; the others are already stored under their version. `appended[ch] =

@@ -176,8 +176,6 @@ class InMemorySaver(BaseCheckpointSaver):
             th.position[cid] = len(th.order)
             th.order.append(cid)
             th.touched = next(self._clock)
-            if th.writes and c.parent_id is not None:
-                th.writes.pop(c.parent_id, None)
             self._threads[c.thread_id] = th
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:

@@ -1,9 +1,8 @@
 """`PostgresSaver`: checkpoints in a PostgreSQL database, for runs spread over processes
 and machines. Built on psycopg 3 and a psycopg_pool connection pool.
 
-One statement, hence one transaction, per superstep: the checkpoint row, its changed
-values and the removal of the superseded pending writes go in together (data-modifying
-CTEs), so a crash leaves either all of it or none. Values are the serializer's bytes
+One statement, hence one transaction, per superstep: the checkpoint row and its changed
+values go in together (a data-modifying CTE), so a crash leaves either all of it or none. Values are the serializer's bytes
 (never pickles). An appended list is stored as its new items naming the version it
 extends, the same segment storage as the SQLite store, so size grows with what changed.
 
@@ -61,23 +60,17 @@ _INSERT_VALUES = """
     FROM unnest(%(ch)s::text[], %(base)s::text[], %(kind)s::smallint[], %(data)s::bytea[], %(count)s::bigint[],
                 %(size)s::bigint[], %(tagged)s::boolean[]) AS x(channel, base, kind, data, count, size, tagged)
 """
-_DELETE_WRITES = "DELETE FROM retrograph_writes WHERE thread_id = %(t)s AND checkpoint = %(parent)s"
 
 
-def _put_sql(values: bool, delete: bool) -> str:
-    """One statement (so one transaction): the checkpoint row, its stored values, and the
-    removal of the parent's pending writes, as far as each is needed."""
-    if not values and not delete:
+def _put_sql(values: bool) -> str:
+    """One statement (so one transaction): the checkpoint row and, when it changed any
+    stored value, those values."""
+    if not values:
         return _INSERT_CHECKPOINT
-    parts = [f"c AS ({_INSERT_CHECKPOINT})"]
-    if values:
-        parts.append(f"v AS ({_INSERT_VALUES})")
-    if delete:
-        parts.append(f"d AS ({_DELETE_WRITES})")
-    return "WITH " + ", ".join(parts) + " SELECT 1"
+    return f"WITH c AS ({_INSERT_CHECKPOINT}), v AS ({_INSERT_VALUES}) SELECT 1"
 
 
-_PUT_SQL = {(v, d): _put_sql(v, d) for v in (False, True) for d in (False, True)}
+_PUT_SQL = {v: _put_sql(v) for v in (False, True)}
 _INFO = """
 SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
 JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
@@ -166,7 +159,6 @@ class PostgresSaver(BaseCheckpointSaver):
                             f"ConnectionPool, not {type(conn).__name__}")
         self._lock = threading.Lock()
         self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
-        self._dirty: set[tuple[str, str]] = set()  # checkpoints this saver put pending writes beside
 
     @classmethod
     def from_conn_string(cls, url: str, **kwargs: Any) -> PostgresSaver:
@@ -212,25 +204,12 @@ class PostgresSaver(BaseCheckpointSaver):
         with self._lock:
             for key in [k for k in self._known if k[0] == thread_id]:
                 del self._known[key]
-            self._dirty = {k for k in self._dirty if k[0] != thread_id}
-
-    def _has_writes(self, thread_id: str, checkpoint_id: str) -> bool:
-        with self._lock:
-            return (thread_id, checkpoint_id) in self._dirty
-
-    def _written(self, thread_id: str, checkpoint_id: str, has: bool) -> None:
-        with self._lock:
-            if has:
-                self._dirty.add((thread_id, checkpoint_id))
-            else:
-                self._dirty.discard((thread_id, checkpoint_id))
 
     # -- writing ---------------------------------------------------------------------------
     def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         c = checkpoint
         own, values, serde = c.id, c.values, self.serde
         recalled = self._recall(c.thread_id, c.parent_id)
-        pmap_known = recalled is not None
         pmap = recalled or {}
         # Which stored values this put relies on that the saver does not remember.
         needed: dict[tuple[str, str], _Info | None] = {}
@@ -296,23 +275,18 @@ class PostgresSaver(BaseCheckpointSaver):
         if rows:
             for i, name in enumerate(("ch", "base", "kind", "data", "count", "size", "tagged")):
                 params[name] = [r[i] for r in rows]
-        # The parent's pending writes go, unless this saver wrote the parent and put none.
-        delete = c.parent_id is not None and (not pmap_known or self._has_writes(c.thread_id, c.parent_id))
         psycopg = self._psycopg
         try:
             with self._conn() as conn:
-                conn.execute(_PUT_SQL[(bool(rows), delete)], params)
+                conn.execute(_PUT_SQL[bool(rows)], params)
         except psycopg.errors.UniqueViolation:
             raise exists_error(c) from None
         except psycopg.DataError as e:
             raise CheckpointError(f"{self!r}: checkpoint `{own}` was not stored: {e}") from None
-        if delete:
-            self._written(c.thread_id, c.parent_id, False)
         self._remember(c.thread_id, own, info)
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         rows = encode_writes(self.serde, writes)
-        self._written(thread_id, checkpoint_id, True)  # before: a failure below still counts as "maybe"
         with self._conn() as conn:
             if not rows:
                 found = conn.execute(

@@ -286,8 +286,7 @@ class SqliteSaver(BaseCheckpointSaver):
             orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, extras,
             orjson.dumps(inline) if inline else None, tid,
         ]
-        drop_writes = c.parent_id is not None and (parent is None or parent.has_writes)
-        if not staged and not drop_writes:  # one statement: its own transaction
+        if not staged:  # one statement: its own transaction
             row[SLOT_VERSIONS] = orjson.dumps(stored)
             cid = cache.insert_checkpoint(conn, row, c)
         else:
@@ -296,16 +295,12 @@ class SqliteSaver(BaseCheckpointSaver):
                     stored[key][1] = self._segments.store(conn, tid, data, base_sid)
                 row[SLOT_VERSIONS] = orjson.dumps(stored)
                 cid = cache.insert_checkpoint(conn, row, c)
-                if drop_writes:
-                    conn.execute("DELETE FROM writes WHERE tid = ? AND checkpoint = ?", (tid, c.parent_id))
         # What the next put needs: the same record with real ids and row numbers.
         vmap = stored.copy()
         for key, e in stored.items():
             if e[0] == "":
                 vmap[key] = [own, cid] if len(e) == 2 else [own, *e[1:]]
-        cache.remember(tid, own, Known(cid, vmap, False))
-        if parent is not None:
-            parent.has_writes = False
+        cache.remember(tid, own, Known(cid, vmap))
 
     def _forget(self) -> None:
         self._cache.forget()
@@ -327,7 +322,6 @@ class SqliteSaver(BaseCheckpointSaver):
                 with _atomic(conn):  # each row inserts only if the checkpoint exists: all or none do
                     if conn.executemany(_INSERT_WRITE, rows).rowcount != len(rows):
                         raise no_checkpoint_error(thread_id, checkpoint_id)
-            self._cache.mark_writes(thread_id, checkpoint_id)
 
     def delete_thread(self, thread_id: str) -> None:
         if self.read_only:  # False for a saver that writes: no call per superstep

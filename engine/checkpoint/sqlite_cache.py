@@ -31,14 +31,13 @@ _KEEP = 64  # checkpoints remembered: a put's parent is almost always one of the
 
 
 class Known:
-    """A stored checkpoint as the next put needs it: row number, versions, pending writes?"""
+    """A stored checkpoint as the next put needs it: its row number and versions."""
 
-    __slots__ = ("cid", "vmap", "has_writes")
+    __slots__ = ("cid", "vmap")
 
-    def __init__(self, cid: int, vmap: dict[str, Entry], has_writes: bool) -> None:
+    def __init__(self, cid: int, vmap: dict[str, Entry]) -> None:
         self.cid = cid
         self.vmap = vmap
-        self.has_writes = has_writes
 
 
 class StaleCache(Exception):
@@ -77,7 +76,7 @@ class WriteCache:
         if row is None:
             return None
         try:
-            known = Known(row[0], parse_versions(row[1], checkpoint_id, row[0]), True)
+            known = Known(row[0], parse_versions(row[1], checkpoint_id, row[0]))
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
         self.remember(tid, checkpoint_id, known)
@@ -97,13 +96,6 @@ class WriteCache:
             owner = self.lookup(conn, tid, version)
             entry = owner.vmap.get(key) if owner is not None else None
         return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
-
-    def mark_writes(self, thread_id: str, checkpoint_id: str) -> None:
-        """`checkpoint_id` has pending writes now: the put after it must drop them."""
-        tid = self._tids.get(thread_id)
-        known = self._known.get((tid, checkpoint_id)) if tid is not None else None
-        if known is not None:
-            known.has_writes = True
 
     def insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
         """Insert the checkpoint row (`_INSERT_CHECKPOINT`'s parameters, the first left

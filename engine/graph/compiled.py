@@ -16,9 +16,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Se
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
-    ERROR,
-    INTERRUPT,
-    RESUME,
     BaseCheckpointSaver,
     Checkpoint,
     PendingWrite,
@@ -41,7 +38,7 @@ from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
 from .nested_state import graph_for_namespace, task_state_config, task_state_namespace
-from .task_results import derive_results
+from .task_results import superstep_record
 
 if TYPE_CHECKING:
     from .builder import StateGraph
@@ -490,12 +487,16 @@ class CompiledStateGraph:
                                  "checkpoint_id": checkpoint_id}}
 
     def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
-                 child: Checkpoint | None = None, *, saver: Any = None, subgraphs: bool = False) -> StateSnapshot:
-        """A checkpoint as get_state() shows it; the saved writes of tasks that finished in
-        an uncommitted superstep (before a crash, an error or an interrupt) are applied.
-        `child`, the checkpoint its superstep made, tells what its tasks wrote. A task of a
-        subgraph node carries the subgraph's config, or with `subgraphs` (and the `saver`)
-        the subgraph's own snapshot."""
+                 child: Checkpoint | None = None, *, saver: Any = None, subgraphs: bool = False,
+                 live: bool = False) -> StateSnapshot:
+        """A checkpoint as get_state() shows it. `live` (the thread's head, as get_state()
+        without a checkpoint id): the saved writes of tasks that already finished in its
+        unfinished superstep are applied, `next` leaves those tasks out and only
+        unanswered interrupts show. Otherwise it is the record of its superstep: the values
+        it started from, every task with what it did (see task_results.py). `child`, the
+        checkpoint its superstep made, tells what a task whose writes were not kept wrote.
+        A task of a subgraph node carries the subgraph's config, or with `subgraphs` (and
+        the `saver`) the subgraph's own snapshot."""
         channels = self.schema.channels
         thread_id, ns = split_thread_key(ckpt.thread_id)
         values = {k: v for k, v in ckpt.values.items() if k in channels}
@@ -504,40 +505,26 @@ class CompiledStateGraph:
         if inputs:  # a Command given as input: its update and goto act on this checkpoint
             values, plan = apply_input_writes(self, ckpt.id, values, plan, inputs)
             pending = [w for w in pending if not is_input_write(w, ckpt.id)]
-        derived = derive_results(self, ckpt, child)
-        writes: dict[str, list[tuple[str, Any]]] = {}
-        finished: set[str] = set()
-        interrupts: dict[str, list[Any]] = {}
-        errors: dict[str, str] = {}
-        for w in pending:
-            if w.channel == INTERRUPT:
-                interrupts.setdefault(w.task_id, []).append(w.value)
-            elif w.channel == ERROR:
-                errors[w.task_id] = _error_text(w.value)
-            elif w.channel != RESUME:
-                finished.add(w.task_id)
-                if w.channel in channels:
-                    writes.setdefault(w.task_id, []).append((w.channel, w.value))
+        did = superstep_record(self, ckpt, plan, pending, child, live=live)
         tasks = tuple(
-            TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=errors.get(t.id),
-                     interrupts=() if t.id in finished else tuple(interrupts.get(t.id, ())),
-                     result=dict(writes.get(t.id, ())) if t.id in finished else derived.get(t.id),
-                     state=self._task_state(thread_id, ns, t.id, t.name, saver if subgraphs else None))
-            for i, t in enumerate(plan)
+            TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=d.error, interrupts=d.interrupts,
+                     result=d.result, state=self._task_state(thread_id, ns, t.id, t.name, saver if subgraphs else None))
+            for i, (t, d) in enumerate(zip(plan, did))
         )
-        saved = [w for t in plan for w in writes.get(t.id, ())]
-        if saved:
-            try:
-                values = apply_own_writes(values, saved, channels)[0]
-            except Exception:  # conflicting writes: the commit will report them; show the checkpoint
-                pass
+        if live:
+            saved = [(w.channel, w.value) for d in did for w in d.output if w.channel in channels]
+            if saved:
+                try:
+                    values = apply_own_writes(values, saved, channels)[0]
+                except Exception:  # conflicting writes: the commit will report them; show the checkpoint
+                    pass
         parents = ckpt.metadata.get("parents") if ns else None
         if self.schema.root:  # the state is one value
             values = self.schema.output(values)
             tasks = tuple(t._replace(result=self.schema.unwrap_update(t.result)) for t in tasks)
         return StateSnapshot(
             values=values,
-            next=tuple(t.name for t in plan if t.id not in finished),
+            next=tuple(t.name for t, d in zip(plan, did) if not (live and d.finished)),
             config=with_map(self.checkpoint_config(thread_id, ckpt.id, ns) or {}, parents),
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
@@ -559,7 +546,7 @@ class CompiledStateGraph:
         ckpt = saver.get(key)
         if ckpt is None:
             return None
-        return sub.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=True)
+        return sub.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=True, live=True)
 
     def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's latest checkpoint (or the one the config names), in the namespace the
@@ -571,7 +558,8 @@ class CompiledStateGraph:
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
                                  parent_config=None, tasks=(), interrupts=())
-        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=subgraphs)
+        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=subgraphs,
+                              live=checkpoint_id is None)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         return self.get_state(config, subgraphs=subgraphs)
@@ -812,13 +800,6 @@ async def _timed_step(run: Run, collector: StreamCollector | None, seconds: floa
     async with aclosing(_live(run, collector, asyncio.get_running_loop().time() + seconds)) as live:
         async for chunk in live:
             yield chunk
-
-
-def _error_text(value: Any) -> str:
-    """A saved task error as LangGraph shows it: `KeyError('no such tool')`."""
-    if isinstance(value, dict):
-        return f"{value.get('type', 'Exception')}({value.get('message', '')!r})"
-    return str(value)
 
 
 def _loop_running() -> bool:

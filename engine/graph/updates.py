@@ -62,14 +62,19 @@ def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps
     if ns and base is not None and base.metadata.get("parents"):
         # a subgraph's checkpoint made by hand still leads back to its parents' checkpoints
         config = {**config, "metadata": {**(config.get("metadata") or {}), "parents": base.metadata["parents"]}}
+    # As LangGraph: the updates' writes are kept beside the checkpoint they build on (its
+    # history shows them as its tasks' results), unless the thread had moved on from it.
+    head = next(iter(saver.list_headers(key, limit=1)), None)
+    keep = base is not None and head is not None and head.id == base.id
     for updates in steps:
-        base = _superstep(graph, config, base, updates)
+        base = _superstep(graph, config, base, updates, keep)
+        keep = True
     assert base is not None
     return with_map(graph.checkpoint_config(thread_id, base.id, ns) or {}, base.metadata.get("parents") if ns else None)
 
 
 def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None,
-               updates: list[tuple[Any, str | None]]) -> Checkpoint:
+               updates: list[tuple[Any, str | None]], keep: bool) -> Checkpoint:
     values, as_node = updates[0]
     if as_node == END and values is None:
         _only_one(updates, "Cannot apply multiple updates when clearing state")
@@ -81,11 +86,11 @@ def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Check
         _only_one(updates, "Cannot copy checkpoint with multiple updates")
         copy = _copy(graph, config, base)
         if isinstance(values, Sequence) and not isinstance(values, (str, bytes)) and values:
-            return _superstep(graph, config, copy, _pairs(values))
+            return _superstep(graph, config, copy, _pairs(values), True)
         return copy
     if any(n in (INPUT, COPY) for _, n in updates):
         raise InvalidUpdateError(f"{INPUT!r} and {COPY!r} updates cannot be mixed with others in one superstep")
-    return _run(graph, config).apply_updates(base, updates)
+    return _run(graph, config).apply_updates(base, updates, keep_writes=keep)
 
 
 def _only_one(updates: Sequence[Any], message: str) -> None:
@@ -108,7 +113,7 @@ def _clear(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoin
         return _save(graph, config, Checkpoint(
             id=cid, thread_id=thread_id, parent_id=None, step=0, source="update", created_at=now_iso(),
             values={}, versions={}))
-    snap = graph.snapshot(base, graph._saver().pending_writes(thread_id, base.id))
+    snap = graph.snapshot(base, graph._saver().pending_writes(thread_id, base.id), live=True)
     cid = new_checkpoint_id()
     values = dict(snap.values)
     versions = dict(base.versions)

@@ -10,7 +10,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING
-from ..checkpoint.base import Checkpoint, PlannedTask, new_task_id, now_iso
+from ..checkpoint.base import Checkpoint, PendingWrite, PlannedTask, new_task_id, now_iso
+from ..checkpoint.task_status import CONTROL_CHANNELS
 from ..constants import END, START
 from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
@@ -54,9 +55,11 @@ class RunCommit:
         checkpoint (source "update") whose next tasks follow `as_node`'s edges."""
         return self.apply_updates(base, [(values, as_node)])
 
-    def apply_updates(self: Run, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]]) -> Checkpoint:
+    def apply_updates(self: Run, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]], *,
+                      keep_writes: bool = False) -> Checkpoint:
         """One superstep of update_state/bulk_update_state: each `(values, as_node)` is
-        applied as if that node had returned it, all in one new checkpoint."""
+        applied as if that node had returned it, all in one new checkpoint. `keep_writes`:
+        also keep each update's writes beside `base` (see `_keep_update_writes`)."""
         graph = self.graph
         if not updates:
             raise ValueError("No updates provided: each superstep needs at least one StateUpdate")
@@ -95,11 +98,35 @@ class RunCommit:
             result = TaskResult(task=task)
             self._route(graph.runners[as_node], task, values, result)
             results[task.id] = result
+        if keep_writes and base.id and self.saver is not None:
+            self._keep_update_writes(base, list(results.values()))
         self.plan = tuple(tasks)
         self.results = results
         self._commit(source="update", report=True)
         assert self.checkpoint is not None
         return self.checkpoint
+
+    def _keep_update_writes(self: Run, base: Checkpoint, results: list[TaskResult]) -> None:
+        """As LangGraph: an update's writes are kept beside the checkpoint it builds on,
+        under the id of that checkpoint's planned task for the same node (one per update,
+        in order), so that checkpoint's history shows the task's result. A task that
+        already has a result there keeps it."""
+        assert self.saver is not None
+        finished = {w.task_id for w in self.saver.pending_writes(self.store_key, base.id)
+                    if w.channel not in CONTROL_CHANNELS}
+        planned: dict[str, list[str]] = {}
+        for t in base.tasks:
+            if t.id not in finished:
+                planned.setdefault(t.name, []).append(t.id)
+        writes = []
+        for result in results:
+            ids = planned.get(result.task.name)
+            if ids and result.writes:
+                task_id = ids.pop(0)
+                writes += [PendingWrite(task_id=task_id, task_name=result.task.name, channel=k, value=v)
+                           for k, v in result.writes]
+        if writes:
+            self.saver.put_writes(self.store_key, base.id, writes)
 
     def _infer_as_node(self: Run, base: Checkpoint | None) -> str:
         """update_state's default as_node: the node that made the checkpoint."""

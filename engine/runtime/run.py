@@ -623,18 +623,21 @@ class Run(RunStart, RunCommit):
         if result.interrupts:
             try:
                 if self.saver is not None and ckpt is not None:
-                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
-                              for i in result.interrupts]
-                    if result.resume:
-                        writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=RESUME,
-                                                   value=list(result.resume)))
+                    # The answers first: an interrupt after them starts a new pause (task_status.py).
+                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=RESUME,
+                                           value=list(result.resume))] if result.resume else []
+                    writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
+                               for i in result.interrupts]
                     self._put_writes(writes)
             finally:
                 self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
                                            interrupts=result.interrupts, duration_s=result.duration_s))
             return
         try:
-            if durable and self.saver is not None and ckpt is not None and tid is not None:
+            # A one-task superstep of the sync invoke() commits right away: its writes are
+            # saved only when the snapshot could not read them back from its checkpoint.
+            if self.saver is not None and ckpt is not None and tid is not None and (
+                    durable or not _derivable(result.writes, self.graph.schema.plain_keys)):
                 writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v)
                           for k, v in result.writes]
                 writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
@@ -795,3 +798,16 @@ def _input_items(value: Any) -> list[tuple[str, Any]]:
             f"got {type(value).__name__}: {value!r:.80}"
         )
     return items
+
+
+def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
+    """Whether history can read these writes of a one-task superstep back from the
+    checkpoint it makes (graph/task_results.py): one write per key, each to a plain key
+    or a list to append."""
+    seen: set[str] = set()
+    for key, value in writes:
+        appends = plain.get(key)
+        if appends is None or (appends and type(value) is not list) or key in seen:
+            return False
+        seen.add(key)
+    return True

@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
     DONE,
-    ERROR,
-    INTERRUPT,
-    RESUME,
     ROUTE,
     SEND,
     Checkpoint,
@@ -24,6 +21,7 @@ from ..checkpoint.base import (
     new_task_id,
     now_iso,
 )
+from ..checkpoint.task_status import task_statuses
 from ..constants import START
 from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
 from ..types import Command
@@ -167,6 +165,10 @@ class RunStart:
         self._load_pending(pending, keep_resume=not time_travel)
         if resume is not None:
             self._apply_resume(resume)
+        # As LangGraph: a task still waiting for an answer runs again (with the answers it
+        # has), so it asks again and the run reports its question again.
+        for task_id in [t for t, r in self.results.items() if r.interrupts]:
+            del self.results[task_id]
         return mode
 
     def _apply_command_input(self: Run, command: Command) -> None:
@@ -202,48 +204,32 @@ class RunStart:
 
     def _load_pending(self: Run, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
         """Give back the results of tasks that finished before a crash or an interrupt."""
-        by_task: dict[str, list[PendingWrite]] = {}
         cid = self.checkpoint.id if self.checkpoint is not None else ""
         inputs = [w for w in pending if is_input_write(w, cid)]
         if inputs:  # a Command given as input earlier: its update and goto come first
             self.values, self.plan = apply_input_writes(  # type: ignore[assignment]
                 self.graph, cid, self.values, self.plan, inputs)
             pending = [w for w in pending if not is_input_write(w, cid)]
-        for w in pending:
-            by_task.setdefault(w.task_id, []).append(w)
         tasks = {t.id: t for t in self.plan}
-        for task_id, writes in by_task.items():
+        for task_id, status in task_statuses(pending).items():
             task = tasks.get(task_id)
             if task is None:
                 continue
-            result = TaskResult(task=task, replayed=True)
-            finished = False
-            for w in writes:
-                if w.channel == ROUTE:
-                    result.routes.append((w.value[0], w.value[1]))
-                    finished = True
-                elif w.channel == SEND:
-                    result.sends.append(w.value)
-                    finished = True
-                elif w.channel == RESUME:
-                    if keep_resume:
-                        self._resume_for[task_id] = list(w.value)
-                elif w.channel == INTERRUPT:
-                    result.interrupts = result.interrupts + (w.value,)
-                elif w.channel == ERROR:
-                    pass  # a failed task runs again
-                elif w.channel == DONE:
-                    finished = True
-                else:
-                    result.writes.append((w.channel, w.value))
-                    finished = True
-            if finished:  # a task resumed and finished after its interrupt: the result wins
-                result.interrupts = ()
-            if result.interrupts:
-                self.results[task_id] = result
-            elif finished:
+            if keep_resume and status.resume is not None:
+                self._resume_for[task_id] = list(status.resume)
+            if status.finished:  # a task resumed and finished after its interrupt: the result wins
+                result = TaskResult(task=task, replayed=True)
+                for w in status.output:
+                    if w.channel == ROUTE:
+                        result.routes.append((w.value[0], w.value[1]))
+                    elif w.channel == SEND:
+                        result.sends.append(w.value)
+                    elif w.channel != DONE:
+                        result.writes.append((w.channel, w.value))
                 result.update = dict(result.writes) if result.writes else None
                 self.results[task_id] = result
+            elif status.interrupts:  # a failed task (an error, nothing else) runs again
+                self.results[task_id] = TaskResult(task=task, replayed=True, interrupts=status.interrupts)
 
     def _apply_resume(self: Run, resume: Any) -> None:
         """Hand a resume value to the interrupted task(s); they run again from the top."""

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from ..checkpoint.task_status import writes_result
 from ..constants import INTERRUPT_KEY, START
 from .events import (
     CustomData,
@@ -249,6 +250,10 @@ class StreamCollector:
                 if self.unwrap is None and type(update) is dict and (event.dropped_keys or not update):
                     # as LangGraph: only the keys written to state; nothing written shows as None
                     update = {k: v for k, v in update.items() if k not in event.dropped_keys} or None
+                writes = event.writes
+                if len(writes) > 1 and type(update) is dict and len({k for k, _ in writes}) < len(writes):
+                    # as LangGraph: a key written twice shows each write as an update of its own
+                    update = [{k: v} for k, v in writes if k in update]
                 if self.output_keys is not None and isinstance(update, dict):
                     keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
                     update = {k: v for k, v in update.items() if k in keys}
@@ -258,7 +263,7 @@ class StreamCollector:
                 self._put("updates", chunk)
             if ("tasks" in modes or "debug" in modes) and not event.cached:
                 self._task_result(event.step, {"id": event.task_id, "name": event.name, "error": None,
-                                               "result": dict(event.writes), "interrupts": []})
+                                               "result": writes_result(event.writes), "interrupts": []})
         elif isinstance(event, StepCommitted):
             self.values = self._out(event.values)
             if "values" in modes and event.diffs:
