@@ -286,7 +286,7 @@ class RunCommit:
         if self.saver is None:
             return
         if self._held is not None:
-            self._held.hold(ckpt)
+            self._held.save(self, ckpt, appended or None)
             return
         self.saver.put(ckpt, appended=appended or None)
 

@@ -50,7 +50,7 @@ from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
 from .caching import cache_key
-from .durability import HeldSaves
+from .durability import BackgroundSaves, HeldSaves, saves_for
 from .injected import coerce_context
 from .progress import unwatch_callbacks, watch_callbacks
 from .timeouts import run_timed
@@ -187,7 +187,8 @@ class Run(RunStart, RunCommit):
         self._id_count = 0
         self.durability = durability
         """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
-        self._held: HeldSaves | None = HeldSaves() if durability == "exit" and self.saver is not None else None
+        self._held: HeldSaves | BackgroundSaves | None = saves_for(durability, self.saver)
+        """Where saves go under durability "exit" (held to the end) or "async" (a writer thread)."""
         enclosing = current_task.get()
         outer = enclosing.run if enclosing is not None else None
         """A graph run inside a node (a subgraph) shares the run's context and store."""
@@ -679,7 +680,7 @@ class Run(RunStart, RunCommit):
     def _put_writes(self, writes: list[PendingWrite]) -> None:
         assert self.saver is not None and self.checkpoint is not None
         if self._held is not None:
-            self._held.put_writes(writes)
+            self._held.put_writes(self, writes)
             return
         self.saver.put_writes(self.store_key, self.checkpoint.id, writes)
 
@@ -735,9 +736,10 @@ class Run(RunStart, RunCommit):
     def _finish(self, status: str) -> None:
         if status in ("done",):
             self.status = "done"
-        if self._held is not None and (status != "done" or not self.namespace or not self.fresh):
-            # a stateless subgraph that ended well keeps nothing: its parent's task has its output
-            self._held.flush(self)
+        if self._held is not None:
+            # a stateless subgraph that ended well keeps nothing held: its parent's task has its output
+            self._flush_saves(drop_held=status == "done" and bool(self.namespace) and self.fresh)
+            status = "failed" if self.status == "failed" else status
         if self.tracer is not None and not self.tracer.ended_by_driver:
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
         self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,
@@ -746,6 +748,22 @@ class Run(RunStart, RunCommit):
     def fail(self, error: BaseException) -> None:
         """End the run with `error`, raised by its driver (a step timeout, say)."""
         self._fail(error)
+
+    def _flush_saves(self, *, drop_held: bool = False) -> None:
+        """The run ends: what durability held back or has in flight is stored now (or, with
+        `drop_held`, only what is in flight). A save that fails fails the run (or, when it
+        failed already, is noted on its error)."""
+        assert self._held is not None
+        try:
+            if drop_held:
+                self._held.settle()
+            else:
+                self._held.flush(self)
+        except Exception as exc:
+            if self.error is None:
+                self.error, self.status = exc, "failed"
+            elif exc is not self.error and hasattr(self.error, "add_note"):
+                self.error.add_note(f"Also, saving the run's checkpoints failed: {type(exc).__name__}: {exc}")
 
     def cancel(self) -> None:
         """Stop the run: nothing more runs; what was committed stays."""
