@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fast_init import fast_frozen_init
+
 __all__ = [
     "Checkpoint", "CheckpointHeader", "PlannedTask", "PendingWrite", "ThreadInfo",
     "ROUTE", "SEND", "INTERRUPT", "ERROR", "RESUME", "DONE",
@@ -24,6 +26,7 @@ RESUME = "__resume__"  # value: list of resume values handed to the task, in ord
 DONE = "__done__"  # value: None; a task that finished with no writes and no routes
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class PlannedTask:
     """One task of a planned superstep: which node runs, and why it was triggered."""
@@ -40,6 +43,7 @@ class PlannedTask:
     """The Send's own TimeoutPolicy, used instead of the node's (None: the node's)."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class PendingWrite:
     """A write of a task that finished in a superstep that has not committed yet."""
@@ -50,6 +54,7 @@ class PendingWrite:
     value: Any
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class Checkpoint:
     """The state of a thread after one superstep."""
@@ -80,6 +85,7 @@ class Checkpoint:
         return tuple(t.name for t in self.tasks)
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class CheckpointHeader:
     """A checkpoint without its values: what a timeline of 100,000 rows needs."""

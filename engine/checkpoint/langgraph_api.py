@@ -97,12 +97,22 @@ def _write_value(channel: str, value: Any) -> Any:
 class LangGraphSaverAPI:
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
+    engine_put: Callable[..., None] | None = None
+    """The store's own `put(checkpoint, *, appended=)` without the dispatch: what the
+    engine calls every superstep (None: call `put`, e.g. a put written in LangGraph's form)."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name, form in _FORMS.items():
             fn = cls.__dict__.get(name)
-            if fn is None or getattr(fn, "__langgraph_dispatch__", False) or not _takes_native_form(fn):
+            if fn is None or getattr(fn, "__langgraph_dispatch__", False):
                 continue
+            if not _takes_native_form(fn):
+                if name == "put":
+                    cls.engine_put = None
+                continue
+            if name == "put":
+                cls.engine_put = fn
             setattr(cls, name, _dispatching(fn, form))
 
     # -- records ------------------------------------------------------------------------

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import threading
+
+import orjson
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import count
 from typing import Any
@@ -20,6 +22,7 @@ from .base import (
     Checkpoint,
     CheckpointHeader,
     PendingWrite,
+    PlannedTask,
     ThreadInfo,
 )
 from .records import (
@@ -34,7 +37,7 @@ from .records import (
     no_stored_version_error,
     too_big_error,
 )
-from .serde import DEFAULT_MAX_BYTES, Serializer
+from .serde import _INT_MAX, _INT_MIN, DEFAULT_MAX_BYTES, Serializer
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -75,16 +78,22 @@ _Held = tuple[bytes, bool] | tuple[_Chain, int]
 
 
 class _Row:
-    """A stored checkpoint without its values; its header is built when listed."""
+    """A stored checkpoint without its values; its header is built when listed.
+
+    `extras` is the encoded plan/barriers/metadata record, or the plan itself (a tuple
+    of PlannedTask) when it holds only plain tasks and there are no barriers nor
+    metadata: a loop's usual checkpoint. Those tasks are frozen records of strings, so
+    keeping them is as safe as keeping their encoding, and costs nothing per superstep."""
 
     __slots__ = ("parent_id", "step", "source", "created_at", "next", "nodes_ran", "versions", "extras")
 
-    def __init__(self, c: Checkpoint, extras: bytes | None) -> None:
+    def __init__(self, c: Checkpoint, extras: bytes | tuple[PlannedTask, ...] | None) -> None:
         self.parent_id = c.parent_id
         self.step = c.step
         self.source = c.source
         self.created_at = c.created_at
-        self.next = tuple([t.name for t in c.tasks])
+        tasks = c.tasks
+        self.next = (tasks[0].name,) if len(tasks) == 1 else tuple([t.name for t in tasks])
         self.nodes_ran = tuple(c.nodes_ran)
         self.versions = dict(c.versions)
         self.extras = extras
@@ -94,6 +103,24 @@ class _Row:
             id=checkpoint_id, thread_id=thread_id, parent_id=self.parent_id, step=self.step,
             source=self.source, created_at=self.created_at, next=self.next, nodes_ran=self.nodes_ran,
         )
+
+
+def _plain_plan(c: Checkpoint) -> tuple[PlannedTask, ...] | None:
+    """The plan itself, when the record would hold nothing but plain tasks (no Send, no
+    argument, no timeout, ASCII names: what the record's encoder would surely take), and
+    no barriers nor metadata."""
+    tasks = c.tasks
+    if c.barriers or c.metadata or type(tasks) is not tuple:
+        return None
+    try:
+        for t in tasks:
+            if t.arg is not None or t.is_send or t.timeout is not None:
+                return None
+            if not (t.id.isascii() and t.name.isascii() and t.trigger.isascii()):
+                return None  # the record's encoder checks other text (a lone surrogate cannot be stored)
+    except AttributeError:  # not text: the encoder says what is wrong
+        return None
+    return tasks or None
 
 
 class _Thread:
@@ -144,6 +171,11 @@ class InMemorySaver(BaseCheckpointSaver):
                     continue
                 if key not in values:
                     continue
+                value = values[key]
+                t = type(value)
+                if t is int and _INT_MIN <= value <= _INT_MAX or t is bool or value is None:
+                    plain.append((key, orjson.dumps(value), False))  # as serde.dumps writes a scalar
+                    continue
                 hint = appended.get(key) if appended else None
                 base = blobs.get((key, hint[0])) if hint is not None else None
                 if base is not None and type(base[0]) is _Chain:
@@ -165,8 +197,9 @@ class InMemorySaver(BaseCheckpointSaver):
                     if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
                         chain = _Chain(base)  # type: ignore[arg-type]
                     lists.append((key, chain, data, n, size, tagged))
-            check_versions(c)
-            extras = dumps_extras(serde, c)
+            if not values.keys() <= c.versions.keys():
+                check_versions(c)
+            extras = _plain_plan(c) or dumps_extras(serde, c)
             # Apply.
             for key, data, tagged in plain:
                 blobs[(key, cid)] = (data, tagged)
@@ -219,7 +252,13 @@ class InMemorySaver(BaseCheckpointSaver):
                     data[key] = (first.assemble(second), first.tagged[second])
                 else:
                     data[key] = held  # type: ignore[assignment]
-        tasks, barriers, metadata = loads_extras(self.serde, row.extras, checkpoint_id)
+        extras = row.extras
+        barriers: dict[str, tuple[str, ...]]
+        metadata: dict[str, Any]
+        if type(extras) is tuple:
+            tasks, barriers, metadata = extras, {}, {}
+        else:
+            tasks, barriers, metadata = loads_extras(self.serde, extras, checkpoint_id)
         loads = self.serde.loads
         return Checkpoint(
             id=checkpoint_id, thread_id=thread_id, parent_id=row.parent_id, step=row.step, source=row.source,

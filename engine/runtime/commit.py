@@ -288,7 +288,12 @@ class RunCommit:
         if self._held is not None:
             self._held.save(self, ckpt, appended or None)
             return
-        self.saver.put(ckpt, appended=appended or None)
+        saver = self.saver
+        put = getattr(type(saver), "engine_put", None)  # the store's own put, without LangGraph's dispatch
+        if put is not None:
+            put(saver, ckpt, appended=appended or None)
+        else:
+            saver.put(ckpt, appended=appended or None)
 
 
 def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:
