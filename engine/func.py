@@ -164,8 +164,13 @@ class _TaskTrace:
             pass
         if error is not None:
             trace.run.on_chain_error(error)
-        else:
-            trace.run.on_chain_end(value)
+            return
+        for handler in trace.run.handlers:  # astream_events shows a task's result as on_chain_stream too
+            tap = getattr(handler, "tap_output_iter", None)
+            if tap is not None:
+                for _ in tap(trace.run.run_id, iter([value])):
+                    pass
+        trace.run.on_chain_end(value)
 
 
 class _Task:
@@ -400,7 +405,8 @@ class EntrypointGraph(CompiledStateGraph):
             builder = StateGraph(_entry_schema(), context_schema=context_schema)
             builder.add_node(name, self._node_for(fn), retry_policy=retry[0] if retry else None, timeout=timeout)
             builder.add_edge(START, name)
-        super().__init__(builder, checkpointer=checkpointer, name=name, store=store, cache=cache)
+        # as LangGraph names an entrypoint's graph (its callback run, for one); the node keeps the function's
+        super().__init__(builder, checkpointer=checkpointer, name="LangGraph", store=store, cache=cache)
         schema = self.schema
         schema.output = lambda values: values.get(END_KEY)  # type: ignore[method-assign]
         schema.unwrap_update = lambda update: update.get(END_KEY) if isinstance(update, Mapping) else update  # type: ignore[attr-defined]

@@ -37,6 +37,7 @@ __all__ = [
     "to_message",
     "REMOVE_ALL_MESSAGES",
     "uses_langchain",
+    "push_message",
 ]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
@@ -217,3 +218,28 @@ class MessagesState(TypedDict):
     """A state with one key, `messages`, merged by add_messages."""
 
     messages: Annotated[list[AnyMessage], add_messages]
+
+
+def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
+    """Send `message` to the `messages` stream now, from inside a node, and (unless
+    `state_key` is None) write it to that state key as if the node had returned it.
+    The message needs an id (the stream and the reducer key messages by it)."""
+    from .runtime.context import current_task
+
+    ctx = current_task.get()
+    if ctx is None:
+        raise RuntimeError("push_message() can only be called inside a node while a graph runs it")
+    message = to_message(message)
+    if getattr(message, "id", None) is None:
+        raise ValueError("Message ID is required: give the message an id, e.g. AIMessage(content=..., id='m1')")
+    callbacks = ctx.config.get("callbacks")
+    handlers = getattr(callbacks, "handlers", callbacks) or ()
+    for handler in handlers:
+        push = getattr(handler, "push", None)
+        if push is not None and type(handler).__name__ == "MessagesHandler":
+            push(message, ctx.config.get("metadata") or {})
+    if state_key:
+        if ctx.pushed is None:
+            ctx.pushed = []
+        ctx.pushed.append((state_key, message))
+    return message

@@ -25,6 +25,9 @@ class Branch:
     router: Callable[..., Any]
     path_map: dict[Hashable, str] | None
     name: str
+    input_schema: Any = None
+    """The schema hinted on the router's first parameter, when not the state's: the router
+    sees only its keys (private state keys included), as a node with an input schema does."""
 
 
 def literal_targets(fn: Callable[..., Any], *, commands_only: bool = False) -> tuple[str, ...] | None:

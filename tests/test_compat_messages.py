@@ -173,3 +173,27 @@ def test_a_reader_can_refuse_to_import_langchain_core(tmp_path: Path) -> None:
     """)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "OK"
+
+
+def test_push_message_streams_now_and_writes_the_state() -> None:
+    from langchain_core.messages import AIMessage
+
+    from engine.messages import push_message
+
+    def chat(state):
+        with pytest.raises(ValueError, match="Message ID is required"):
+            push_message(AIMessage(content="no id"))
+        push_message(AIMessage(content="one", id="1"))
+        push_message(AIMessage(content="two", id="2"))
+
+    g = StateGraph(MessagesState)
+    g.add_node("chat", chat)
+    g.add_edge(START, "chat")
+    chunks = list(g.compile().stream({"messages": []}, stream_mode=["messages", "updates", "values"]))
+    streamed = [c[0].content for mode, c in chunks if mode == "messages"]
+    updates = [c for mode, c in chunks if mode == "updates"]
+    final = [c for mode, c in chunks if mode == "values"][-1]
+    assert streamed == ["one", "two"] and [m.content for m in final["messages"]] == ["one", "two"]
+    assert [[m["messages"].content for m in u["chat"]] for u in updates] == [["one", "two"]]  # one entry per write
+    with pytest.raises(RuntimeError, match="inside a node"):
+        push_message(AIMessage(content="x", id="3"))

@@ -265,7 +265,7 @@ def test_callbacks_see_an_entrypoints_task_calls_under_it() -> None:
     recorder = Recorder()
     assert flow.invoke(3, {"callbacks": [recorder]}) == 12
     starts = [(e[1], e[2]) for e in recorder.events if e[0] == "start"]
-    assert starts == [("flow", None), ("flow", "flow"), ("double", "flow"), ("double", "flow")]
+    assert starts == [("LangGraph", None), ("flow", "LangGraph"), ("double", "flow"), ("double", "flow")]  # LangGraph's names
 
 
 def test_messages_of_a_subgraph_come_from_inside_with_subgraphs_tagged_with_its_namespace() -> None:
@@ -287,3 +287,22 @@ def test_messages_of_a_subgraph_come_from_inside_with_subgraphs_tagged_with_its_
     assert [(len(ns), text, node) for ns, text, node in tagged] == [(1, "from inside", "speak"),
                                                                    (0, "outside", "after")]
     assert tagged[0][0][0].startswith("sub:")
+
+
+def test_a_send_tasks_path_is_its_index_among_the_sends() -> None:
+    from engine import Send
+
+    class Paths(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.paths: list[Any] = []
+
+        def on_chain_start(self, serialized: Any, inputs: Any, *, metadata: Any = None, **kw: Any) -> None:
+            if (metadata or {}).get("langgraph_node") == "work" and kw.get("name") == "work":
+                self.paths.append(metadata["langgraph_path"])
+
+    g = StateGraph(Chat)
+    g.add_node("work", lambda item: {})
+    g.add_conditional_edges(START, lambda s: [Send("work", i) for i in range(3)])
+    seen = Paths()
+    g.compile().invoke({"messages": []}, {"callbacks": [seen]})
+    assert sorted(seen.paths) == [("__pregel_push", i, False) for i in range(3)]

@@ -91,3 +91,32 @@ def test_bad_input_schema_is_refused_at_add_node():
 
     with pytest.raises(TypeError, match="NoSuchType"):
         StateGraph(S).add_node("n", lambda s: {}, input_schema=Broken)
+
+
+class Overall(TypedDict):
+    foo: Annotated[int, operator.add]
+    bar: str
+
+
+class RouterIn(TypedDict):
+    baz: str
+
+
+def test_a_router_hinted_with_its_own_schema_sees_only_its_keys_private_ones_included():
+    seen = []
+
+    def first(state: Overall):
+        return {"foo": 1, "baz": "meow"}  # `baz` is no key of the graph's state: the router's own
+
+    def route(state: RouterIn):
+        seen.append(dict(state))
+        return "second" if state["baz"] == "meow" else "__end__"
+
+    g = StateGraph(Overall)
+    g.add_node("first", first)
+    g.add_node("second", lambda s: {"foo": 1, "bar": "done"})
+    g.add_edge(START, "first")
+    g.add_conditional_edges("first", route)
+    graph = g.compile()
+    assert graph.invoke({"foo": 0}) == {"foo": 2, "bar": "done"} and seen == [{"baz": "meow"}]
+    assert set(graph.channels) >= {"foo", "bar", "baz"}

@@ -244,7 +244,8 @@ class StateGraph:
             while f"{base}_{i}" in existing:
                 i += 1
             name = f"{base}_{i}"
-        existing[name] = Branch(source=source, router=path, path_map=mapping, name=name)
+        existing[name] = Branch(source=source, router=path, path_map=mapping, name=name,
+                                input_schema=hinted_input_schema(path, self.state_schema))
         return self
 
     def set_entry_point(self, key: str) -> StateGraph:

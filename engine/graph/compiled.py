@@ -76,6 +76,8 @@ class CompiledStateGraph:
         self.every_node_breaks: frozenset[str] = frozenset()
         """"before"/"after" when compiled with `interrupt_before/after="*"` (drawn as no node's own)."""
         node_schemas = [spec.input_schema for spec in builder.nodes.values() if spec.input_schema is not None]
+        node_schemas += [b.input_schema for bs in builder.branches.values() for b in bs.values()
+                         if b.input_schema is not None]  # a router's keys are channels too
         self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema,
                                   node_schemas=node_schemas)
         self.joins: dict[str, tuple[tuple[str, ...], str]] = {}
@@ -120,6 +122,12 @@ class CompiledStateGraph:
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self._register_types()
+
+    @property
+    def channels(self) -> Mapping[str, Any]:
+        """The state's channels by key (LangGraph's `graph.channels`): how each key is
+        written, e.g. a reducer channel for an `Annotated[list, operator.add]` key."""
+        return self.schema.channels
 
     def _add_error_handlers(self, builder: StateGraph) -> None:
         """A runner per error handler (`__error_handler__<node>`, or the graph's default
@@ -745,35 +753,52 @@ def _task_path(task: Any, index: int) -> tuple[Any, ...]:
 _LIVE_MODES = frozenset({"messages", "custom"})
 
 
-def _waker() -> Any:
-    """A thread-safe wake-up for a driver waiting on new chunks (see `_live`)."""
-    loop = asyncio.get_running_loop()
-    event = asyncio.Event()
-    loop_thread = threading.get_ident()
+class _Waker:
+    """A thread-safe wake-up for a driver waiting on new chunks (see `_live`): called for
+    each event (a run listener) and each message chunk; `future` completes at the first
+    call after `reset()`. A plain future wakes the driver in one turn of the loop, so a
+    chunk goes out before the code that awaited the task producing it goes on, as in LangGraph."""
 
-    def wake(_event: Any = None) -> None:
-        if threading.get_ident() == loop_thread:
-            event.set()
+    __slots__ = ("loop", "thread", "future")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+        self.future: asyncio.Future[None] = self.loop.create_future()
+
+    def __call__(self, _event: Any = None) -> None:
+        if threading.get_ident() == self.thread:
+            self.fire()
         else:
-            loop.call_soon_threadsafe(event.set)
+            self.loop.call_soon_threadsafe(self.fire)
 
-    wake.event = event  # type: ignore[attr-defined]
-    return wake
+    def fire(self, _done: Any = None) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def reset(self) -> None:
+        if self.future.done():
+            self.future = self.loop.create_future()
+
+
+def _waker() -> _Waker:
+    return _Waker()
 
 
 async def _live(run: Run, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
     """Run the superstep's tasks, yielding chunks as they arrive instead of at its end;
     past `deadline` (the loop's clock) the tasks are cancelled and TimeoutError raised."""
     loop = asyncio.get_running_loop()
-    event: asyncio.Event = collector.wake.event if collector is not None else asyncio.Event()  # type: ignore[union-attr]
+    waker: _Waker = collector.wake if collector is not None else _Waker()  # type: ignore[assignment]
     tasks = asyncio.ensure_future(run.run_pending())
+    tasks.add_done_callback(waker.fire)
     try:
         while not tasks.done():
-            waiter = asyncio.ensure_future(event.wait())
-            left = None if deadline is None else max(0.0, deadline - loop.time())
-            await asyncio.wait((tasks, waiter), timeout=left, return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
-            event.clear()
+            if deadline is None:
+                await waker.future  # (cancelled with the driver: reset() makes a new one)
+            else:
+                await asyncio.wait((waker.future,), timeout=max(0.0, deadline - loop.time()))
+            waker.reset()
             if collector is not None:
                 while collector.chunks:
                     yield collector.chunks.popleft()

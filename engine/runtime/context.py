@@ -41,6 +41,8 @@ class TaskContext:
     """Graphs invoked inside the node so far: the k-th gets namespace suffix "|k"."""
     resume_map: dict[str, Any] | None = None
     """Resume values by interrupt id handed to this task (for the subgraph inside it)."""
+    pushed: list[tuple[str, Any]] | None = None
+    """State writes the node made while it ran (`push_message`), before what it returns."""
 
     def heartbeat(self) -> None:
         """Record progress of the running attempt (resets its idle timeout)."""

@@ -369,7 +369,7 @@ class Run(RunStart, RunCommit):
         else:
             state = schema.node_input(self.values)
         config = self.config if self.tracer is None else \
-            self.tracer.task_config(task, self.step + 1, state, self.thread_id)
+            self.tracer.task_config(task, self.step + 1, state, self.thread_id, self._push_index(task))
         if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
             config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
                 self.checkpoint_ns, task.name, task.id)}}
@@ -388,6 +388,14 @@ class Run(RunStart, RunCommit):
                                    input=state))
         return runner, ctx, state
 
+    def _push_index(self, task: PlannedTask) -> int:
+        """A Send task's position among the superstep's Sends (LangGraph's push path index);
+        only asked for when the run reports to callbacks."""
+        if not task.is_send:
+            return 0
+        sends = (t for t in self.plan if t.is_send)
+        return next((i for i, t in enumerate(sends) if t is task), 0)
+
     def _conclude(self, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
                   error: BaseException | None, trace: str, started: float) -> TaskResult:
         """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
@@ -396,7 +404,7 @@ class Run(RunStart, RunCommit):
             output, error = error.command, None
         if error is None:
             try:
-                self._route(runner, task, output, result)
+                self._route(runner, task, output, result, ctx.pushed)
             except Exception as exc:  # a router's or an update's error, reported as the node's
                 error, trace = exc, tb.format_exc()
         if isinstance(error, GraphInterrupt):
@@ -409,7 +417,8 @@ class Run(RunStart, RunCommit):
         result.resume = ctx.resume
         result.duration_s = time.perf_counter() - started
         if self.tracer is not None:
-            self.tracer.task_end(task, output, error)
+            unwrap = getattr(self.graph.schema, "unwrap_update", None)  # an entrypoint shows its return value
+            self.tracer.task_end(task, output if unwrap is None or error is not None else unwrap(output), error)
         return result
 
     async def _execute(self, task: PlannedTask) -> TaskResult:
@@ -562,11 +571,16 @@ class Run(RunStart, RunCommit):
         keys = self.graph.schema.input_keys
         return {k: v for k, v in items if k in keys}
 
-    def _route(self, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult) -> None:
+    def _route(self, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
+               pushed: list[tuple[str, Any]] | None = None) -> None:
         graph = self.graph
         if graph.schema.root:
             output = graph.schema.wrap_update(output)
         writes, dropped, update, command = normalize_update(task.name, output, graph.schema.channels)
+        if pushed:  # written while the node ran (push_message): first, as LangGraph applies them
+            writes = [*pushed, *writes]
+            parts = [{k: v} for k, v in pushed] + ([] if update is None else [update])
+            update = parts[0] if len(parts) == 1 else parts  # LangGraph's updates: one entry per write
         result.writes, result.dropped, result.update = writes, dropped, update
         source = task.name
         for target in runner.edges:
@@ -590,10 +604,12 @@ class Run(RunStart, RunCommit):
                     result.routes.append((goto, f"command:{source}"))
         if runner.branches:
             applied_values, result.applied = apply_own_writes(self.values, writes, graph.schema.channels)
-            view = graph.schema.node_input(graph.schema.with_managed(applied_values, self.step + 1, self._stop)
-                                           if graph.schema.managed else applied_values)
-            for branch, wants_config in runner.branches:
-                names, sends = call_router(branch, view, self.config, graph.node_set, wants_config)
+            if graph.schema.managed:
+                applied_values = graph.schema.with_managed(applied_values, self.step + 1, self._stop)
+            view = graph.schema.node_input(applied_values)
+            for branch, wants_config, own_view in runner.branches:
+                names, sends = call_router(branch, view if own_view is None else own_view(applied_values),
+                                           self.config, graph.node_set, wants_config)
                 result.routes.extend((n, f"branch:{source}") for n in names)
                 result.sends.extend(sends)
 

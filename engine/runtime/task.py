@@ -13,6 +13,7 @@ from ..channels import MISSING, Applied, Channel
 from ..channels.reducer import reducer_error
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
+from ..node_input import NodeInput
 from ..specs import Branch, accepts_config, injected_params, is_runnable, is_subgraph
 from ..types import Command, Interrupt, Send
 from .context import current_task
@@ -244,8 +245,10 @@ class NodeRunner:
         if not (self.is_subgraph or self.is_runnable or name == START):
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
-        self.branches = tuple((b, accepts_config(b.router)[0]) for b in branches)
-        """(branch, whether its router takes `config`), computed once."""
+        self.branches = tuple((b, accepts_config(b.router)[0], None if b.input_schema is None
+                               else NodeInput(b.input_schema)) for b in branches)
+        """(branch, whether its router takes `config`, the view of its input schema or None),
+        computed once."""
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)

@@ -108,7 +108,8 @@ class GraphTrace:
         else:
             manager.on_chain_end(output)
 
-    def task_config(self, task: PlannedTask, step: int, state: Any, thread_id: str | None) -> dict[str, Any]:
+    def task_config(self, task: PlannedTask, step: int, state: Any, thread_id: str | None,
+                    push_index: int = 0) -> dict[str, Any]:
         """Open the task's child run; returns the config the node receives."""
         if self.manager is None or task.name == START:
             return self.config
@@ -118,7 +119,7 @@ class GraphTrace:
             "langgraph_step": step,
             "langgraph_node": task.name,
             "langgraph_triggers": ("__pregel_push",) if task.is_send else (f"branch:to:{task.name}",),
-            "langgraph_path": ("__pregel_push", task.name) if task.is_send else ("__pregel_pull", task.name),
+            "langgraph_path": ("__pregel_push", push_index, False) if task.is_send else ("__pregel_pull", task.name),
             "langgraph_checkpoint_ns": checkpoint_ns,
             "ls_integration": "langgraph",
         }
@@ -229,6 +230,11 @@ def _make_handler_class() -> Any:
                 message.id = str(uuid.uuid4())
             self.seen.add(message.id)
             self.put((message, meta), _graph_ns(meta))
+
+        def push(self, message: Any, metadata: Mapping[str, Any]) -> None:
+            """A message a node pushed itself (`push_message`), sent as it is."""
+            if self._wanted(metadata, None):
+                self._send(message, dict(metadata), dedupe=False)
 
         def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
             return output

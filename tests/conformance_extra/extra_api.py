@@ -14,11 +14,14 @@ def extra(api) -> SimpleNamespace:
         from langgraph.store.memory import InMemoryStore
         from langgraph.errors import GraphDrained, NodeError, NodeTimeoutError
         from langgraph.types import CachePolicy, GraphOutput, RetryPolicy, TimeoutPolicy
+        from langgraph.func import entrypoint, task
 
         return SimpleNamespace(**{k: v for k, v in locals().items() if k != "api"})
     import engine
 
+    from engine.func import entrypoint, task
+
     names = ("InMemoryCache", "get_store", "get_stream_writer", "Runtime", "get_runtime", "InMemoryStore",
              "CachePolicy", "GraphOutput", "RetryPolicy", "TimeoutPolicy", "NodeTimeoutError", "NodeError", "GraphDrained",
              "RunControl")
-    return SimpleNamespace(**{n: getattr(engine, n, None) for n in names})
+    return SimpleNamespace(entrypoint=entrypoint, task=task, **{n: getattr(engine, n, None) for n in names})
