@@ -236,3 +236,12 @@ def test_an_object_answering_every_attribute_is_a_plain_node_not_a_subgraph(save
     g.add_edge(START, "m")
     assert g.compile(checkpointer=saver).invoke({"log": []}, _cfg()) == {"log": ["mocked"]}
     assert node.call_count == 1
+
+
+def test_a_stateful_subgraph_keeps_its_state_under_exit_durability(saver: Any) -> None:
+    seen: list[list[str]] = []
+    g = _looping_top(_counter(seen), saver, rounds=2)
+    g.invoke({"steps": [], "n": 0}, _cfg(), durability="exit")
+    g.invoke({"steps": [], "n": 0}, _cfg(), durability="exit")
+    assert seen == [[], ["m"], ["m", "m"], ["m", "m", "m"]]  # within a run and across runs
+    assert len(list(g.get_state_history(_cfg()))) == 2  # the parent saved only where each run ended

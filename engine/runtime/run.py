@@ -753,8 +753,10 @@ class Run(RunStart, RunCommit):
         if status in ("done",):
             self.status = "done"
         if self._held is not None:
-            # a stateless subgraph that ended well keeps nothing held: its parent's task has its output
-            self._flush_saves(drop_held=status == "done" and bool(self.namespace) and self.fresh)
+            # a stateless subgraph that ended well keeps nothing held (its parent's task has its
+            # output); a stateful one keeps its state for its next call, however its run began
+            stateless = getattr(self.graph, "persistence", None) is not True
+            self._flush_saves(drop_held=status == "done" and bool(self.namespace) and stateless)
             status = "failed" if self.status == "failed" else status
         if self.tracer is not None and not self.tracer.ended_by_driver:
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
