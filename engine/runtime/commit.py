@@ -199,6 +199,7 @@ class RunCommit:
                 **self._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
                 diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
                 waiting=tuple(k[len(DEFER):] for k in barriers if k.startswith(DEFER)) if graph.deferred else (),
+                barriers=barriers,
             )
             self._emit(committed)
         if source == "loop":

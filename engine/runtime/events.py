@@ -55,6 +55,8 @@ class RunStarted(RunEvent):
     """That checkpoint's source ("input", "loop", "update", "fork")."""
     parents: Mapping[str, str] | None = None
     """A subgraph run's ancestors' checkpoints by namespace (its checkpoints' metadata["parents"])."""
+    barriers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Join barriers of the checkpoint it starts from: join name -> sources arrived so far."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +118,8 @@ class StepCommitted(RunEvent):
     values: Mapping[str, Any]
     waiting: tuple[str, ...] = ()
     """Deferred nodes (defer=True) already triggered, waiting until nothing else runs."""
+    barriers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The new checkpoint's join barriers: join name -> the sources that arrived so far."""
 
 
 @dataclass(frozen=True, kw_only=True)

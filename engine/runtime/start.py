@@ -87,6 +87,7 @@ class RunStart:
             parent_id=self.checkpoint.parent_id if self.checkpoint else None,
             source=self.checkpoint.source if self.checkpoint else "",
             parents=self.parents,
+            barriers=self.checkpoint.barriers if self.checkpoint else {},
         )
         self._emit(started)
         asked = []

@@ -71,6 +71,9 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="save checkpoints in this SQLite file or postgresql:// URL")
     p.add_argument("--thread", help="the thread to run on (default with --db: a new thread, printed on stderr)")
     p.add_argument("--traceback", action="store_true", help="print the full traceback when the run fails")
+    p.add_argument("--explain", action="store_true",
+                   help="instead of the stream, explain each superstep in words: which tasks ran and why "
+                        "(edge, router, join, Send, Command), what each wrote, how each reducer merged it")
     p.set_defaults(command="run")
     return p
 
@@ -204,12 +207,17 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     asked: Any = modes[0] if len(modes) == 1 else modes
     watch = modes if "events" in modes else [*modes, "events"]
     seen: dict[str, Any] = {}
+    explainer = explaining(graph, out) if args.explain else None
 
     def show(mode: str, chunk: Any) -> None:
         if mode == "events":
             _watch_event(chunk, seen)
+            if explainer is not None:
+                explainer(chunk)
             if "events" not in modes:
                 return
+        if explainer is not None:
+            return
         printed = chunk if isinstance(asked, str) else [mode, chunk]
         out.write(json.dumps(jsonable(printed), ensure_ascii=False) + "\n")
         out.flush()
@@ -221,6 +229,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     try:
         asyncio.run(drive())
     except Exception as exc:
+        if explainer is not None:
+            explain_unfinished(explainer, out, "failed")
         if args.traceback:
             import traceback
 
@@ -230,9 +240,31 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             return _fail(err, f"the input was refused: {text}", 1)
         where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
         return _fail(err, f"the run failed: {where}{text}", 1)
+    if explainer is not None and seen.get("interrupted"):
+        explain_unfinished(explainer, out, "was interrupted")
     if seen.get("interrupted"):
         _say_interrupted(seen["interrupted"], args, thread, graph.checkpointer is not None, err)
     return 0
+
+
+def explaining(graph: Any, out: TextIO) -> Any:
+    """An Explainer that prints each superstep to `out` as it commits (`--explain`)."""
+    from engine.explain import Explainer, format_step
+
+    def show(step: Any) -> None:
+        out.write(format_step(step) + "\n")
+        out.flush()
+
+    return Explainer(graph, on_commit=show)
+
+
+def explain_unfinished(explainer: Any, out: TextIO, status: str) -> None:
+    """The superstep a run stopped in (an interrupt, an error): its plan and pending writes."""
+    from engine.explain import format_step
+
+    if explainer.current is not None:
+        out.write(format_step(explainer.current, status=status) + "\n")
+        out.flush()
 
 
 def _watch_event(event: Any, seen: dict[str, Any]) -> None:
