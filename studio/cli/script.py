@@ -79,7 +79,10 @@ async def run_script(window: Any, script: str) -> None:
     """Drive the window as a user would, for screenshots and demos. Words, run in order:
     step[*N] (F10), continue (F5), rewind:STEP, view:STEP (a checkpoint of the head's
     branch), select:NODE (inspect it), answer:JSON (type it as every interrupt's resume
-    value), resume:JSON (answer and press Resume), legend."""
+    value), resume:JSON (answer and press Resume), legend; superstep (Shift+F10), and the
+    teaching words: hover:NODE (the graph's caption says why NODE runs, or not yet),
+    zoom:PERCENT, contrast, focus, scrub:INDEX (view that checkpoint of the branch, 0 = the
+    first; negative counts from the end), play:N (autoplay until N steps ran; it keeps playing)."""
     session = window.session
     for word, name, arg in _words(script):
         name, _, times = name.partition("*")
@@ -109,8 +112,44 @@ async def run_script(window: Any, script: str) -> None:
                 await _command(window, panel.resume_button.click)
             elif name == "legend":
                 window.actions.legend.setChecked(True)
+            elif name == "superstep":
+                result = await _command(window, session.step_superstep)
+                if result is None or isinstance(result, Exception) or session.status in ("done", "failed"):
+                    break
+            elif name in ("hover", "zoom", "contrast", "focus", "scrub", "play"):
+                await teach_word(window, name, arg)
             else:
                 raise ValueError(f"--do: unknown word {word!r}")
+
+
+async def teach_word(window: Any, name: str, arg: str) -> None:
+    """The teaching words of `run_script`."""
+    teaching = window.teaching
+    if name == "hover":
+        window.panels.graph.show_hover(arg)
+    elif name == "zoom":
+        teaching.presentation.set_zoom(int(arg) / 100)
+        teaching._show_zoom()
+    elif name == "contrast":
+        teaching.actions.high_contrast.setChecked(True)
+    elif name == "focus":
+        teaching.actions.focus.setChecked(True)
+    elif name == "scrub":
+        ids = teaching.scrubber.ids
+        index = int(arg)
+        if not ids or not -len(ids) <= index < len(ids):
+            raise ValueError(f"--do scrub:{arg}: the branch has {len(ids)} checkpoints")
+        teaching.scrubber.slider.setValue(index % len(ids))
+        await window.when_ready()
+    elif name == "play":
+        steps = int(arg or 1)
+        teaching.speed.setValue(10.0)
+        teaching.actions.play.trigger()
+        for _ in range(steps):
+            if not teaching.autoplay.playing:
+                break
+            await wait_signal(window.session.commandFinished, 60.0)
+        await window.when_ready()
 
 
 async def screenshot_after_steps(window: Any, steps: int, path: str | Path, script: str = "") -> bool:

@@ -47,6 +47,7 @@ from studio.core.records import (
 from studio.core.state import SessionState
 
 from .events import RunEvents
+from .explaining import Explaining
 from .loading import Loading
 from .presenter import Presenter
 from .signals import SessionSignals
@@ -69,8 +70,10 @@ class Session(SessionSignals):
         self.travel = TimeTravel(state, self, self.presenter, self.tasks)
         self.loading = Loading(state, self, self.presenter, self.tasks, self.travel, poll_ms=poll_ms)
         self.events = RunEvents(state, self, self.presenter)
+        self.explaining = Explaining(state, self)
 
     def _on_run_event(self, event: Any) -> None:
+        self.explaining.on_run_event(event)
         self.events.on_run_event(event)
 
     # -- what the window reads ---------------------------------------------------------
@@ -80,8 +83,8 @@ class Session(SessionSignals):
 
     @property
     def settled(self) -> bool:
-        """No view or load in flight."""
-        return self.tasks.idle
+        """No view or load in flight (nor the read of a checkpoint's explanation)."""
+        return self.tasks.idle and self.explaining.idle
 
     @property
     def run(self) -> Any:

@@ -20,6 +20,7 @@ from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, fit_to_screen, restore_layout, save_layout
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.session.session import Session
+from .teaching import Teaching
 from .watcher import FileWatcher
 from .wiring import Panels, connect_panels, make_panels
 
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self._connect_actions()
         self._connect_session()
         connect_panels(self.panels, session, self)
+        self.teaching = Teaching(self)
         self.remember_layout = remember_layout
         self._restored = remember_layout and restore_layout(self, self.settings)
         if not self._restored:

@@ -1,7 +1,7 @@
 """The reducer-diff panel: what one superstep did to each state key."""
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -12,10 +12,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.explain import reducer_note
 from studio.core.valuediff import diff_values
 from studio.core.valuefmt import pretty
 from studio.core.records import UNSET, DiffRow, StepDiff
-from studio.panels._common import MUTED, BadgeDelegate, BadgeRole, FullTextRole, title_label, tree_with_detail
+from studio.panels._common import (
+    MUTED,
+    BadgeDelegate,
+    BadgeRole,
+    FullTextRole,
+    escape,
+    title_label,
+    tree_with_detail,
+)
 from .rows import change_rows, text_item, unbox, value_row
 
 __all__ = ["DiffPanel"]
@@ -70,10 +79,33 @@ class DiffPanel(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.placeholder)
         layout.addWidget(splitter, 1)
+        self.reducers = QLabel("")
+        self.reducers.setObjectName("reducerNotes")
+        self.reducers.setWordWrap(True)
+        self.reducers.setTextFormat(Qt.TextFormat.RichText)
+        self.reducers.setToolTip("How each key's reducer merged this step's writes")
+        self.reducers.hide()
+        layout.addWidget(self.reducers)
+
+    _diff: StepDiff | None = None
+    notes: dict[str, str] = {}
+    """State key -> its reducer's one-line explanation (`set_reducer_notes`)."""
+
+    def set_reducer_notes(self, notes: dict[str, str]) -> None:
+        """The reducers' one-line explanations (a custom reducer's docstring); a key without
+        one is explained from its reducer's name."""
+        if dict(notes) != self.notes:
+            self.notes = dict(notes)
+            self._show_reducers(self._diff)
+
+    def reducer_line(self, row: DiffRow) -> str:
+        return self.notes.get(row.key) or reducer_note(row.reducer)
 
     def set_diff(self, diff: StepDiff | None) -> None:
         self.model.removeRows(0, self.model.rowCount())
         self.detail.clear()
+        self._diff = diff
+        self._show_reducers(diff)
         if diff is None:
             self.title.setText("Reducer diffs")
             self.placeholder.setText("No superstep committed yet.")
@@ -108,6 +140,18 @@ class DiffPanel(QWidget):
         header.resizeSection(0, key)
         header.resizeSection(1, reducer)
 
+    def reducer_lines(self) -> list[str]:
+        """The explanation lines under the tree, as plain text (one per key written)."""
+        return [line for line in self.reducers.property("lines") or []]
+
+    def _show_reducers(self, diff: StepDiff | None) -> None:
+        rows = [r for r in diff.rows if not r.dropped] if diff is not None else []
+        lines = [f"{r.key}: {self.reducer_line(r)}" for r in rows]
+        self.reducers.setProperty("lines", lines)
+        html = "<br>".join(f"<b>{escape(r.key)}</b> · {escape(self.reducer_line(r))}" for r in rows)
+        self.reducers.setText(html)
+        self.reducers.setVisible(bool(rows))
+
     def _add_key(self, row: DiffRow):  # -> QStandardItem
         n = len(_COLUMNS)
         if row.dropped:
@@ -123,7 +167,8 @@ class DiffPanel(QWidget):
         key = text_item(row.key, bold=True, kind=status)
         summary = text_item(change.summary, kind=status, tooltip=change.summary)
         summary.setData((status, status), BadgeRole)
-        self.model.appendRow([key, text_item(row.reducer, colour=MUTED), summary])
+        line = self.reducer_line(row)
+        self.model.appendRow([key, text_item(row.reducer, colour=MUTED, tooltip=line), summary])
         if row.before is UNSET:
             key.appendRow([text_item("before", colour=MUTED), text_item(""), text_item("(no value yet)", colour=MUTED)])
         else:

@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.layout import GraphLayout, estimate_size, layout_graph
+from studio.core.explain import WhyView
 from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
 from .legend import GraphLegend
 from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
+from .why import WhyOverlay
 
 __all__ = ["GraphPanel"]
 
@@ -125,6 +127,11 @@ class _Canvas(QGraphicsView):
         else:
             self.panel._auto_fit = False  # the user panned: stop re-fitting on resize
 
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        item = self.panel._item_at(self.mapToScene(event.position().toPoint()))
+        self.panel.show_hover(item.node_id if isinstance(item, NodeItem) else None)
+
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self.panel._on_context_menu(self.mapToScene(event.pos()), event.globalPos())
 
@@ -135,6 +142,8 @@ class GraphPanel(QWidget):
     Methods:
         set_graph(view: GraphShape): draw a graph (layout runs on a worker thread; the old
             drawing stays until the new one is ready; a result for an older graph is dropped).
+        set_why(why: WhyView): the "why" marks (see `why.py`): triggering edges, badges (join
+            waiting, Send ×N, goto, pending writes), the superstep's frame, node tooltips.
         set_marks(marks: GraphMarks): running (amber, pulsing), next (blue outline), trail
             (fading teal), breakpoints (red dots left = before / right = after), failed (red),
             interrupted (purple), selected (dark halo), taken routes (solid teal edges).
@@ -182,6 +191,8 @@ class GraphPanel(QWidget):
         self._pulse.timeout.connect(self._on_pulse)
 
         self.scene = QGraphicsScene(self)
+        self.why = WhyOverlay(self.scene)
+        self._why_view = WhyView()
         self.canvas = _Canvas(self)
         self.canvas.setScene(self.scene)
         self.title = title_label("Graph")
@@ -215,6 +226,13 @@ class GraphPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(bar)
+        self.caption = QLabel("")
+        self.caption.setObjectName("whyCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setContentsMargins(8, 0, 8, 0)
+        self.caption.hide()
+        self._hovered: str | None = None
+        layout.addWidget(self.caption)
         layout.addWidget(self.canvas, 1)
 
     # -- graph ---------------------------------------------------------------------------
@@ -278,6 +296,7 @@ class GraphPanel(QWidget):
     def _draw(self, layout: GraphLayout) -> None:
         self._layout = layout
         self.scene.clear()
+        self.why.forget()
         self._nodes, self._clusters, self._edges, self._taken = {}, {}, [], []
         for box in layout.clusters:
             item = ClusterItem(box)
@@ -297,6 +316,7 @@ class GraphPanel(QWidget):
         margin = 24.0
         self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
         self._apply_marks()
+        self.set_why(self._why_view)
         if self._auto_fit or not self.isVisible():
             self.fit(auto=True)
 
@@ -335,6 +355,26 @@ class GraphPanel(QWidget):
             self._pulse.start()
         elif not m.running:
             self._pulse.stop()
+
+    def set_why(self, why: WhyView) -> None:
+        """Draw why the next tasks run: triggers, badges, the superstep's frame, tooltips."""
+        self._why_view = why
+        self.why.apply(why, self._nodes, self._edges)
+        self.show_hover(self._hovered)
+
+    def show_hover(self, node: str | None) -> None:
+        """The caption over the graph: why the hovered node runs next (or not yet); with no
+        node hovered, what the superstep on screen does."""
+        self._hovered = node
+        why = self._why_view
+        if node is not None and node in why.hover:
+            text = why.hover[node]
+        elif why.step is not None or why.hover:
+            text = why.summary
+        else:
+            text = ""
+        self.caption.setText(text.replace("`", ""))
+        self.caption.setVisible(bool(text))
 
     def _update_taken(self, marks: GraphMarks, drawn: set[tuple[str, str]]) -> None:
         for item in self._taken:

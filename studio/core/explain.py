@@ -1,0 +1,162 @@
+"""The "why" of a run as the studio's panels show it (Qt-free).
+
+Built from `engine.explain`'s Superstep (the Run's own events, or a checkpoint read back)
+into one plain record, `WhyView`: the triggers to draw on the graph, the badges (a join
+waiting, `Send ×3`, a Command goto), a sentence per node for its tooltip (why it runs
+next, or why not yet), the pending writes with their reducers, the conflicts, and the
+reducers' one-line explanations for the diff panel.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.explain import Superstep, reducer_line, why_not
+from engine.explain.plan import show_name
+from engine.explain.reducers import key_reducer
+
+__all__ = ["PendingRow", "MergeRow", "WhyView", "why_view", "reducer_notes", "reducer_note"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingRow:
+    """A write kept aside until the commit, and the reducer that will merge it."""
+
+    node: str
+    key: str
+    value: Any
+    reducer: str
+    how: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeRow:
+    """How the last commit merged one key."""
+
+    key: str
+    writers: tuple[str, ...]
+    how: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyView:
+    """Everything the "why" marks need, for one superstep (the next one, or the one in
+    progress). Empty (`WhyView()`) when there is nothing to explain."""
+
+    step: int | None = None
+    snapshot_step: int | None = None
+    together: tuple[str, ...] = ()
+    """The nodes of the superstep: they run together and read the same snapshot."""
+    triggers: tuple[tuple[str, str, str], ...] = ()
+    """(source, target, label) of each edge, route or goto that triggered a task."""
+    badges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Node -> short badges: "Send ×3", "waits for b, c (1/3)", "goto", "deferred"."""
+    waiting: Mapping[str, str] = field(default_factory=dict)
+    """Join targets that wait -> the sentence."""
+    hover: Mapping[str, str] = field(default_factory=dict)
+    """Node -> one sentence: why it runs next, or why not yet."""
+    finished: frozenset[str] = frozenset()
+    """Nodes whose task finished in this superstep (their writes are pending)."""
+    pending: tuple[PendingRow, ...] = ()
+    conflicts: tuple[str, ...] = ()
+    merged: tuple[MergeRow, ...] = ()
+    """The last commit's merges (shown after a commit, before the next task runs)."""
+    merged_step: int | None = None
+    reducers: Mapping[str, str] = field(default_factory=dict)
+    """State key -> its reducer's one-line explanation."""
+    viewing: bool = False
+    """Read back from an older checkpoint (the scrubber, the timeline), not the live run."""
+
+    @property
+    def summary(self) -> str:
+        if self.step is None or not self.together:
+            return "Nothing runs next: the run is finished or has not started."
+        names = ", ".join(show_name(n) for n in dict.fromkeys(self.together))
+        n = len(self.together)
+        head = f"{n} task{'s' if n != 1 else ''} ({names})"
+        if n > 1:
+            head += f" run together, all reading the same snapshot: the state after step {self.snapshot_step}"
+        else:
+            head += f" runs on the state after step {self.snapshot_step}"
+        return head
+
+
+def reducer_note(reducer: str) -> str:
+    """A reducer's line from its display name alone (no code: a database opened post-mortem)."""
+    return reducer_line(reducer)
+
+
+def reducer_notes(graph: Any) -> dict[str, str]:
+    """Every state key of a compiled graph -> its reducer's line (a custom one's docstring)."""
+    channels = getattr(getattr(graph, "schema", None), "channels", None) or {}
+    out = {}
+    for key in channels:
+        name, fn = key_reducer(graph, key)
+        out[key] = reducer_line(name, fn)
+    return out
+
+
+def _badges(step: Superstep) -> dict[str, tuple[str, ...]]:
+    badges: dict[str, list[str]] = {}
+    for batch in step.sends:
+        badges.setdefault(batch.node, []).append(f"Send ×{batch.count}")
+    for task in step.tasks:
+        if any(r.kind == "command" for r in task.reasons):
+            badges.setdefault(task.node, []).append("goto")
+    for wait in step.waiting:
+        badges.setdefault(wait.target, []).append(
+            f"waits for {', '.join(wait.missing)} ({len(wait.arrived)}/{len(wait.sources)})")
+    for name in step.deferred:
+        badges.setdefault(name, []).append("deferred")
+    return {k: tuple(dict.fromkeys(v)) for k, v in badges.items()}
+
+
+def _triggers(step: Superstep) -> tuple[tuple[str, str, str], ...]:
+    out: list[tuple[str, str, str]] = []
+    for task in step.tasks:
+        for r in task.reasons:
+            if r.kind in ("edge", "branch", "command", "send") and r.source:
+                label = r.label if r.kind == "branch" else ("goto" if r.kind == "command" else "")
+                if r.kind == "send":
+                    label = f"Send ×{task.send_count}" if task.send_count > 1 else "Send"
+                out.append((r.source, task.node, label))
+            elif r.kind == "join":
+                out.extend((s, task.node, "join") for s in r.sources)
+    return tuple(dict.fromkeys(out))
+
+
+def why_view(step: Superstep | None, graph: Any, nodes: Iterable[str], *,
+             last: Superstep | None = None, viewing: bool = False,
+             notes: Mapping[str, str] | None = None) -> WhyView:
+    """The WhyView of `step` (None: nothing runs next), with a hover sentence for each of
+    `nodes` (the graph's drawn nodes), and `last` (the superstep that just committed)
+    for the merges."""
+    hover = {n: why_not(n, step, graph) for n in nodes}
+    merged = tuple(MergeRow(key=m.key, writers=m.writers, how=m.how, before=m.before, after=m.after)
+                   for m in (last.merges if last is not None else ()))
+    notes = dict(notes) if notes is not None else reducer_notes(graph)
+    common: dict[str, Any] = dict(hover=hover, merged=merged, merged_step=last.step if last is not None else None,
+                                  reducers=notes, viewing=viewing)
+    if step is None:
+        return WhyView(**common)
+    finished_ids = set(step.finished)
+    return WhyView(
+        step=step.step, snapshot_step=step.step - 1, together=tuple(t.node for t in step.tasks),
+        triggers=_triggers(step), badges=_badges(step),
+        waiting={w.target: w.sentence for w in step.waiting},
+        finished=frozenset(t.node for t in step.tasks if t.task_id in finished_ids),
+        pending=tuple(PendingRow(node=w.node, key=w.key, value=w.value, reducer=w.reducer, how=w.how)
+                      for w in step.pending),
+        conflicts=tuple(c.text for c in step.conflicts), **common,
+    )
+
+
+def pending_groups(rows: Sequence[PendingRow]) -> dict[str, list[PendingRow]]:
+    """Pending rows by key (what the commit will merge together)."""
+    out: dict[str, list[PendingRow]] = {}
+    for row in rows:
+        out.setdefault(row.key, []).append(row)
+    return out

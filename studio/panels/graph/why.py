@@ -1,0 +1,199 @@
+"""The "why" marks on the graph: the edges that triggered the next tasks (with the router's
+answer, `goto` or `Send ×N`), badges on nodes (a join waiting, `Send ×3`, a goto, a deferred
+node, a task whose writes are pending), a frame around the tasks of one superstep (they run
+together on the same snapshot), and a one-sentence tooltip on every node.
+
+Drawn as extra scene items over the panel's own; `apply` replaces them all.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QStyleOptionGraphicsItem, QWidget
+
+from studio.core.explain import WhyView
+from studio.core.safe import total
+from .items import EdgeItem, NodeItem, label_font
+
+__all__ = ["WhyOverlay", "Badge", "BADGE_COLOURS", "TRIGGER_COLOUR"]
+
+HELP = "Click: inspect · dots at left/right: break before/after · right-click: more"
+TRIGGER_COLOUR = QColor(245, 158, 11, 150)  # amber glow under a triggering edge
+GROUP_COLOUR = QColor("#2563eb")
+BADGE_COLOURS: dict[str, tuple[str, str]] = {
+    # kind -> (fill, text)
+    "send": ("#7c3aed", "#ffffff"),
+    "wait": ("#b45309", "#ffffff"),
+    "goto": ("#4338ca", "#ffffff"),
+    "deferred": ("#52606d", "#ffffff"),
+    "pending": ("#047857", "#ffffff"),
+    "label": ("#fff7e6", "#92400e"),
+    "group": ("#dbeafe", "#1e3a8a"),
+}
+
+
+def _kind(text: str) -> str:
+    if text.startswith("Send"):
+        return "send"
+    if text.startswith("waits"):
+        return "wait"
+    if text == "goto":
+        return "goto"
+    if text == "deferred":
+        return "deferred"
+    if text.startswith("✓"):
+        return "pending"
+    return "label"
+
+
+class Badge(QGraphicsItem):
+    """A small rounded plate of text (a pill) at a scene position."""
+
+    def __init__(self, text: str, kind: str, at: QPointF, *, anchor: str = "center") -> None:
+        super().__init__()
+        self.text = text
+        self.kind = kind
+        self.font = label_font(-1.0)
+        self.font.setBold(True)
+        metrics = QFontMetricsF(self.font)
+        w, h = metrics.horizontalAdvance(text) + 12.0, metrics.height() + 4.0
+        x = at.x() - w / 2 if anchor == "center" else at.x()
+        self._rect = QRectF(x, at.y() - h / 2, w, h)
+        self.setZValue(30)
+        self.setToolTip(text)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    @total(None)
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        fill, ink = BADGE_COLOURS.get(self.kind, BADGE_COLOURS["label"])
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor(ink if self.kind in ("label", "group") else fill).darker(110), 1.0))
+        painter.setBrush(QColor(fill))
+        painter.drawRoundedRect(self._rect, self._rect.height() / 2, self._rect.height() / 2)
+        painter.setFont(self.font)
+        painter.setPen(QColor(ink))
+        painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
+
+
+class _Frame(QGraphicsItem):
+    """The dashed frame around the tasks of one superstep."""
+
+    def __init__(self, rect: QRectF) -> None:
+        super().__init__()
+        self._rect = rect
+        self.setZValue(-5)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect.adjusted(-3, -3, 3, 3)
+
+    @total(None)
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(GROUP_COLOUR, 1.6)
+        pen.setDashPattern([6.0, 4.0])
+        painter.setPen(pen)
+        painter.setBrush(QBrush(QColor(37, 99, 235, 18)))
+        painter.drawRoundedRect(self._rect, 12, 12)
+
+
+class WhyOverlay:
+    """Owns the "why" items of one scene."""
+
+    def __init__(self, scene: QGraphicsScene) -> None:
+        self.scene = scene
+        self.items: list[QGraphicsItem] = []
+        self.badges: dict[str, list[Badge]] = {}
+        """Node -> its badges (what tests read)."""
+        self.triggered: list[tuple[str, str]] = []
+        """(source, target) of the edges drawn as triggers."""
+        self.frame: QRectF | None = None
+
+    def clear(self) -> None:
+        for item in self.items:
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
+        self.items, self.badges, self.triggered, self.frame = [], {}, [], None
+
+    def forget(self) -> None:
+        """The scene was cleared (a new layout): the items are gone already."""
+        self.items, self.badges, self.triggered, self.frame = [], {}, [], None
+
+    def _add(self, item: QGraphicsItem) -> None:
+        self.scene.addItem(item)
+        self.items.append(item)
+
+    def apply(self, why: WhyView, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
+        self.clear()
+        for name, item in nodes.items():
+            sentence = why.hover.get(name, name)
+            item.setToolTip(f"{sentence}\n{HELP}" if item.breakable() else sentence)
+        self._draw_triggers(why, nodes, edges)
+        self._draw_group(why, nodes)
+        for name, texts in why.badges.items():
+            self._badges_on(name, list(texts), nodes)
+        for name in why.finished:
+            self._badges_on(name, ["✓ wrote: pending"], nodes)
+
+    def _badges_on(self, name: str, texts: list[str], nodes: Mapping[str, NodeItem]) -> None:
+        item = nodes.get(name)
+        if item is None:
+            return
+        box = item.box
+        y = box.y - box.h / 2 - 9.0 - 18.0 * len(self.badges.get(name, []))
+        for text in texts:
+            badge = Badge(text, _kind(text), QPointF(box.x, y))
+            self._add(badge)
+            self.badges.setdefault(name, []).append(badge)
+            y -= 18.0
+
+    def _draw_triggers(self, why: WhyView, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
+        wanted = {(s, t): label for s, t, label in why.triggers}
+        if not wanted:
+            return
+        join_out = {e.edge.source: e.edge.target for e in edges
+                    if e.edge.source in nodes and nodes[e.edge.source].box.kind == "join"}
+        labelled: set[tuple[str, str]] = set()
+        for edge in edges:
+            s, t = edge.edge.source, edge.edge.target
+            pair = (s, t)
+            if pair not in wanted and t in join_out and (s, join_out[t]) in wanted:
+                pair = (s, join_out[t])
+            elif pair not in wanted and s in join_out:
+                hits = [(a, t) for a, b in wanted if b == t and (a, t) in wanted]
+                pair = hits[0] if hits else pair
+            if pair not in wanted:
+                continue
+            glow = QGraphicsPathItem(edge.path())
+            pen = QPen(TRIGGER_COLOUR, 7.0)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            glow.setPen(pen)
+            glow.setZValue(-1)
+            glow.setToolTip(f"{pair[0]} → {pair[1]}: this triggered {pair[1]}")
+            self._add(glow)
+            self.triggered.append((s, t))
+            label = wanted[pair]
+            if label and pair not in labelled and not edge.edge.label:
+                labelled.add(pair)
+                self._add(Badge(label, _kind(label), edge.path().pointAtPercent(0.5)))
+        self.triggered = list(dict.fromkeys(self.triggered))
+
+    def _draw_group(self, why: WhyView, nodes: Mapping[str, NodeItem]) -> None:
+        members = [nodes[n] for n in dict.fromkeys(why.together) if n in nodes]
+        if not members or why.step is None:
+            return
+        rect = QRectF()
+        for item in members:
+            b = item.box
+            rect = rect.united(QRectF(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h))
+        rect = rect.adjusted(-14, -14 - 18.0 * max((len(why.badges.get(m.node_id, ())) for m in members), default=0),
+                             14, 14)
+        self.frame = rect
+        self._add(_Frame(rect))
+        n = len(why.together)
+        text = (f"superstep {why.step} · {n} tasks, same snapshot" if n > 1
+                else f"superstep {why.step}")
+        self._add(Badge(text, "group", QPointF(rect.left() + 6, rect.bottom() + 10), anchor="left"))

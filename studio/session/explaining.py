@@ -1,0 +1,135 @@
+"""The "why" of the run for the panels: an `engine.explain.Explainer` fed the Run's own
+events (live), or a checkpoint read back (the timeline, the scrubber), turned into one
+`WhyView` record (`whyChanged`)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from engine.checkpoint.base import DONE, ERROR, INTERRUPT, RESUME, ROUTE, SEND
+from engine.explain import Explainer, Superstep, add_writes, explain_plan, merges_of
+from studio.core.explain import WhyView, reducer_notes, why_view
+from studio.core.state import SessionState
+
+from .signals import SessionSignals
+
+__all__ = ["Explaining"]
+
+log = logging.getLogger(__name__)
+
+_HIDDEN = frozenset({DONE, ERROR, INTERRUPT, RESUME, ROUTE, SEND})
+
+
+class Explaining:
+    """Keeps the explanation of the superstep on screen and emits it as a `WhyView`."""
+
+    def __init__(self, state: SessionState, signals: SessionSignals) -> None:
+        self.state = state
+        self.signals = signals
+        self.explainer = Explainer(None)
+        self.view = WhyView()
+        self._notes: dict[str, str] = {}
+        self._notes_for: Any = None
+        self._reading: asyncio.Future[Any] | None = None
+        signals.viewChanged.connect(self._on_view)
+
+    @property
+    def idle(self) -> bool:
+        """No checkpoint being read for its explanation."""
+        return self._reading is None or self._reading.done()
+
+    def _graph(self) -> Any:
+        graph = self.state.graph
+        if self.explainer.graph is not graph:
+            self.explainer = Explainer(graph)
+        return graph
+
+    def _nodes(self) -> list[str]:
+        view = self.state.graph_view or self.state.observed
+        return [n.id for n in view.nodes] if view is not None else []
+
+    def notes(self) -> dict[str, str]:
+        graph = self.state.graph
+        if self._notes_for is not graph or not self._notes:
+            self._notes, self._notes_for = reducer_notes(graph), graph
+        return self._notes
+
+    def emit(self, view: WhyView) -> None:
+        self.view = view
+        if not self.state.closed:
+            self.signals.whyChanged.emit(view)
+
+    # -- live: the Run's events ------------------------------------------------------------
+    def on_run_event(self, event: Any) -> None:
+        try:
+            self._graph()
+            self.explainer(event)
+            if self.state.viewed_id is None and not getattr(event, "namespace", ()):
+                self.emit_live()
+        except Exception:  # an explanation must never break the run
+            log.exception("explaining %s failed", type(event).__name__)
+
+    def emit_live(self) -> None:
+        ex = self.explainer
+        last = ex.steps[-1] if ex.steps else None
+        self.emit(why_view(ex.current, ex.graph, self._nodes(), last=last, notes=self.notes()))
+
+    # -- a checkpoint read back -------------------------------------------------------------
+    def _on_view(self, checkpoint_id: str | None) -> None:
+        s, ex = self.state, self.explainer
+        if checkpoint_id is None:
+            self.emit(WhyView(reducers=self.notes()))
+            return
+        live = s.viewed_id is None
+        if live and s.driver.run is not None:
+            current_id = ex.current.snapshot_id if ex.current is not None else None
+            last_id = ex.steps[-1].committed_id if ex.steps else None
+            if checkpoint_id in (current_id, last_id):
+                self.emit_live()
+                return
+        if s.reader is None or s.thread_id is None or s.history.subgraph_row(checkpoint_id) is not None:
+            return
+        if self._reading is not None and not self._reading.done():
+            self._reading.cancel()
+        self._reading = asyncio.ensure_future(self._read(checkpoint_id, not live))
+
+    async def _read(self, checkpoint_id: str, viewing: bool) -> None:
+        s = self.state
+        try:
+            assert s.reader is not None and s.thread_id is not None
+            ckpt, _parent, pending = await s.reader.checkpoint_and_parent(s.thread_id, checkpoint_id)
+        except asyncio.CancelledError:
+            return
+        except Exception:
+            log.debug("reading %s for its explanation failed", checkpoint_id, exc_info=True)
+            return
+        if ckpt is None or (s.viewed_id or s.head_id) not in (checkpoint_id, None):
+            return
+        graph = self._graph()
+        step = explain_plan(step=ckpt.step + 1, snapshot_id=ckpt.id, tasks=ckpt.tasks, barriers=ckpt.barriers,
+                            graph=graph)
+        step = with_pending(step, pending, graph)
+        diff = s.diffs.get(ckpt.id)
+        last = None
+        if diff is not None:
+            last = Superstep(step=ckpt.step, snapshot_id=ckpt.parent_id or "", tasks=(),
+                             merges=merges_of([r for r in diff.rows if not r.dropped], graph))
+        self.emit(why_view(step if ckpt.tasks else None, graph, self._nodes(), last=last, viewing=viewing,
+                           notes=self.notes()))
+
+
+def with_pending(step: Superstep, pending: list[Any], graph: Any) -> Superstep:
+    """`step` with the pending writes saved for its checkpoint (tasks that finished)."""
+    names = {t.task_id: t.node for t in step.tasks}
+    by_task: dict[str, list[tuple[str, Any]]] = {}
+    for w in pending:
+        if w.task_id in names:
+            writes = by_task.setdefault(w.task_id, [])
+            if w.channel not in _HIDDEN:
+                writes.append((w.channel, w.value))
+    for task_id, writes in by_task.items():
+        if any(w.task_id == task_id and w.channel in (INTERRUPT, ERROR) for w in pending) and not writes:
+            continue
+        step = add_writes(step, task_id, names[task_id], writes, graph)
+    return step

@@ -1,0 +1,97 @@
+"""Presentation mode: the whole UI zooms (Ctrl+= / Ctrl+- / Ctrl+0, remembered), a
+high-contrast theme (remembered), and a focus layout with only the graph, the state and
+the diff."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSize
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar
+
+__all__ = ["Presentation", "scale_fonts", "ZOOMS", "HIGH_CONTRAST_SHEET"]
+
+HIGH_CONTRAST_SHEET = Path(__file__).resolve().parents[2] / "resources" / "high_contrast.qss"
+ZOOMS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
+"""The zoom levels Ctrl+= and Ctrl+- step through."""
+_BASE_PT = 10.0
+_FONT_SIZE = re.compile(r"font-size:\s*([0-9.]+)pt")
+
+
+def scale_fonts(sheet: str, factor: float) -> str:
+    """`sheet` with every `font-size: Npt` multiplied by `factor`."""
+    return _FONT_SIZE.sub(lambda m: f"font-size: {float(m.group(1)) * factor:.1f}pt", sheet)
+
+
+class Presentation:
+    """Zoom, theme and focus layout of one window; zoom and theme are kept in its QSettings."""
+
+    def __init__(self, window: QMainWindow, focus_docks: list[QDockWidget]) -> None:
+        self.window = window
+        self.settings = window.settings  # type: ignore[attr-defined]
+        self.base_sheet = window.styleSheet() or f"QWidget {{ font-size: {_BASE_PT}pt; }}"
+        if "font-size" not in self.base_sheet:
+            self.base_sheet += f"\nQWidget {{ font-size: {_BASE_PT}pt; }}"
+        try:
+            self.contrast_sheet = HIGH_CONTRAST_SHEET.read_text(encoding="utf-8")
+        except OSError:
+            self.contrast_sheet = ""
+        self.focus_docks = focus_docks
+        self._saved_layout: QByteArray | None = None
+        self._icon = window.iconSize()
+        self.zoom = _clamp(_float(self.settings.value("teach/zoom", 1.0)))
+        self.high_contrast = _bool(self.settings.value("teach/high_contrast", False))
+        if self.zoom != 1.0 or self.high_contrast:
+            self.apply()
+
+    @property
+    def focused(self) -> bool:
+        return self._saved_layout is not None
+
+    def zoom_in(self) -> None:
+        self.set_zoom(next((z for z in ZOOMS if z > self.zoom + 1e-6), ZOOMS[-1]))
+
+    def zoom_out(self) -> None:
+        self.set_zoom(next((z for z in reversed(ZOOMS) if z < self.zoom - 1e-6), ZOOMS[0]))
+
+    def set_zoom(self, zoom: float) -> None:
+        self.zoom = _clamp(zoom)
+        self.settings.setValue("teach/zoom", self.zoom)
+        self.apply()
+
+    def set_high_contrast(self, on: bool) -> None:
+        self.high_contrast = bool(on)
+        self.settings.setValue("teach/high_contrast", self.high_contrast)
+        self.apply()
+
+    def apply(self) -> None:
+        sheet = self.base_sheet + ("\n" + self.contrast_sheet if self.high_contrast else "")
+        self.window.setStyleSheet(scale_fonts(sheet, self.zoom))
+        side = int(round(max(16, self._icon.width()) * self.zoom))
+        for bar in self.window.findChildren(QToolBar):
+            bar.setIconSize(QSize(side, side))
+
+    def set_focus(self, on: bool) -> None:
+        """Only the graph, the state and the diff (on); the layout from before (off)."""
+        if on and self._saved_layout is None:
+            self._saved_layout = self.window.saveState()
+            for dock in self.window.findChildren(QDockWidget):
+                dock.setVisible(dock in self.focus_docks)
+        elif not on and self._saved_layout is not None:
+            saved, self._saved_layout = self._saved_layout, None
+            self.window.restoreState(saved)
+
+
+def _clamp(zoom: float) -> float:
+    return min(ZOOMS[-1], max(ZOOMS[0], zoom))
+
+
+def _float(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 1.0
+
+
+def _bool(value: object) -> bool:
+    return value is True or str(value).lower() in ("true", "1")
