@@ -55,7 +55,7 @@ def test_why_on_the_graph_triggers_join_waiting_badge_frame_and_hover(open_windo
         assert graph.why.frame.contains(graph.node_item(node).sceneBoundingRect().center())
     assert not graph.why.frame.contains(graph.node_item("merge").sceneBoundingRect().center())
     act(qtbot, window, "step")  # search_db: its writes are pending
-    assert [b.text for b in graph.why.badges["search_db"]] == ["✓ wrote: pending"]
+    assert [b.text for b in graph.why.badges["search_db"]] == ["✓ pending"]
     act(qtbot, window, "step")  # search_web, and the superstep commits
     badges = [b.text for b in graph.why.badges["merge"]]
     assert badges == ["waits for rank_web (1/2)"]
@@ -80,7 +80,8 @@ def test_send_badge_and_superstep_panel_list_the_sends(open_window, qtbot) -> No
     assert ("split", "summarize", "Send ×3") in why(window).triggers
     runs = window.teaching.superstep.section("Runs together")
     assert runs is not None and runs.child(0).text(0) == "· summarize ×3"
-    assert "Send 1 of 3 from `split`" in why(window).hover["summarize"]
+    assert why(window).hover["summarize"].startswith(
+        "`summarize` runs next as 3 tasks: split sent Send('summarize', ...) ×3, and each task gets its own input")
 
 
 def test_pending_writes_with_their_reducer_then_the_merge(open_window, qtbot) -> None:
@@ -120,7 +121,9 @@ def test_reducer_lines_in_the_diff_panel_and_a_conflict_explained(open_window, q
     act(qtbot, window, "step")  # bob: the commit refuses the two writes
     conflicts = window.teaching.superstep.section("Conflicts")
     assert conflicts is not None
-    assert "`topic` keeps the last value, and `alice` and `bob` each wrote it" in conflicts.child(0).text(0)
+    assert "topic keeps the last value, and alice and bob each wrote it" in conflicts.child(0).text(0)
+    badges = window.panels.graph.why.badges
+    assert [b.text for b in badges["bob"]] == ["✗ conflict: topic", "✓ pending"]
 
 
 def test_autoplay_runs_superstep_by_superstep_and_stops_at_the_end(open_window, qtbot) -> None:

@@ -158,6 +158,12 @@ def why_not(node: str, step: Superstep | None, graph: Any = None) -> str:
     """One sentence: why `node` runs next, or why not yet."""
     if step is not None:
         task = step.task_for(node)
+        if task is not None and task.send_count > 1:
+            senders = ", ".join(dict.fromkeys(r.source for t in step.tasks if t.node == node
+                                              for r in t.reasons if r.kind == "send"))
+            return (f"`{node}` runs next as {task.send_count} tasks: {senders} sent Send({node!r}, ...) "
+                    f"×{task.send_count}, and each task gets its own input instead of the state; they run "
+                    "in the same superstep.")
         if task is not None:
             return task.sentence
         for wait in step.waiting:

@@ -111,6 +111,10 @@ def _badges(step: Superstep) -> dict[str, tuple[str, ...]]:
             f"waits for {', '.join(wait.missing)} ({len(wait.arrived)}/{len(wait.sources)})")
     for name in step.deferred:
         badges.setdefault(name, []).append("deferred")
+    for conflict in step.conflicts:
+        if conflict.text.startswith("conflict"):
+            for node in conflict.nodes:
+                badges.setdefault(node, []).append(f"✗ conflict: {conflict.key}")
     return {k: tuple(dict.fromkeys(v)) for k, v in badges.items()}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from studio.core.explain import WhyView, pending_groups
 from studio.core.valuefmt import preview
@@ -61,6 +61,12 @@ class SuperstepPanel(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
         layout.addWidget(self.summary)
+        self.conflict_note = QLabel("")
+        self.conflict_note.setObjectName("conflictNote")
+        self.conflict_note.setWordWrap(True)
+        self.conflict_note.setStyleSheet("color: #b91c1c; font-weight: 600")
+        self.conflict_note.hide()
+        layout.addWidget(self.conflict_note)
         layout.addWidget(self.tree, 1)
         self.why = WhyView()
 
@@ -78,6 +84,8 @@ class SuperstepPanel(QWidget):
         where = " (viewing a checkpoint)" if why.viewing else ""
         self.title.setText(f"Superstep {why.step}{where}" if why.step is not None else f"Superstep{where}")
         self.summary.setText(why.summary)
+        self.conflict_note.setText("\n".join(t.replace("`", "") for t in why.conflicts))
+        self.conflict_note.setVisible(bool(why.conflicts))
         if why.together:
             runs = _item([f"Runs together ({len(why.together)})", "", ""], bold=True)
             seen: set[str] = set()
@@ -88,7 +96,7 @@ class SuperstepPanel(QWidget):
                 count = why.together.count(node)
                 mark = "✓ " if node in why.finished else "· "
                 name = f"{mark}{node}" + (f" ×{count}" if count > 1 else "")
-                runs.addChild(_item([name, why.hover.get(node, ""), ""],
+                runs.addChild(_item([name, why.hover.get(node, "").replace("`", ""), ""],
                                     colour=_PENDING if node in why.finished else None))
             self.tree.addTopLevelItem(runs)
         if why.pending:
@@ -103,12 +111,12 @@ class SuperstepPanel(QWidget):
         if why.conflicts:
             conflicts = _item(["Conflicts", "", ""], colour=_CONFLICT, bold=True)
             for text in why.conflicts:
-                conflicts.addChild(_item([text, "", ""], colour=_CONFLICT))
+                conflicts.addChild(_item([text.replace("`", ""), "", ""], colour=_CONFLICT))
             self.tree.addTopLevelItem(conflicts)
         if why.waiting:
             waiting = _item(["Waiting", "", ""], colour=_WAIT, bold=True)
             for node, text in why.waiting.items():
-                waiting.addChild(_item([node, text, ""], colour=_WAIT))
+                waiting.addChild(_item([node, text.replace("`", ""), ""], colour=_WAIT))
             self.tree.addTopLevelItem(waiting)
         if why.merged:
             merged = _item([f"Step {why.merged_step} committed: merged into the state", "", ""], bold=True)
@@ -123,6 +131,9 @@ class SuperstepPanel(QWidget):
         for i in range(self.tree.topLevelItemCount()):
             self.tree.topLevelItem(i).setFirstColumnSpanned(True)
         self.tree.expandAll()
-        for col, width in ((0, 170), (1, 330)):
-            self.tree.setColumnWidth(col, width)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.tree.setColumnWidth(0, 160)
+        self.tree.setColumnWidth(2, 110)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)

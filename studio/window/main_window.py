@@ -76,8 +76,8 @@ class MainWindow(QMainWindow):
         self._connect_actions()
         self._connect_session()
         connect_panels(self.panels, session, self)
-        self.teaching = Teaching(self)
         self.remember_layout = remember_layout
+        self.teaching = Teaching(self)
         self._restored = remember_layout and restore_layout(self, self.settings)
         if not self._restored:
             self.resize(1600, 1000)

@@ -39,8 +39,10 @@ class Presentation:
         self.focus_docks = focus_docks
         self._saved_layout: QByteArray | None = None
         self._icon = window.iconSize()
-        self.zoom = _clamp(_float(self.settings.value("teach/zoom", 1.0)))
-        self.high_contrast = _bool(self.settings.value("teach/high_contrast", False))
+        self.remember = bool(getattr(window, "remember_layout", True))
+        """False for a --screenshot window: the user's zoom and theme are neither read nor changed."""
+        self.zoom = _clamp(_float(self.settings.value("teach/zoom", 1.0))) if self.remember else 1.0
+        self.high_contrast = _bool(self.settings.value("teach/high_contrast", False)) if self.remember else False
         if self.zoom != 1.0 or self.high_contrast:
             self.apply()
 
@@ -56,12 +58,14 @@ class Presentation:
 
     def set_zoom(self, zoom: float) -> None:
         self.zoom = _clamp(zoom)
-        self.settings.setValue("teach/zoom", self.zoom)
+        if self.remember:
+            self.settings.setValue("teach/zoom", self.zoom)
         self.apply()
 
     def set_high_contrast(self, on: bool) -> None:
         self.high_contrast = bool(on)
-        self.settings.setValue("teach/high_contrast", self.high_contrast)
+        if self.remember:
+            self.settings.setValue("teach/high_contrast", self.high_contrast)
         self.apply()
 
     def apply(self) -> None:
@@ -70,6 +74,10 @@ class Presentation:
         side = int(round(max(16, self._icon.width()) * self.zoom))
         for bar in self.window.findChildren(QToolBar):
             bar.setIconSize(QSize(side, side))
+        graph = getattr(getattr(self.window, "panels", None), "graph", None)
+        if graph is not None:  # the graph is drawn as vectors: let a fit magnify it with the zoom
+            graph.max_fit_scale = 1.25 * self.zoom
+            graph.fit(auto=True)
 
     def set_focus(self, on: bool) -> None:
         """Only the graph, the state and the diff (on); the layout from before (off)."""

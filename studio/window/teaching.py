@@ -89,7 +89,7 @@ class Teaching:
         self.lesson_dock.hide()
         self.autoplay = Autoplay(session, scrub=lambda: self.scrubber.step_by(1), parent=window)
         self.actions = TeachActions(
-            play=_action(window, "&Play / Pause", "Autoplay: step by itself at the chosen speed", ["F8"], True),
+            play=_action(window, "▶ Play", "Autoplay: step by itself at the chosen speed", ["F8"], True),
             zoom_in=_action(window, "Zoom &In", "Make the whole window bigger (presentation)", ["Ctrl+=", "Ctrl++"]),
             zoom_out=_action(window, "Zoom &Out", "Make the whole window smaller", ["Ctrl+-"]),
             zoom_reset=_action(window, "&Actual Size", "The window at its normal size", ["Ctrl+0"]),
@@ -159,7 +159,7 @@ class Teaching:
             signal.connect(self._refresh_track)
         self.scrubber.checkpoint_picked.connect(s.select_checkpoint)
         a.play.triggered.connect(lambda checked: self.autoplay.play() if checked else self.autoplay.pause())
-        self.autoplay.playingChanged.connect(a.play.setChecked)
+        self.autoplay.playingChanged.connect(self._on_playing)
         self.autoplay.stopped.connect(lambda text: s.message.emit(text))
         self.speed.valueChanged.connect(self.autoplay.set_speed)
         self.mode.currentIndexChanged.connect(lambda _i: self.autoplay.set_mode(self.mode.currentData()))
@@ -178,6 +178,10 @@ class Teaching:
         panels.graph.set_why(why)
         self.superstep.set_why(why)
         panels.diff.set_reducer_notes(dict(why.reducers))
+
+    def _on_playing(self, playing: bool) -> None:
+        self.actions.play.setChecked(playing)
+        self.actions.play.setText("❚❚ Pause" if playing else "▶ Play")
 
     def _on_graph_opened(self, path: Path, ok: bool) -> None:
         found = lesson_for(Path(path)) if ok else None

@@ -179,6 +179,8 @@ class GraphPanel(QWidget):
         self.last_layout_seconds = 0.0
         self.last_graphviz_seconds = 0.0
         self._auto_fit = True
+        self.max_fit_scale = _MAX_FIT_SCALE
+        """Fit never magnifies past this (presentation mode raises it with the window's zoom)."""
         self._nodes: dict[str, NodeItem] = {}
         self._clusters: dict[str, ClusterItem] = {}
         self._edges: list[EdgeItem] = []
@@ -443,13 +445,13 @@ class GraphPanel(QWidget):
         self._show_zoom()
 
     def fit(self, auto: bool = False) -> None:
-        """Show the whole graph (never magnified past 125%)."""
+        """Show the whole graph (never magnified past `max_fit_scale`, 125% by default)."""
         rect = self.scene.sceneRect()
         if rect.isEmpty():
             return
         self.canvas.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom() > _MAX_FIT_SCALE:
-            self.canvas.setTransform(QTransform.fromScale(_MAX_FIT_SCALE, _MAX_FIT_SCALE))
+        if self.zoom() > self.max_fit_scale:
+            self.canvas.setTransform(QTransform.fromScale(self.max_fit_scale, self.max_fit_scale))
             self.canvas.centerOn(rect.center())
         self._auto_fit = True
         self._show_zoom()

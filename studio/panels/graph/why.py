@@ -29,6 +29,7 @@ BADGE_COLOURS: dict[str, tuple[str, str]] = {
     "goto": ("#4338ca", "#ffffff"),
     "deferred": ("#52606d", "#ffffff"),
     "pending": ("#047857", "#ffffff"),
+    "conflict": ("#b91c1c", "#ffffff"),
     "label": ("#fff7e6", "#92400e"),
     "group": ("#dbeafe", "#1e3a8a"),
 }
@@ -45,6 +46,8 @@ def _kind(text: str) -> str:
         return "deferred"
     if text.startswith("✓"):
         return "pending"
+    if text.startswith("✗"):
+        return "conflict"
     return "label"
 
 
@@ -136,7 +139,7 @@ class WhyOverlay:
         for name, texts in why.badges.items():
             self._badges_on(name, list(texts), nodes)
         for name in why.finished:
-            self._badges_on(name, ["✓ wrote: pending"], nodes)
+            self._badges_on(name, ["✓ pending"], nodes)
 
     def _badges_on(self, name: str, texts: list[str], nodes: Mapping[str, NodeItem]) -> None:
         item = nodes.get(name)
