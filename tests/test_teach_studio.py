@@ -163,7 +163,8 @@ def test_scrubber_replays_the_view_along_a_branch_without_running(open_window, q
     window.teaching.speed.setValue(10.0)
     window.teaching.actions.play.trigger()
     qtbot.waitUntil(lambda: not window.teaching.autoplay.playing, timeout=20000)
-    assert session.viewed_id in (None, ids[-1]) and len(session.history) == ran
+    wait_ready(qtbot, window)  # the last view (the head's) lands
+    assert session.viewed_id is None and scrubber.at_end() and len(session.history) == ran
     # another branch: rewind to step 1 and step twice; select the old branch's end
     session.rewind(ids[2])
     wait_ready(qtbot, window)
@@ -213,3 +214,35 @@ def test_each_lesson_shows_its_text_and_runs(open_window, qtbot) -> None:
         window.close()
     plain = open_window(EXAMPLES / "parallel_search.py")
     assert not plain.teaching.lesson_dock.isVisible()
+
+
+GOTO = """
+    from typing import Literal
+    from engine import Command
+
+    class S(TypedDict, total=False):
+        n: int
+
+    def pick(s) -> Command[Literal["left", "right"]]:
+        return Command(goto="left", update={"n": 1})
+
+    b = StateGraph(S)
+    b.add_node("pick", pick)
+    b.add_node("left", lambda s: {"n": 2})
+    b.add_node("right", lambda s: {"n": 3})
+    b.add_edge(START, "pick")
+    graph = b.compile()
+    example_input = {"n": 0}
+"""
+
+
+def test_a_command_goto_is_drawn_and_said(open_window, qtbot, tmp_path: Path) -> None:
+    window = open_window(write_graph(tmp_path, "goto", GOTO))
+    act(qtbot, window, "step")  # START
+    act(qtbot, window, "step")  # pick returns Command(goto="left")
+    graph = window.panels.graph
+    assert [b.text for b in graph.why.badges["left"]] == ["goto"]
+    assert ("pick", "left", "goto") in why(window).triggers
+    assert ("pick", "left") in graph.why.triggered
+    assert graph.node_item("left").toolTip().startswith("`left` runs next because pick returned Command(goto='left')")
+    assert "does not run next" in graph.node_item("right").toolTip()

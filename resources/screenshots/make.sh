@@ -28,15 +28,15 @@ rg open "$tmp/recorded.sqlite" --thread support-ticket-4512 --screenshot "$out/p
 # teaching (issue 13): why on the graph, Send badges, pending writes, reducers, a conflict,
 # autoplay, the scrubber, presentation mode, focus layout, a lesson
 rg2() { rg "$@" --db "$tmp/teach.sqlite"; }
-rg2 $ex/parallel_search.py --do "step*3 hover:merge" --screenshot "$out/teach_why.png"
-rg2 $ex/map_reduce.py --do "step*2 hover:summarize" --screenshot "$out/teach_send.png"
-rg2 $ex/parallel_search.py --do "step*2" --screenshot "$out/teach_pending.png"
+rg2 $ex/parallel_search.py --do "step*3 hover:merge why" --screenshot "$out/teach_why.png"
+rg2 $ex/map_reduce.py --do "step*2 hover:summarize why" --screenshot "$out/teach_send.png"
+rg2 $ex/parallel_search.py --do "step*2 why" --screenshot "$out/teach_pending.png"
 rg2 $ex/lessons/reducers_conflicts.py --do "superstep*2" --screenshot "$out/teach_reducers.png"
 rg2 $ex/lessons/reducers_conflicts.py --input '{"draft": "x", "clash": true, "score": 0}' --do "step*3" \
    --screenshot "$out/teach_conflict.png"
 rg2 $ex/lessons/supersteps_joins.py --do "play:3" --screenshot "$out/teach_autoplay.png"
-rg2 $ex/parallel_search.py --do "continue scrub:2" --screenshot "$out/teach_scrubber.png"
-rg2 $ex/lessons/supersteps_joins.py --do "step*2 zoom:150 contrast" --screenshot "$out/teach_presentation.png"
+rg2 $ex/parallel_search.py --do "continue scrub:2 why" --screenshot "$out/teach_scrubber.png"
+rg2 $ex/lessons/supersteps_joins.py --do "step*2 zoom:150 contrast focus" --screenshot "$out/teach_presentation.png"
 rg2 $ex/parallel_search.py --do "step*3 focus" --screenshot "$out/teach_focus.png"
 rg2 $ex/lessons/supersteps_joins.py --do "step*5 hover:itinerary" --screenshot "$out/teach_lesson.png"
 rm -rf "$tmp"

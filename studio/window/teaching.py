@@ -82,7 +82,7 @@ class Teaching:
         self.superstep_dock = _dock(window, "Superstep", "dock-superstep", self.superstep)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.superstep_dock)
         window.tabifyDockWidget(docks.events, self.superstep_dock)
-        self.superstep_dock.raise_()
+        docks.events.raise_()  # the Superstep tab is raised by a lesson (or a click)
         self.lesson_dock = _dock(window, "Lesson", "dock-lesson", self.lesson)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
         window.tabifyDockWidget(docks.inspector, self.lesson_dock)
@@ -191,6 +191,7 @@ class Teaching:
         self.lesson.set_lesson(*found)
         self.lesson_dock.show()
         self.lesson_dock.raise_()
+        self.superstep_dock.raise_()
 
     def _refresh_track(self, *_args: Any) -> None:
         s = self.session
