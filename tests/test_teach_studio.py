@@ -202,18 +202,22 @@ def test_presentation_zoom_is_remembered_contrast_and_focus_layout(open_window, 
 
 
 def test_each_lesson_shows_its_text_and_runs(open_window, qtbot) -> None:
+    plain = open_window(EXAMPLES / "parallel_search.py")  # not a lesson: no Lesson, no Superstep panel
+    assert not plain.teaching.lesson_dock.isVisible()
+    assert not plain.teaching.superstep_dock.isVisible()
+    plain.teaching.superstep_dock.toggleViewAction().trigger()  # Teach ▸ Superstep
+    assert plain.teaching.superstep_dock.isVisible()
+    plain.close()
     for name, words in (("supersteps_joins", "Supersteps and joins"), ("reducers_conflicts", "Reducers and conflicts"),
                         ("interrupts_time_travel", "Interrupts and time travel")):
         window = open_window(LESSONS / f"{name}.py")
         teaching = window.teaching
-        assert teaching.lesson_dock.isVisible()
+        assert teaching.lesson_dock.isVisible() and teaching.superstep_dock.isVisible()
         assert teaching.lesson.title.text() == words
-        assert words in teaching.lesson.text() or len(teaching.lesson.text()) > 200
+        assert words in teaching.lesson.text() and len(teaching.lesson.text()) > 400
         run_command(qtbot, window, window.session.continue_run, timeout=30000)
         assert window.session.status in ("done", "interrupted"), (name, window.session.status)
         window.close()
-    plain = open_window(EXAMPLES / "parallel_search.py")
-    assert not plain.teaching.lesson_dock.isVisible()
 
 
 GOTO = """

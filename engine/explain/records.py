@@ -107,6 +107,7 @@ class KeyMerge:
     before: Any
     after: Any
     changed: bool = True
+    """False when the reducer returned the very same value (an identity check, kept cheap)."""
 
 
 @dataclass(frozen=True, kw_only=True)

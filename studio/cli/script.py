@@ -126,7 +126,7 @@ async def teach_word(window: Any, name: str, arg: str) -> None:
     """The teaching words of `run_script`."""
     teaching = window.teaching
     if name == "why":  # the Superstep panel in front of the Events panel
-        teaching.superstep_dock.raise_()
+        teaching.show_superstep()
     elif name == "hover":
         window.panels.graph.show_hover(arg)
     elif name == "zoom":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSize
+from PySide6.QtCore import QByteArray, QSize, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar
 
 __all__ = ["Presentation", "scale_fonts", "ZOOMS", "HIGH_CONTRAST_SHEET"]
@@ -88,6 +88,9 @@ class Presentation:
         elif not on and self._saved_layout is not None:
             saved, self._saved_layout = self._saved_layout, None
             self.window.restoreState(saved)
+        graph = getattr(getattr(self.window, "panels", None), "graph", None)
+        if graph is not None:  # the graph's room changed: fit it again (centred) once laid out
+            QTimer.singleShot(0, graph.fit)
 
 
 def _clamp(zoom: float) -> float:

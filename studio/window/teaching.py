@@ -82,7 +82,8 @@ class Teaching:
         self.superstep_dock = _dock(window, "Superstep", "dock-superstep", self.superstep)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.superstep_dock)
         window.tabifyDockWidget(docks.events, self.superstep_dock)
-        docks.events.raise_()  # the Superstep tab is raised by a lesson (or a click)
+        # shown by a lesson, or View/Teach ▸ Superstep: hidden, it costs the window no room
+        self.superstep_dock.hide()
         self.lesson_dock = _dock(window, "Lesson", "dock-lesson", self.lesson)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
         window.tabifyDockWidget(docks.inspector, self.lesson_dock)
@@ -139,7 +140,7 @@ class Teaching:
     def _build_menu(self) -> None:
         w, a = self.window, self.actions
         menu = w.menuBar().addMenu("&Teach")
-        for item in (a.play, None, a.zoom_in, a.zoom_out, a.zoom_reset, None, a.high_contrast, a.focus):
+        for item in (a.play, self.superstep_dock.toggleViewAction(), None, a.zoom_in, a.zoom_out, a.zoom_reset, None, a.high_contrast, a.focus):
             if item is None:
                 menu.addSeparator()
             else:
@@ -191,6 +192,11 @@ class Teaching:
         self.lesson.set_lesson(*found)
         self.lesson_dock.show()
         self.lesson_dock.raise_()
+        self.show_superstep()
+
+    def show_superstep(self) -> None:
+        """The Superstep panel on screen, in front of the Events panel."""
+        self.superstep_dock.show()
         self.superstep_dock.raise_()
 
     def _refresh_track(self, *_args: Any) -> None:
