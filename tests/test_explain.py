@@ -180,3 +180,23 @@ def test_huge_values_are_cut_to_one_short_line(value) -> None:
     from engine.explain.text import short
 
     assert len(short(value)) <= 90
+
+
+@pytest.mark.parametrize("name", ["supersteps_joins", "reducers_conflicts", "interrupts_time_travel"])
+def test_each_lesson_runs_and_explains_itself(name: str) -> None:
+    code, out, err = run_cli(str(ROOT / f"resources/examples/lessons/{name}.py"), "--explain")
+    assert code == 0, err
+    assert out.startswith("superstep 0: 1 task") and (ROOT / f"resources/examples/lessons/{name}.md").exists()
+    if name == "supersteps_joins":
+        assert "itinerary waits for cheapest_flight: 2 of 3 sources finished" in out
+    elif name == "reducers_conflicts":
+        assert "score ← alice, bob, by keep_highest: Keeps the highest score written so far" in out
+    else:
+        assert "not committed: the run was interrupted in this superstep" in out
+
+
+def test_the_conflict_lesson_explains_its_conflict_before_the_commit_refuses_it() -> None:
+    lesson = str(ROOT / "resources/examples/lessons/reducers_conflicts.py")
+    code, out, err = run_cli(lesson, "--explain", "--input", '{"draft": "x", "clash": true, "score": 0}')
+    assert code == 1 and "InvalidUpdateError" in err
+    assert "conflict: `verdict` keeps the last value, and `alice` and `bob` each wrote it" in out

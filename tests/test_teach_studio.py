@@ -215,9 +215,11 @@ def test_each_lesson_shows_its_text_and_runs(open_window, qtbot) -> None:
         assert teaching.lesson_dock.isVisible() and teaching.superstep_dock.isVisible()
         assert teaching.lesson.title.text() == words
         assert words in teaching.lesson.text() and len(teaching.lesson.text()) > 400
-        run_command(qtbot, window, window.session.continue_run, timeout=30000)
-        assert window.session.status in ("done", "interrupted"), (name, window.session.status)
         window.close()
+    # one lesson run through in the window (the others run headless in test_explain)
+    window = open_window(LESSONS / "supersteps_joins.py")
+    run_command(qtbot, window, window.session.continue_run, timeout=30000)
+    assert window.session.status == "done"
 
 
 GOTO = """

@@ -131,7 +131,7 @@ async def teach_word(window: Any, name: str, arg: str) -> None:
         window.panels.graph.show_hover(arg)
     elif name == "zoom":
         teaching.presentation.set_zoom(int(arg) / 100)
-        teaching._show_zoom()
+        teaching.show_zoom()
     elif name == "contrast":
         teaching.actions.high_contrast.setChecked(True)
     elif name == "focus":

@@ -2,7 +2,7 @@
 view that checkpoint (read-only: graph marks, state, diff); nothing runs."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
@@ -14,8 +14,9 @@ __all__ = ["Scrubber"]
 
 class Scrubber(QWidget):
     """Methods:
-        set_track(ids, labels, current): the branch's checkpoints (oldest first), what each
-            is in words, and the one on screen (the slider moves there without asking).
+        set_track(ids, label, current): the branch's checkpoints (oldest first), a function
+            saying what one is in words, and the one on screen (the slider moves there
+            without asking); move_to(id): the one on screen changed (same branch).
         position() -> int; at_end() -> bool; step_by(n) -> bool: move n checkpoints (asks).
     Signals:
         checkpoint_picked(str): the user moved to this checkpoint.
@@ -26,7 +27,7 @@ class Scrubber(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ids: list[str] = []
-        self.labels: list[str] = []
+        self.label_of: Callable[[str], str] = str
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setObjectName("scrubber")
         self.slider.setMinimumWidth(160)
@@ -49,20 +50,33 @@ class Scrubber(QWidget):
         row.addWidget(forward)
         row.addWidget(self.label)
         self._quiet = False
-        self.set_track([], [], None)
+        self._index: dict[str, int] = {}
+        self.set_track([], str, None)
 
-    def set_track(self, ids: Sequence[str], labels: Sequence[str], current: str | None) -> None:
-        self.ids, self.labels = list(ids), list(labels)
+    def set_track(self, ids: Sequence[str], label: Callable[[str], str], current: str | None) -> None:
+        self.ids, self.label_of = ids if isinstance(ids, list) else list(ids), label
+        self._index = {cid: i for i, cid in enumerate(self.ids)}
         self._quiet = True
         try:
             self.slider.setRange(0, max(0, len(self.ids) - 1))
-            if current in self.ids:
-                self.slider.setValue(self.ids.index(current))
-            elif self.ids:
-                self.slider.setValue(len(self.ids) - 1)
         finally:
             self._quiet = False
         self.slider.setEnabled(len(self.ids) > 1)
+        self.move_to(current)
+
+    def move_to(self, current: str | None) -> None:
+        """Put the handle on `current` (the end of the branch when it is not on it); nothing is asked."""
+        if len(self._index) != len(self.ids):  # the same branch grew at its tip
+            for i in range(len(self._index), len(self.ids)):
+                self._index[self.ids[i]] = i
+            self.slider.setRange(0, max(0, len(self.ids) - 1))
+            self.slider.setEnabled(len(self.ids) > 1)
+        self._quiet = True
+        try:
+            self.slider.setValue(self._index.get(current, len(self.ids) - 1) if current is not None else
+                                 max(0, len(self.ids) - 1))
+        finally:
+            self._quiet = False
         self._show_label()
 
     def position(self) -> int:
@@ -83,7 +97,11 @@ class Scrubber(QWidget):
         if not self.ids:
             self.label.setText("no checkpoints yet")
             return
-        self.label.setText(f"{i + 1}/{len(self.ids)} · {self.labels[i] if i < len(self.labels) else ''}")
+        try:
+            said = self.label_of(self.ids[i]) if i < len(self.ids) else ""
+        except Exception:  # noqa: BLE001 - a label never breaks the slider
+            said = ""
+        self.label.setText(f"{i + 1}/{len(self.ids)} · {said}")
 
     def _on_moved(self, value: int) -> None:
         self._show_label()

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDockWidget, QDoubleSpinBox, QLabel, QMainWindow, QToolBar
 
 from studio.core.explain import WhyView
-from studio.core.scrub import branch_path
+from studio.core.scrub import Track
 from studio.panels.lesson import LessonPanel
 from studio.panels.scrubber import Scrubber
 from studio.panels.superstep import SuperstepPanel
@@ -79,6 +79,7 @@ class Teaching:
         self.superstep = SuperstepPanel()
         self.lesson = LessonPanel()
         self.scrubber = Scrubber()
+        self.track = Track()
         self.superstep_dock = _dock(window, "Superstep", "dock-superstep", self.superstep)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.superstep_dock)
         window.tabifyDockWidget(docks.events, self.superstep_dock)
@@ -134,7 +135,7 @@ class Teaching:
         self.zoom_label = QLabel("")
         self.zoom_label.setObjectName("zoomLabel")
         bar.addWidget(self.zoom_label)
-        self._show_zoom()
+        self.show_zoom()
         return bar
 
     def _build_menu(self) -> None:
@@ -201,18 +202,22 @@ class Teaching:
 
     def _refresh_track(self, *_args: Any) -> None:
         s = self.session
-        history = s.history
-        path = branch_path(history, s.viewed_id or s.head_id, s.head_id)
-        labels = []
-        for cid in path:
-            row = history.get(cid)
-            nodes = ", ".join(row.nodes) if row is not None and row.nodes else (row.source if row else "")
-            labels.append(f"step {row.step} · {nodes}" if row is not None else cid)
-        self.scrubber.set_track(path, labels, s.viewed_id or s.head_id)
+        current = s.viewed_id or s.head_id
+        self.track.update(s.history, current, s.head_id)
+        if self.scrubber.ids is not self.track.ids:  # another branch (a grown one keeps its list)
+            self.scrubber.set_track(self.track.ids, self._label, current)
+        else:
+            self.scrubber.move_to(current)
+
+    def _label(self, checkpoint_id: str) -> str:
+        row = self.session.history.get(checkpoint_id)
+        if row is None:
+            return checkpoint_id
+        return f"step {row.step} · {', '.join(row.nodes) if row.nodes else row.source}"
 
     def _zoom(self, change: Any) -> None:
         change()
-        self._show_zoom()
+        self.show_zoom()
 
-    def _show_zoom(self) -> None:
+    def show_zoom(self) -> None:
         self.zoom_label.setText(f" {self.presentation.zoom * 100:.0f}%")
