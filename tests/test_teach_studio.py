@@ -204,7 +204,9 @@ def test_presentation_zoom_is_remembered_contrast_and_focus_layout(open_window, 
 def test_each_lesson_shows_its_text_and_runs(open_window, qtbot) -> None:
     plain = open_window(EXAMPLES / "parallel_search.py")  # not a lesson: no Lesson, no Superstep panel
     assert not plain.teaching.lesson_dock.isVisible()
-    assert not plain.teaching.superstep_dock.isVisible()
+    assert not plain.teaching.superstep_dock.isVisible() and not plain.teaching.toolbar.isVisible()
+    plain.teaching.toolbar.toggleViewAction().trigger()  # Teach ▸ Teaching Bar
+    assert plain.teaching.toolbar.isVisible() and plain.teaching.scrubber.isVisible()
     plain.teaching.superstep_dock.toggleViewAction().trigger()  # Teach ▸ Superstep
     assert plain.teaching.superstep_dock.isVisible()
     plain.close()
@@ -213,6 +215,7 @@ def test_each_lesson_shows_its_text_and_runs(open_window, qtbot) -> None:
         window = open_window(LESSONS / f"{name}.py")
         teaching = window.teaching
         assert teaching.lesson_dock.isVisible() and teaching.superstep_dock.isVisible()
+        assert teaching.toolbar.isVisible()
         assert teaching.lesson.title.text() == words
         assert words in teaching.lesson.text() and len(teaching.lesson.text()) > 400
         window.close()

@@ -80,7 +80,7 @@ async def run_script(window: Any, script: str) -> None:
     step[*N] (F10), continue (F5), rewind:STEP, view:STEP (a checkpoint of the head's
     branch), select:NODE (inspect it), answer:JSON (type it as every interrupt's resume
     value), resume:JSON (answer and press Resume), legend; superstep (Shift+F10), and the
-    teaching words: why (the Superstep panel in front), hover:NODE (the graph's caption says why NODE runs, or not yet),
+    teaching words (each shows the teaching bar): why (the Superstep panel in front), hover:NODE (the graph's caption says why NODE runs, or not yet),
     zoom:PERCENT, contrast, focus, scrub:INDEX (view that checkpoint of the branch, 0 = the
     first; negative counts from the end), play:N (autoplay until N steps ran; it keeps playing)."""
     session = window.session
@@ -125,6 +125,7 @@ async def run_script(window: Any, script: str) -> None:
 async def teach_word(window: Any, name: str, arg: str) -> None:
     """The teaching words of `run_script`."""
     teaching = window.teaching
+    teaching.toolbar.show()
     if name == "why":  # the Superstep panel in front of the Events panel
         teaching.show_superstep()
     elif name == "hover":

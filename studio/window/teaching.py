@@ -102,6 +102,9 @@ class Teaching:
         self.presentation = Presentation(window, [docks.state, docks.diff])
         self.actions.high_contrast.setChecked(self.presentation.high_contrast)
         self.toolbar = self._build_toolbar()
+        # hidden until a lesson opens, or Teach ▸ Teaching Bar: a 1280x720 window keeps its graph room
+        self.toolbar.hide()
+        self.toolbar.toggleViewAction().setText("Teaching &Bar (autoplay, history scrubber, zoom)")
         self._build_menu()
         self._connect()
 
@@ -141,7 +144,8 @@ class Teaching:
     def _build_menu(self) -> None:
         w, a = self.window, self.actions
         menu = w.menuBar().addMenu("&Teach")
-        for item in (a.play, self.superstep_dock.toggleViewAction(), None, a.zoom_in, a.zoom_out, a.zoom_reset, None, a.high_contrast, a.focus):
+        for item in (self.toolbar.toggleViewAction(), self.superstep_dock.toggleViewAction(), None, a.play, None,
+                     a.zoom_in, a.zoom_out, a.zoom_reset, None, a.high_contrast, a.focus):
             if item is None:
                 menu.addSeparator()
             else:
@@ -161,6 +165,7 @@ class Teaching:
             signal.connect(self._refresh_track)
         self.scrubber.checkpoint_picked.connect(s.select_checkpoint)
         a.play.triggered.connect(lambda checked: self.autoplay.play() if checked else self.autoplay.pause())
+        a.play.triggered.connect(lambda _checked: self.toolbar.show())  # its speed and mode on screen
         self.autoplay.playingChanged.connect(self._on_playing)
         self.autoplay.stopped.connect(lambda text: s.message.emit(text))
         self.speed.valueChanged.connect(self.autoplay.set_speed)
@@ -196,7 +201,8 @@ class Teaching:
         self.show_superstep()
 
     def show_superstep(self) -> None:
-        """The Superstep panel on screen, in front of the Events panel."""
+        """The Superstep panel on screen, in front of the Events panel, and the teaching bar."""
+        self.toolbar.show()
         self.superstep_dock.show()
         self.superstep_dock.raise_()
 
