@@ -123,3 +123,24 @@ def test_edges_list_what_langgraph_lists_and_keep_their_kind():
                      ("b", END, None, False), ("c", END, None, False)]
     assert [e.kind for e in edges] == ["edge", "command", "command", "edge", "edge"]
     assert edges[1].source == "child" and edges[1].data == "to b" and edges[1].conditional
+
+
+def test_a_deferred_node_is_drawn_after_the_last_step_before_it():
+    g = StateGraph(S)
+    for name in ("split", "left", "left_more", "right"):
+        g.add_node(name, _node(name))
+    g.add_node("last", _node("last"), defer=True)
+    g.add_edge(START, "split")
+    g.add_edge("split", "left")
+    g.add_edge("split", "right")
+    g.add_edge("left", "left_more")
+    g.add_edge(["left", "right"], "last")
+    drawn = g.compile().get_graph()
+    edges = {(e.source, e.target): e.conditional for e in drawn.edges}
+    # `last` runs once `left_more` (the only node of the step before) is done: drawn as a
+    # possible next step of it, not `left_more` -> END
+    assert edges[("left_more", "last")] is True
+    assert ("left_more", END) not in edges and edges[("last", END)] is False
+    assert edges[("left", "last")] is False and edges[("right", "last")] is False
+    assert drawn.nodes["last"].metadata == {"defer": True}
+    assert "\tlast(last<hr/><small><em>defer = True</em></small>)" in drawn.draw_mermaid()

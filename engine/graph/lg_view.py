@@ -94,6 +94,8 @@ def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, st
     declared_seen: set[str] = set()
     step_sources: dict[str, set[_Trigger]] = {}
     sources: dict[str, set[_Trigger]] = {}
+    deferred = compiled.deferred
+    held: dict[str, list[tuple[str, _Trigger]]] = {}  # deferred nodes waiting for a step of their own
     tasks = [START]
     for _ in range(-1, _STEPS):
         if not tasks:
@@ -123,10 +125,22 @@ def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, st
                             triggered.setdefault(dst, []).append((s, _Trigger(dst, False, None)))
                 elif t.target != END:
                     triggered.setdefault(t.target, []).append((src, t))
+        for target in [t for t in triggered if t in deferred]:
+            held.setdefault(target, []).extend(triggered.pop(target))
         tasks = sorted(triggered)
         for target in tasks:
             for src, t in triggered[target]:
                 edges.add((src, target, t.conditional, t.label))
+        if not tasks and held:  # nothing else left: the deferred nodes run
+            tasks = sorted(held)
+            for target in tasks:
+                arrivals = held.pop(target)
+                for src, t in arrivals:
+                    edges.add((src, target, t.conditional, t.label))
+                if not any(src in step_sources for src, _ in arrivals):
+                    # as LangGraph: triggered by no node of the step before, it is drawn
+                    # as a possible next step of every node of that step
+                    edges.update((src, target, True, None) for src in step_sources)
     return edges, set(step_sources)
 
 
@@ -175,14 +189,18 @@ def _replace(nodes: dict[str, LGNode], edges: list[LGEdge], name: str, inner_nod
 
 
 def node_metadata(compiled: CompiledStateGraph, name: str, given: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A node's metadata as LangGraph shows it: with its own breakpoints (`__interrupt`:
-    "before", "after" or "before,after"; not those of `interrupt_before="*"`)."""
+    """A node's metadata as LangGraph shows it: `defer` for a deferred node, and its own
+    breakpoints (`__interrupt`: "before", "after" or "before,after"; not those of
+    `interrupt_before="*"`)."""
     every: frozenset[str] = getattr(compiled, "every_node_breaks", frozenset())
     pauses = [when for when, names in (("before", compiled.interrupt_before), ("after", compiled.interrupt_after))
               if name in names and when not in every]
-    if not pauses:
-        return dict(given) if given else None
-    return {**(given or {}), "__interrupt": ",".join(pauses)}
+    out = dict(given or {})
+    if name in compiled.deferred:
+        out["defer"] = True
+    if pauses:
+        out["__interrupt"] = ",".join(pauses)
+    return out or None
 
 
 def _top_level(compiled: CompiledStateGraph) -> tuple[dict[str, LGNode], list[LGEdge]]:

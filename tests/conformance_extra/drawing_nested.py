@@ -3,6 +3,8 @@ node's breakpoints in its metadata, and a function that invokes a graph expanded
 import operator
 from typing import Annotated, TypedDict
 
+from normalize import norm
+
 
 class S(TypedDict):
     log: Annotated[list, operator.add]
@@ -87,4 +89,30 @@ def case_edges_of_a_subgraph_node_with_destinations(api, tmp):
         app = g.compile()
         out[label] = {"run": app.invoke({"log": []}),
                       "edges": [[e.source, e.target, e.data, e.conditional] for e in app.get_graph().edges]}
+    return out
+
+
+def case_deferred_node_drawn_after_the_last_step(api, tmp):
+    out = {}
+    for waiting in (True, False):
+        g = api.StateGraph(S)
+        for name in ("split", "left", "left_more", "right"):
+            g.add_node(name, _node(name))
+        g.add_node("last", _node("last"), defer=True)
+        g.add_edge(api.START, "split")
+        g.add_edge("split", "left")
+        g.add_edge("split", "right")
+        g.add_edge("left", "left_more")
+        if waiting:
+            g.add_edge(["left", "right"], "last")
+        else:
+            g.add_edge("left", "last")
+            g.add_edge("right", "last")
+        app = g.compile()
+        drawn = app.get_graph()
+        out["waiting" if waiting else "plain"] = {
+            "mermaid": drawn.draw_mermaid(),
+            "json": drawn.to_json(),
+            "run": norm(app.invoke({"log": []})),
+        }
     return out
