@@ -245,3 +245,11 @@ def test_a_stateful_subgraph_keeps_its_state_under_exit_durability(saver: Any) -
     g.invoke({"steps": [], "n": 0}, _cfg(), durability="exit")
     assert seen == [[], ["m"], ["m", "m"], ["m", "m", "m"]]  # within a run and across runs
     assert len(list(g.get_state_history(_cfg()))) == 2  # the parent saved only where each run ended
+
+
+def test_a_malformed_checkpoint_map_is_a_type_error_naming_it(saver: Any) -> None:
+    g = _parent([], saver)
+    g.invoke({"log": []}, _cfg())
+    with pytest.raises(TypeError, match="checkpoint_map"):
+        g.invoke(None, {"configurable": {"thread_id": "t", "checkpoint_ns": "sub", "checkpoint_id": "x",
+                                         "checkpoint_map": "not a map"}})

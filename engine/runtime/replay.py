@@ -71,9 +71,17 @@ def checkpoint_before(saver: Any, key: str, bound: str) -> Checkpoint | None:
 def address_subgraph(saver: Any, thread_id: str, conf: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
     """For a top-level run given a subgraph's checkpoint config: (the top graph's checkpoint
     to start from, {namespace: checkpoint} for the subgraphs on the way down)."""
-    ns = str(conf.get("checkpoint_ns") or "")
+    ns = conf.get("checkpoint_ns") or ""
     cid = conf.get("checkpoint_id")
-    cmap = dict(conf.get("checkpoint_map") or {})
+    given = conf.get("checkpoint_map") or {}
+    if not isinstance(ns, str) or not isinstance(given, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in given.items()):
+        raise TypeError(
+            f"config['configurable']: checkpoint_ns must be a string and checkpoint_map a dict of "
+            f"namespace -> checkpoint id strings, got {ns!r:.60} and {given!r:.80}; take a subgraph's "
+            "config from get_state(config, subgraphs=True)"
+        )
+    cmap = dict(given)
     if cid is not None:
         cmap[ns] = str(cid)
     top = cmap.pop("", None)
