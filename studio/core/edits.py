@@ -29,7 +29,7 @@ from .valuediff import same
 __all__ = ["EditHow", "KeyEdit", "EditPlan", "EditPlanner", "plan_edit", "as_node_choices"]
 
 EditHow = Literal["set", "reduce", "replace"]
-_TRIED = 24
+_TRIED = 12
 """How many nodes the default `as_node` search dry-runs at most."""
 
 

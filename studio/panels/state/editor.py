@@ -138,13 +138,19 @@ class StateEditorDialog(QDialog):
         self._timer.stop()
         if self._planner is None or self._parsed is None:
             return
+        if not self._changed:  # no dry run (the graph's routers) before there is an edit
+            self.plan = None
+            self._show_keys(None)
+            self.next_label.setText("Nothing changed yet: edit a value above.")
+            self.next_label.setStyleSheet("")
+            self.ok_button.setEnabled(not self.error.text())
+            return
         plan = self._planner.plan(self._changed, self._how, self._as_node)
         self.plan = plan
         self._show_keys(plan)
         if plan.as_node and self.as_node_box.findText(plan.as_node) >= 0:
             self.as_node_box.setCurrentText(plan.as_node)
-        self.next_label.setText(plan.next_text() if plan.edits or plan.error else
-                                "Nothing changed yet: edit a value above.")
+        self.next_label.setText(plan.next_text())
         warn = bool(plan.error) or (bool(plan.edits) and not plan.next)
         self.next_label.setStyleSheet("color: #b45309" if warn else "")
         self.ok_button.setEnabled(not plan.error and not self.error.text())
@@ -152,7 +158,7 @@ class StateEditorDialog(QDialog):
     def _show_keys(self, plan: Any) -> None:
         while self.keys_form.rowCount():
             self.keys_form.removeRow(0)
-        for edit in plan.edits:
+        for edit in plan.edits if plan is not None else ():
             after = preview(edit.after, 70)
             if not edit.reducer:
                 self.keys_form.addRow(f"{edit.key}:", QLabel(f"set → {after}"))
