@@ -408,3 +408,30 @@ def test_item7_a_run_without_fork_copy_goes_on_at_n_plus_1(tmp_path) -> None:
     graph.invoke(None, old.config)
     sources = [s.metadata["source"] for s in graph.get_state_history(config)][:3]
     assert sources == ["loop", "loop", "fork"], sources
+
+
+def test_item7_without_fork_copy_old_writes_still_get_the_copy(tmp_path) -> None:
+    """Writes stored under the old checkpoint (here: an interrupt) must not be taken as the
+    new branch's: then the run makes LangGraph's copy after all."""
+    from engine import interrupt
+
+    builder = StateGraph(_Par)
+    builder.add_node("a", lambda s: {"items": ["a"]})
+    builder.add_node("b", lambda s: {"items": [interrupt("ok?")]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", END)
+    graph = builder.compile(checkpointer=SqliteSaver(str(tmp_path / "t.db")))
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"items": []}, config)  # paused in b: its interrupt is a write under the head
+    head = graph.get_state(config)
+    assert head.next == ("b",) and head.tasks[0].interrupts
+
+    async def start() -> None:
+        run = graph.new_run(None, head.config)
+        run.fork_copy = False
+        await run.start()
+
+    asyncio.run(start())
+    newest = next(iter(graph.get_state_history(config)))
+    assert newest.metadata["source"] == "fork" and newest.metadata["step"] == head.metadata["step"] + 1

@@ -222,3 +222,25 @@ def test_item8_status_messages_go_when_they_stop_being_true(open_window, qtbot, 
     qtbot.waitUntil(lambda: window.banner.error is not None, timeout=10000)
     wait_ready(qtbot, window)
     assert "reloading" not in bar.currentMessage(), bar.currentMessage()  # the banner says what holds
+
+
+def test_item7_an_interrupt_on_a_rewound_branch_resumes(open_window, qtbot, tmp_path: Path) -> None:
+    from test_studio_support import EXAMPLES, answer
+
+    window = open_window(EXAMPLES / "approval.py")
+    s = window.session
+    act(qtbot, window, "continue_")  # to review's interrupt
+    (pending,) = window.panels.interrupts.cards()
+    answer(qtbot, window, pending.view.interrupt_id, '{"approved": false}')
+    act(qtbot, window, "continue_")  # to the end
+    base = next(r for r in s.history.rows() if r.nodes == ("prepare",))
+    s.rewind(base.id)
+    wait_ready(qtbot, window)
+    act(qtbot, window, "step")  # review asks again, on a new branch
+    (card,) = window.panels.interrupts.cards()
+    answer(qtbot, window, card.view.interrupt_id, '{"approved": true}')
+    act(qtbot, window, "continue_")
+    assert s.state.values.get("approved") is True
+    assert s.history.branch_point(s.head_id) == base.id
+    steps = [r.step for r in s.history.rows() if s.history.branch_point(r.id) == base.id]
+    assert min(steps) == base.step + 1, steps

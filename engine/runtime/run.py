@@ -145,8 +145,8 @@ class Run(RunStart, RunCommit):
         self.fork_copy = True
         """Starting at an older checkpoint saves a copy of it first (source "fork", step
         N+1), as LangGraph does. A debugger sets False: the first commit then follows the
-        old checkpoint directly (step N+1, parent N), with fresh task ids and none of the
-        old branch's pending writes."""
+        old checkpoint directly (step N+1, parent N), unless writes of the old branch are
+        still stored under it (then the copy is made as LangGraph does)."""
         """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.gate: Gate | None = None
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
