@@ -103,13 +103,14 @@ def test_rewind_then_step_makes_a_branch(open_window, qtbot, tmp_path: Path) -> 
     assert s.head_id == after_a.id
     act(qtbot, window, "step_superstep")
     assert s.history.branches() == 1
-    assert not [r for r in s.history if r.source == "fork"]  # the studio's branch needs no copy row
+    fork = [r for r in s.history if r.source == "fork"]
+    assert fork and fork[0].parent_id == after_a.id and fork[0].step == after_a.step  # steps do not shift
     head = s.history.get(s.head_id)
-    assert head is not None and head.parent_id == after_a.id and head.step == after_a.step + 1
+    assert head is not None and head.step == after_a.step + 1
     assert len(s.history.children(after_a.id)) == 2
     assert s.state.values["items"] == ["alpha", "beta", "gamma"]
     timeline = panel_text(window.panels.timeline)  # the new branch hangs under a header row
-    assert f"↳ branch from step {after_a.step} · 1 checkpoint" in timeline
+    assert f"↳ branch from step {after_a.step} · 2 checkpoints" in timeline
 
 
 def test_back_and_forward_in_history(open_window, qtbot, tmp_path: Path) -> None:

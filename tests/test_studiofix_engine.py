@@ -385,53 +385,29 @@ def _chain(saver):
     return builder.compile(checkpointer=saver)
 
 
-def test_item7_a_run_without_fork_copy_goes_on_at_n_plus_1(tmp_path) -> None:
+def test_item7_a_fork_that_keeps_its_step_goes_on_at_n_plus_1(tmp_path) -> None:
     graph = _chain(SqliteSaver(str(tmp_path / "t.db")))
     config = {"configurable": {"thread_id": "t"}}
     graph.invoke({"items": []}, config)
     old = next(s for s in graph.get_state_history(config) if s.next == ("b",))
-    old_id = old.config["configurable"]["checkpoint_id"]
+    old_id, n = old.config["configurable"]["checkpoint_id"], old.metadata["step"]
     before = {s.config["configurable"]["checkpoint_id"] for s in graph.get_state_history(config)}
 
     async def one_step() -> None:
         run = graph.new_run(None, old.config)
-        run.fork_copy = False  # what the studio asks for
+        run.fork_same_step = True  # what the studio asks for
         await run.start()
         await run.run_task()
         run.commit()
 
     asyncio.run(one_step())
     new = [s for s in graph.get_state_history(config) if s.config["configurable"]["checkpoint_id"] not in before]
-    assert [(s.metadata["step"], s.metadata["source"], s.parent_config["configurable"]["checkpoint_id"], s.values["items"])
-            for s in new] == [(old.metadata["step"] + 1, "loop", old_id, ["a", "b"])]
-    # invoke() keeps LangGraph's behaviour: a "fork" copy at N+1, the node at N+2
+    fork, step = new[1], new[0]  # newest first
+    assert (fork.metadata["step"], fork.metadata["source"], fork.parent_config["configurable"]["checkpoint_id"]) \
+        == (n, "fork", old_id)  # the copy keeps step N: it owns the branch's writes
+    assert (step.metadata["step"], step.metadata["source"], step.values["items"]) == (n + 1, "loop", ["a", "b"])
+    # invoke() keeps LangGraph's numbering: the "fork" copy at N+1, the node at N+2
     graph.invoke(None, old.config)
-    sources = [s.metadata["source"] for s in graph.get_state_history(config)][:3]
-    assert sources == ["loop", "loop", "fork"], sources
-
-
-def test_item7_without_fork_copy_old_writes_still_get_the_copy(tmp_path) -> None:
-    """Writes stored under the old checkpoint (here: an interrupt) must not be taken as the
-    new branch's: then the run makes LangGraph's copy after all."""
-    from engine import interrupt
-
-    builder = StateGraph(_Par)
-    builder.add_node("a", lambda s: {"items": ["a"]})
-    builder.add_node("b", lambda s: {"items": [interrupt("ok?")]})
-    builder.add_edge(START, "a")
-    builder.add_edge("a", "b")
-    builder.add_edge("b", END)
-    graph = builder.compile(checkpointer=SqliteSaver(str(tmp_path / "t.db")))
-    config = {"configurable": {"thread_id": "t"}}
-    graph.invoke({"items": []}, config)  # paused in b: its interrupt is a write under the head
-    head = graph.get_state(config)
-    assert head.next == ("b",) and head.tasks[0].interrupts
-
-    async def start() -> None:
-        run = graph.new_run(None, head.config)
-        run.fork_copy = False
-        await run.start()
-
-    asyncio.run(start())
-    newest = next(iter(graph.get_state_history(config)))
-    assert newest.metadata["source"] == "fork" and newest.metadata["step"] == head.metadata["step"] + 1
+    latest = list(graph.get_state_history(config))[:3]
+    assert [(s.metadata["source"], s.metadata["step"]) for s in latest] == [("loop", n + 3), ("loop", n + 2),
+                                                                             ("fork", n + 1)]

@@ -198,8 +198,11 @@ def test_item7_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot,
     act(qtbot, window, "step")  # F10 from the older checkpoint: review runs on a new branch
     new = [r for r in s.history.rows() if r.id not in before]
     assert [r.nodes for r in new if r.nodes] == [("review",)], new  # no row claims prepare ran again
-    # one new checkpoint, right after the rewound one: the branch's steps do not shift
-    assert [(r.step, r.parent_id, r.source) for r in new] == [(base.step + 1, base.id, "loop")], new
+    # the branch's steps do not shift: its "fork" copy (which owns the branch's writes, as
+    # LangGraph's does) keeps the rewound step, and review commits at the next one
+    fork, ran = new
+    assert (fork.step, fork.parent_id, fork.source, fork.nodes) == (base.step, base.id, "fork", ())
+    assert (ran.step, ran.parent_id, ran.source) == (base.step + 1, fork.id, "loop")
     assert s.history.branches() == 1  # one branch point: the rewound checkpoint
     assert s.history.branch_point(s.head_id) == base.id
     assert s.history.get(s.head_id).nodes == ("review",)
@@ -236,11 +239,12 @@ def test_item7_an_interrupt_on_a_rewound_branch_resumes(open_window, qtbot, tmp_
     base = next(r for r in s.history.rows() if r.nodes == ("prepare",))
     s.rewind(base.id)
     wait_ready(qtbot, window)
+    assert not window.panels.interrupts.cards()  # the old branch's question was answered there
     act(qtbot, window, "step")  # review asks again, on a new branch
     (card,) = window.panels.interrupts.cards()
     answer(qtbot, window, card.view.interrupt_id, '{"approved": true}')
     act(qtbot, window, "continue_")
     assert s.state.values.get("approved") is True
     assert s.history.branch_point(s.head_id) == base.id
-    steps = [r.step for r in s.history.rows() if s.history.branch_point(r.id) == base.id]
-    assert min(steps) == base.step + 1, steps
+    ran = [(r.step, r.nodes) for r in s.history.rows() if s.history.branch_point(r.id) == base.id and r.nodes]
+    assert ran[0] == (base.step + 1, ("review",)), ran  # the branch's steps do not shift

@@ -106,7 +106,7 @@ class Run(RunStart, RunCommit):
         "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
-        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_copy", "replay",
+        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_same_step", "replay",
         "parents", "null_resume",
     )
 
@@ -142,11 +142,10 @@ class Run(RunStart, RunCommit):
         """Started by continuing a saved checkpoint (resume, breakpoint, crash): a subgraph
         task of this run then continues its own unfinished history instead of starting anew."""
         self.fresh = False
-        self.fork_copy = True
-        """Starting at an older checkpoint saves a copy of it first (source "fork", step
-        N+1), as LangGraph does. A debugger sets False: the first commit then follows the
-        old checkpoint directly (step N+1, parent N), unless writes of the old branch are
-        still stored under it (then the copy is made as LangGraph does)."""
+        self.fork_same_step = False
+        """Starting at an older checkpoint N saves a copy of it (source "fork") that owns the
+        new branch's writes; LangGraph numbers the copy N+1, so the branch's first commit is
+        N+2. A debugger sets True: the copy keeps step N and the branch goes on at N+1."""
         """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.gate: Gate | None = None
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""

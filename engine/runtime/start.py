@@ -150,15 +150,13 @@ class RunStart:
             self.replay.resume = resume
         if time_travel and (base.source not in ("update", "fork") or superseded):
             mode = "fork"
-            # without the copy (a debugger's choice), the run goes on from `base` itself, its
-            # tasks keeping their ids, which is sound only while no write of the old branch is
-            # stored under it (stores drop a superstep's writes once it commits)
-            if self.fork_copy or (self.saver is not None and self.saver.pending_writes(self.store_key, base.id)):
-                fork_id = new_checkpoint_id()
-                base = replace(base, id=fork_id, parent_id=base.id, step=base.step + 1, source="fork",
-                               created_at=now_iso(), metadata=self._metadata(),
-                               tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
-                self._save(base)
+            # the copy owns the new branch's writes (the old branch's stay under `base`);
+            # a debugger numbers it as `base` so the branch's first commit is step N+1
+            fork_id = new_checkpoint_id()
+            base = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if self.fork_same_step else 1),
+                           source="fork", created_at=now_iso(), metadata=self._metadata(),
+                           tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
+            self._save(base)
         else:
             pending = self.saver.pending_writes(self.store_key, base.id) if self.saver else []
             self.resuming = True

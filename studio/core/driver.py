@@ -188,7 +188,7 @@ class RunDriver:
 
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
         run: Run = self.graph.new_run(run_input, config)
-        run.fork_copy = False  # a rewound branch goes on at step N+1, not after a copy of N
+        run.fork_same_step = True  # a rewound branch goes on at step N+1 (its "fork" copy keeps step N)
         self.run = run
         self._unsubscribe = run.subscribe(self._on_event)
         await run.start()

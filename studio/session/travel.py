@@ -102,6 +102,10 @@ class TimeTravel:
     def _adopt_pending(self, ckpt: Any, pending: list[Any]) -> None:
         """At the head: show the interrupts and the error a saved run stopped with."""
         s, p = self.state, self.presenter
+        if s.history.children(ckpt.id):
+            # its superstep went on (or was forked): the interrupts and errors stored under
+            # it were answered or retried there; a run from here asks and fails afresh
+            pending = []
         if s.pending_events:
             s.pending_events = False
             self.signals.eventsAdded.emit(convert.pending_events(ckpt.step + 1, pending, error_channel=ERROR,
