@@ -60,6 +60,12 @@ class Command(Generic[Destination]):
 
     PARENT: ClassVar[str] = "__parent__"
 
+    def __repr__(self) -> str:
+        """As LangGraph shows a Command: only the fields that are set (truthy)."""
+        shown = ", ".join(f"{name}={value!r}" for name in ("update", "goto", "resume", "graph")
+                          if (value := getattr(self, name)))
+        return f"Command({shown})"
+
     def goto_targets(self) -> list[str | Send]:
         if isinstance(self.goto, (str, Send)):
             return [self.goto]
@@ -90,7 +96,7 @@ class Interrupt:
 class PregelTask(NamedTuple):
     """A task of the superstep that a snapshot is about to run (or stopped in), with
     LangGraph's fields: `path` says why it runs (`("__pregel_pull", node)` for a node
-    triggered by an edge or a router, `("__pregel_push", i)` for a Send), `error` the
+    triggered by an edge or a router, `("__pregel_push", i, False)` for the i-th Send), `error` the
     text of the error it failed with, `result` what it wrote once finished."""
 
     id: str

@@ -22,6 +22,7 @@ from typing import Any
 from .data import (
     DONE,
     ERROR,
+    HANDLED,
     INTERRUPT,
     RESUME,
     ROUTE,
@@ -49,6 +50,7 @@ __all__ = [
     "SEND",
     "INTERRUPT",
     "ERROR",
+    "HANDLED",
     "RESUME",
     "DONE",
     "NS_SEP",

@@ -14,7 +14,7 @@ from ..fast_init import fast_frozen_init
 
 __all__ = [
     "Checkpoint", "CheckpointHeader", "PlannedTask", "PendingWrite", "ThreadInfo",
-    "ROUTE", "SEND", "INTERRUPT", "ERROR", "RESUME", "DONE",
+    "ROUTE", "SEND", "INTERRUPT", "ERROR", "RESUME", "DONE", "HANDLED",
 ]
 
 # Channels of pending writes that are not state keys.
@@ -24,6 +24,7 @@ INTERRUPT = "__interrupt__"  # value: an Interrupt the task raised
 ERROR = "__error__"  # value: {"type": ..., "message": ..., "traceback": ...}
 RESUME = "__resume__"  # value: list of resume values handed to the task, in order
 DONE = "__done__"  # value: None; a task that finished with no writes and no routes
+HANDLED = "__handled__"  # value: the error handler node that took the task's error (with its ERROR)
 
 
 @fast_frozen_init

@@ -11,7 +11,8 @@ log, used by the run (what not to run again) and by snapshots (what history show
   of the pause before (the task ran again and asked again), starts a new pause, so
   questions asked before are not shown twice;
 - its *resume* is its latest resume write (the whole list of answers it was handed);
-- its *error* is the latest error it raised (kept when a later run of it finished).
+- its *error* is the latest error it raised (kept when a later run of it finished), and
+  its *handler* the error handler node that took that error, if one did.
 """
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .data import ERROR, INTERRUPT, RESUME, PendingWrite
+from .data import ERROR, HANDLED, INTERRUPT, RESUME, PendingWrite
 
 __all__ = ["TaskStatus", "task_statuses", "writes_result", "CONTROL_CHANNELS"]
 
-CONTROL_CHANNELS = frozenset((INTERRUPT, ERROR, RESUME))
+CONTROL_CHANNELS = frozenset((INTERRUPT, ERROR, RESUME, HANDLED))
 """Writes that say what happened to a task, not what it produced."""
 
 
@@ -39,6 +40,8 @@ class TaskStatus:
     """The resume values the task was last handed, or None."""
     error: Any = None
     """The record of the latest error the task raised, or None."""
+    handler: str | None = None
+    """The error handler node that took that error (it runs instead of the task again)."""
 
     @property
     def finished(self) -> bool:
@@ -56,6 +59,7 @@ def task_statuses(writes: Iterable[PendingWrite]) -> dict[str, TaskStatus]:
     interrupts: dict[str, list[Any]] = {}
     resume: dict[str, tuple[Any, ...]] = {}
     error: dict[str, Any] = {}
+    handler: dict[str, str] = {}
     last: dict[str, str] = {}  # task id -> the channel of its latest write
     for w in writes:
         tid, ch = w.task_id, w.channel
@@ -71,12 +75,15 @@ def task_statuses(writes: Iterable[PendingWrite]) -> dict[str, TaskStatus]:
             resume[tid] = tuple(w.value) if isinstance(w.value, (list, tuple)) else (w.value,)
         elif ch == ERROR:
             error[tid] = w.value
+            handler.pop(tid, None)
+        elif ch == HANDLED:
+            handler[tid] = w.value
         else:
             output[tid].append(w)
         last[tid] = ch
     return {
         tid: TaskStatus(output=tuple(out), interrupts=tuple(interrupts.get(tid, ())),
-                        resume=resume.get(tid), error=error.get(tid))
+                        resume=resume.get(tid), error=error.get(tid), handler=handler.get(tid))
         for tid, out in output.items()
     }
 

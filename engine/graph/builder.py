@@ -1,6 +1,7 @@
 """StateGraph: the builder users write their graph with (LangGraph's API)."""
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,24 @@ class NodeSpec:
     @property
     def is_subgraph(self) -> bool:
         return is_subgraph(self.fn)
+
+    @property
+    def runnable(self) -> NodeCallable:
+        """LangGraph's `StateNodeSpec.runnable`, for code that reaches the function a node
+        was given through it: `.func` (sync) or `.afunc` (async)."""
+        fn = self.fn
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
+            return NodeCallable(name=self.name, func=None, afunc=fn)
+        return NodeCallable(name=self.name, func=fn, afunc=None)
+
+
+@dataclass(frozen=True)
+class NodeCallable:
+    """A node's function as `NodeSpec.runnable` shows it (nothing runs through it)."""
+
+    name: str
+    func: Any
+    afunc: Any
 
 
 def _coerce_node(node: str, action: Any) -> Any:

@@ -513,6 +513,9 @@ class CompiledStateGraph:
         if inputs:  # a Command given as input: its update and goto act on this checkpoint
             values, plan = apply_input_writes(self, ckpt.id, values, plan, inputs)
             pending = [w for w in pending if not is_input_write(w, ckpt.id)]
+        pushed = [t for t in plan if t.is_send and t.name != START]
+        if pushed and len(pushed) < len(plan):  # as LangGraph lists them: Sends first, then nodes
+            plan = (*pushed, *(t for t in plan if not t.is_send or t.name == START))
         did = superstep_record(self, ckpt, plan, pending, child, live=live)
         tasks = tuple(
             TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=d.error, interrupts=d.interrupts,
@@ -566,7 +569,16 @@ class CompiledStateGraph:
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
                                  parent_config=None, tasks=(), interrupts=())
-        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=subgraphs,
+        child = None
+        if checkpoint_id is not None:  # the record of an older step: its child tells what unsaved writes did
+            first = None  # its oldest child: the one its own superstep made (later ones are forks, updates)
+            for header in saver.list_headers(key):  # newest first; children come after their parent
+                if header.id == ckpt.id:
+                    break
+                if header.parent_id == ckpt.id:
+                    first = header.id
+            child = saver.get(key, first) if first is not None else None
+        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child, saver=saver, subgraphs=subgraphs,
                               live=checkpoint_id is None)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
@@ -582,11 +594,11 @@ class CompiledStateGraph:
         _, only = self._thread(config)
         graph, _, key = self._scope(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
-        newest_child: dict[str, Checkpoint] = {}
+        first_child: dict[str, Checkpoint] = {}
         for ckpt in saver.list(key, before=before_id, limit=limit):
-            child = newest_child.get(ckpt.id)
-            if ckpt.parent_id is not None:
-                newest_child.setdefault(ckpt.parent_id, ckpt)
+            child = first_child.get(ckpt.id)
+            if ckpt.parent_id is not None:  # the oldest child is the one the parent's own superstep made
+                first_child[ckpt.parent_id] = ckpt
             if only is not None and ckpt.id != only:
                 continue
             if filter and any(ckpt.metadata.get(k) != v and {"source": ckpt.source, "step": ckpt.step}.get(k) != v
@@ -746,7 +758,7 @@ def _check_checkpointer(checkpointer: Any) -> None:
 
 def _task_path(task: Any, index: int) -> tuple[Any, ...]:
     if task.is_send and task.name != START:  # the input task is kept as a send, shown as LangGraph's pull
-        return ("__pregel_push", index)
+        return ("__pregel_push", index, False)  # Sends come first in a snapshot: index among them
     return ("__pregel_pull", task.name)
 
 

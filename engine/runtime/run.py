@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import (
     DONE,
     ERROR,
+    HANDLED,
     INTERRUPT,
     RESUME,
     ROUTE,
@@ -606,6 +607,9 @@ class Run(RunStart, RunCommit):
             if graph.schema.managed:
                 applied_values = graph.schema.with_managed(applied_values, self.step + 1, self._stop)
             view = graph.schema.node_input(applied_values)
+            if dropped and type(view) is dict and isinstance(update, dict):
+                # as LangGraph: keys the node returned that the state has not reach its routers
+                view = {**{k: update[k] for k in dropped if k in update}, **view}
             for branch, wants_config, own_view in runner.branches:
                 names, sends = call_router(branch, view if own_view is None else own_view(applied_values),
                                            self.config, graph.node_set, wants_config)
@@ -620,16 +624,22 @@ class Run(RunStart, RunCommit):
         # The task's event is emitted even when saving its writes raises (in `finally`):
         # listeners always see every task that ended, then RunFinished.
         if result.error is not None:
+            handler = self.graph.runners[task.name].error_handler if task.name in self.graph.runners else None
+            if isinstance(result.error, ParentCommand):
+                handler = None
             try:
                 if self.saver is not None and ckpt is not None:
-                    self._put_writes([PendingWrite(task_id=task.id, task_name=task.name, channel=ERROR, value={
+                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=ERROR, value={
                         "type": type(result.error).__name__, "message": str(result.error),
-                        "traceback": result.traceback})])
+                        "traceback": result.traceback})]
+                    if handler is not None:  # a resume runs the handler again, not the node
+                        writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=HANDLED,
+                                                   value=handler))
+                    self._put_writes(writes)
             finally:
                 self._emit(TaskFailed(**self._base(), task_id=task.id, name=task.name, error=result.error,
                                       traceback=result.traceback, duration_s=result.duration_s))
-            handler = self.graph.runners[task.name].error_handler if task.name in self.graph.runners else None
-            if handler is not None and not isinstance(result.error, ParentCommand):
+            if handler is not None:
                 self._plan_error_handler(result, handler)
             return
         if result.paused:  # nothing saved: the task runs again (and its subgraph continues) on resume

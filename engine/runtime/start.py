@@ -5,6 +5,7 @@ A mixin of `Run` (run.py), kept apart so each module stays about one idea.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -210,10 +211,19 @@ class RunStart:
             self.values, self.plan = apply_input_writes(  # type: ignore[assignment]
                 self.graph, cid, self.values, self.plan, inputs)
             pending = [w for w in pending if not is_input_write(w, cid)]
+        statuses = task_statuses(pending)
         tasks = {t.id: t for t in self.plan}
-        for task_id, status in task_statuses(pending).items():
+        for task_id, status in statuses.items():  # a failed node whose error handler took over
             task = tasks.get(task_id)
-            if task is None:
+            if task is not None and status.handler is not None and not status.finished \
+                    and status.handler in self.graph.runners:
+                failed = TaskResult(task=task, error=saved_error(status.error), replayed=True)
+                self.results[task_id] = failed
+                self._plan_error_handler(failed, status.handler)  # its handler runs again, not the node
+        tasks = {t.id: t for t in self.plan}
+        for task_id, status in statuses.items():
+            task = tasks.get(task_id)
+            if task is None or task_id in self.results:
                 continue
             if keep_resume and status.resume is not None:
                 self._resume_for[task_id] = list(status.resume)
@@ -262,3 +272,18 @@ class RunStart:
             self._resume_for[task_id] = [*self._resume_for.get(task_id, []), value]
             del self.results[task_id]
 
+
+def saved_error(record: Any) -> BaseException:
+    """A task's error as saved (`{"type", "message"}`) as an exception again: of that
+    built-in type when it is one (nothing is imported or looked up elsewhere), else an
+    Exception with the saved text."""
+    if not isinstance(record, Mapping):
+        return Exception(str(record))
+    name, message = str(record.get("type", "")), str(record.get("message", ""))
+    kind = getattr(builtins, name, None)
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        try:
+            return kind(message)
+        except Exception:  # a built-in that takes other arguments (UnicodeDecodeError...)
+            pass
+    return Exception(f"{name}: {message}" if name else message)
