@@ -1,6 +1,6 @@
 """The per-superstep fast paths keep their contracts: the engine's frozen records built
 by `fast_frozen_init` behave as the dataclass-made ones; InMemorySaver keeps a plain
-plan as it is and gives back what the SQLite store gives back; a store subclass that
+plan without encoding it and gives back what the SQLite store gives back; a store subclass that
 overrides `put` is still the one the engine calls."""
 from __future__ import annotations
 

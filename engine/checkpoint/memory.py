@@ -14,7 +14,7 @@ import threading
 import orjson
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import count
-from typing import Any
+from typing import Any, cast
 
 from .base import (
     NS_SEP,
@@ -77,23 +77,28 @@ class _Chain:
 _Held = tuple[bytes, bool] | tuple[_Chain, int]
 
 
+_Plan = tuple[tuple[str, str, str], ...]
+"""A plain plan as (task id, node, trigger) triples."""
+
+
 class _Row:
     """A stored checkpoint without its values; its header is built when listed.
 
-    `extras` is the encoded plan/barriers/metadata record, or the plan itself (a tuple
-    of PlannedTask) when it holds only plain tasks and there are no barriers nor
-    metadata: a loop's usual checkpoint. Those tasks are frozen records of strings, so
-    keeping them is as safe as keeping their encoding, and costs nothing per superstep."""
+    `extras` is the encoded plan/barriers/metadata record, or, when the plan holds only
+    plain tasks and there are no barriers nor metadata (a loop's usual checkpoint), the
+    plan as `(id, name, trigger)` string triples: nothing to encode per superstep, and
+    tuples of strings, which the garbage collector stops tracking."""
 
     __slots__ = ("parent_id", "step", "source", "created_at", "next", "nodes_ran", "versions", "extras")
+    next: tuple[str, ...] | None
 
-    def __init__(self, c: Checkpoint, extras: bytes | tuple[PlannedTask, ...] | None) -> None:
+    def __init__(self, c: Checkpoint, extras: bytes | _Plan | None) -> None:
         self.parent_id = c.parent_id
         self.step = c.step
         self.source = c.source
         self.created_at = c.created_at
-        tasks = c.tasks
-        self.next = (tasks[0].name,) if len(tasks) == 1 else tuple([t.name for t in tasks])
+        # the names of the next tasks, unless the plan itself is kept (header() reads it there)
+        self.next = None if type(extras) is tuple else tuple([t.name for t in c.tasks])
         self.nodes_ran = tuple(c.nodes_ran)
         self.versions = dict(c.versions)
         self.extras = extras
@@ -101,26 +106,9 @@ class _Row:
     def header(self, thread_id: str, checkpoint_id: str) -> CheckpointHeader:
         return CheckpointHeader(
             id=checkpoint_id, thread_id=thread_id, parent_id=self.parent_id, step=self.step,
-            source=self.source, created_at=self.created_at, next=self.next, nodes_ran=self.nodes_ran,
+            source=self.source, created_at=self.created_at, nodes_ran=self.nodes_ran,
+            next=self.next if self.next is not None else tuple([task[1] for task in cast(_Plan, self.extras)]),
         )
-
-
-def _plain_plan(c: Checkpoint) -> tuple[PlannedTask, ...] | None:
-    """The plan itself, when the record would hold nothing but plain tasks (no Send, no
-    argument, no timeout, ASCII names: what the record's encoder would surely take), and
-    no barriers nor metadata."""
-    tasks = c.tasks
-    if c.barriers or c.metadata or type(tasks) is not tuple:
-        return None
-    try:
-        for t in tasks:
-            if t.arg is not None or t.is_send or t.timeout is not None:
-                return None
-            if not (t.id.isascii() and t.name.isascii() and t.trigger.isascii()):
-                return None  # the record's encoder checks other text (a lone surrogate cannot be stored)
-    except AttributeError:  # not text: the encoder says what is wrong
-        return None
-    return tasks or None
 
 
 class _Thread:
@@ -157,7 +145,9 @@ class InMemorySaver(BaseCheckpointSaver):
         c = checkpoint
         cid, values, serde = c.id, c.values, self.serde
         with self._lock:
-            th = self._threads.get(c.thread_id) or _Thread()
+            th = self._threads.get(c.thread_id)
+            if th is None:
+                th = self._threads[c.thread_id] = _Thread()
             if cid in th.rows:
                 raise exists_error(c)
             blobs = th.blobs
@@ -199,7 +189,22 @@ class InMemorySaver(BaseCheckpointSaver):
                     lists.append((key, chain, data, n, size, tagged))
             if not values.keys() <= c.versions.keys():
                 check_versions(c)
-            extras = _plain_plan(c) or dumps_extras(serde, c)
+            # The plan itself when the record would hold nothing but plain tasks (no Send,
+            # argument or timeout; ASCII text, which the record's encoder would surely take)
+            # and there are no barriers nor metadata: a loop's usual checkpoint (see _Row).
+            extras: Any = None
+            tasks = c.tasks
+            if tasks and not (c.barriers or c.metadata):
+                try:
+                    extras = tuple([(t.id, t.name, t.trigger) for t in tasks
+                                    if t.arg is None and not t.is_send and t.timeout is None
+                                    and t.id.isascii() and t.name.isascii() and t.trigger.isascii()])
+                except AttributeError:  # not text: the encoder says what is wrong
+                    extras = None
+                if extras is not None and len(extras) != len(tasks):
+                    extras = None
+            if extras is None:
+                extras = dumps_extras(serde, c)
             # Apply.
             for key, data, tagged in plain:
                 blobs[(key, cid)] = (data, tagged)
@@ -209,7 +214,6 @@ class InMemorySaver(BaseCheckpointSaver):
             th.position[cid] = len(th.order)
             th.order.append(cid)
             th.touched = next(self._clock)
-            self._threads[c.thread_id] = th
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         encoded = encode_writes(self.serde, writes)
@@ -256,7 +260,7 @@ class InMemorySaver(BaseCheckpointSaver):
         barriers: dict[str, tuple[str, ...]]
         metadata: dict[str, Any]
         if type(extras) is tuple:
-            tasks, barriers, metadata = extras, {}, {}
+            tasks, barriers, metadata = tuple([PlannedTask(id=i, name=n, trigger=t) for i, n, t in extras]), {}, {}
         else:
             tasks, barriers, metadata = loads_extras(self.serde, extras, checkpoint_id)
         loads = self.serde.loads

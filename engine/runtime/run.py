@@ -849,6 +849,10 @@ def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
     """Whether history can read these writes of a one-task superstep back from the
     checkpoint it makes (graph/task_results.py): one write per key, each to a plain key
     or a list to append."""
+    if len(writes) == 1:  # the usual one-task superstep: no set needed
+        key, value = writes[0]
+        appends = plain.get(key)
+        return appends is not None and (not appends or type(value) is list)
     seen: set[str] = set()
     for key, value in writes:
         appends = plain.get(key)
