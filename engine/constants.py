@@ -1,7 +1,7 @@
 """Names the graph reserves for itself."""
 from __future__ import annotations
 
-__all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY"]
+__all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY"]
 
 START = "__start__"
 """The virtual entry node: edges from it name the graph's entry points."""
@@ -11,5 +11,16 @@ END = "__end__"
 
 INTERRUPT_KEY = "__interrupt__"
 """The key under which invoke() and the updates stream report pending interrupts."""
+
+PULL_PATH = "__pregel_pull"
+"""First item of a task's path (StateSnapshot.tasks[].path, langgraph_path) for a node an
+edge, a router or a Command triggered: ("__pregel_pull", node)."""
+
+PUSH_PATH = "__pregel_push"
+"""First item of a `Send` task's path: ("__pregel_push", index)."""
+
+NODE_FINISHED_KEY = "__pregel_node_finished"
+"""A `configurable` key whose value, a callable, is told the name of every node that
+finishes without error, at every level of subgraphs (LangGraph's hook of that name)."""
 
 RESERVED_NAMES = frozenset({START, END, INTERRUPT_KEY})

@@ -13,7 +13,7 @@ import importlib.machinery
 import types
 from typing import Any
 
-from .layout import OPTIONAL, PUBLIC, chain, is_internal
+from .layout import OPTIONAL, PUBLIC, chain, is_internal, served_private
 
 __all__ = ["CompatFinder", "CompatModule", "MARK", "not_supported", "served"]
 
@@ -47,6 +47,8 @@ def _exported(mod: types.ModuleType) -> list[str]:
 
 def served(sub: str) -> bool:
     """Whether `langgraph.<sub>` is answered (an existing engine module backs it)."""
+    if served_private(sub):
+        return True
     if is_internal(sub) or sub not in PUBLIC:
         return False
     for area, module in OPTIONAL.items():

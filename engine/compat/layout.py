@@ -8,7 +8,7 @@ name another part of the engine starts exporting is served without touching this
 """
 from __future__ import annotations
 
-__all__ = ["PUBLIC", "OPTIONAL", "INTERNAL", "OVERRIDES", "chain", "is_internal"]
+__all__ = ["PUBLIC", "OPTIONAL", "INTERNAL", "OVERRIDES", "SERVED_PRIVATE", "chain", "is_internal", "served_private"]
 
 PUBLIC: frozenset[str] = frozenset({
     "", "cache", "cache.base", "cache.memory", "cache.sqlite", "callbacks", "checkpoint",
@@ -38,6 +38,13 @@ says they are not supported yet (rather than serving an empty module)."""
 INTERNAL: tuple[str, ...] = ("pregel", "channels", "_internal")
 """LangGraph's internals: the engine is not Pregel and does not imitate them."""
 
+SERVED_PRIVATE: dict[str, tuple[str, ...]] = {
+    "_internal": (),
+    "_internal._constants": ("engine.compat.internal_names",),
+}
+"""Private modules served anyway, each with only the names listed by its engine module:
+the reserved strings the engine's public data carries (task paths, write channels)."""
+
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "graph.message": ("engine.messages", "engine.graph", "engine"),
     "graph.state": ("engine.graph", "engine"),
@@ -64,8 +71,15 @@ def is_internal(sub: str) -> bool:
     return any(sub == p or sub.startswith(p + ".") for p in INTERNAL)
 
 
+def served_private(sub: str) -> bool:
+    """Whether a private `langgraph.<sub>` is served all the same (SERVED_PRIVATE)."""
+    return sub in SERVED_PRIVATE
+
+
 def chain(sub: str) -> tuple[str, ...]:
     """The engine modules serving `langgraph.<sub>`, most specific first."""
+    if sub in SERVED_PRIVATE:
+        return SERVED_PRIVATE[sub]
     if sub in OVERRIDES:
         return OVERRIDES[sub]
     parts = sub.split(".") if sub else []

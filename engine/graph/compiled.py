@@ -22,7 +22,7 @@ from ..checkpoint.base import (
     ns_thread_key,
     split_thread_key,
 )
-from ..constants import INTERRUPT_KEY, START
+from ..constants import INTERRUPT_KEY, PULL_PATH, PUSH_PATH, START
 from ..errors import MissingThreadIdError
 from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.nested import nested_outcome, nested_run
@@ -758,8 +758,8 @@ def _check_checkpointer(checkpointer: Any) -> None:
 
 def _task_path(task: Any, index: int) -> tuple[Any, ...]:
     if task.is_send and task.name != START:  # the input task is kept as a send, shown as LangGraph's pull
-        return ("__pregel_push", index, False)  # Sends come first in a snapshot: index among them
-    return ("__pregel_pull", task.name)
+        return (PUSH_PATH, index, False)  # Sends come first in a snapshot: index among them
+    return (PULL_PATH, task.name)
 
 
 _LIVE_MODES = frozenset({"messages", "custom"})

@@ -39,7 +39,7 @@ from ..checkpoint.base import (
     new_checkpoint_id,
     ns_thread_key,
 )
-from ..constants import END, START
+from ..constants import END, NODE_FINISHED_KEY, START
 from ..errors import (
     GraphInterrupt,
     NodeCancelledError,
@@ -143,11 +143,11 @@ class Run(RunStart, RunCommit):
         """Started by continuing a saved checkpoint (resume, breakpoint, crash): a subgraph
         task of this run then continues its own unfinished history instead of starting anew."""
         self.fresh = False
+        """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.fork_same_step = False
         """Starting at an older checkpoint N saves a copy of it (source "fork") that owns the
         new branch's writes; LangGraph numbers the copy N+1, so the branch's first commit is
         N+2. A debugger sets True: the copy keeps step N and the branch goes on at N+1."""
-        """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
         self.gate: Gate | None = None
         """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
         self.child: Run | None = None
@@ -675,6 +675,9 @@ class Run(RunStart, RunCommit):
                 self._put_writes(writes)
         finally:
             self._emit_finished(result)
+        finished = self.config["configurable"].get(NODE_FINISHED_KEY)
+        if finished is not None and task.name != START:
+            finished(task.name)
 
     def put_child_writes(self, writes: list[PendingWrite]) -> None:
         """Save writes of a task's child work (an @entrypoint's task calls) beside the

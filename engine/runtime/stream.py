@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.task_status import writes_result
-from ..constants import INTERRUPT_KEY, START
+from ..constants import INTERRUPT_KEY, PUSH_PATH, START
 from .events import (
     CustomData,
     RunEvent,
@@ -51,7 +51,7 @@ def check_modes(modes: Sequence[str], what: str = "stream_mode") -> None:
 def lg_triggers(name: str, trigger: str) -> tuple[str, ...]:
     """A planned task's trigger as LangGraph names it in "tasks"/"debug" payloads."""
     if trigger.startswith("send:") or trigger in ("send", "call"):  # "call": an @entrypoint's task call
-        return ("__pregel_push",)
+        return (PUSH_PATH,)
     if trigger == "input":  # an @entrypoint's node, planned with the input
         return (START,)
     out: list[str] = []

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..constants import START
+from ..constants import PULL_PATH, PUSH_PATH, START
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -118,8 +118,8 @@ class GraphTrace:
             **(self.config.get("metadata") or {}),
             "langgraph_step": step,
             "langgraph_node": task.name,
-            "langgraph_triggers": ("__pregel_push",) if task.is_send else (f"branch:to:{task.name}",),
-            "langgraph_path": ("__pregel_push", push_index, False) if task.is_send else ("__pregel_pull", task.name),
+            "langgraph_triggers": (PUSH_PATH,) if task.is_send else (f"branch:to:{task.name}",),
+            "langgraph_path": (PUSH_PATH, push_index, False) if task.is_send else (PULL_PATH, task.name),
             "langgraph_checkpoint_ns": checkpoint_ns,
             "ls_integration": "langgraph",
         }
