@@ -306,3 +306,33 @@ def test_a_send_tasks_path_is_its_index_among_the_sends() -> None:
     seen = Paths()
     g.compile().invoke({"messages": []}, {"callbacks": [seen]})
     assert sorted(seen.paths) == [("__pregel_push", i, False) for i in range(3)]
+
+
+def test_a_runnable_chain_routes_a_conditional_edge_with_the_runs_config() -> None:
+    class Count(TypedDict):
+        n: int
+        who: str
+
+    def inc(s: Count) -> dict:
+        return {"n": s["n"] + 1}
+
+    def sign(s: Count, config: Any) -> dict:
+        return {"who": config["configurable"]["who"]}
+
+    seen: list[Any] = []
+
+    def look(n: int, config: Any) -> str:
+        seen.append(config["configurable"].get("who"))
+        return "inc" if n < 3 else "sign"
+
+    router = RunnableLambda(lambda s: s["n"]) | RunnableLambda(look)
+    b = StateGraph(Count)
+    b.add_node("inc", inc)
+    b.add_node("sign", sign)
+    b.add_edge(START, "inc")
+    b.add_conditional_edges("inc", router, ["inc", "sign"])
+    b.add_edge("sign", END)
+    assert b.compile().invoke({"n": 0, "who": ""}, {"configurable": {"who": "me"}}) == {"n": 3, "who": "me"}
+    assert seen == ["me", "me", "me"]
+    with pytest.raises(TypeError, match=r"router of `sign` must be callable \(or a LangChain Runnable\), got int"):
+        b.add_conditional_edges("sign", 42)  # type: ignore[arg-type]

@@ -245,8 +245,11 @@ class StateGraph:
         """After `source`, call `path(state)` to pick the next node(s), names, END or Sends."""
         if then is not None:
             raise ValueError("add_conditional_edges(then=...) is not supported; add an edge from each target")
+        if not callable(path) and is_runnable(path):
+            path = _runnable_router(path)
         if not callable(path):
-            raise TypeError(f"the router of `{source}` must be callable, got {type(path).__name__}")
+            raise TypeError(f"the router of `{source}` must be callable (or a LangChain Runnable), "
+                            f"got {type(path).__name__}")
         mapping: dict[Hashable, str] | None
         if path_map is None:
             mapping = None
@@ -352,3 +355,13 @@ def _breakpoints(spec: Sequence[str] | str | None, nodes: dict[str, NodeSpec]) -
     if isinstance(spec, str):
         return (spec,)
     return tuple(spec)
+
+
+def _runnable_router(runnable: Any) -> Callable[[Any, Any], Any]:
+    """A LangChain Runnable used as a router (`prompt | model | parser`): called with the
+    state and the run's config, named as the Runnable is (else "condition")."""
+    def route(state: Any, config: Any) -> Any:
+        return runnable.invoke(state, config)
+
+    route.__name__ = getattr(runnable, "name", None) or "condition"
+    return route
