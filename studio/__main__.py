@@ -16,6 +16,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "draw":
         return cmd_draw(args)
+    if args.command in ("pytest", "export"):
+        from .cli.debugtools import COMMANDS
+
+        return COMMANDS[args.command](args)
     if args.command == "history":
         from .cli.history import cmd_history
 

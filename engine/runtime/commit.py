@@ -19,6 +19,7 @@ from .diff import ChannelDiff, ChannelWrite
 from .events import RunInterrupted, StepCommitted
 from ..channels.reducer import reducer_error
 from .task import TaskResult, _as_items
+from .task_record import RECORD_KEY, task_records
 
 if TYPE_CHECKING:
     from .run import Run
@@ -186,10 +187,13 @@ class RunCommit:
         barriers = dict(parent.barriers)
         plan = self._next_plan(cid, ordered, barriers)
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
+        metadata = self._metadata()
+        if self.record or self.answers is not None:  # a recording run or a recorded replay (task_record.py)
+            metadata[RECORD_KEY] = task_records(ordered, {n: bool(r.branches) for n, r in graph.runners.items()})
         ckpt = Checkpoint(
             id=cid, thread_id=self.store_key, parent_id=parent.id or None, step=parent.step + 1,
             source=source, created_at=now_iso() if self._durable_ids else "", values=new_values, versions=versions,
-            barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=self._metadata(),
+            barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=metadata,
         )
         self._save(ckpt, appended=appended)
         self._set_checkpoint(ckpt, owned=True)

@@ -86,6 +86,8 @@ class TaskFinished(RunEvent):
     """True when the result was loaded from the saved pending writes, not run again."""
     cached: bool = False
     """True when the node was not called: its cache_policy found its input in the graph's cache."""
+    recorded: bool = False
+    """True when the node was not called: a recorded replay answered it from the run's records."""
 
 
 @dataclass(frozen=True, kw_only=True)

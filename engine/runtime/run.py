@@ -82,11 +82,13 @@ if TYPE_CHECKING:
     from .replay import Replay
     from .tracing import GraphTrace
 
-__all__ = ["Run", "DEFAULT_RECURSION_LIMIT"]
+__all__ = ["Run", "DEFAULT_RECURSION_LIMIT", "NOT_ANSWERED"]
 
 DEFAULT_RECURSION_LIMIT = 10007
 _BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
 _FROM_GRAPH: Any = object()
+NOT_ANSWERED: Any = object()
+"""What `Run.answers` returns for a task the records do not answer (the node runs)."""
 HANDLER_TRIGGER = "error_handler:"
 """Trigger of an error handler's task: `error_handler:<the node that failed>`."""
 
@@ -108,7 +110,7 @@ class Run(RunStart, RunCommit):
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
         "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_same_step", "replay",
-        "parents", "null_resume",
+        "parents", "null_resume", "record", "answers",
     )
 
     def __init__(
@@ -205,6 +207,16 @@ class Run(RunStart, RunCommit):
             self.tracer = GraphTrace(self.config, graph.name, ())
         self.store = graph.store if graph.store is not None or outer is None else outer.store
         self.control = control if control is not None else (outer.control if outer is not None else None)
+        self.record = bool(self.config.get("record"))
+        """config["record"]: each committed checkpoint keeps its tasks' writes (and resume
+        values) in its metadata, so a replay can answer nodes from them (engine/replay)."""
+        self.answers: Callable[[PlannedTask], Any] | None = None
+        """Set by a recorded replay: a task's recorded output (NOT_ANSWERED to run the node)."""
+
+    def preset_resume(self, task_id: str, values: Sequence[Any]) -> None:
+        """Hand resume values to a pending task before it runs: its n-th interrupt() returns
+        the n-th value (a recorded replay gives the values the recorded run was resumed with)."""
+        self._resume_for[task_id] = list(values)
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
@@ -295,7 +307,7 @@ class Run(RunStart, RunCommit):
             return [result]
         batchable = [t for t in pending if self._plain_sync(t)]
         done_results: list[TaskResult] = []
-        if len(batchable) == len(pending):
+        if len(batchable) == len(pending) and self.answers is None:
             done_results = await self._run_sync_batch(pending)
             self._after_tasks_check()
             return done_results
@@ -424,6 +436,12 @@ class Run(RunStart, RunCommit):
     async def _execute(self, task: PlannedTask) -> TaskResult:
         runner, ctx, state = self._prepare(task)
         started = time.perf_counter()
+        if self.answers is not None:  # a recorded replay: the node's output from the records
+            answer = self.answers(task)
+            if answer is not NOT_ANSWERED:
+                result = self._conclude(task, runner, ctx, answer, None, "", started)
+                result.recorded = result.ok
+                return result
         key = None
         if runner.cache_policy is not None and self.graph.cache is not None:
             key = cache_key(runner.cache_policy, task.name, state)
@@ -720,7 +738,7 @@ class Run(RunStart, RunCommit):
             **self._base(), task_id=task.id, name=task.name, trigger=task.trigger, update=result.update,
             writes=tuple(result.writes), routes=tuple(n for n, _ in result.routes), sends=tuple(result.sends),
             dropped_keys=result.dropped, duration_s=result.duration_s, replayed=result.replayed,
-            cached=result.cached,
+            cached=result.cached, recorded=result.recorded,
         ))
 
     def _after_tasks_check(self) -> None:

@@ -46,6 +46,8 @@ class TaskResult:
     replayed: bool = False
     cached: bool = False
     """The node was not called: its output came from the graph's cache."""
+    recorded: bool = False
+    """The node was not called: a recorded replay answered it (engine/replay)."""
     handled: bool = False
     """The node failed and its error handler runs instead (the run goes on)."""
     paused: bool = False

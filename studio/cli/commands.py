@@ -17,14 +17,16 @@ from studio.core.jsonable import jsonable
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
 
-SUBCOMMANDS = ("open", "run", "draw", "history")
+SUBCOMMANDS = ("open", "run", "draw", "history", "pytest", "export")
 
 _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
        retrograph open DB_OR_URL [--graph FILE.py[:NAME]] [--thread ID]
        retrograph history DB_OR_URL [--thread ID] [--json] [--values]
        retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
-       retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd"""
+       retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd
+       retrograph pytest DB --thread T --graph FILE.py [--record NODE,...] -o tests/test_NAME.py
+       retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite"""
 
 
 def _window_parser() -> argparse.ArgumentParser:
@@ -93,6 +95,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             from .history import history_parser
 
             return history_parser().parse_args(argv[1:])
+        if argv[0] in ("pytest", "export"):  # debugging commands (debugtools.py)
+            from .debugtools import PARSERS
+
+            return PARSERS[argv[0]]().parse_args(argv[1:])
         parser = {"open": _open_parser, "run": _run_parser, "draw": _draw_parser}[argv[0]]()
         return parser.parse_args(argv[1:])
     return _window_parser().parse_args(argv)
@@ -188,6 +194,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         thread = new_thread_id(loaded.path.stem)
         print(f"retrograph: thread {thread}", file=err)
     config: dict[str, Any] = {"configurable": {"thread_id": thread}} if thread else {}
+    if graph.checkpointer is not None:  # keep what each task wrote: replays and `retrograph pytest` use it
+        config["record"] = True
     if args.resume is not None:
         try:
             pending = graph.get_state(config).interrupts
