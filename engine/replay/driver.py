@@ -35,6 +35,8 @@ class ReplayStep:
     """One superstep of the replay: each task's node and writes, in the plan's order."""
 
     step: int
+    checkpoint_id: str
+    """The checkpoint the superstep made (on the replay's branch)."""
     tasks: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
     recorded: tuple[str, ...]
     """The nodes of this superstep that were answered from records."""
@@ -153,9 +155,11 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
             if not run.ready_to_commit:
                 break
             done = [run.results[t.id] for t in run.plan]
-            steps.append(ReplayStep(step=run.step + 1, tasks=tuple((r.task.name, tuple(r.writes)) for r in done),
-                                    recorded=tuple(r.task.name for r in done if r.recorded)))
             run.commit()
+            assert run.checkpoint is not None
+            steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id,
+                                    tasks=tuple((r.task.name, tuple(r.writes)) for r in done),
+                                    recorded=tuple(r.task.name for r in done if r.recorded)))
     except ReplayError:
         run.cancel()
         raise

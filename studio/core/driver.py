@@ -108,6 +108,9 @@ class RunDriver:
         self.inside: str | None = None
         """The subgraph node being stepped into (its task is parked at the gate)."""
         self._outer: asyncio.Future[Any] | None = None
+        self.conditions: Any = None
+        """Conditional breakpoints (conditions.Conditions), checked by continue_."""
+        self._committed: StepCommitted | None = None
 
     # -- what the session sets -------------------------------------------------------
     def set_graph(self, graph: Any) -> None:
@@ -181,7 +184,7 @@ class RunDriver:
         conf: dict[str, Any] = {"thread_id": self.thread_id}
         if at_head and self.head_id is not None and self.head_id != self.latest_id():
             conf["checkpoint_id"] = self.head_id
-        return {"configurable": conf}
+        return {"configurable": conf, "record": True}  # keep each task's writes: recorded replay
 
     def _failed(self, run: Run) -> bool:
         return run.status == "failed" or any(r.error is not None for r in run.results.values())
@@ -224,6 +227,7 @@ class RunDriver:
         if not run.ready_to_commit:
             return None
         event = run.commit()
+        self._committed = event
         return Outcome(reason="committed", nodes=event.nodes_ran if event is not None else ())
 
     def _end_of(self, run: Run, stepped: tuple[str, ...]) -> Outcome:
@@ -285,6 +289,12 @@ class RunDriver:
             hit = tuple(sorted(due & self.before))
             if hit and not first:
                 return Outcome(reason="breakpoint", nodes=hit, message=f"Breakpoint before {', '.join(hit)}.")
+            conditions = self.conditions if self.conditions is not None and self.conditions.items else None
+            if conditions is not None:
+                if first:
+                    conditions.prime(run.values)
+                elif why := conditions.before_tasks(run.values, tuple(due)):
+                    return Outcome(reason="breakpoint", nodes=tuple(sorted(due)), message=why)
             if self.pause_requested:
                 return Outcome(reason="paused", message="Paused.")
             ran = tuple(t.name for t in run.pending)
@@ -292,6 +302,10 @@ class RunDriver:
                 await run.run_pending()
                 if run.status != "ready" or self._failed(run):
                     return self._end_of(run, ran)
+                if conditions is not None and (why := conditions.before_commit(
+                        [(r.task.name, k) for r in run.results.values() for k, _ in r.writes])):
+                    return Outcome(reason="breakpoint", nodes=ran, message=why)
+            before_values, self._committed = run.values, None
             committed = self._commit_if_ready(run)
             nodes = committed.nodes if committed is not None else ran
             after = tuple(sorted(set(nodes) & self.after))
@@ -299,6 +313,10 @@ class RunDriver:
                 return self._end_of(run, nodes)
             if after:
                 return Outcome(reason="breakpoint", nodes=after, message=f"Breakpoint after {', '.join(after)}.")
+            event = self._committed
+            if conditions is not None and event is not None and (why := conditions.after_commit(
+                    before_values, event.values, nodes, {d.key: [w.node for w in d.writes] for d in event.diffs})):
+                return Outcome(reason="breakpoint", nodes=nodes, message=why)
             if self.pause_requested:
                 return Outcome(reason="paused", message="Paused.")
             first = False

@@ -228,6 +228,11 @@ class Session(SessionSignals):
         self.travel.compare(left_id, right_id)
 
     # -- command guard -----------------------------------------------------------------
+    def submit(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> bool:
+        """Run `factory()` as a command under the one-command guard (the debugging tools'
+        replay uses it); False when busy or read-only (a message says why)."""
+        return self._submit(name, factory)
+
     def _submit(self, name: str, factory: Callable[[], Awaitable[Outcome | None]]) -> bool:
         s = self.state
         if s.closed:

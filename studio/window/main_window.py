@@ -76,6 +76,9 @@ class MainWindow(QMainWindow):
         self._connect_actions()
         self._connect_session()
         connect_panels(self.panels, session, self)
+        from .debugging import DebugTools
+
+        self.debug_tools = DebugTools(self)  # the Debug dock and menu (debugging.py)
         self.remember_layout = remember_layout
         self.teaching = Teaching(self)
         self._restored = remember_layout and restore_layout(self, self.settings)

@@ -14,7 +14,7 @@ they take no part in the chains and branches, and are never the head.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,8 @@ class TimelineModel(QAbstractTableModel):
         self._clear()
         self.head: str | None = None
         self.current: str | None = None
+        self.recorded: dict[str, frozenset[str]] = {}
+        """Checkpoint id -> nodes answered from records by a recorded replay."""
 
     def _clear(self) -> None:
         self._rows: list[TimelineRow] = []
@@ -334,6 +336,12 @@ class TimelineModel(QAbstractTableModel):
     def rows(self) -> list[TimelineRow]:
         return list(self._rows)
 
+    def mark_recorded(self, marks: Mapping[str, Iterable[str]]) -> None:
+        """Checkpoint id -> nodes a recorded replay answered from records: shown "node ⏺rec"."""
+        self.recorded.update({cid: frozenset(nodes) for cid, nodes in marks.items() if nodes})
+        if self._visible:
+            self.dataChanged.emit(self.index(0, 2), self.index(len(self._visible) - 1, 2))
+
     def set_marker(self, which: str, checkpoint_id: str | None) -> None:
         """Move the "head" or "current" marker, repainting the two rows concerned."""
         old = getattr(self, which)
@@ -372,6 +380,9 @@ class TimelineModel(QAbstractTableModel):
             if col == 1:
                 return ""
             if col == 2:
+                if r.id in self.recorded:  # a recorded replay answered these from the records
+                    rec = self.recorded[r.id]
+                    return ", ".join(f"{n} ⏺rec" if n in rec else n for n in r.nodes)
                 return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
             return self._clock_of(entry)
         if role == BadgeRole:
@@ -394,8 +405,10 @@ class TimelineModel(QAbstractTableModel):
             return QColor("#eef4ff")
         if role == Qt.ItemDataRole.ToolTipRole:
             nxt = ", ".join(r.next) or "END"
+            rec = f"\nanswered from the recording (not called): {', '.join(sorted(self.recorded[r.id]))}" \
+                if r.id in self.recorded else ""
             return f"checkpoint {r.id}\nstep {r.step} · {r.source} · ran {', '.join(r.nodes) or '—'}\n" \
-                   f"next: {nxt}\n{r.created_at}"
+                   f"next: {nxt}\n{r.created_at}{rec}"
         return None
 
     def _sub_data(self, entry: int, r: TimelineRow, col: int, role: int) -> Any:

@@ -1,7 +1,7 @@
 """The timeline panel: every checkpoint of a thread as a tree of branches."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QPen, QPolygonF, QShowEvent
@@ -93,6 +93,7 @@ class TimelinePanel(QWidget):
             checkpoint that already has one opens a new branch.
         set_head(checkpoint_id): bold row with a "head" badge (the thread's head).
         set_current(checkpoint_id): tint the checkpoint being viewed.
+        mark_recorded({checkpoint_id: nodes}): "node ⏺rec" where a recorded replay answered nodes.
         select(checkpoint_id): select and scroll to it (no signal is emitted).
         selected_ids() -> tuple[str, ...]: the selected checkpoints, oldest first.
         rows() -> list[TimelineRow].
@@ -194,6 +195,10 @@ class TimelinePanel(QWidget):
             row = self.model.reveal(checkpoint_id)
             if row >= 0:
                 self.table.scrollTo(self.model.index(row, 0))
+
+    def mark_recorded(self, marks: Mapping[str, Iterable[str]]) -> None:
+        """Show which nodes of these checkpoints a recorded replay answered from records."""
+        self.model.mark_recorded(marks)
 
     def set_current(self, checkpoint_id: str | None) -> None:
         self.model.set_marker("current", checkpoint_id)

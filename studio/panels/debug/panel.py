@@ -1,0 +1,257 @@
+"""The Debug panel: watches, conditional breakpoints, field history and history search.
+
+Four tabs of one dock. Like every panel it shows records the window hands it and emits
+intents; it evaluates nothing and reads no checkpoint (studio/window/debugging.py does).
+
+Methods:
+    set_nodes(names): the graph's nodes, for "only when this node writes it".
+    set_watches(expressions, rows): the watch table, one row per checkpoint of the branch.
+    set_conditions(descriptions): the conditional breakpoints, in order.
+    set_changes(path, rows) / set_hits(rows, note): field history / search results.
+    show_error(tab, text): a red line under that tab's input ("" clears it).
+    set_current(checkpoint_id): tint the viewed checkpoint in every list.
+Signals:
+    watch_added(str), watch_removed(int), condition_added(kind, text, node, when),
+    condition_removed(int), field_requested(str), search_requested(query, mode),
+    checkpoint_picked(str): a row was clicked (jump there).
+Rows are (checkpoint id, cell texts, tooltip).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .rows import IdRole, TextRows
+
+__all__ = ["DebugPanel"]
+
+Row = tuple[str, Sequence[str], str]
+
+
+def _table(model: TextRows, parent: QWidget) -> QTableView:
+    view = QTableView(parent)
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return view
+
+
+def _error_label(parent: QWidget, name: str) -> QLabel:
+    label = QLabel(parent, objectName=name)
+    label.setStyleSheet("color: #b91c1c;")
+    label.setWordWrap(True)
+    label.hide()
+    return label
+
+
+class DebugPanel(QWidget):
+    """Watches · Breakpoints · Field history · Search (see the module docstring)."""
+
+    watch_added = Signal(str)
+    watch_removed = Signal(int)
+    condition_added = Signal(str, str, str, str)
+    condition_removed = Signal(int)
+    field_requested = Signal(str)
+    search_requested = Signal(str, str)
+    checkpoint_picked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tabs = QTabWidget(self, objectName="debugTabs")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+        self.errors: dict[str, QLabel] = {}
+        self._build_watches()
+        self._build_breakpoints()
+        self._build_history()
+        self._build_search()
+
+    # -- construction ------------------------------------------------------------------
+    def _tab(self, title: str, key: str) -> tuple[QWidget, QVBoxLayout]:
+        page = QWidget(self)
+        column = QVBoxLayout(page)
+        column.setContentsMargins(4, 4, 4, 4)
+        self.tabs.addTab(page, title)
+        self.errors[key] = _error_label(page, f"{key}Error")
+        return page, column
+
+    def _pickable(self, model: TextRows, page: QWidget) -> QTableView:
+        view = _table(model, page)
+        view.clicked.connect(self._on_row_clicked)
+        view.activated.connect(self._on_row_clicked)
+        return view
+
+    def _build_watches(self) -> None:
+        page, column = self._tab("Watches", "watch")
+        row = QHBoxLayout()
+        self.watch_edit = QLineEdit(page, objectName="watchEdit")
+        self.watch_edit.setPlaceholderText("an expression over the state, e.g. len(messages) or route == 'search'")
+        self.watch_edit.returnPressed.connect(self._on_add_watch)
+        add = QPushButton("Add watch", page, objectName="addWatch")
+        add.clicked.connect(self._on_add_watch)
+        self.remove_watch = QPushButton("Remove last", page, objectName="removeWatch")
+        self.remove_watch.clicked.connect(lambda: self.watch_removed.emit(-1))
+        row.addWidget(self.watch_edit, 1)
+        row.addWidget(add)
+        row.addWidget(self.remove_watch)
+        column.addLayout(row)
+        column.addWidget(self.errors["watch"])
+        self.watch_model = TextRows(["step", "ran"])
+        self.watch_view = self._pickable(self.watch_model, page)
+        column.addWidget(self.watch_view, 1)
+
+    def _build_breakpoints(self) -> None:
+        page, column = self._tab("Breakpoints", "condition")
+        row = QHBoxLayout()
+        self.condition_kind = QComboBox(page, objectName="conditionKind")
+        self.condition_kind.addItem("stop when true", "expression")
+        self.condition_kind.addItem("stop when it changes", "change")
+        self.condition_edit = QLineEdit(page, objectName="conditionEdit")
+        self.condition_edit.setPlaceholderText("len(messages) > 4   ·   or a key/path: plan.steps")
+        self.condition_edit.returnPressed.connect(self._on_add_condition)
+        self.condition_node = QComboBox(page, objectName="conditionNode")
+        self.condition_node.addItem("any node", "")
+        self.condition_when = QComboBox(page, objectName="conditionWhen")
+        self.condition_when.addItem("after the step", "after")
+        self.condition_when.addItem("before", "before")
+        add = QPushButton("Add", page, objectName="addCondition")
+        add.clicked.connect(self._on_add_condition)
+        for w in (self.condition_kind, self.condition_edit, self.condition_node, self.condition_when, add):
+            row.addWidget(w, 1 if w is self.condition_edit else 0)
+        column.addLayout(row)
+        column.addWidget(self.errors["condition"])
+        self.condition_list = QListWidget(page, objectName="conditionList")
+        column.addWidget(self.condition_list, 1)
+        remove = QPushButton("Remove selected", page, objectName="removeCondition")
+        remove.clicked.connect(self._on_remove_condition)
+        column.addWidget(remove)
+        hint = QLabel("Continue (F5) stops where a condition becomes true or the value changes.", page)
+        hint.setStyleSheet("color: #52606d;")
+        column.addWidget(hint)
+
+    def _build_history(self) -> None:
+        page, column = self._tab("Field history", "field")
+        row = QHBoxLayout()
+        self.field_edit = QLineEdit(page, objectName="fieldEdit")
+        self.field_edit.setPlaceholderText("a key or path: messages[3].content, plan.steps, route")
+        self.field_edit.returnPressed.connect(self._on_field)
+        ask = QPushButton("Who changed this?", page, objectName="askField")
+        ask.clicked.connect(self._on_field)
+        row.addWidget(self.field_edit, 1)
+        row.addWidget(ask)
+        column.addLayout(row)
+        column.addWidget(self.errors["field"])
+        self.field_title = QLabel("", page, objectName="fieldTitle")
+        column.addWidget(self.field_title)
+        self.field_model = TextRows(["step", "source", "written by", "before", "after"])
+        self.field_view = self._pickable(self.field_model, page)
+        column.addWidget(self.field_view, 1)
+
+    def _build_search(self) -> None:
+        page, column = self._tab("Search", "search")
+        row = QHBoxLayout()
+        self.search_mode = QComboBox(page, objectName="searchMode")
+        self.search_mode.addItem("text", "text")
+        self.search_mode.addItem("expression", "expression")
+        self.search_edit = QLineEdit(page, objectName="searchEdit")
+        self.search_edit.setPlaceholderText("text in the state, or an expression: every branch is searched")
+        self.search_edit.returnPressed.connect(self._on_search)
+        go = QPushButton("Search", page, objectName="runSearch")
+        go.clicked.connect(self._on_search)
+        row.addWidget(self.search_mode)
+        row.addWidget(self.search_edit, 1)
+        row.addWidget(go)
+        column.addLayout(row)
+        column.addWidget(self.errors["search"])
+        self.search_note = QLabel("", page, objectName="searchNote")
+        column.addWidget(self.search_note)
+        self.search_model = TextRows(["step", "source", "ran", "match"])
+        self.search_view = self._pickable(self.search_model, page)
+        column.addWidget(self.search_view, 1)
+
+    # -- intents -----------------------------------------------------------------------
+    def _on_add_watch(self) -> None:
+        text = self.watch_edit.text().strip()
+        if text:
+            self.watch_added.emit(text)
+
+    def _on_add_condition(self) -> None:
+        self.condition_added.emit(str(self.condition_kind.currentData()), self.condition_edit.text().strip(),
+                                  str(self.condition_node.currentData()), str(self.condition_when.currentData()))
+
+    def _on_remove_condition(self) -> None:
+        row = self.condition_list.currentRow()
+        if row >= 0:
+            self.condition_removed.emit(row)
+
+    def _on_field(self) -> None:
+        self.field_requested.emit(self.field_edit.text().strip())
+
+    def _on_search(self) -> None:
+        self.search_requested.emit(self.search_edit.text().strip(), str(self.search_mode.currentData()))
+
+    def _on_row_clicked(self, index: QModelIndex) -> None:
+        cid = index.data(IdRole)
+        if cid:
+            self.checkpoint_picked.emit(str(cid))
+
+    # -- what the window shows -----------------------------------------------------------
+    def set_nodes(self, names: Sequence[str]) -> None:
+        keep = self.condition_node.currentData()
+        self.condition_node.clear()
+        self.condition_node.addItem("any node", "")
+        for name in names:
+            self.condition_node.addItem(f"node {name}", name)
+        at = self.condition_node.findData(keep)
+        self.condition_node.setCurrentIndex(max(at, 0))
+
+    def set_watches(self, expressions: Sequence[str], rows: Sequence[Row]) -> None:
+        self.watch_model.set_rows(["step", "ran", *expressions], rows)
+        self.remove_watch.setEnabled(bool(expressions))
+        if expressions:
+            self.watch_edit.clear()
+
+    def set_conditions(self, descriptions: Sequence[str]) -> None:
+        self.condition_list.clear()
+        self.condition_list.addItems(list(descriptions))
+        if descriptions:
+            self.condition_edit.clear()
+
+    def set_changes(self, title: str, rows: Sequence[Row]) -> None:
+        self.field_title.setText(title)
+        self.field_model.set_rows(self.field_model.columns, rows)
+
+    def set_hits(self, rows: Sequence[Row], note: str) -> None:
+        self.search_note.setText(note)
+        self.search_model.set_rows(self.search_model.columns, rows)
+
+    def show_error(self, tab: str, text: str) -> None:
+        label = self.errors[tab]
+        label.setText(text)
+        label.setVisible(bool(text))
+
+    def set_current(self, checkpoint_id: str | None) -> None:
+        for model in (self.watch_model, self.field_model, self.search_model):
+            model.set_current(checkpoint_id)

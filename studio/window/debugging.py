@@ -1,0 +1,377 @@
+"""The debugging tools in the window: the Debug dock (watches, conditional breakpoints,
+field history, history search), and Debug ▸ Replay from here… / Export thread….
+
+Kept apart from main_window.py: the window builds one `DebugTools` and forgets it. Every
+checkpoint is read on the session's reader thread; expressions are evaluated here, in the
+process that runs the graph's code, and never come from the database.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QVBoxLayout,
+    QWidget,
+)
+
+from studio.core.conditions import BreakCondition, Conditions
+from studio.core.expressions import MISSING_VALUE, Expression, ExpressionError
+from studio.core.fieldhistory import field_history, search_history
+from studio.panels.debug import DebugPanel
+
+__all__ = ["DebugTools", "ReplayDialog", "WATCH_ROWS"]
+
+WATCH_ROWS = 400
+"""The watch table shows at most this many checkpoints of the branch (the newest)."""
+
+
+def show_value(value: Any, limit: int = 80) -> str:
+    """A watch or field value in one short line."""
+    if value is MISSING_VALUE:
+        return "—"
+    from studio.cli.history import jsonable
+
+    try:
+        text = json.dumps(jsonable(value), ensure_ascii=False, sort_keys=True)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _read_many(saver: Any, thread_id: str, ids: Sequence[str]) -> list[Any]:
+    return [saver.get(thread_id, cid) for cid in ids]
+
+
+def _recorded_marks(saver: Any, thread_id: str, limit: int = 3000) -> dict[str, tuple[str, ...]]:
+    """Checkpoint id -> nodes a recorded replay answered from records (its task records)."""
+    marks: dict[str, tuple[str, ...]] = {}
+    for i, header in enumerate(saver.list_headers(thread_id)):
+        if i >= limit:
+            break
+        ckpt = saver.get(thread_id, header.id)
+        records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
+        if isinstance(records, list):
+            nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))
+            if nodes:
+                marks[header.id] = nodes
+    return marks
+
+
+class ReplayDialog(QDialog):
+    """Pick the nodes answered from the recording (the others re-run with the current code)."""
+
+    def __init__(self, nodes: Sequence[str], where: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Replay from here")
+        self.setObjectName("replayDialog")
+        column = QVBoxLayout(self)
+        column.addWidget(QLabel(f"Replay from {where} on a new branch.\nTick the nodes to answer from the "
+                                "recording (no LLM or API call); the others run with the current code.", self))
+        self.boxes: dict[str, QCheckBox] = {}
+        for name in nodes:
+            box = QCheckBox(name, self, objectName=f"replay-{name}")
+            self.boxes[name] = box
+            column.addWidget(box)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Replay")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        column.addWidget(buttons)
+
+    def chosen(self) -> list[str]:
+        return [n for n, box in self.boxes.items() if box.isChecked()]
+
+
+class DebugTools(QObject):
+    """The Debug dock and menu of one window (see the module docstring)."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session = session = window.session  # type: ignore[attr-defined]
+        self.panel = DebugPanel(window)
+        self.dock = QDockWidget("Debug", window)
+        self.dock.setObjectName("dock-debug")
+        self.dock.setWidget(self.panel)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        window.tabifyDockWidget(window.docks.events, self.dock)  # type: ignore[attr-defined]
+        window.docks.events.raise_()  # type: ignore[attr-defined]
+        window.menus["View"].addAction(self.dock.toggleViewAction())  # type: ignore[attr-defined]
+        menu = window.menuBar().addMenu("&Debug")
+        self.replay_action = QAction("Replay from here…", window, objectName="replayAction")
+        self.replay_action.setToolTip("Re-run from the selected checkpoint, answering chosen nodes from the recording")
+        self.replay_action.triggered.connect(self.ask_replay)
+        self.export_action = QAction("Export thread…", window, objectName="exportAction")
+        self.export_action.triggered.connect(self.ask_export)
+        menu.addAction(self.replay_action)
+        menu.addAction(self.export_action)
+        menu.addSeparator()
+        for title, tab in (("Watches", 0), ("Conditional breakpoints", 1), ("Field history", 2), ("Search", 3)):
+            action = QAction(title, window)
+            action.triggered.connect(lambda _=False, t=tab: self.show_tab(t))
+            menu.addAction(action)
+        self.watches: list[Expression] = []
+        self.conditions = Conditions()
+        session.state.driver.conditions = self.conditions
+        self.last_replay: Any = None
+        self._refresh = QTimer(self, singleShot=True, interval=150)
+        self._refresh.timeout.connect(self._schedule_watches)
+        self._marks = QTimer(self, singleShot=True, interval=300)
+        self._marks.timeout.connect(self._schedule_marks)
+        self.pending: set[asyncio.Future[Any]] = set()
+        p = self.panel
+        p.watch_added.connect(self.add_watch)
+        p.watch_removed.connect(self.remove_watch)
+        p.condition_added.connect(self.add_condition)
+        p.condition_removed.connect(self.remove_condition)
+        p.field_requested.connect(self.ask_field)
+        p.search_requested.connect(self.search)
+        p.checkpoint_picked.connect(session.select_checkpoint)
+        for signal in (session.viewChanged, session.headChanged, session.timelineRowAdded):
+            signal.connect(lambda *_: self._refresh.start())
+        session.viewChanged.connect(p.set_current)
+        session.timelineReset.connect(lambda *_: (self._refresh.start(), self._marks.start()))
+        session.graphLoaded.connect(lambda *_: p.set_nodes(self._nodes()))
+
+    # -- helpers -----------------------------------------------------------------------
+    def show_tab(self, index: int) -> None:
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.tabs.setCurrentIndex(index)
+
+    def _nodes(self) -> list[str]:
+        graph = self.session.graph
+        return [n for n in graph.node_names if not n.startswith("__")] if graph is not None else []
+
+    def _branch(self, limit: int | None = None) -> list[str]:
+        """The viewed branch's checkpoint ids, oldest first."""
+        s = self.session
+        tip = s.viewed_id or s.head_id or s.history.latest_id
+        return list(reversed(s.history.ancestors(tip, limit))) if tip else []
+
+    def _spawn(self, coro: Any) -> None:
+        future = asyncio.ensure_future(coro)
+        self.pending.add(future)
+        future.add_done_callback(self.pending.discard)
+
+    async def idle(self) -> None:
+        """Wait until every read started here has ended (tests, screenshots)."""
+        while self.pending or self._refresh.isActive() or self._marks.isActive():
+            await asyncio.sleep(0.02)
+
+    async def _read(self, ids: Sequence[str]) -> list[Any]:
+        s = self.session.state
+        if s.reader is None or s.thread_id is None or not ids:
+            return []
+        return await s.reader.call(_read_many, s.thread_id, list(ids))
+
+    # -- watches -------------------------------------------------------------------------
+    def add_watch(self, text: str) -> None:
+        try:
+            expression = Expression.parse(text)
+        except ExpressionError as e:
+            self.panel.show_error("watch", str(e))
+            return
+        self.panel.show_error("watch", "")
+        self.watches.append(expression)
+        self._refresh.start()
+
+    def remove_watch(self, index: int) -> None:
+        if self.watches:
+            del self.watches[index]
+        self._refresh.start()
+
+    def _schedule_watches(self) -> None:
+        self._spawn(self._compute_watches())
+
+    async def _compute_watches(self) -> None:
+        texts = [w.text for w in self.watches]
+        if not self.watches:
+            self.panel.set_watches([], [])
+            return
+        ids = self._branch()[-WATCH_ROWS:]
+        rows = []
+        problems: list[str] = []
+        for ckpt in await self._read(ids):
+            if ckpt is None:
+                continue
+            cells = [str(ckpt.step), ", ".join(ckpt.nodes_ran) if ckpt.source != "fork" else ckpt.source]
+            for w in self.watches:
+                try:
+                    cells.append(show_value(w.evaluate(ckpt.values)))
+                except ExpressionError as e:
+                    cells.append("error")
+                    problems.append(f"step {ckpt.step}: {e}")
+            rows.append((ckpt.id, cells, f"checkpoint {ckpt.id}"))
+        rows.reverse()  # newest first, as the timeline reads
+        self.panel.set_watches(texts, rows)
+        self.panel.show_error("watch", problems[0] if problems else "")
+        self.panel.set_current(self.session.viewed_id or self.session.head_id)
+
+    # -- conditional breakpoints ----------------------------------------------------------
+    def add_condition(self, kind: str, text: str, node: str, when: str) -> None:
+        try:
+            condition = BreakCondition.make(kind, text, node=node or None, when=when,
+                                            nodes=self._nodes() if self.session.graph is not None else None)
+        except (ExpressionError, ValueError) as e:
+            self.panel.show_error("condition", str(e))
+            return
+        self.panel.show_error("condition", "")
+        self.conditions.add(condition)
+        self.panel.set_conditions([c.describe() for c in self.conditions.items])
+
+    def remove_condition(self, index: int) -> None:
+        if 0 <= index < len(self.conditions.items):
+            self.conditions.remove(index)
+        self.panel.set_conditions([c.describe() for c in self.conditions.items])
+
+    # -- field history and search ----------------------------------------------------------
+    def ask_field(self, path: str) -> None:
+        self._spawn(self._field(path))
+
+    async def _field(self, path: str) -> None:
+        ids = self._branch()
+        try:
+            Expression.parse(path)
+            ckpts = {c.id: c for c in await self._read(ids) if c is not None}
+            changes = field_history(path, ids, ckpts.get)
+        except ExpressionError as e:
+            self.panel.show_error("field", str(e))
+            return
+        self.panel.show_error("field", "")
+        rows = [(c.checkpoint_id, [str(c.step), c.source, ", ".join(c.nodes) or "—", show_value(c.before),
+                                   show_value(c.after)],
+                 f"checkpoint {c.checkpoint_id}\nbefore: {show_value(c.before, 2000)}\nafter: {show_value(c.after, 2000)}")
+                for c in changes]
+        title = f"`{path}` changed {len(rows)} time{'s' if len(rows) != 1 else ''} on this branch" + \
+            (" (click a row to jump there)" if rows else "")
+        self.panel.set_changes(title, rows)
+        self.panel.set_current(self.session.viewed_id or self.session.head_id)
+
+    def search(self, query: str, mode: str) -> None:
+        self._spawn(self._search(query, mode))
+
+    async def _search(self, query: str, mode: str) -> None:
+        s = self.session
+        ids = [r.id for r in s.history.rows()]  # every branch
+        try:
+            if mode == "expression":
+                Expression.parse(query)
+            elif not query.strip():
+                raise ValueError("the search is empty: type a text, or an expression such as len(messages) > 4")
+            ckpts = {c.id: c for c in await self._read(ids) if c is not None}
+            hits, skipped = search_history(query, ids, ckpts.get, mode=mode)
+        except (ExpressionError, ValueError) as e:
+            self.panel.show_error("search", str(e))
+            return
+        self.panel.show_error("search", "")
+        hits.sort(key=lambda h: h.step)
+        rows = [(h.checkpoint_id, [str(h.step), h.source, ", ".join(h.nodes) or "—", h.excerpt],
+                 f"checkpoint {h.checkpoint_id}\n{s.history.describe(h.checkpoint_id)}") for h in hits]
+        branches = s.history.branches() + 1
+        note = f"{len(hits)} of {len(ids)} checkpoints match, across {branches} branch{'es' if branches > 1 else ''}"
+        if skipped:
+            note += f"; {skipped} not searched (limit)"
+        self.panel.set_hits(rows, note)
+        self.panel.set_current(s.viewed_id or s.head_id)
+
+    # -- recorded marks in the timeline ---------------------------------------------------
+    def _schedule_marks(self) -> None:
+        s = self.session.state
+        if s.reader is None or s.thread_id is None:
+            return
+
+        async def read() -> None:
+            marks = await s.reader.call(_recorded_marks, s.thread_id)
+            if marks:
+                self.window.panels.timeline.mark_recorded(marks)  # type: ignore[attr-defined]
+
+        self._spawn(read())
+
+    # -- replay and export ---------------------------------------------------------------
+    def ask_replay(self) -> None:
+        s = self.session
+        start = s.viewed_id or s.head_id
+        if s.graph is None or start is None:
+            s.message.emit("Replay needs the graph's code and a checkpoint: open the run with --graph FILE.py.")
+            return
+        dialog = ReplayDialog(self._nodes(), s.history.describe(start), self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        self.replay(start, dialog.chosen())
+
+    def replay(self, start: str, record: Sequence[str]) -> bool:
+        """Replay the thread from `start` answering `record` nodes from the recording."""
+        from engine.replay import ReplayError, areplay
+
+        s = self.session
+        thread, graph, saver = s.thread_id, s.graph, s.state.saver
+
+        async def go() -> None:
+            s.state.driver.drop_run()
+            try:
+                result = await areplay(graph, thread, start, record=record, saver=saver)
+            except ReplayError as e:
+                s.message.emit(f"Replay refused: {e}")
+                raise
+            self.last_replay = result
+            marks = {step.checkpoint_id: step.recorded for step in result.steps if step.recorded}
+            s.open_thread(thread)
+            self.window.panels.timeline.mark_recorded(marks)  # type: ignore[attr-defined]
+            answered = ", ".join(record) or "no node"
+            s.message.emit(f"Replayed {len(result.steps)} steps on a new branch ({result.status}); "
+                           f"{answered} answered from the recording.")
+            return None
+
+        return s.submit("replay", go)
+
+    def ask_export(self) -> None:
+        s = self.session
+        if s.thread_id is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export thread", f"{s.thread_id}.sqlite",
+                                              "Checkpoint files (*.sqlite)")
+        if not path:
+            return
+        redact = QLineEdit()  # keys are asked in the dialog below
+        dialog = QDialog(self.window)
+        dialog.setWindowTitle("Redact keys")
+        column = QVBoxLayout(dialog)
+        column.addWidget(QLabel("Keys whose values to replace by <redacted> (comma-separated; empty: none):"))
+        column.addWidget(redact)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok, dialog)
+        buttons.accepted.connect(dialog.accept)
+        column.addWidget(buttons)
+        dialog.exec()
+        self.export(path, [k.strip() for k in redact.text().split(",") if k.strip()])
+
+    def export(self, path: str, redact: Sequence[str] = ()) -> None:
+        from engine.checkpoint.export import export_thread
+
+        s = self.session.state
+        if s.reader is None or s.thread_id is None:
+            return
+        thread = s.thread_id
+
+        async def write() -> None:
+            try:
+                summary = await s.reader.call(lambda saver: export_thread(saver, thread, path, redact=redact))
+            except Exception as e:
+                self.session.message.emit(f"Export failed: {e}")
+                return
+            self.session.message.emit(f"Exported {summary.checkpoints} checkpoints of {thread} to {path}.")
+
+        self._spawn(write())
