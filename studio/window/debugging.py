@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -132,6 +132,7 @@ class DebugTools(QObject):
         self._marks = QTimer(self, singleShot=True, interval=300)
         self._marks.timeout.connect(self._schedule_marks)
         self.pending: set[asyncio.Future[Any]] = set()
+        window.installEventFilter(self)
         p = self.panel
         p.watch_added.connect(self.add_watch)
         p.watch_removed.connect(self.remove_watch)
@@ -162,10 +163,28 @@ class DebugTools(QObject):
         tip = s.viewed_id or s.head_id or s.history.latest_id
         return list(reversed(s.history.ancestors(tip, limit))) if tip else []
 
-    def _spawn(self, coro: Any) -> None:
-        future = asyncio.ensure_future(coro)
+    def _spawn(self, make: Any) -> None:
+        """Run `make()` (a coroutine function) as a task that a window close cancels."""
+        async def guarded() -> None:
+            try:
+                await make()
+            except asyncio.CancelledError:
+                pass
+            except Exception as e:  # a reader closed under us, a store error: said, never fatal
+                if not self.session.state.closed:
+                    self.session.message.emit(f"Debug: {type(e).__name__}: {e}")
+
+        future = asyncio.ensure_future(guarded())
         self.pending.add(future)
         future.add_done_callback(self.pending.discard)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            self._refresh.stop()
+            self._marks.stop()
+            for future in list(self.pending):
+                future.cancel()
+        return False
 
     async def idle(self) -> None:
         """Wait until every read started here has ended (tests, screenshots)."""
@@ -195,7 +214,7 @@ class DebugTools(QObject):
         self._refresh.start()
 
     def _schedule_watches(self) -> None:
-        self._spawn(self._compute_watches())
+        self._spawn(self._compute_watches)
 
     async def _compute_watches(self) -> None:
         texts = [w.text for w in self.watches]
@@ -240,7 +259,7 @@ class DebugTools(QObject):
 
     # -- field history and search ----------------------------------------------------------
     def ask_field(self, path: str) -> None:
-        self._spawn(self._field(path))
+        self._spawn(lambda: self._field(path))
 
     async def _field(self, path: str) -> None:
         ids = self._branch()
@@ -262,7 +281,7 @@ class DebugTools(QObject):
         self.panel.set_current(self.session.viewed_id or self.session.head_id)
 
     def search(self, query: str, mode: str) -> None:
-        self._spawn(self._search(query, mode))
+        self._spawn(lambda: self._search(query, mode))
 
     async def _search(self, query: str, mode: str) -> None:
         s = self.session
@@ -299,7 +318,7 @@ class DebugTools(QObject):
             if marks:
                 self.window.panels.timeline.mark_recorded(marks)  # type: ignore[attr-defined]
 
-        self._spawn(read())
+        self._spawn(read)
 
     # -- replay and export ---------------------------------------------------------------
     def ask_replay(self) -> None:
@@ -374,4 +393,4 @@ class DebugTools(QObject):
                 return
             self.session.message.emit(f"Exported {summary.checkpoints} checkpoints of {thread} to {path}.")
 
-        self._spawn(write())
+        self._spawn(write)

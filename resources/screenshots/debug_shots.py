@@ -1,0 +1,111 @@
+"""Re-render the README's debugging screenshots (offscreen), from the repository root:
+    QT_QPA_PLATFORM=offscreen python resources/screenshots/debug_shots.py [OUT_DIR]
+
+The ReAct example is run once in the window (F5), then each shot drives the Debug dock as a
+user would: watches, a conditional breakpoint, field history, search, and a recorded
+replay from the first checkpoint with `agent` answered from the recording.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+
+from studio.cli.launch import make_app, make_loop
+from studio.session.session import Session
+from studio.window.docks import apply_default_sizes
+from studio.window.main_window import MainWindow
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "resources" / "examples" / "react_agent.py"
+
+
+async def until(predicate, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError("the window did not settle")
+        await asyncio.sleep(0.05)
+
+
+async def settle(window: MainWindow) -> None:
+    await window.when_settled()
+    tools = window.debug_tools
+    await until(lambda: not tools.pending and not tools._refresh.isActive() and not tools._marks.isActive())
+    await window.when_settled()
+
+
+async def command(window: MainWindow, start) -> None:
+    done = asyncio.get_running_loop().create_future()
+
+    def finished(name, result) -> None:
+        if not done.done():
+            done.set_result(result)
+
+    window.session.commandFinished.connect(finished)
+    start()
+    await done
+    window.session.commandFinished.disconnect(finished)
+    await settle(window)
+
+
+def shoot(window: MainWindow, path: Path) -> None:
+    window.grab().save(str(path))
+    print(f"wrote {path}")
+
+
+async def main(out: Path, db: Path) -> None:
+    session = Session(db)
+    window = MainWindow(session, remember_layout=False)
+    window.open_graph(str(EXAMPLE))
+    window.resize(QSize(1600, 1000))
+    window.show()
+    apply_default_sizes(window, window.docks)
+    await window.when_ready()
+    tools, panel = window.debug_tools, window.debug_tools.panel
+    window.resizeDocks([window.docks.timeline], [430], window.docks.timeline.orientation() if False else
+                       __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Orientation.Vertical)
+    await command(window, session.continue_run)
+
+    tools.show_tab(0)
+    for text in ("len(messages)", "messages[-1].type", "messages[-1].content"):
+        tools.add_watch(text)
+    await settle(window)
+    shoot(window, out / "debug_watches.png")
+
+    tools.show_tab(2)
+    panel.field_edit.setText("messages[2].content")
+    tools.ask_field("messages[2].content")
+    await settle(window)
+    shoot(window, out / "debug_field_history.png")
+
+    tools.show_tab(3)
+    panel.search_edit.setText("Paris")
+    tools.search("Paris", "text")
+    await settle(window)
+    shoot(window, out / "debug_search.png")
+
+    first = min(session.history.rows(), key=lambda r: r.step).id
+    await command(window, lambda: tools.replay(first, ["agent"]))
+    tools.show_tab(0)
+    await settle(window)
+    shoot(window, out / "debug_replay.png")
+
+    # a conditional breakpoint on a new run: stop when `tools` changes the messages
+    tools.show_tab(1)
+    tools.add_condition("expression", "len(messages) >= 4", "", "after")
+    await command(window, session.restart)
+    await command(window, session.continue_run)
+    shoot(window, out / "debug_breakpoint.png")
+    window.close()
+
+
+if __name__ == "__main__":
+    out_dir = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "resources" / "screenshots")
+    app = make_app()
+    loop = make_loop(app)
+    with tempfile.TemporaryDirectory() as tmp, loop:
+        loop.run_until_complete(main(out_dir, Path(tmp) / "runs.sqlite"))
