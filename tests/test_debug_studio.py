@@ -169,4 +169,19 @@ def test_replay_from_the_studio_forks_and_marks_recorded_tasks(open_window, qtbo
     timeline = window.panels.timeline.model
     marked = [timeline.data(timeline.index(timeline.row_of(st.checkpoint_id), 2)) for st in result.steps
               if st.recorded]
-    assert marked and all(text == "think ⏺rec" for text in marked)
+    assert marked and all(text == "think (rec)" for text in marked)
+
+
+def test_an_exported_thread_opens_in_the_window(open_window, qtbot, tmp_path: Path) -> None:
+    """`retrograph export` then `retrograph open FILE`: the window shows the thread from the file."""
+    from engine.checkpoint.export import export_thread
+    from engine.checkpoint import SqliteSaver
+
+    window = _window(open_window, tmp_path)
+    act(qtbot, window, "continue_")
+    thread, rows = window.session.thread_id, len(window.session.history.rows())
+    out = tmp_path / "exported.sqlite"
+    export_thread(SqliteSaver(str(tmp_path / "runs.sqlite")), thread, out, redact=["plan"])
+    viewer = open_window(database=out, thread_id=thread, db=tmp_path / "other.sqlite")
+    assert viewer.session.thread_id == thread and len(viewer.session.history.rows()) == rows
+    assert viewer.session.state.values["plan"] == "<redacted>" and viewer.session.state.values["n"] == 4

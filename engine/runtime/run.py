@@ -207,9 +207,10 @@ class Run(RunStart, RunCommit):
             self.tracer = GraphTrace(self.config, graph.name, ())
         self.store = graph.store if graph.store is not None or outer is None else outer.store
         self.control = control if control is not None else (outer.control if outer is not None else None)
-        self.record = bool(self.config.get("record"))
+        self.record = bool(self.config.pop("record", False))
         """config["record"]: each committed checkpoint keeps its tasks' writes (and resume
-        values) in its metadata, so a replay can answer nodes from them (engine/replay)."""
+        values) in its metadata, so a replay can answer nodes from them (engine/replay).
+        Taken out of the config, so nodes (and LangChain callbacks) never see it."""
         self.answers: Callable[[PlannedTask], Any] | None = None
         """Set by a recorded replay: a task's recorded output (NOT_ANSWERED to run the node)."""
 

@@ -2,8 +2,9 @@
     QT_QPA_PLATFORM=offscreen python resources/screenshots/debug_shots.py [OUT_DIR]
 
 The ReAct example is run once in the window (F5), then each shot drives the Debug dock as a
-user would: watches, a conditional breakpoint, field history, search, and a recorded
-replay from the first checkpoint with `agent` answered from the recording.
+user would: watches, field history, a recorded replay from the first checkpoint with
+`agent` answered from the recording, a search over both branches, and a conditional
+breakpoint on a new run.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 
 from studio.cli.launch import make_app, make_loop
 from studio.session.session import Session
@@ -53,7 +54,9 @@ async def command(window: MainWindow, start) -> None:
 
 
 def shoot(window: MainWindow, path: Path) -> None:
-    window.grab().save(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(path)):
+        raise SystemExit(f"could not write {path}")
     print(f"wrote {path}")
 
 
@@ -66,8 +69,7 @@ async def main(out: Path, db: Path) -> None:
     apply_default_sizes(window, window.docks)
     await window.when_ready()
     tools, panel = window.debug_tools, window.debug_tools.panel
-    window.resizeDocks([window.docks.timeline], [430], window.docks.timeline.orientation() if False else
-                       __import__("PySide6.QtCore", fromlist=["Qt"]).Qt.Orientation.Vertical)
+    window.resizeDocks([window.docks.timeline], [430], Qt.Orientation.Vertical)  # room for the Debug dock
     await command(window, session.continue_run)
 
     tools.show_tab(0)
@@ -77,16 +79,10 @@ async def main(out: Path, db: Path) -> None:
     shoot(window, out / "debug_watches.png")
 
     tools.show_tab(2)
-    panel.field_edit.setText("messages[2].content")
-    tools.ask_field("messages[2].content")
+    panel.field_edit.setText("messages[-1].content")
+    tools.ask_field("messages[-1].content")
     await settle(window)
     shoot(window, out / "debug_field_history.png")
-
-    tools.show_tab(3)
-    panel.search_edit.setText("Paris")
-    tools.search("Paris", "text")
-    await settle(window)
-    shoot(window, out / "debug_search.png")
 
     first = min(session.history.rows(), key=lambda r: r.step).id
     await command(window, lambda: tools.replay(first, ["agent"]))
@@ -94,10 +90,17 @@ async def main(out: Path, db: Path) -> None:
     await settle(window)
     shoot(window, out / "debug_replay.png")
 
+    tools.show_tab(3)
+    panel.search_edit.setText("18°C")
+    tools.search("18°C", "text")
+    await settle(window)
+    shoot(window, out / "debug_search.png")
+
     # a conditional breakpoint on a new run: stop when `tools` changes the messages
     tools.show_tab(1)
     tools.add_condition("expression", "len(messages) >= 4", "", "after")
-    await command(window, session.restart)
+    session.restart()  # a new thread, the same input (not a command: it only opens the thread)
+    await settle(window)
     await command(window, session.continue_run)
     shoot(window, out / "debug_breakpoint.png")
     window.close()

@@ -57,6 +57,22 @@ def _table(model: TextRows, parent: QWidget) -> QTableView:
     return view
 
 
+def _fit_columns(view: QTableView, widest: int = 280) -> None:
+    """Columns as wide as their header and values, none wider than `widest` pixels."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    for col in range(header.count()):
+        if header.sectionSize(col) > widest:
+            header.resizeSection(col, widest)
+
+
+def _compact(*boxes: QComboBox) -> None:
+    """Combo boxes that may shrink (the dock shares the bottom row at 1280x720)."""
+    for box in boxes:
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box.setMinimumContentsLength(7)
+
+
 def _error_label(parent: QWidget, name: str) -> QLabel:
     label = QLabel(parent, objectName=name)
     label.setStyleSheet("color: #b91c1c;")
@@ -87,6 +103,9 @@ class DebugPanel(QWidget):
         self._build_breakpoints()
         self._build_history()
         self._build_search()
+        # an explicit minimum below the tabs' own: the dock shares the bottom row with the
+        # timeline and events, and must not squeeze the graph or the side docks
+        self.setMinimumSize(280, 120)
 
     # -- construction ------------------------------------------------------------------
     def _tab(self, title: str, key: str) -> tuple[QWidget, QVBoxLayout]:
@@ -138,9 +157,17 @@ class DebugPanel(QWidget):
         self.condition_when.addItem("before", "before")
         add = QPushButton("Add", page, objectName="addCondition")
         add.clicked.connect(self._on_add_condition)
-        for w in (self.condition_kind, self.condition_edit, self.condition_node, self.condition_when, add):
-            row.addWidget(w, 1 if w is self.condition_edit else 0)
+        _compact(self.condition_kind, self.condition_node, self.condition_when)
+        row.addWidget(self.condition_kind)
+        row.addWidget(self.condition_edit, 1)
         column.addLayout(row)
+        second = QHBoxLayout()
+        second.addWidget(QLabel("only", page))
+        second.addWidget(self.condition_node)
+        second.addWidget(self.condition_when)
+        second.addStretch(1)
+        second.addWidget(add)
+        column.addLayout(second)
         column.addWidget(self.errors["condition"])
         self.condition_list = QListWidget(page, objectName="conditionList")
         column.addWidget(self.condition_list, 1)
@@ -149,6 +176,7 @@ class DebugPanel(QWidget):
         column.addWidget(remove)
         hint = QLabel("Continue (F5) stops where a condition becomes true or the value changes.", page)
         hint.setStyleSheet("color: #52606d;")
+        hint.setWordWrap(True)
         column.addWidget(hint)
 
     def _build_history(self) -> None:
@@ -180,6 +208,7 @@ class DebugPanel(QWidget):
         self.search_edit.returnPressed.connect(self._on_search)
         go = QPushButton("Search", page, objectName="runSearch")
         go.clicked.connect(self._on_search)
+        _compact(self.search_mode)
         row.addWidget(self.search_mode)
         row.addWidget(self.search_edit, 1)
         row.addWidget(go)
@@ -229,6 +258,7 @@ class DebugPanel(QWidget):
 
     def set_watches(self, expressions: Sequence[str], rows: Sequence[Row]) -> None:
         self.watch_model.set_rows(["step", "ran", *expressions], rows)
+        _fit_columns(self.watch_view)
         self.remove_watch.setEnabled(bool(expressions))
         if expressions:
             self.watch_edit.clear()
@@ -242,10 +272,12 @@ class DebugPanel(QWidget):
     def set_changes(self, title: str, rows: Sequence[Row]) -> None:
         self.field_title.setText(title)
         self.field_model.set_rows(self.field_model.columns, rows)
+        _fit_columns(self.field_view)
 
     def set_hits(self, rows: Sequence[Row], note: str) -> None:
         self.search_note.setText(note)
         self.search_model.set_rows(self.search_model.columns, rows)
+        _fit_columns(self.search_view, widest=200)
 
     def show_error(self, tab: str, text: str) -> None:
         label = self.errors[tab]

@@ -337,7 +337,7 @@ class TimelineModel(QAbstractTableModel):
         return list(self._rows)
 
     def mark_recorded(self, marks: Mapping[str, Iterable[str]]) -> None:
-        """Checkpoint id -> nodes a recorded replay answered from records: shown "node ⏺rec"."""
+        """Checkpoint id -> nodes a recorded replay answered from records: shown "node (rec)"."""
         self.recorded.update({cid: frozenset(nodes) for cid, nodes in marks.items() if nodes})
         if self._visible:
             self.dataChanged.emit(self.index(0, 2), self.index(len(self._visible) - 1, 2))
@@ -382,7 +382,7 @@ class TimelineModel(QAbstractTableModel):
             if col == 2:
                 if r.id in self.recorded:  # a recorded replay answered these from the records
                     rec = self.recorded[r.id]
-                    return ", ".join(f"{n} ⏺rec" if n in rec else n for n in r.nodes)
+                    return ", ".join(f"{n} (rec)" if n in rec else n for n in r.nodes)
                 return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
             return self._clock_of(entry)
         if role == BadgeRole:

@@ -93,7 +93,7 @@ class TimelinePanel(QWidget):
             checkpoint that already has one opens a new branch.
         set_head(checkpoint_id): bold row with a "head" badge (the thread's head).
         set_current(checkpoint_id): tint the checkpoint being viewed.
-        mark_recorded({checkpoint_id: nodes}): "node ⏺rec" where a recorded replay answered nodes.
+        mark_recorded({checkpoint_id: nodes}): "node (rec)" where a recorded replay answered nodes.
         select(checkpoint_id): select and scroll to it (no signal is emitted).
         selected_ids() -> tuple[str, ...]: the selected checkpoints, oldest first.
         rows() -> list[TimelineRow].
