@@ -105,3 +105,18 @@ def test_search_by_text_and_expression(tmp_path) -> None:
         search_history("  ", ids, lambda cid: None)
     with pytest.raises(ExpressionError, match="not a valid expression"):
         search_history("len(", ids, lambda cid: None, mode="expression")
+
+
+def test_before_conditions_check_the_state_the_node_will_read() -> None:
+    c = Conditions()
+    c.add(BreakCondition.make("expression", "n >= 2", node="b", when="before"))
+    c.prime({"n": 0})
+    assert c.before_tasks({"n": 2}, ["a"]) is None  # true, but `b` is not about to run
+    c2 = Conditions()
+    c2.add(BreakCondition.make("expression", "n >= 2", node="b", when="before"))
+    c2.prime({"n": 0})
+    assert c2.before_tasks({"n": 2}, ["b"]) == "Conditional breakpoint: `n >= 2` became true, before `b` runs"
+    pending = Conditions()
+    pending.add(BreakCondition.make("change", "plan.steps", node="b", when="before"))
+    assert pending.before_commit([("a", "plan")]) is None
+    assert "`b` is about to write `plan`" in pending.before_commit([("a", "plan"), ("b", "plan")])

@@ -189,3 +189,21 @@ def test_a_path_the_recording_never_took_is_named(recorded):
     app = g2.compile(checkpointer=SqliteSaver(recorded))
     with pytest.raises(ReplayError, match=r"node `fmt` runs at step 2 of the replay, but the recording ran check there"):
         replay(app, "t1", record=["llm", "fmt"])
+
+
+def test_the_record_option_is_not_shown_to_nodes(tmp_path):
+    seen: list[dict] = []
+
+    def node(s: S, config) -> dict:
+        seen.append(dict(config))
+        return {"answer": "x"}
+
+    g = StateGraph(S)
+    g.add_node("n", node)
+    g.add_edge(START, "n")
+    g.add_edge("n", END)
+    app = g.compile(checkpointer=SqliteSaver(str(tmp_path / "o.sqlite")))
+    app.invoke({"q": "?"}, {"configurable": {"thread_id": "o"}, "record": True})
+    assert seen and "record" not in seen[0]
+    latest = SqliteSaver(str(tmp_path / "o.sqlite")).get("o")
+    assert latest.metadata["record"][0]["node"] == "n"

@@ -69,7 +69,10 @@ async def main(out: Path, db: Path) -> None:
     apply_default_sizes(window, window.docks)
     await window.when_ready()
     tools, panel = window.debug_tools, window.debug_tools.panel
-    window.resizeDocks([window.docks.timeline], [430], Qt.Orientation.Vertical)  # room for the Debug dock
+    docks = window.docks  # narrower side columns and a taller bottom row: room for the Debug dock
+    window.resizeDocks([docks.inspector, docks.state], [250, 330], Qt.Orientation.Horizontal)
+    window.resizeDocks([docks.timeline], [430], Qt.Orientation.Vertical)
+    window.resizeDocks([docks.timeline, docks.events], [390, 640], Qt.Orientation.Horizontal)
     await command(window, session.continue_run)
 
     tools.show_tab(0)

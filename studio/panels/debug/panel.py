@@ -70,7 +70,7 @@ def _compact(*boxes: QComboBox) -> None:
     """Combo boxes that may shrink (the dock shares the bottom row at 1280x720)."""
     for box in boxes:
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        box.setMinimumContentsLength(7)
+        box.setMinimumContentsLength(10)
 
 
 def _error_label(parent: QWidget, name: str) -> QLabel:
@@ -145,16 +145,16 @@ class DebugPanel(QWidget):
         page, column = self._tab("Breakpoints", "condition")
         row = QHBoxLayout()
         self.condition_kind = QComboBox(page, objectName="conditionKind")
-        self.condition_kind.addItem("stop when true", "expression")
-        self.condition_kind.addItem("stop when it changes", "change")
+        self.condition_kind.addItem("when true", "expression")
+        self.condition_kind.addItem("on change", "change")
         self.condition_edit = QLineEdit(page, objectName="conditionEdit")
         self.condition_edit.setPlaceholderText("len(messages) > 4   ·   or a key/path: plan.steps")
         self.condition_edit.returnPressed.connect(self._on_add_condition)
         self.condition_node = QComboBox(page, objectName="conditionNode")
         self.condition_node.addItem("any node", "")
         self.condition_when = QComboBox(page, objectName="conditionWhen")
-        self.condition_when.addItem("after the step", "after")
-        self.condition_when.addItem("before", "before")
+        self.condition_when.addItem("after step", "after")
+        self.condition_when.addItem("before step", "before")
         add = QPushButton("Add", page, objectName="addCondition")
         add.clicked.connect(self._on_add_condition)
         _compact(self.condition_kind, self.condition_node, self.condition_when)
@@ -162,7 +162,7 @@ class DebugPanel(QWidget):
         row.addWidget(self.condition_edit, 1)
         column.addLayout(row)
         second = QHBoxLayout()
-        second.addWidget(QLabel("only", page))
+        second.addWidget(QLabel("stop", page))
         second.addWidget(self.condition_node)
         second.addWidget(self.condition_when)
         second.addStretch(1)
@@ -272,7 +272,7 @@ class DebugPanel(QWidget):
     def set_changes(self, title: str, rows: Sequence[Row]) -> None:
         self.field_title.setText(title)
         self.field_model.set_rows(self.field_model.columns, rows)
-        _fit_columns(self.field_view)
+        _fit_columns(self.field_view, widest=200)
 
     def set_hits(self, rows: Sequence[Row], note: str) -> None:
         self.search_note.setText(note)
