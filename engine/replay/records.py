@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..channels import LastValue, ReducerChannel
@@ -136,17 +136,23 @@ def _records(graph: CompiledStateGraph, saver: Any, thread_id: str, before: Chec
                                 goto=tuple(r.get("goto", ())) + tuple(r.get("sends", ())),
                                 resume=tuple(r.get("resume", ())), recorded=bool(r.get("recorded")))
                      for r in kept if isinstance(r, Mapping))
-    pending = _from_pending(saver, thread_id, before)
+    try:
+        writes = list(saver.pending_writes(thread_id, before.id))
+    except Exception:  # noqa: BLE001 - a store that cannot list them has no such record
+        writes = []
+    pending = _from_pending(writes, before)
     if pending is not None:
         return pending
-    return _derived(graph, before, after)
+    derived = _derived(graph, before, after)
+    if derived is not None and len(derived) == 1 and before.tasks:  # its resume values, when kept
+        resume = tuple(v for w in writes if w.channel == RESUME and w.task_id == before.tasks[0].id for v in w.value)
+        if resume:
+            derived = (replace(derived[0], resume=resume),)
+    return derived
 
 
-def _from_pending(saver: Any, thread_id: str, before: Checkpoint) -> tuple[TaskRecord, ...] | None:
-    try:
-        writes = saver.pending_writes(thread_id, before.id)
-    except Exception:  # noqa: BLE001 - a store that cannot list them has no such record
-        return None
+def _from_pending(writes: list[Any], before: Checkpoint) -> tuple[TaskRecord, ...] | None:
+    """Every task's kept writes, or None unless each task of the superstep finished in them."""
     if not writes:
         return None
     by_task: dict[str, list[Any]] = {}
@@ -157,8 +163,8 @@ def _from_pending(saver: Any, thread_id: str, before: Checkpoint) -> tuple[TaskR
         ws = by_task.get(task.id)
         if ws is None:
             return None  # a task of the superstep left nothing: not a full record
-        if any(w.channel == ERROR for w in ws) and not any(w.channel in (ROUTE, DONE) for w in ws):
-            return None
+        if not any(w.channel not in (INTERRUPT, RESUME, ERROR) for w in ws):
+            return None  # it failed or was interrupted there: its finished writes are not these
         resume = tuple(v for w in ws if w.channel == RESUME for v in w.value)
         out.append(TaskRecord(
             node=task.name, source="writes", resume=resume,
