@@ -108,7 +108,9 @@ class DebugTools(QObject):
         self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
         window.tabifyDockWidget(window.docks.events, self.dock)  # type: ignore[attr-defined]
-        window.docks.events.raise_()  # type: ignore[attr-defined]
+        # hidden until asked for (Debug menu, View menu): a second tab beside Events would
+        # widen the window's minimum past an 800-pixel screen
+        self.dock.hide()
         window.menus["View"].addAction(self.dock.toggleViewAction())  # type: ignore[attr-defined]
         menu = window.menuBar().addMenu("&Debug")
         self.replay_action = QAction("Replay from here…", window, objectName="replayAction")

@@ -104,8 +104,9 @@ class DebugPanel(QWidget):
         self._build_history()
         self._build_search()
         # an explicit minimum below the tabs' own: the dock shares the bottom row with the
-        # timeline and events, and must not squeeze the graph or the side docks
-        self.setMinimumSize(280, 120)
+        # timeline and events, and must not widen the window (it fits an 800-pixel screen)
+        # nor squeeze the graph or the side docks
+        self.setMinimumSize(100, 120)
 
     # -- construction ------------------------------------------------------------------
     def _tab(self, title: str, key: str) -> tuple[QWidget, QVBoxLayout]:
