@@ -248,6 +248,7 @@ class _Task:
     async def _arun(self, scope: _Scope, call_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         started = time.perf_counter()
         _call_path.set(call_id)  # this asyncio task's own context
+        before = scope.ctx.root().calls  # interrupt() answers it takes (awaited one at a time: exact)
         trace = _TaskTrace.open(scope, self.name, args, kwargs)
         attempt = 1
         while True:
@@ -266,7 +267,7 @@ class _Task:
                 await asyncio.sleep(policy.delay(attempt))
                 attempt += 1
         _TaskTrace.close(trace, value, None)
-        self._finished(scope, call_id, value, started, args, kwargs, 0)
+        self._finished(scope, call_id, value, started, args, kwargs, scope.ctx.root().calls - before)
         return value
 
     def _attempt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

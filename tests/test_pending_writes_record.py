@@ -186,3 +186,24 @@ def test_task_statuses_reads_the_latest_pause_and_error() -> None:
     assert statuses["c"].finished and statuses["c"].error["type"] == "KeyError"
     assert statuses["c"].pending_interrupts == ()
     assert writes_result([("k", 1), ("j", 2), ("k", 3), ("k", 4)]) == {"k": {"$writes": [1, 3, 4]}, "j": 2}
+
+
+def test_an_async_task_that_took_an_answer_hands_the_next_one_on(saver: Any) -> None:
+    import asyncio
+
+    from engine.func import entrypoint, task
+
+    @entrypoint(checkpointer=saver)
+    async def flow(n: int) -> list:
+        @task
+        async def ask(q: str) -> str:
+            return interrupt(q)
+
+        return [await ask(f"q{i}") for i in range(n)]
+
+    async def go() -> Any:
+        await flow.ainvoke(2, config=cfg())
+        await flow.ainvoke(Command(resume="a1"), config=cfg())
+        return await flow.ainvoke(Command(resume="a2"), config=cfg())
+
+    assert asyncio.run(go()) == ["a1", "a2"]
