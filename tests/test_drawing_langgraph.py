@@ -106,3 +106,17 @@ def test_a_node_hinted_with_a_bare_literal_has_no_command_edges():
     g.add_edge(START, "x")
     lines = g.compile().get_graph().draw_mermaid(with_styles=False).splitlines()
     assert lines[1:] == ["\t__start__ --> x;", "\tx --> __end__;"]
+
+
+def test_a_deferred_node_is_drawn_reachable_from_the_step_before_it_runs():
+    g = StateGraph(S)
+    for n in ("rw", "a1", "r1", "r2", "z"):
+        g.add_node(n, noop)
+    g.add_node("qa", noop, defer=True)
+    g.add_edge(START, "rw")
+    for src, dst in (("rw", "r1"), ("r1", "a1"), ("rw", "r2"), ("rw", "z"), ("r1", "qa"), ("r2", "qa")):
+        g.add_edge(src, dst)
+    lines = g.compile().get_graph().draw_mermaid(with_styles=False).splitlines()
+    # qa runs after a1's step, which none of its edges come from: a1 -.-> qa, as LangGraph draws it
+    assert lines[1:] == ["\t__start__ --> rw;", "\ta1 -.-> qa;", "\tr1 --> a1;", "\tr1 --> qa;", "\tr2 --> qa;",
+                         "\trw --> r1;", "\trw --> r2;", "\trw --> z;", "\tqa --> __end__;", "\tz --> __end__;"]

@@ -82,3 +82,19 @@ def case_subgraph_with_xray(api, tmp):
     g = g.compile()
     return {"flat": g.get_graph().draw_mermaid(), "xray": g.get_graph(xray=True).draw_mermaid(),
             "json": g.get_graph().to_json()}
+
+
+def bare_literal(s) -> Literal["a1"]:  # a state update, not a destination
+    return {}
+
+
+def case_deferred_node_and_bare_literal_hint(api, tmp):
+    g = api.StateGraph(S)
+    for n in ("rw", "a1", "r1", "r2", "z"):
+        g.add_node(n, noop)
+    g.add_node("qa", noop, defer=True)
+    g.add_node("lit", bare_literal)
+    g.add_edge(api.START, "rw")
+    for src, dst in (("rw", "r1"), ("r1", "a1"), ("rw", "r2"), ("rw", "z"), ("r1", "qa"), ("r2", "qa"), ("z", "lit")):
+        g.add_edge(src, dst)
+    return g.compile().get_graph().draw_mermaid(with_styles=False)
