@@ -194,6 +194,7 @@ def test_item4_messages_edited_added_and_removed_in_the_window(open_window, qtbo
                             {"$message": "human", "content": "thanks"}]  # hi removed, answer edited, one added
         dialog.editor.setPlainText(json.dumps(data))
         dialog.refresh_plan()
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         assert dialog.error.text() == "" and dialog.ok_button.isEnabled()
 
     _with_editor(qtbot, window, head, edit)
@@ -227,10 +228,12 @@ def test_item5_edit_through_the_reducer_or_replaced_in_the_window(open_window, q
         data["log"] = ["only one"]
         dialog.editor.setPlainText(json.dumps(data))
         dialog.refresh_plan()
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         box = dialog.findChild(type(dialog.as_node_box), "how:log")
         assert box.currentText() == "replace the value"  # the default: what was typed
         box.setCurrentIndex(0)
         box.activated.emit(0)  # the user picks "through the reducer (operator.add)"
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         assert dialog.how() == {"log": "reduce"}
         return [e.after for e in dialog.plan.edits]
 
@@ -248,6 +251,7 @@ def test_item5_edit_through_the_reducer_or_replaced_in_the_window(open_window, q
         data["log"] = ["just this"]
         dialog.editor.setPlainText(json.dumps(data))
         dialog.refresh_plan()
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         return dialog.how()
 
     assert _with_editor(qtbot, window, head, replaced) == {"log": "replace"}
@@ -269,12 +273,15 @@ def test_item6_choose_as_node_see_what_runs_next_and_f10_goes_on(open_window, qt
         data["route"] = "refund"
         dialog.editor.setPlainText(json.dumps(data))
         dialog.refresh_plan()
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         shown = (dialog.as_node_box.currentText(), dialog.next_label.text())
         dialog.as_node_box.setCurrentText("close")
         dialog.as_node_box.activated.emit(dialog.as_node_box.currentIndex())
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         as_close = dialog.next_label.text()
         dialog.as_node_box.setCurrentText("prepare")
         dialog.as_node_box.activated.emit(dialog.as_node_box.currentIndex())
+        qtbot.waitUntil(dialog.preview_ready, timeout=10000)
         return shown, as_close
 
     shown, as_close = _with_editor(qtbot, window, head, edit)

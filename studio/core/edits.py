@@ -16,7 +16,7 @@ confirms; the fork itself goes through `update_state` with the same update.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -129,17 +129,22 @@ def as_node_choices(graph: Any, base: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *graph.node_names]))
 
 
-def _dry_run(graph: Any, base: Any, update: Mapping[str, Any], as_node: str) -> Any:
+def _dry_run(graph: Any, base: Any, update: Mapping[str, Any], as_node: str,
+             on_try: Callable[[str], None] | None = None) -> Any:
+    if on_try is not None:
+        on_try(f"`{as_node}`'s write (its reducers and routers)")
     run = graph.new_run(None, {"configurable": {"thread_id": base.thread_id}}, checkpointer=None)
     return run.apply_updates(base, [(dict(update), as_node)])
 
 
 def plan_edit(graph: Any, base: Any, changed: Mapping[str, Any], *,
-              how: Mapping[str, EditHow] | None = None, as_node: str | None = None) -> EditPlan:
+              how: Mapping[str, EditHow] | None = None, as_node: str | None = None,
+              on_try: Callable[[str], None] | None = None) -> EditPlan:
     """The plan for writing `changed` ({key: typed value}) onto checkpoint `base`.
 
     `how` picks "reduce" or "replace" per key (others: the default); `as_node` None picks
-    the first node (see as_node_choices) after whose write the run goes on."""
+    the first node (see as_node_choices) after whose write the run goes on. `on_try(what)`
+    is told before each dry run what it runs (the editor says it if it hangs)."""
     channels = graph.schema.channels
     unknown = [k for k in changed if k not in channels]
     if unknown:
@@ -160,12 +165,12 @@ def plan_edit(graph: Any, base: Any, changed: Mapping[str, Any], *,
                                  update=_through_reducer(reducer, before, typed), typed=typed))
     choices = as_node_choices(graph, base)
     if as_node is None:
-        as_node = _continuing(graph, base, edits, choices)
+        as_node = _continuing(graph, base, edits, choices, on_try)
     elif as_node not in graph.runners:
         return EditPlan(edits=tuple(edits), as_node=as_node, next=(),
                         error=f"`{as_node}` is not a node of this graph")
     try:
-        result = _dry_run(graph, base, {e.key: e.update for e in edits}, as_node)
+        result = _dry_run(graph, base, {e.key: e.update for e in edits}, as_node, on_try)
     except Exception as exc:  # noqa: BLE001 - a reducer or router of the user's refused it
         return EditPlan(edits=tuple(edits), as_node=as_node, next=(), error=f"{type(exc).__name__}: {exc}")
     final: list[KeyEdit] = []
@@ -173,17 +178,18 @@ def plan_edit(graph: Any, base: Any, changed: Mapping[str, Any], *,
         after = result.values.get(e.key)
         if e.how == "reduce" and how.get(e.key) != "reduce" and not _matches(after, e.typed):
             # the reducer would not give what was typed: by default, replace the value
-            return plan_edit(graph, base, changed, how={**how, e.key: "replace"}, as_node=as_node)
+            return plan_edit(graph, base, changed, how={**how, e.key: "replace"}, as_node=as_node, on_try=on_try)
         final.append(KeyEdit(key=e.key, how=e.how, reducer=e.reducer, update=e.update, typed=e.typed, after=after))
     return EditPlan(edits=tuple(final), as_node=as_node, next=tuple(t.name for t in result.tasks))
 
 
-def _continuing(graph: Any, base: Any, edits: Sequence[KeyEdit], choices: Sequence[str]) -> str:
+def _continuing(graph: Any, base: Any, edits: Sequence[KeyEdit], choices: Sequence[str],
+                on_try: Callable[[str], None] | None = None) -> str:
     """The first choice after whose write something runs next (else the first choice)."""
     update = {e.key: e.update for e in edits}
     for name in choices[:_TRIED]:
         try:
-            if _dry_run(graph, base, update, name).tasks:
+            if _dry_run(graph, base, update, name, on_try).tasks:
                 return name
         except Exception:  # noqa: BLE001, S112 - that node's routing refuses this state: try the next
             continue
@@ -192,7 +198,8 @@ def _continuing(graph: Any, base: Any, edits: Sequence[KeyEdit], choices: Sequen
 
 class EditPlanner:
     """Previews of edits of one checkpoint (`base`, an engine Checkpoint) for the editor:
-    `choices` for as_node, and `plan(changed, how, as_node)`, a dry run."""
+    `choices` for as_node, and `plan(changed, how, as_node)`, dry runs of the graph's
+    reducers and routers (user code: the editor calls it off the UI thread)."""
 
     def __init__(self, graph: Any, base: Any) -> None:
         self.graph = graph
@@ -200,8 +207,8 @@ class EditPlanner:
         self.choices = as_node_choices(graph, base)
 
     def plan(self, changed: Mapping[str, Any], how: Mapping[str, EditHow] | None = None,
-             as_node: str | None = None) -> EditPlan:
+             as_node: str | None = None, on_try: Callable[[str], None] | None = None) -> EditPlan:
         try:
-            return plan_edit(self.graph, self.base, changed, how=how, as_node=as_node)
+            return plan_edit(self.graph, self.base, changed, how=how, as_node=as_node, on_try=on_try)
         except ValueError as exc:
             return EditPlan(edits=(), as_node=as_node or "", next=(), error=str(exc))

@@ -6,7 +6,9 @@ original object comes back (see studio.core.editable). With a planner (the sessi
 EditPlanner for the checkpoint) the dialog also shows how each changed key will be
 written (through its reducer or replaced, the user's choice), which node the edit counts
 as (the user's choice; by default one after which the run goes on) and what runs next,
-all before the user confirms.
+all before the user confirms. Those previews are dry runs of the graph's code, made off
+the UI thread (see preview.py): one that runs too long is said to be unavailable and
+the user may fork anyway (the session checks the edit again as it applies it).
 """
 from __future__ import annotations
 
@@ -26,8 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.editable import EditError, check_json, to_editable
+from studio.core.edits import EditPlan
 from studio.core.valuefmt import preview
 from studio.panels._common import MUTED, mono_font
+
+from .preview import TIMEOUT_S, PreviewRunner
 
 __all__ = ["StateEditorDialog"]
 
@@ -56,6 +61,10 @@ class StateEditorDialog(QDialog):
         self._as_node: str | None = None
         self.plan: Any = None
         """The last preview (an EditPlan), None before one is made."""
+        self._plan_gen = -1
+        self._runner = PreviewRunner(self)
+        self._runner.ready.connect(self._on_plan_ready)
+        self._runner.late.connect(self._on_plan_late)
         intro = QLabel("Edit the values as JSON. Saving writes them through update_state, which makes a new "
                        "checkpoint: a branch in the timeline; the original stays as it was.")
         intro.setWordWrap(True)
@@ -134,19 +143,37 @@ class StateEditorDialog(QDialog):
 
     # -- the preview -------------------------------------------------------------------
     def refresh_plan(self) -> None:
-        """Dry-run the edit: how each key is written, the as_node, what runs next."""
+        """Ask for a dry run of the edit (off the UI thread): how each key is written, the
+        as_node, what runs next; shown when it comes (`preview_ready()` says when)."""
         self._timer.stop()
         if self._planner is None or self._parsed is None:
             return
         if not self._changed:  # no dry run (the graph's routers) before there is an edit
+            self._runner.forget()
             self.plan = None
             self._show_keys(None)
             self.next_label.setText("Nothing changed yet: edit a value above.")
             self.next_label.setStyleSheet("")
             self.ok_button.setEnabled(not self.error.text())
             return
-        plan = self._planner.plan(self._changed, self._how, self._as_node)
-        self.plan = plan
+        planner, changed, how, as_node = self._planner, dict(self._changed), dict(self._how), self._as_node
+        self._runner.submit(lambda report: planner.plan(changed, how, as_node, on_try=report))
+        self.next_label.setText("Previewing the edit…")
+        self.next_label.setStyleSheet(f"color: {MUTED}")
+
+    def preview_ready(self) -> bool:
+        """No preview is waiting or running for the text as it is now."""
+        return self._planner is None or (not self._timer.isActive() and not self._runner.busy())
+
+    def _fresh_plan(self) -> Any:
+        """The preview of the text and choices as they are now (None if not there yet)."""
+        return self.plan if self.plan is not None and self._plan_gen == self._runner.latest else None
+
+    def _on_plan_ready(self, gen: int, plan: Any) -> None:
+        if isinstance(plan, BaseException):  # the planner itself failed: shown, not raised
+            plan = EditPlan(edits=(), as_node=self._as_node or "", next=(),
+                            error=f"{type(plan).__name__}: {plan}")
+        self.plan, self._plan_gen = plan, gen
         self._show_keys(plan)
         if plan.as_node and self.as_node_box.findText(plan.as_node) >= 0:
             self.as_node_box.setCurrentText(plan.as_node)
@@ -154,6 +181,13 @@ class StateEditorDialog(QDialog):
         warn = bool(plan.error) or (bool(plan.edits) and not plan.next)
         self.next_label.setStyleSheet("color: #b45309" if warn else "")
         self.ok_button.setEnabled(not plan.error and not self.error.text())
+
+    def _on_plan_late(self, gen: int, label: str) -> None:
+        self.next_label.setText(
+            f"Preview unavailable: {label} is still running after {TIMEOUT_S:g} s. You can still "
+            "fork: the edit is checked again as it is applied (and waits for that code).")
+        self.next_label.setStyleSheet("color: #b45309")
+        self.ok_button.setEnabled(not self.error.text())
 
     def _show_keys(self, plan: Any) -> None:
         while self.keys_form.rowCount():
@@ -196,11 +230,15 @@ class StateEditorDialog(QDialog):
     def accept(self) -> None:
         if self._parsed is None:
             return
-        if self._planner is not None:
-            self.refresh_plan()
-            if self.plan is not None and self.plan.error:
-                return
-        super().accept()
+        plan = self._fresh_plan() if self._planner is not None and not self._timer.isActive() else None
+        if plan is not None and plan.error:
+            return
+        super().accept()  # without a fresh preview the session plans (and checks) it as it applies it
+
+    def done(self, result: int) -> None:
+        self._timer.stop()
+        self._runner.stop()
+        super().done(result)
 
     def is_valid(self) -> bool:
         return self._parsed is not None
@@ -221,9 +259,11 @@ class StateEditorDialog(QDialog):
 
     def how(self) -> dict[str, str]:
         """{key: "reduce" | "replace"} as shown for each key with a reducer."""
-        if self.plan is None:
+        plan = self._fresh_plan()
+        if plan is None:
             return dict(self._how)
-        return {e.key: e.how for e in self.plan.edits if e.how != "set"}
+        return {e.key: e.how for e in plan.edits if e.how != "set"}
 
     def as_node(self) -> str | None:
-        return self.plan.as_node if self.plan is not None and self.plan.as_node else self._as_node
+        plan = self._fresh_plan()
+        return plan.as_node if plan is not None and plan.as_node else self._as_node
