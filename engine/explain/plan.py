@@ -114,6 +114,8 @@ def explain_waiting(barriers: Mapping[str, Sequence[str]], graph: Any = None) ->
             sources = tuple(body.split("+"))
         arrived = tuple(arrived)
         missing = tuple(s for s in sources if s not in arrived)
+        if not missing:  # complete: its target is planned (the join is used up when it runs)
+            continue
         out.append(JoinWait(target=target, sources=tuple(sources), arrived=arrived, missing=missing, sentence=(
             f"`{target}` waits for {', '.join(missing)}: {len(arrived)} of {len(sources)} sources finished "
             f"({', '.join(arrived)}); it runs in the superstep after the last one finishes.")))

@@ -214,6 +214,8 @@ class RunCommit:
                    barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
         """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
         graph = self.graph
+        if graph.joins:
+            _consume_joins(graph.joins, ordered, barriers)
         if len(ordered) == 1 and not graph.deferred:  # the common case: one task, one route, no Send, no join
             only = ordered[0]
             if len(only.routes) == 1 and not only.sends and not graph.runners[only.task.name].joins:
@@ -236,11 +238,9 @@ class RunCommit:
                 seen = barriers.get(join, ())
                 if name not in seen:
                     seen = seen + (name,)
+                barriers[join] = seen  # kept until `target` runs (_consume_joins)
                 if set(seen) >= set(sources):
-                    barriers.pop(join, None)
                     triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
-                else:
-                    barriers[join] = seen
         if graph.deferred:
             _hold_deferred(graph.deferred, triggered, barriers, bool(sends))
         tasks: list[PlannedTask] = []
@@ -314,6 +314,17 @@ def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskRe
 
 DEFER = "defer:"
 """Barrier key of a deferred node that was triggered and waits for the run to drain."""
+
+
+def _consume_joins(joins: Mapping[str, tuple[tuple[str, ...], str]], ordered: Sequence[TaskResult],
+                   barriers: dict[str, tuple[str, ...]]) -> None:
+    """A complete join is used up by its target's run, not when the target is planned (as
+    LangGraph's barrier channel is): until then an update_state, or another write of a
+    source, leaves the target due, and a fork before it still runs it."""
+    ran = {r.task.name for r in ordered if not r.task.is_send}
+    for join, (sources, target) in joins.items():
+        if target in ran and join in barriers and set(barriers[join]) >= set(sources):
+            del barriers[join]
 
 
 def _hold_deferred(deferred: frozenset[str], triggered: dict[str, list[str]],
