@@ -1,15 +1,15 @@
 """Graphviz for the drawable graph: DOT text, PNG/SVG rendering and `dot` layout.
 
-`to_dot()` is pure text. `render()` and `layout()` import pygraphviz when called, so
-importing the engine never loads graphviz. `layout()` (also `get_graph().layout()`) gives
-node boxes, edge splines and label positions, in points with the origin at the top left
-and y growing downwards (a canvas's convention). The studio lays out its own records in
-`studio.core.layout` (sizes measured by Qt, join points, back-edge ports) and reads dot's
-output with the same `parse_point` and `parse_spline`.
+`describe()` turns the drawable graph into a `DotGraph`; the one DOT builder (`.dot`)
+writes its text and runs graphviz, for the engine and the studio alike. `to_dot()` is
+pure text. `layout()` (also `get_graph().layout()`) gives node boxes, edge splines and label positions, in points with the origin at the top left
+and y growing downwards (a canvas's convention). The studio describes its own records in
+`studio.core.layout` (sizes measured by Qt, join points, back-edge ports) through the same
+`.dot` builder.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +17,9 @@ from typing import Any
 import networkx as nx
 
 from ..constants import END, START
+from .dot import DotCluster, DotEdge, DotGraph, DotNode, draw, dot_text, laid_out, parse_point, parse_spline
 
-__all__ = ["LARGE_GRAPH_EDGES", "EdgeGeometry", "Layout", "NodeGeometry", "layout", "render", "to_dot"]
+__all__ = ["LARGE_GRAPH_EDGES", "EdgeGeometry", "Layout", "NodeGeometry", "describe", "layout", "render", "to_dot"]
 
 Point = tuple[float, float]
 
@@ -57,26 +58,6 @@ _CLUSTER = {"style": "rounded,filled", "fillcolor": "#f8fafc", "color": "#0369a1
 
 
 # -- DOT --------------------------------------------------------------------------------
-def _quote(text: Any) -> str:
-    """A DOT id: graphviz keeps backslashes in ids as they are and unescapes only `\\"`."""
-    return '"' + str(text).replace('"', '\\"') + '"'
-
-
-def _quote_text(text: Any) -> str:
-    """A DOT label-like value (label, xlabel, tooltip), where backslash sequences mean something."""
-    s = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{s}"'
-
-
-_ESCAPED = frozenset({"label", "xlabel", "tooltip"})
-
-
-def _attrs(attrs: Mapping[str, Any]) -> str:
-    return "[" + ", ".join(
-        f"{k}={_quote_text(v) if k in _ESCAPED else _quote(v)}" for k, v in attrs.items() if v is not None
-    ) + "]"
-
-
 def _is_cluster(data: Mapping[str, Any]) -> bool:
     return data.get("kind") == "subgraph" and bool(data.get("subgraph_nodes"))
 
@@ -89,36 +70,31 @@ def _anchor(g: nx.DiGraph, node: str, end: str) -> str:
     return node
 
 
-def to_dot(g: nx.DiGraph, name: str = "graph", *, large: bool | None = None) -> str:
-    """DOT text for a drawable DiGraph; `large` (default: by edge count) trades layout
-    effort and in-rank edge labels for speed."""
+def describe(g: nx.DiGraph, name: str = "graph", *, large: bool | None = None) -> DotGraph:
+    """The drawable DiGraph described for dot; `large` (default: by edge count) trades
+    layout effort and in-rank edge labels for speed."""
     if large is None:
         large = g.number_of_edges() > LARGE_GRAPH_EDGES
-    graph_attrs = {**_GRAPH, **(_FAST if large else {})}
-    out = [f"digraph {_quote(name)} {{"]
-    out.append(f"  graph {_attrs(graph_attrs)};")
-    out.append(f"  node {_attrs(_NODE_DEFAULT)};")
-    out.append(f"  edge {_attrs(_EDGE_DEFAULT)};")
     children: dict[str | None, list[str]] = {}
     for n, d in g.nodes(data=True):
         children.setdefault(d.get("parent"), []).append(n)
 
-    def emit(parent: str | None, indent: str) -> None:
+    def members(parent: str | None) -> tuple[DotNode | DotCluster, ...]:
+        out: list[DotNode | DotCluster] = []
         for n in children.get(parent, ()):
             d = g.nodes[n]
             if _is_cluster(d):
-                out.append(f"{indent}subgraph {_quote('cluster_' + n)} {{")
-                out.append(f"{indent}  graph {_attrs({**_CLUSTER, 'label': d.get('label', n)})};")
-                emit(n, indent + "  ")
-                out.append(f"{indent}}}")
+                out.append(DotCluster(name="cluster_" + n, attrs={**_CLUSTER, "label": d.get("label", n)},
+                                      body=members(n)))
                 continue
             kind = d.get("kind", "node")
             attrs = {"label": d.get("label", n), **_NODE_STYLE.get(kind, {}), "class": f"node-{kind}"}
             if kind == "subgraph":
                 attrs["tooltip"] = f"subgraph {d.get('label', n)}"
-            out.append(f"{indent}{_quote(n)} {_attrs(attrs)};")
+            out.append(DotNode(id=n, attrs=attrs))
+        return tuple(out)
 
-    emit(None, "  ")
+    edges: list[DotEdge] = []
     seen: set[tuple[str, str]] = set()
     for u, v, d in g.edges(data=True):
         kind = d.get("kind", "edge")
@@ -137,9 +113,14 @@ def to_dot(g: nx.DiGraph, name: str = "graph", *, large: bool | None = None) -> 
             attrs["ltail"] = "cluster_" + u
         if head != v and not _inside(g, u, v):
             attrs["lhead"] = "cluster_" + v
-        out.append(f"  {_quote(tail)} -> {_quote(head)} {_attrs(attrs)};")
-    out.append("}")
-    return "\n".join(out) + "\n"
+        edges.append(DotEdge(tail=tail, head=head, attrs=attrs))
+    return DotGraph(name=name, graph={**_GRAPH, **(_FAST if large else {})}, node=_NODE_DEFAULT,
+                    edge=_EDGE_DEFAULT, body=(*members(None), *edges))
+
+
+def to_dot(g: nx.DiGraph, name: str = "graph", *, large: bool | None = None) -> str:
+    """DOT text for a drawable DiGraph (see `describe`)."""
+    return dot_text(describe(g, name, large=large))
 
 
 def _inside(g: nx.DiGraph, node: str, cluster: str) -> bool:
@@ -152,19 +133,9 @@ def _inside(g: nx.DiGraph, node: str, cluster: str) -> bool:
 
 
 # -- rendering ----------------------------------------------------------------------------
-def _agraph(dot: str) -> Any:
-    try:
-        import pygraphviz
-    except ImportError as exc:  # pragma: no cover - a dependency of the package
-        raise ImportError(
-            "drawing PNG/SVG or laying out needs pygraphviz: pip install 'pygraphviz>=2.0'"
-        ) from exc
-    return pygraphviz.AGraph(string=dot)
-
-
 def render(g: nx.DiGraph, name: str, fmt: str, path: str | Path | None = None) -> bytes:
     """The graph rendered by graphviz `dot` to `fmt` (png, svg, pdf...); written to `path` too."""
-    data = _agraph(to_dot(g, name)).draw(format=fmt, prog="dot")
+    data = draw(describe(g, name), fmt)
     if path is not None:
         Path(path).write_bytes(data)
     return data
@@ -218,8 +189,7 @@ class Layout:
 
 def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
     """Lay `g` out with graphviz `dot` and read back every node box and edge spline."""
-    agraph = _agraph(to_dot(g, name))
-    agraph.layout(prog="dot")
+    agraph = laid_out(describe(g, name))
     llx, lly, urx, ury = _floats(agraph.graph_attr["bb"])
 
     def point(text: str) -> Point:
@@ -262,26 +232,3 @@ def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
 
 def _floats(text: str) -> tuple[float, ...]:
     return tuple(float(part) for part in text.split(","))
-
-
-# -- reading dot's output: shared with the studio's own layout (studio.core.layout) ------
-def parse_point(text: str) -> Point:
-    """A graphviz point ("x,y" or "x,y,z"), in dot's coordinates (y grows upwards)."""
-    x, y = text.split(",")[:2]
-    return float(x), float(y)
-
-
-def parse_spline(pos: str, point: Callable[[str], Point]) -> tuple[tuple[Point, ...], Point | None]:
-    """An edge's `pos` ("e,x,y s,x,y x,y x,y ..."): its control points and its arrow tip
-    (the "e," point), each read by `point`. Only the first spline is kept (several appear
-    only with `concentrate`, which neither layout sets)."""
-    points: list[Point] = []
-    tip: Point | None = None
-    for token in pos.split(";")[0].split():
-        if token.startswith("e,"):
-            tip = point(token[2:])
-        elif token.startswith("s,"):
-            continue
-        else:
-            points.append(point(token))
-    return tuple(points), tip

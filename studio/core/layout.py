@@ -3,7 +3,9 @@
 The graph panel calls `layout_graph` on a worker thread and draws the result as Qt items.
 Coordinates are in points with y pointing down (Qt's convention), origin top-left.
 
-Graphviz is not thread-safe, so every call goes through one lock. Big graphs use a fast
+The DOT is written and run by the engine's one builder (`engine.graph.dot`, which also
+holds graphviz's lock: graphviz is not thread-safe); this module describes the shape for
+it (measured box sizes, blank label boxes, join points, back-edge ports). Big graphs use a fast
 mode: dot still ranks and orders the nodes, but edges are straight segments and their
 labels float beside them (`xlabel`), which keeps a 200-node graph well under a second
 where full spline routing can take a minute on a tangled graph.
@@ -11,14 +13,13 @@ where full spline routing can take a minute on a tangled graph.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from engine.constants import END, START
-from engine.graph.render import parse_point, parse_spline
+from engine.graph.dot import DotCluster, DotEdge, DotGraph, DotNode, Html, laid_out, parse_point, parse_spline
 
 from .records import EdgeShape, GraphShape, NodeKind, NodeShape
 
@@ -32,7 +33,6 @@ FAST_EDGES = 120
 JOIN_PREFIX = "⋈"
 """Id prefix of the join points drawn where the edges of a waiting edge meet."""
 
-_LOCK = threading.Lock()
 _DPI = 72.0
 
 Point = tuple[float, float]
@@ -188,8 +188,6 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
                  label_sizes: Mapping[str, tuple[float, float]] | None = None) -> GraphLayout:
     """Lay out `view` with graphviz dot; `sizes` gives node box sizes in points and
     `label_sizes` the size of each edge label as drawn (dot keeps that much room free)."""
-    import pygraphviz  # local: only drawing needs graphviz
-
     started = time.perf_counter()
     plan = _Plan(view)
     if not plan.nodes:
@@ -197,34 +195,27 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
     if fast is None:
         fast = len(plan.nodes) > FAST_NODES or len(view.edges) > FAST_EDGES
     sizes = sizes or {}
-
-    g = pygraphviz.AGraph(directed=True, strict=False, name="G")
-    g.graph_attr.update(rankdir="TB", nodesep="0.35", ranksep="0.45", fontsize="10", fontname="Helvetica",
-                        compound="true", splines="false" if fast else "true", outputorder="edgesfirst")
+    graph_attrs = dict(rankdir="TB", nodesep="0.35", ranksep="0.45", fontsize="10", fontname="Helvetica",
+                       compound="true", splines="false" if fast else "true", outputorder="edgesfirst")
     if fast:  # fewer network-simplex and crossing-minimisation passes
-        g.graph_attr.update(nslimit="0.05", nslimit1="0.05", mclimit="0.05", searchsize="10")
-    g.edge_attr.update(fontsize="9", fontname="Helvetica", arrowsize="0.7")
-    g.node_attr.update(fixedsize="true", label="", shape="box")
+        graph_attrs.update(nslimit="0.05", nslimit1="0.05", mclimit="0.05", searchsize="10")
 
     clusters: dict[str, str] = {}  # subgraph node -> cluster name
     for i, sub in enumerate(plan.members):
         clusters[sub] = _cluster_name(i)
 
-    def add_members(parent_graph: pygraphviz.AGraph, sub: str) -> None:
-        members = [m for m in plan.members[sub] if m not in plan.members]
-        child = parent_graph.add_subgraph(members, name=clusters[sub], label=plan.nodes[sub].label,
-                                          labeljust="l", fontsize="10", margin="12")
-        for inner in plan.members[sub]:
-            if inner in plan.members:
-                add_members(child, inner)
+    def cluster(sub: str) -> DotCluster:
+        members: list[DotCluster | str] = [m for m in plan.members[sub] if m not in plan.members]
+        members += [cluster(inner) for inner in plan.members[sub] if inner in plan.members]
+        return DotCluster(name=clusters[sub], body=tuple(members), attrs=dict(
+            label=plan.nodes[sub].label, labeljust="l", fontsize="10", margin="12"))
 
+    body: list[DotNode | DotCluster | DotEdge] = []
     for node in plan.drawn():
         w, h = sizes.get(node.id) or estimate_size(node)
         shape = "ellipse" if node.kind in ("start", "end", "any") else "box"
-        g.add_node(node.id, width=f"{w / _DPI:.3f}", height=f"{h / _DPI:.3f}", shape=shape)
-    for sub in plan.members:
-        if sub not in plan.parent:
-            add_members(g, sub)
+        body.append(DotNode(id=node.id, attrs=dict(width=f"{w / _DPI:.3f}", height=f"{h / _DPI:.3f}", shape=shape)))
+    body += [cluster(sub) for sub in plan.members if sub not in plan.parent]
 
     joins: dict[str, list[int]] = defaultdict(list)
     for i, edge in enumerate(view.edges):
@@ -232,15 +223,15 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
             joins[edge.target].append(i)
     join_points = {t: JOIN_PREFIX + t for t, idx in joins.items() if len(idx) > 1}
     for target, point in join_points.items():
-        g.add_node(point, shape="point", width="0.1", height="0.1")
-        g.add_edge(point, plan.entry(target), key="j" + point, id=f"x{len(view.edges)}",
-                   **_ends(plan, clusters, point, target))
+        body.append(DotNode(id=point, attrs=dict(shape="point", width="0.1", height="0.1")))
+        body.append(DotEdge(tail=point, head=plan.entry(target), attrs=dict(
+            key="j" + point, id=f"x{len(view.edges)}", **_ends(plan, clusters, point, target))))
 
     label_attr = "xlabel" if fast else "label"
     backs = back_edges(view) if not fast else set()
     for i, edge in enumerate(view.edges):
         target = join_points.get(edge.target, edge.target) if edge.kind == "join" else edge.target
-        attrs = _ends(plan, clusters, edge.source, target)
+        attrs: dict[str, object] = {"key": str(i), "id": f"e{i}", **_ends(plan, clusters, edge.source, target)}
         if target != edge.target:
             attrs["arrowhead"] = "none"  # the sources meet at the join point; one arrow leaves it
         if edge.label:
@@ -249,22 +240,23 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
             attrs["weight"] = "0"
         if i in backs:
             attrs.update(_BACK_EDGE)
-        g.add_edge(plan.exit(edge.source), plan.entry(target), key=str(i), id=f"e{i}", **attrs)
+        body.append(DotEdge(tail=plan.exit(edge.source), head=plan.entry(target), attrs=attrs))
 
-    with _LOCK:
-        g.layout(prog="dot")
+    g = laid_out(DotGraph(name="G", graph=graph_attrs, body=tuple(body),
+                          node=dict(fixedsize="true", label="", shape="box"),
+                          edge=dict(fontsize="9", fontname="Helvetica", arrowsize="0.7")))
     return _read(g, view, plan, clusters, join_points, fast, time.perf_counter() - started)
 
 
-def _label(text: str, sizes: Mapping[str, tuple[float, float]] | None) -> str:
+def _label(text: str, sizes: Mapping[str, tuple[float, float]] | None) -> str | Html:
     """The label as dot sees it: a blank box of the drawn size when it is known (dot's own
     font metrics differ from Qt's), else the text."""
     size = (sizes or {}).get(text)
     if size is None:
         return text
     w, h = (max(1, math.ceil(v)) for v in size)
-    return (f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" FIXEDSIZE="TRUE" '
-            f'WIDTH="{w}" HEIGHT="{h}"><TR><TD> </TD></TR></TABLE>>')
+    return Html(f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0" FIXEDSIZE="TRUE" '
+                f'WIDTH="{w}" HEIGHT="{h}"><TR><TD> </TD></TR></TABLE>')
 
 
 def _ends(plan: _Plan, clusters: Mapping[str, str], source: str, target: str) -> dict[str, str]:
