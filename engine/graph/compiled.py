@@ -622,6 +622,10 @@ class CompiledStateGraph:
 
     async def aupdate_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
                             task_id: str | None = None) -> dict[str, Any]:
+        if any(r.async_router for r in self.runners.values()):
+            # the update runs the node's routers; an async one is awaited on a loop of its
+            # own, which this (running) loop's thread cannot host
+            return await asyncio.to_thread(self.update_state, config, values, as_node)
         return self.update_state(config, values, as_node)
 
     def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
@@ -633,6 +637,8 @@ class CompiledStateGraph:
 
     async def abulk_update_state(self, config: Mapping[str, Any],
                                  supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
+        if any(r.async_router for r in self.runners.values()):
+            return await asyncio.to_thread(self.bulk_update_state, config, supersteps)
         return self.bulk_update_state(config, supersteps)
 
     # -- drawing --------------------------------------------------------------------

@@ -626,12 +626,14 @@ class Run(RunStart, RunCommit):
             if graph.schema.managed:
                 applied_values = graph.schema.with_managed(applied_values, self.step + 1, self._stop)
             view = graph.schema.node_input(applied_values)
+            wider = view
             if dropped and type(view) is dict and isinstance(update, dict):
-                # as LangGraph: keys the node returned that the state has not reach its routers
-                view = {**{k: update[k] for k in dropped if k in update}, **view}
-            for branch, wants_config, own_view in runner.branches:
-                names, sends = call_router(branch, view if own_view is None else own_view(applied_values),
-                                           self.config, graph.node_set, wants_config)
+                # as LangGraph: keys the node returned that the state has not reach its
+                # routers, unless a router's parameter is hinted with a schema
+                wider = {**{k: update[k] for k in dropped if k in update}, **view}
+            for branch, wants_config, own_view, hinted in runner.branches:
+                seen = own_view(applied_values) if own_view is not None else view if hinted else wider
+                names, sends = call_router(branch, seen, self.config, graph.node_set, wants_config)
                 result.routes.extend((n, f"branch:{source}") for n in names)
                 result.sends.extend(sends)
 

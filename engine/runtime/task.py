@@ -143,6 +143,16 @@ def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Seque
     return resolve_targets(branch, raw, known)
 
 
+def _first_param_hinted(fn: Any) -> bool:
+    """Whether `fn`'s first parameter has a type hint (a hinted router reads the state as
+    its schema has it; an unhinted one also sees the keys its node returned beyond it)."""
+    try:
+        first = next(iter(inspect.signature(fn).parameters.values()), None)
+    except (TypeError, ValueError):
+        return False
+    return first is not None and first.annotation is not inspect.Parameter.empty
+
+
 def _is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
@@ -248,9 +258,9 @@ class NodeRunner:
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
         self.branches = tuple((b, accepts_config(b.router)[0], None if b.input_schema is None
-                               else NodeInput(b.input_schema)) for b in branches)
-        """(branch, whether its router takes `config`, the view of its input schema or None),
-        computed once."""
+                               else NodeInput(b.input_schema), _first_param_hinted(b.router)) for b in branches)
+        """(branch, whether its router takes `config`, the view of its input schema or None,
+        whether its state parameter has a type hint), computed once."""
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)

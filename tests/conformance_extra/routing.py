@@ -101,3 +101,37 @@ def case_recursion_limit_loop_with_condition(api, tmp):
     g.add_edge(api.START, "count")
     g.add_conditional_edges("count", lambda s: api.END if s["n"] >= 3 else "count")
     return g.compile().invoke({"log": [], "n": 0}, {"recursion_limit": 4})
+
+
+def case_router_hinted_with_the_state_sees_only_state_keys(api, tmp):
+    class Overall(TypedDict):
+        foo: Annotated[int, operator.add]
+        bar: str
+
+    class Private(TypedDict):
+        baz: str
+
+    seen = []
+
+    def node_1(state: Overall):
+        return {"foo": 1, "baz": "bar"}
+
+    def node_2(state: Private):
+        return {"foo": 1, "bar": state["baz"], "something_else": "meow"}
+
+    def node_3(state: Overall):
+        return {"foo": 1}
+
+    def router(state: Overall):
+        seen.append(dict(state))
+        return "node_3" if state["foo"] == 2 else api.END
+
+    g = api.StateGraph(Overall)
+    g.add_node(node_1)
+    g.add_node(node_2)
+    g.add_node(node_3)
+    g.add_conditional_edges("node_2", router)
+    g.add_edge(api.START, "node_1")
+    g.add_edge("node_1", "node_2")
+    out = g.compile().invoke({"foo": 0})
+    return {"out": out, "router_saw": seen}
