@@ -48,3 +48,34 @@ def test_big_graphs_use_the_fast_mode_and_stay_quick():
 def test_an_empty_graph_lays_out_to_nothing():
     layout = layout_graph(GraphShape(name="empty", nodes=(), edges=()))
     assert layout.nodes == {} and layout.edges == ()
+
+
+def test_fast_mode_with_subgraph_clusters_does_not_crash_graphviz():
+    """A big graph with subgraphs (fast mode and clusters) once killed the process inside
+    graphviz ("double free or corruption"): laid out in a child process, so a crash
+    fails this test instead of ending the test run."""
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    code = textwrap.dedent('''
+        import sys
+        sys.path.insert(0, "tests")
+        from panel_support import E, N, sample_graph
+        from studio.core.layout import layout_graph
+        from studio.core.records import GraphShape
+        small = layout_graph(sample_graph(), fast=True)
+        assert small.fast and [c.id for c in small.clusters] == ["sub"], small.clusters
+        members = tuple(f"inner:w{i}" for i in range(300))
+        nodes = (N("__start__", "start", "START"), N("inner", "subgraph", subgraph_nodes=members),
+                 *(N(m, label=m.split(":")[1]) for m in members), N("after"), N("__end__", "end", "END"))
+        edges = (E("__start__", "inner"), *(E(f"inner:w{i}", f"inner:w{i + 1}") for i in range(0, 298, 2)),
+                 E("inner", "after"), E("after", "__end__"))
+        wide = layout_graph(GraphShape(name="wide", nodes=nodes, edges=edges))
+        assert wide.fast and len(wide.nodes) >= 300 and [c.id for c in wide.clusters] == ["inner"]
+        print("laid out")
+    ''')
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "laid out" in done.stdout, done.stderr[-2000:]

@@ -198,7 +198,11 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
     graph_attrs = dict(rankdir="TB", nodesep="0.35", ranksep="0.45", fontsize="10", fontname="Helvetica",
                        compound="true", splines="false" if fast else "true", outputorder="edgesfirst")
     if fast:  # fewer network-simplex and crossing-minimisation passes
-        graph_attrs.update(nslimit="0.05", nslimit1="0.05", mclimit="0.05", searchsize="10")
+        graph_attrs.update(mclimit="0.05", searchsize="10")
+        if not plan.members:
+            # graphviz frees memory twice (and the process dies) when a graph with clusters
+            # is ranked under so low a network-simplex limit: only cluster-free graphs get it
+            graph_attrs.update(nslimit="0.05", nslimit1="0.05")
 
     clusters: dict[str, str] = {}  # subgraph node -> cluster name
     for i, sub in enumerate(plan.members):
