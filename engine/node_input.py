@@ -13,7 +13,7 @@ from typing import Any, get_type_hints
 
 from .schema import is_root_schema, schema_fields
 
-__all__ = ["NodeInput", "hinted_input_schema"]
+__all__ = ["NodeInput", "hinted_input_schema", "hinted_schema"]
 
 
 def _has_fields(tp: Any) -> bool:
@@ -24,8 +24,9 @@ def _has_fields(tp: Any) -> bool:
     return hasattr(tp, "__required_keys__")  # a TypedDict
 
 
-def hinted_input_schema(fn: Callable[..., Any], state_schema: Any) -> Any:
-    """The class hinted on `fn`'s first parameter when it is a schema other than the state's."""
+def hinted_schema(fn: Callable[..., Any]) -> Any:
+    """The class hinted on `fn`'s first parameter when it is a schema (TypedDict, dataclass,
+    Pydantic model), else None (no hint, or a hint such as `dict`)."""
     try:
         first = next(iter(inspect.signature(fn).parameters.values()), None)
     except (TypeError, ValueError):
@@ -38,9 +39,13 @@ def hinted_input_schema(fn: Callable[..., Any], state_schema: Any) -> Any:
             hint = get_type_hints(fn).get(first.name)
         except Exception:
             return None
-    if hint is state_schema or not _has_fields(hint):
-        return None
-    return hint
+    return hint if _has_fields(hint) else None
+
+
+def hinted_input_schema(fn: Callable[..., Any], state_schema: Any) -> Any:
+    """The class hinted on `fn`'s first parameter when it is a schema other than the state's."""
+    hint = hinted_schema(fn)
+    return None if hint is state_schema else hint
 
 
 class NodeInput:

@@ -13,7 +13,7 @@ from ..channels import MISSING, Applied, Channel
 from ..channels.reducer import reducer_error
 from ..constants import END, START
 from ..errors import InvalidRouteError, InvalidUpdateError
-from ..node_input import NodeInput
+from ..node_input import NodeInput, hinted_schema
 from ..specs import Branch, accepts_config, injected_params, is_runnable, is_subgraph
 from ..types import Command, Interrupt, Send
 from .context import current_task
@@ -143,16 +143,6 @@ def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Seque
     return resolve_targets(branch, raw, known)
 
 
-def _first_param_hinted(fn: Any) -> bool:
-    """Whether `fn`'s first parameter has a type hint (a hinted router reads the state as
-    its schema has it; an unhinted one also sees the keys its node returned beyond it)."""
-    try:
-        first = next(iter(inspect.signature(fn).parameters.values()), None)
-    except (TypeError, ValueError):
-        return False
-    return first is not None and first.annotation is not inspect.Parameter.empty
-
-
 def _is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
@@ -258,9 +248,10 @@ class NodeRunner:
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
         self.branches = tuple((b, accepts_config(b.router)[0], None if b.input_schema is None
-                               else NodeInput(b.input_schema), _first_param_hinted(b.router)) for b in branches)
+                               else NodeInput(b.input_schema), hinted_schema(b.router) is not None) for b in branches)
         """(branch, whether its router takes `config`, the view of its input schema or None,
-        whether its state parameter has a type hint), computed once."""
+        whether its state parameter is hinted with a schema class: then it sees only the
+        state, else also the keys its node returned beyond it), computed once."""
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)

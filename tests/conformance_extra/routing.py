@@ -135,3 +135,21 @@ def case_router_hinted_with_the_state_sees_only_state_keys(api, tmp):
     g.add_edge("node_1", "node_2")
     out = g.compile().invoke({"foo": 0})
     return {"out": out, "router_saw": seen}
+
+
+def case_router_hinted_with_dict_sees_keys_beyond_the_state(api, tmp):
+    seen = []
+
+    def agent(s: S):
+        return {"log": ["agent"], "something_extra": "hi there"}
+
+    def decide(data: dict):
+        seen.append(data.get("something_extra"))
+        return api.END
+
+    g = api.StateGraph(S)
+    g.add_node("agent", agent)
+    g.add_edge(api.START, "agent")
+    g.add_conditional_edges("agent", decide)
+    out = g.compile().invoke({"log": [], "n": 0})
+    return {"out": out, "router_saw": seen}
