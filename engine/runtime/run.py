@@ -110,7 +110,7 @@ class Run(RunStart, RunCommit):
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
         "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_same_step", "replay",
-        "parents", "null_resume", "record", "answers",
+        "parents", "null_resume", "record", "answers", "_node_finished",
     )
 
     def __init__(
@@ -206,6 +206,8 @@ class Run(RunStart, RunCommit):
 
             self.tracer = GraphTrace(self.config, graph.name, ())
         self.store = graph.store if graph.store is not None or outer is None else outer.store
+        self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
+        """LangGraph's node-finished hook from the config, told each node that finishes well."""
         self.control = control if control is not None else (outer.control if outer is not None else None)
         self.record = bool(self.config.pop("record", False))
         """config["record"]: each committed checkpoint keeps its tasks' writes (and resume
@@ -696,9 +698,8 @@ class Run(RunStart, RunCommit):
                 self._put_writes(writes)
         finally:
             self._emit_finished(result)
-        finished = self.config["configurable"].get(NODE_FINISHED_KEY)
-        if finished is not None and task.name != START:
-            finished(task.name)
+        if self._node_finished is not None and task.name != START:
+            self._node_finished(task.name)
 
     def put_child_writes(self, writes: list[PendingWrite]) -> None:
         """Save writes of a task's child work (an @entrypoint's task calls) beside the

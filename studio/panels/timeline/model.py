@@ -383,7 +383,7 @@ class TimelineModel(QAbstractTableModel):
                 if r.id in self.recorded:  # a recorded replay answered these from the records
                     rec = self.recorded[r.id]
                     return ", ".join(f"{n} (rec)" if n in rec else n for n in r.nodes)
-                return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
+                return _ran(r)
             return self._clock_of(entry)
         if role == BadgeRole:
             if col == 1:
@@ -419,8 +419,7 @@ class TimelineModel(QAbstractTableModel):
             if col == 1:
                 return ""
             if col == 2:
-                ran = ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
-                return f"{r.path} › {ran}"
+                return f"{r.path} › {_ran(r)}"
             return self._clock_of(entry)
         if role == BadgeRole:
             return ("subgraph", "subgraph") if col == 1 else None
@@ -527,3 +526,7 @@ def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], or
                     todo.append(kid)
     return extra
 
+
+def _ran(r: TimelineRow) -> str:
+    """What a row's nodes column says: the nodes that ran, "(input)", or "—" (a fork)."""
+    return ", ".join(r.nodes) if r.nodes else ("(input)" if r.source == "input" else "—")
