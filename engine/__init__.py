@@ -42,6 +42,7 @@ from .runtime import (
     ChannelDiff,
     ChannelWrite,
     CustomData,
+    DriveHooks,
     Run,
     RunEvent,
     RunFinished,
@@ -93,7 +94,7 @@ __all__ = [
     "InMemorySaver", "MemorySaver", "SqliteSaver", "BaseCheckpointSaver", "Checkpoint", "CheckpointHeader",
     "PlannedTask", "register_type",
     # the stepper and its events
-    "Run", "RunEvent", "RunStarted", "TaskStarted", "TaskFinished", "TaskFailed", "TaskInterrupted",
+    "Run", "DriveHooks", "RunEvent", "RunStarted", "TaskStarted", "TaskFinished", "TaskFailed", "TaskInterrupted",
     "StepCommitted", "RunInterrupted", "RunFinished", "CustomData", "ChannelDiff", "ChannelWrite", "MISSING",
     # errors
     "GraphRecursionError", "InvalidUpdateError", "InvalidRouteError", "GraphCompileError", "EmptyInputError", "MissingThreadIdError",

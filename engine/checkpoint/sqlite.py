@@ -52,10 +52,20 @@ from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
 from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
 from .sqlite_rows import (
+    COUNT,
     HEADER_COLS,
     INLINE,
+    INLINE_VALUE,
+    NO_VALUE,
+    REF,
     ROW_COLS,
+    SEGMENTS,
+    SIZE,
+    TAGGED,
+    VERSION,
     Entry,
+    HeaderRow,
+    StoredRow,
     header,
     parse_inline,
     parse_versions,
@@ -250,7 +260,7 @@ class SqliteSaver(BaseCheckpointSaver):
                     stored[key] = [version]
                     continue
                 e = pmap.get(key)
-                if e is None or e[0] != version or len(e) == 1:
+                if e is None or e[VERSION] != version or len(e) == NO_VALUE:
                     e = cache.find(conn, tid, key, version, pmap)
                     if e is None:
                         raise no_stored_version_error(c, key, version)
@@ -261,8 +271,8 @@ class SqliteSaver(BaseCheckpointSaver):
                 continue
             hint = appended.get(key) if appended else None
             base = cache.find(conn, tid, key, hint[0], pmap) if hint is not None else None
-            if base is not None and len(base) == 5 and base[2] is not None:
-                kind, data, count, tagged = encode_channel(serde, key, values[key], base[2], len(hint[1]))
+            if base is not None and len(base) == SEGMENTS and base[COUNT] is not None:
+                kind, data, count, tagged = encode_channel(serde, key, values[key], base[COUNT], len(hint[1]))
             else:
                 kind, data, count, tagged = encode_channel(serde, key, values[key])
             if kind == "value" and len(data) <= INLINE:
@@ -271,9 +281,9 @@ class SqliteSaver(BaseCheckpointSaver):
                 continue
             size = len(data) + 2
             if kind == "append":
-                size += base[3]
-                tagged = tagged or bool(base[4])
-                staged.append((key, data, base[1]))
+                size += base[SIZE]
+                tagged = tagged or bool(base[TAGGED])
+                staged.append((key, data, base[REF]))
             else:
                 staged.append((key, data, None))
             if size > serde.max_bytes:
@@ -292,14 +302,14 @@ class SqliteSaver(BaseCheckpointSaver):
         else:
             with _atomic(conn):
                 for key, data, base_sid in staged:
-                    stored[key][1] = self._segments.store(conn, tid, data, base_sid)
+                    stored[key][REF] = self._segments.store(conn, tid, data, base_sid)
                 row[SLOT_VERSIONS] = orjson.dumps(stored)
                 cid = cache.insert_checkpoint(conn, row, c)
         # What the next put needs: the same record with real ids and row numbers.
         vmap = stored.copy()
         for key, e in stored.items():
-            if e[0] == "":
-                vmap[key] = [own, cid] if len(e) == 2 else [own, *e[1:]]
+            if e[VERSION] == "":
+                vmap[key] = [own, cid] if len(e) == INLINE_VALUE else [own, *e[REF:]]
         cache.remember(tid, own, Known(cid, vmap))
 
     def _forget(self) -> None:
@@ -352,7 +362,7 @@ class SqliteSaver(BaseCheckpointSaver):
         with self._transaction("BEGIN") as conn:  # one snapshot for the row and its values
             if checkpoint_id is None:
                 row = conn.execute(
-                    f"SELECT {ROW_COLS} FROM checkpoints WHERE cid BETWEEN {_TID} << 32 AND ({_TID} << 32) | ?"
+                    f"SELECT {ROW_COLS} FROM checkpoints WHERE cid BETWEEN {_TID} << {N_BITS} AND ({_TID} << {N_BITS}) | ?"
                     " ORDER BY cid DESC LIMIT 1",
                     (thread_id, thread_id, N_MASK),
                 ).fetchone()
@@ -365,10 +375,12 @@ class SqliteSaver(BaseCheckpointSaver):
             found = self._fetch(conn, row)
         return self._decode(thread_id, *found)
 
-    def _fetch(self, conn: sqlite3.Connection, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _fetch(self, conn: sqlite3.Connection, read: tuple[Any, ...],
+               ) -> tuple[StoredRow, dict[str, Entry], dict[str, tuple[bytes, int]]]:
         """A row read with `ROW_COLS`, its versions record and its values' bytes: the part
         of a load that must see one snapshot (the caller's transaction)."""
-        vmap = self._check(row, parse_versions, row[8], row[1], row[0])
+        row = StoredRow._make(read)
+        vmap = self._check(row, parse_versions, row.versions, row.id, row.cid)
         load = self._segments.load
         # Channels that point at one stored value (only a crafted file does that) share
         # its bytes, read once; the total of one checkpoint is bounded.
@@ -376,15 +388,15 @@ class SqliteSaver(BaseCheckpointSaver):
         data: dict[str, tuple[bytes, int]] = {}
         total = 0
         for key, e in vmap.items():
-            if len(e) != 5:
+            if len(e) != SEGMENTS:
                 continue
-            ref = (e[1], e[2])
+            ref = (e[REF], e[COUNT])
             if ref not in seen:
-                seen[ref] = (load(conn, row[1], key, e[1], e[2], e[3]), e[4])
+                seen[ref] = (load(conn, row.id, key, e[REF], e[COUNT], e[SIZE]), e[TAGGED])
                 total += len(seen[ref][0])
                 if total > self.max_checkpoint_bytes:
                     raise CheckpointDecodeError(
-                        f"`{self.path}`: checkpoint `{row[1]}` takes over {self.max_checkpoint_bytes / 2**20:.0f} MB "
+                        f"`{self.path}`: checkpoint `{row.id}` takes over {self.max_checkpoint_bytes / 2**20:.0f} MB "
                         "in all; it was not loaded. If you trust the file, open it with "
                         "`SqliteSaver(path, max_value_bytes=...)` (a checkpoint may take 4 times that)."
                     )
@@ -392,21 +404,21 @@ class SqliteSaver(BaseCheckpointSaver):
         data.update(self._inline(conn, row, vmap))
         return row, vmap, data
 
-    def _decode(self, thread_id: str, row: tuple[Any, ...], vmap: dict[str, Entry],
+    def _decode(self, thread_id: str, row: StoredRow, vmap: dict[str, Entry],
                 data: dict[str, tuple[bytes, int]]) -> Checkpoint:
         """The checkpoint from what `_fetch` read; runs outside the lock (a big value takes
         milliseconds to decode, and a run may be writing)."""
         head = self._check(row, header, thread_id, row)
-        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], row[1])
+        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row.extras, row.id)
         return Checkpoint(
             id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step,
             source=head.source, created_at=head.created_at,
             values=self._values(row, data),
-            versions={key: e[0] for key, e in vmap.items()}, barriers=barriers, tasks=tasks,
+            versions={key: e[VERSION] for key, e in vmap.items()}, barriers=barriers, tasks=tasks,
             nodes_ran=head.nodes_ran, metadata=metadata,
         )
 
-    def _values(self, row: tuple[Any, ...], data: dict[str, tuple[bytes, int]]) -> dict[str, Any]:
+    def _values(self, row: StoredRow, data: dict[str, tuple[bytes, int]]) -> dict[str, Any]:
         """Decode each distinct stored value once (channels sharing bytes share the value)."""
         decoded: dict[int, Any] = {}
         out = {}
@@ -416,29 +428,30 @@ class SqliteSaver(BaseCheckpointSaver):
             out[key] = decoded[id(blob)]
         return out
 
-    def _inline(self, conn: sqlite3.Connection, row: tuple[Any, ...], vmap: dict[str, Entry]) -> dict[str, tuple[bytes, int]]:
+    def _inline(self, conn: sqlite3.Connection, row: StoredRow, vmap: dict[str, Entry]) -> dict[str, tuple[bytes, int]]:
         """The small values kept inline: in this row, or in the rows that changed them."""
-        rows: dict[int, Any] = {row[0]: row[10]}
+        rows: dict[int, Any] = {row.cid: row.inline}
         out = {}
         for key, e in vmap.items():
-            if len(e) == 2:
-                if e[1] not in rows:
-                    found = conn.execute("SELECT inline FROM checkpoints WHERE cid = ?", (e[1],)).fetchone()
-                    rows[e[1]] = found[0] if found is not None else None
-                if type(rows[e[1]]) is bytes:
-                    rows[e[1]] = self._check(row, parse_inline, rows[e[1]])
-                held = rows[e[1]]
+            if len(e) == INLINE_VALUE:
+                cid = e[REF]
+                if cid not in rows:
+                    found = conn.execute("SELECT inline FROM checkpoints WHERE cid = ?", (cid,)).fetchone()
+                    rows[cid] = found[0] if found is not None else None
+                if type(rows[cid]) is bytes:
+                    rows[cid] = self._check(row, parse_inline, rows[cid])
+                held = rows[cid]
                 if held is None or key not in held:
-                    raise missing_value_error(self.path, row[1], key)
+                    raise missing_value_error(self.path, row.id, key)
                 out[key] = (held[key].encode(), 1)
         return out
 
-    def _check(self, row: tuple[Any, ...], fn: Any, *args: Any) -> Any:
+    def _check(self, row: HeaderRow | StoredRow, fn: Any, *args: Any) -> Any:
         """Run a decoding step, naming the file and the checkpoint if the stored data is bad."""
         try:
             return fn(*args)
         except CheckpointDecodeError as e:
-            raise CheckpointDecodeError(f"`{self.path}`, checkpoint {str(row[1])[:60]!r}: {e}") from None
+            raise CheckpointDecodeError(f"`{self.path}`, checkpoint {str(row.id)[:60]!r}: {e}") from None
 
     def _load_value(self, key: str, blob: bytes, tagged: int) -> Any:
         try:
@@ -474,12 +487,14 @@ class SqliteSaver(BaseCheckpointSaver):
             found = conn.execute("SELECT tid FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
             if found is None:
                 return
-            low, bound = found[0] << N_BITS, (found[0] << N_BITS) | N_MASK
+            (tid,) = found
+            low, bound = tid << N_BITS, (tid << N_BITS) | N_MASK
             if before is not None:
-                row = conn.execute("SELECT cid FROM checkpoints WHERE tid = ? AND id = ?", (found[0], before)).fetchone()
-                if row is None:
+                at = conn.execute("SELECT cid FROM checkpoints WHERE tid = ? AND id = ?", (tid, before)).fetchone()
+                if at is None:
                     return
-                bound = row[0] - 1
+                (cid,) = at
+                bound = cid - 1
         query = f"SELECT {columns} FROM checkpoints WHERE cid BETWEEN ? AND ? ORDER BY cid DESC LIMIT ?"
         while left != 0:
             page = size if left < 0 else min(left, size)
@@ -490,11 +505,12 @@ class SqliteSaver(BaseCheckpointSaver):
             else:
                 with self._transaction("BEGIN") as conn:
                     rows = conn.execute(query, (low, bound, page)).fetchall()
-                    found = [fetch(conn, row) for row in rows]
-                yield from found
+                    fetched = [fetch(conn, row) for row in rows]
+                yield from fetched
             if len(rows) < page:
                 return
-            bound, left = rows[-1][0] - 1, (left - len(rows) if left > 0 else left)
+            oldest_cid = rows[-1][0]  # `columns` start with cid (HEADER_COLS, ROW_COLS)
+            bound, left = oldest_cid - 1, (left - len(rows) if left > 0 else left)
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
         # Small pages: a caller often wants the first few (a timeline's visible rows).
@@ -504,16 +520,17 @@ class SqliteSaver(BaseCheckpointSaver):
     def list_headers(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[CheckpointHeader]:
-        for row in self._pages(HEADER_COLS, thread_id, before, limit):
+        for read in self._pages(HEADER_COLS, thread_id, before, limit):
+            row = HeaderRow._make(read)
             yield self._check(row, header, thread_id, row)
 
     def threads(self) -> list[ThreadInfo]:
         with self._lock, self._errors():
             rows = self._db().execute(
                 "SELECT t.thread_id, c.id, c.created_at, (SELECT count(*) FROM checkpoints AS k"
-                "  WHERE k.cid BETWEEN t.tid << 32 AND (t.tid << 32) | 4294967295)"
+                f"  WHERE k.cid BETWEEN t.tid << {N_BITS} AND (t.tid << {N_BITS}) | {N_MASK})"
                 " FROM threads AS t JOIN checkpoints AS c ON c.cid = (SELECT max(m.cid) FROM checkpoints AS m"
-                "  WHERE m.cid BETWEEN t.tid << 32 AND (t.tid << 32) | 4294967295)"
+                f"  WHERE m.cid BETWEEN t.tid << {N_BITS} AND (t.tid << {N_BITS}) | {N_MASK})"
                 " WHERE instr(t.thread_id, char(31)) = 0"  # a subgraph's namespace is part of its thread
                 " ORDER BY c.created_at DESC, t.tid DESC"
             ).fetchall()

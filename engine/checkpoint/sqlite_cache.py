@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import CheckpointDecodeError
 from .base import Checkpoint
 from .records import exists_error
-from .sqlite_rows import Entry, parse_versions
+from .sqlite_rows import NO_VALUE, VERSION, Entry, parse_versions
 from .sqlite_schema import N_BITS, N_MASK
 
 __all__ = ["Known", "StaleCache", "WriteCache", "INSERT_SLOTS", "SLOT_CID", "SLOT_TID", "SLOT_VERSIONS"]
@@ -75,8 +75,9 @@ class WriteCache:
         ).fetchone()
         if row is None:
             return None
+        cid, versions = row
         try:
-            known = Known(row[0], parse_versions(row[1], checkpoint_id, row[0]))
+            known = Known(cid, parse_versions(versions, checkpoint_id, cid))
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"`{self.path}`, checkpoint {checkpoint_id!r}: {e}") from None
         self.remember(tid, checkpoint_id, known)
@@ -92,10 +93,10 @@ class WriteCache:
         """Where `key`'s value at `version` is stored: as the parent has it, or as the
         checkpoint that made that version has it (None: it holds no value there)."""
         entry = pmap.get(key)
-        if entry is None or entry[0] != version:
+        if entry is None or entry[VERSION] != version:
             owner = self.lookup(conn, tid, version)
             entry = owner.vmap.get(key) if owner is not None else None
-        return entry if entry is not None and entry[0] == version and len(entry) > 1 else None
+        return entry if entry is not None and entry[VERSION] == version and len(entry) > NO_VALUE else None
 
     def insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
         """Insert the checkpoint row (`_INSERT_CHECKPOINT`'s parameters, the first left

@@ -11,16 +11,23 @@ step that changes one channel writes a short record.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from ..errors import CheckpointDecodeError
 from .base import CheckpointHeader
 
-__all__ = ["Entry", "INLINE", "HEADER_COLS", "ROW_COLS", "parse_versions", "parse_inline", "header"]
+__all__ = ["Entry", "INLINE", "HEADER_COLS", "ROW_COLS", "HeaderRow", "StoredRow", "VERSION", "REF", "COUNT", "SIZE",
+           "TAGGED", "NO_VALUE", "INLINE_VALUE", "SEGMENTS", "parse_versions", "parse_inline", "header"]
 
 Entry = list
+"""One channel's entry in the versions record; its length says which form it has."""
+NO_VALUE, INLINE_VALUE, SEGMENTS = 1, 2, 5
+"""The lengths of the three forms of an entry (see above)."""
+VERSION, REF, COUNT, SIZE, TAGGED = range(5)
+"""Positions in an entry: the version; the row number (`cid`) holding an inline value, or
+the first segment's id (`sid`); then for segments the item count, the bytes, tagged."""
 INLINE = 256
 """A changed value this small (and not a list) lives in its checkpoint's row."""
 
@@ -29,9 +36,39 @@ _PARENT = (
     " (SELECT p.id FROM checkpoints AS p WHERE p.cid = checkpoints.parent) ELSE parent END"
 )
 HEADER_COLS = f"cid, id, {_PARENT}, step, source, created_at, next, nodes_ran"
-"""The columns `header()` reads, in its order."""
+"""The columns `header()` reads, in `HeaderRow`'s order."""
 ROW_COLS = HEADER_COLS + ", versions, extras, inline"
-"""A whole row: the header, then versions (8), extras (9) and inline values (10)."""
+"""A whole row, in `StoredRow`'s order: the header, then versions, extras, inline values."""
+
+
+class HeaderRow(NamedTuple):
+    """A row read with `HEADER_COLS` (`HeaderRow._make(row)`): the columns by name."""
+
+    cid: int
+    id: Any
+    parent: Any
+    step: Any
+    source: Any
+    created_at: Any
+    next: Any
+    nodes_ran: Any
+
+
+class StoredRow(NamedTuple):
+    """A row read with `ROW_COLS`. Columns other than `cid` are as the file holds them:
+    checked when decoded, since the file may come from anyone."""
+
+    cid: int
+    id: Any
+    parent: Any
+    step: Any
+    source: Any
+    created_at: Any
+    next: Any
+    nodes_ran: Any
+    versions: Any
+    extras: Any
+    inline: Any
 
 
 def parse_versions(data: Any, own_id: str, own_cid: int) -> dict[str, Entry]:
@@ -41,19 +78,19 @@ def parse_versions(data: Any, own_id: str, own_cid: int) -> dict[str, Entry]:
     except (orjson.JSONDecodeError, TypeError):
         vmap = None
     if type(vmap) is not dict or not all(
-        type(e) is list and e and type(e[0]) is str and (
-            len(e) == 1 or (len(e) == 2 and type(e[1]) is int)
-            or (len(e) == 5 and type(e[1]) is int and type(e[3]) is int and type(e[4]) is int
-                and (e[2] is None or type(e[2]) is int))
+        type(e) is list and e and type(e[VERSION]) is str and (
+            len(e) == NO_VALUE or (len(e) == INLINE_VALUE and type(e[REF]) is int)
+            or (len(e) == SEGMENTS and type(e[REF]) is int and type(e[SIZE]) is int and type(e[TAGGED]) is int
+                and (e[COUNT] is None or type(e[COUNT]) is int))
         )
         for e in vmap.values()
     ):
         raise CheckpointDecodeError("its versions record is malformed")
     for e in vmap.values():
-        if e[0] == "":
-            e[0] = own_id
-        if len(e) == 2 and e[1] == 0:
-            e[1] = own_cid
+        if e[VERSION] == "":
+            e[VERSION] = own_id
+        if len(e) == INLINE_VALUE and e[REF] == 0:
+            e[REF] = own_cid
     return vmap
 
 
@@ -75,9 +112,10 @@ def _strings(data: Any) -> tuple[str, ...]:
     return tuple(got)
 
 
-def header(thread_id: str, row: tuple[Any, ...]) -> CheckpointHeader:
+def header(thread_id: str, row: HeaderRow | StoredRow) -> CheckpointHeader:
     """The header from a row read with `HEADER_COLS` (or `ROW_COLS`)."""
-    _, cid, parent, step, source, created_at, nxt, nodes_ran = row[:8]
+    cid, parent, step, source, created_at = row.id, row.parent, row.step, row.source, row.created_at
+    nxt, nodes_ran = row.next, row.nodes_ran
     try:
         if not (type(cid) is str and type(step) is int and type(source) is str and type(created_at) is str
                 and (parent is None or type(parent) is str)):

@@ -27,7 +27,8 @@ from ..errors import MissingThreadIdError
 from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.nested import nested_outcome, nested_run
 from ..runtime.replay import with_map
-from ..runtime.run import Run
+from ..runtime.drive import Waker, drive
+from ..runtime.run import FROM_GRAPH, Run
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
@@ -190,90 +191,51 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         inline_sync: bool = False,
-        **options: Any,
+        durability: str | None = None,
+        context: Any = None,
+        control: Any = None,
+        checkpointer: Any = FROM_GRAPH,
+        checkpoint_ns: str | None = None,
     ) -> Run:
-        """A Run that a debugger advances move by move (start, run_task, commit)."""
-        return Run(self, input, self._config(config), interrupt_before=interrupt_before,
-                   interrupt_after=interrupt_after, inline_sync=inline_sync, **options)
+        """The one way a Run of this graph is made: by invoke/stream, by a subgraph's task, by
+        update_state, and by a debugger that advances it move by move (start, run_task, commit).
+
+        The graph's bound config (`with_config`) goes under `config`. With `checkpoint_ns`
+        None, a call from inside a running node (`graph.invoke` in a node) gets that task's
+        child Run (saved under the task's namespace, its events going to the parent's
+        listeners); elsewhere a run of its own. A `checkpoint_ns` places the run exactly there.
+        `checkpointer`: the saver to use instead of the graph's (None: save nothing)."""
+        config = self._config(config)
+        if checkpoint_ns is None:
+            child = nested_run(self, input, config, inline_sync)
+            if child is not None:
+                if interrupt_before is not None:
+                    child.interrupt_before = frozenset(interrupt_before)
+                if interrupt_after is not None:
+                    child.interrupt_after = frozenset(interrupt_after)
+                return child
+        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                   inline_sync=inline_sync, durability=durability, context=context, control=control,
+                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "")
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
-        """Drive `run` to its end, yielding the collector's chunks as they come."""
+        """`drive()` with what invoke/stream add: the graph's callback run ends after the last
+        chunk, and a failed run raises its error to the caller."""
         tracer = run.tracer
-        if tracer is None:
-            async with aclosing(self._steps(run, collector)) as steps:  # closed at once when we are
-                async for chunk in steps:
-                    yield chunk
-            return
-        tracer.ended_by_driver = True  # the graph's callback run ends after the last chunk
+        if tracer is not None:
+            tracer.ended_by_driver = True
         try:
-            async with aclosing(self._steps(run, collector)) as steps:
-                async for chunk in steps:
+            async with aclosing(drive(run, None, collector)) as chunks:  # closed at once when we are
+                async for chunk in chunks:
                     yield chunk
-        except BaseException as exc:
-            tracer.end(None, exc)
-            raise
-        tracer.end(self.schema.output(run.preview or run.values), None)
-
-    async def _steps(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
-        chunks = collector.chunks if collector is not None else None
-        try:
-            await run.start()
-            while True:
-                if chunks:
-                    while chunks:
-                        yield chunks.popleft()
-                if run.status != "ready":
-                    break
-                if run.pending:
-                    if self.step_timeout is not None:
-                        async with aclosing(_timed_step(run, collector, self.step_timeout)) as live:
-                            async for chunk in live:
-                                yield chunk
-                    elif collector is not None and (collector.wake is not None or len(run.pending) > 1):
-                        if collector.wake is None:  # siblings: each task's chunks go out as it ends
-                            collector.wake = _waker()
-                            run.subscribe(collector.wake)
-                        async with aclosing(_live(run, collector)) as live:
-                            async for chunk in live:
-                                yield chunk
-                    else:
-                        await run.run_pending()
-                    if chunks:
-                        while chunks:
-                            yield chunks.popleft()
-                    continue
-                if run.ready_to_commit:
-                    run.commit(report=False)
-                else:
-                    break
-            if chunks:
-                while chunks:
-                    yield chunks.popleft()
             if run.status == "failed" and run.error is not None:
                 raise run.error
-        except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
-            run.cancel()                                  # what was saved stays (and "exit" saves)
+        except BaseException as exc:
+            if tracer is not None:
+                tracer.end(None, exc)
             raise
-
-    def _run_for(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
-                 interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
-                 durability: str | None = None, context: Any = None, control: Any = None) -> Run:
-        return self._start_run(input, self._config(config), inline_sync, interrupt_before, interrupt_after,
-                               durability, context, control)
-
-    def _start_run(self, input: Any, config: Mapping[str, Any] | None, inline_sync: bool,
-                   interrupt_before: Sequence[str] | None, interrupt_after: Sequence[str] | None,
-                   durability: str | None, context: Any, control: Any = None) -> Run:
-        """A new Run; inside a running node, the child Run of that node's task."""
-        child = nested_run(self, input, config, inline_sync)
-        if child is not None:
-            if interrupt_before is not None:
-                child.interrupt_before = frozenset(interrupt_before)
-            if interrupt_after is not None:
-                child.interrupt_after = frozenset(interrupt_after)
-            return child
-        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                   inline_sync=inline_sync, durability=durability, context=context, control=control)
+        if tracer is not None:
+            tracer.end(self.schema.output(run.preview or run.values), None)
 
     async def astream(
         self,
@@ -304,8 +266,7 @@ class CompiledStateGraph:
         printed = [print_mode] if isinstance(print_mode, str) else list(print_mode)
         if debug and "debug" not in printed:
             printed.append("debug")
-        config = self._config(config)
-        thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
+        thread_id = ((self._config(config) or {}).get("configurable") or {}).get("thread_id")
         collector = StreamCollector(modes, self.schema, None if thread_id is None else str(thread_id),
                                     version=version, print_modes=printed, output_keys=output_keys,
                                     subgraphs=subgraphs, exit_durability=durability == "exit",
@@ -319,10 +280,10 @@ class CompiledStateGraph:
         if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
             # tokens, custom data, a subgraph's steps and an entrypoint's task results go out
             # while the node runs
-            collector.wake = _waker()
+            collector.wake = Waker()
             _inline_sync = False
-        run = self._start_run(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
-                              control)
+        run = self.new_run(input, config, inline_sync=_inline_sync, interrupt_before=interrupt_before,
+                           interrupt_after=interrupt_after, durability=durability, context=context, control=control)
         collector.saves = run.saver is not None
         collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
         if "messages" in collector.modes and run.checkpoint_ns:  # a graph streamed inside a node
@@ -373,8 +334,8 @@ class CompiledStateGraph:
             return _last_values(chunks, version, output_keys)
         if version not in ("v1", "v2"):
             raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
-        run = self._run_for(input, config, _inline_sync, interrupt_before, interrupt_after, durability, context,
-                            control)
+        run = self.new_run(input, config, inline_sync=_inline_sync, interrupt_before=interrupt_before,
+                           interrupt_after=interrupt_after, durability=durability, context=context, control=control)
         async for _ in self._drive(run, None):
             pass
         if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
@@ -769,80 +730,6 @@ def _task_path(task: Any, index: int) -> tuple[Any, ...]:
 
 
 _LIVE_MODES = frozenset({"messages", "custom"})
-
-
-class _Waker:
-    """A thread-safe wake-up for a driver waiting on new chunks (see `_live`): called for
-    each event (a run listener) and each message chunk; `future` completes at the first
-    call after `reset()`. A plain future wakes the driver in one turn of the loop, so a
-    chunk goes out before the code that awaited the task producing it goes on, as in LangGraph."""
-
-    __slots__ = ("loop", "thread", "future")
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.thread = threading.get_ident()
-        self.future: asyncio.Future[None] = self.loop.create_future()
-
-    def __call__(self, _event: Any = None) -> None:
-        if threading.get_ident() == self.thread:
-            self.fire()
-        else:
-            self.loop.call_soon_threadsafe(self.fire)
-
-    def fire(self, _done: Any = None) -> None:
-        if not self.future.done():
-            self.future.set_result(None)
-
-    def reset(self) -> None:
-        if self.future.done():
-            self.future = self.loop.create_future()
-
-
-def _waker() -> _Waker:
-    return _Waker()
-
-
-async def _live(run: Run, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
-    """Run the superstep's tasks, yielding chunks as they arrive instead of at its end;
-    past `deadline` (the loop's clock) the tasks are cancelled and TimeoutError raised."""
-    loop = asyncio.get_running_loop()
-    waker: _Waker = collector.wake if collector is not None else _Waker()  # type: ignore[assignment]
-    tasks = asyncio.ensure_future(run.run_pending())
-    tasks.add_done_callback(waker.fire)
-    try:
-        while not tasks.done():
-            if deadline is None:
-                await waker.future  # (cancelled with the driver: reset() makes a new one)
-            else:
-                await asyncio.wait((waker.future,), timeout=max(0.0, deadline - loop.time()))
-            waker.reset()
-            if collector is not None:
-                while collector.chunks:
-                    yield collector.chunks.popleft()
-            if deadline is not None and not tasks.done() and loop.time() >= deadline:
-                tasks.cancel()
-                await asyncio.wait((tasks,))
-                error = TimeoutError("Timed out: a superstep ran past the graph's step_timeout")
-                run.fail(error)
-                raise error
-    finally:
-        if not tasks.done():  # the consumer stopped (or was cancelled): the running nodes are
-            tasks.cancel()    # cancelled, and have ended, before control goes back to it
-            await asyncio.wait((tasks,))
-    tasks.result()
-
-
-async def _timed_step(run: Run, collector: StreamCollector | None, seconds: float) -> AsyncGenerator[Any, None]:
-    """One superstep under the graph's `step_timeout` (see `_live`); a sync node runs on a
-    worker thread then, never on the loop's, so that the timeout can abandon it."""
-    run.inline_sync = False
-    if collector is not None and collector.wake is None:
-        collector.wake = _waker()
-        run.subscribe(collector.wake)
-    async with aclosing(_live(run, collector, asyncio.get_running_loop().time() + seconds)) as live:
-        async for chunk in live:
-            yield chunk
 
 
 def _loop_running() -> bool:

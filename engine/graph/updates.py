@@ -165,7 +165,7 @@ def _key(graph: CompiledStateGraph, config: Mapping[str, Any]) -> str:
 
 
 def _run(graph: CompiledStateGraph, config: Mapping[str, Any]) -> Run:
-    return Run(graph, None, config, checkpoint_ns=_ns(config))
+    return graph.new_run(None, config, checkpoint_ns=_ns(config))
 
 
 def _metadata(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -134,7 +134,7 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
     start = branch.start
     config = {"configurable": {"thread_id": thread_id, "checkpoint_id": start.id},
               "metadata": {REPLAY_OF: start.id}}
-    run = Run(graph, None, config, interrupt_before=(), interrupt_after=(), checkpointer=saver)
+    run = graph.new_run(None, config, interrupt_before=(), interrupt_after=(), checkpointer=saver, checkpoint_ns="")
     if listener is not None:
         run.subscribe(listener)
     steps: list[ReplayStep] = []

@@ -23,6 +23,7 @@ from ..checkpoint.base import ns_thread_key
 from ..errors import GraphInterrupt, ParentCommand
 from ..types import Command
 from .context import current_task
+from .drive import DriveHooks
 from .replay import NO_RESUME, Replay, checkpoint_before
 
 if TYPE_CHECKING:
@@ -168,25 +169,22 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
         child.subscribe(parent._emit)
     parent.child = child
     try:
-        await child.start()
-        while child.status == "ready":
-            if child.gate is not None:
-                await child.gate(child)
-                if child.status != "ready":
-                    break
-                if child.pending:
-                    await child.run_task()
-                elif child.ready_to_commit:
-                    child.commit()
-            elif child.pending:
-                await child.run_pending()
-            elif child.ready_to_commit:
-                child.commit()
-            else:
-                break
+        await child.drive(None if child.gate is None else _Gated(child.gate))
     finally:
         parent.child = None
     return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
+
+
+class _Gated(DriveHooks):
+    """A debugger's gate awaited before each move of the child run, one task at a time."""
+
+    stepwise = True
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+
+    async def before_move(self, run: Run) -> None:
+        await self.gate(run)
 
 
 def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_sync: bool) -> Run | None:

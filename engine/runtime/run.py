@@ -51,6 +51,7 @@ from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
 from .caching import cache_key
+from .drive import DriveHooks, drive
 from .durability import BackgroundSaves, HeldSaves, saves_for
 from .injected import coerce_context
 from .progress import unwatch_callbacks, watch_callbacks
@@ -82,11 +83,12 @@ if TYPE_CHECKING:
     from .replay import Replay
     from .tracing import GraphTrace
 
-__all__ = ["Run", "DEFAULT_RECURSION_LIMIT", "NOT_ANSWERED"]
+__all__ = ["Run", "DEFAULT_RECURSION_LIMIT", "NOT_ANSWERED", "FROM_GRAPH"]
 
 DEFAULT_RECURSION_LIMIT = 10007
 _BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
-_FROM_GRAPH: Any = object()
+FROM_GRAPH: Any = object()
+"""`checkpointer=` default of a new Run: the graph's own checkpointer."""
 NOT_ANSWERED: Any = object()
 """What `Run.answers` returns for a task the records do not answer (the node runs)."""
 HANDLER_TRIGGER = "error_handler:"
@@ -122,7 +124,7 @@ class Run(RunStart, RunCommit):
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         inline_sync: bool = False,
-        checkpointer: Any = _FROM_GRAPH,
+        checkpointer: Any = FROM_GRAPH,
         durability: str | None = None,
         context: Any = None,
         control: Any = None,
@@ -136,7 +138,7 @@ class Run(RunStart, RunCommit):
         self.interrupt_after = frozenset(graph.interrupt_after if interrupt_after is None else interrupt_after)
         self.recursion_limit = int(self.config.get("recursion_limit", DEFAULT_RECURSION_LIMIT))
         self.inline_sync = inline_sync
-        self.saver = graph.checkpointer if checkpointer is _FROM_GRAPH else checkpointer
+        self.saver = graph.checkpointer if checkpointer is FROM_GRAPH else checkpointer
         self.namespace: tuple[str, ...] = ()
         """The node path of a subgraph's run inside its parents (empty for the top run)."""
         self.checkpoint_ns = checkpoint_ns
@@ -837,14 +839,20 @@ class Run(RunStart, RunCommit):
             return None
         return self.commit()
 
+    async def drive(self, hooks: DriveHooks | None = None) -> str:
+        """Drive the run until it is done, interrupted or failed, or until a hook stops it
+        (see `engine.runtime.drive`); returns its status. A failure is not raised: the
+        run is left `failed` with its `error`."""
+        async for _ in drive(self, hooks):
+            pass
+        return self.status
+
     async def run_to_end(self) -> str:
         """Drive the run until it is done, interrupted or failed (raising the node's error)."""
-        while True:
-            if await self.superstep() is None:
-                break
-        if self.status == "failed" and self.error is not None:
+        status = await self.drive()
+        if status == "failed" and self.error is not None:
             raise self.error
-        return self.status
+        return status
 
 
 def _with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:

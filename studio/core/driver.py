@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from engine import (
     Command,
+    DriveHooks,
     Interrupt,
     Run,
     RunEvent,
@@ -276,51 +277,14 @@ class RunDriver:
         or (with `target`) until `target` is about to run. Breakpoints at the spot the
         run is paused at now are passed, as a debugger's continue does."""
         self.pause_requested = False
-        first = True
         if self.inside is not None:
             outcome = await self.step_out()
             if outcome.reason != "stepped" or self.pause_requested:
                 return outcome
-        while True:
-            run = await self.ensure_run()
-            due = {t.name for t in run.pending}
-            if target is not None and target in due and not first:
-                return Outcome(reason="target", nodes=(target,), message=f"Reached `{target}`: it runs next.")
-            hit = tuple(sorted(due & self.before))
-            if hit and not first:
-                return Outcome(reason="breakpoint", nodes=hit, message=f"Breakpoint before {', '.join(hit)}.")
-            conditions = self.conditions if self.conditions is not None and self.conditions.items else None
-            if conditions is not None:
-                if first:
-                    conditions.prime(run.values)
-                elif why := conditions.before_tasks(run.values, tuple(due)):
-                    return Outcome(reason="breakpoint", nodes=tuple(sorted(due)), message=why)
-            if self.pause_requested:
-                return Outcome(reason="paused", message="Paused.")
-            ran = tuple(t.name for t in run.pending)
-            if run.pending:
-                await run.run_pending()
-                if run.status != "ready" or self._failed(run):
-                    return self._end_of(run, ran)
-                if conditions is not None and (why := conditions.before_commit(
-                        [(r.task.name, k) for r in run.results.values() for k, _ in r.writes])):
-                    return Outcome(reason="breakpoint", nodes=ran, message=why)
-            before_values, self._committed = run.values, None
-            committed = self._commit_if_ready(run)
-            nodes = committed.nodes if committed is not None else ran
-            after = tuple(sorted(set(nodes) & self.after))
-            if run.status != "ready":
-                return self._end_of(run, nodes)
-            if after:
-                return Outcome(reason="breakpoint", nodes=after, message=f"Breakpoint after {', '.join(after)}.")
-            event = self._committed
-            if conditions is not None and event is not None and (why := conditions.after_commit(
-                    before_values, event.values, nodes, {d.key: [w.node for w in d.writes] for d in event.diffs})):
-                return Outcome(reason="breakpoint", nodes=nodes, message=why)
-            if self.pause_requested:
-                return Outcome(reason="paused", message="Paused.")
-            first = False
-            await asyncio.sleep(0)  # let the window repaint between supersteps
+        run = await self.ensure_run()
+        stops = _Stops(self, target)
+        await run.drive(stops)  # the engine's one driver; the breakpoints are its hooks
+        return stops.outcome or self._end_of(run, stops.nodes)
 
     async def resume(self, value: Any, interrupt_id: str | None = None) -> Outcome:
         """Hand `value` to the pending interrupt and run the interrupted node again."""
@@ -417,3 +381,70 @@ class RunDriver:
     def cancel(self) -> None:
         """Stop the run: nothing more is planned or committed; what was saved stays."""
         self.drop_run()
+
+
+class _Stops(DriveHooks):
+    """`continue_`'s breakpoints as the engine driver's hooks: each returns True to stop
+    the drive, with `outcome` saying why (None: the run ended on its own)."""
+
+    def __init__(self, driver: RunDriver, target: str | None) -> None:
+        self.driver, self.target = driver, target
+        self.first = True
+        """The superstep the run is paused at now: its breakpoints are passed."""
+        self.conditions: Any = driver.conditions if driver.conditions is not None and driver.conditions.items \
+            else None
+        self.outcome: Outcome | None = None
+        self.nodes: tuple[str, ...] = ()
+        self.before_values: dict[str, Any] = {}
+
+    def stop(self, outcome: Outcome) -> bool:
+        self.outcome = outcome
+        return True
+
+    async def before_superstep(self, run: Run) -> bool:
+        driver, conditions = self.driver, self.conditions
+        due = {t.name for t in run.pending}
+        self.nodes = tuple(t.name for t in run.pending)
+        self.before_values = run.values
+        if not self.first:
+            if self.target is not None and self.target in due:
+                return self.stop(Outcome(reason="target", nodes=(self.target,),
+                                         message=f"Reached `{self.target}`: it runs next."))
+            hit = tuple(sorted(due & driver.before))
+            if hit:
+                return self.stop(Outcome(reason="breakpoint", nodes=hit, message=f"Breakpoint before {', '.join(hit)}."))
+        if conditions is not None:
+            if self.first:
+                conditions.prime(run.values)
+            elif why := conditions.before_tasks(run.values, tuple(due)):
+                return self.stop(Outcome(reason="breakpoint", nodes=tuple(sorted(due)), message=why))
+        if driver.pause_requested:
+            return self.stop(Outcome(reason="paused", message="Paused."))
+        return False
+
+    async def after_tasks(self, run: Run) -> bool:
+        if self.driver._failed(run):
+            return self.stop(self.driver._end_of(run, self.nodes))
+        if self.conditions is not None and not run.pending and (why := self.conditions.before_commit(
+                [(r.task.name, k) for r in run.results.values() for k, _ in r.writes])):
+            return self.stop(Outcome(reason="breakpoint", nodes=self.nodes, message=why))
+        return False
+
+    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
+        driver = self.driver
+        driver._committed = committed
+        nodes = committed.nodes_ran if committed is not None else self.nodes
+        self.nodes = nodes
+        if run.status != "ready":
+            return False  # the drive ends; continue_ reports how
+        after = tuple(sorted(set(nodes) & driver.after))
+        if after:
+            return self.stop(Outcome(reason="breakpoint", nodes=after, message=f"Breakpoint after {', '.join(after)}."))
+        if self.conditions is not None and committed is not None and (why := self.conditions.after_commit(
+                self.before_values, committed.values, nodes, {d.key: [w.node for w in d.writes] for d in committed.diffs})):
+            return self.stop(Outcome(reason="breakpoint", nodes=nodes, message=why))
+        if driver.pause_requested:
+            return self.stop(Outcome(reason="paused", message="Paused."))
+        self.first = False
+        await asyncio.sleep(0)  # let the window repaint between supersteps
+        return False

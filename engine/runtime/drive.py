@@ -1,0 +1,181 @@
+"""The one loop that drives a Run to its end: invoke/stream, subgraphs, the studio's
+continue and `Run.drive` all go through `drive()`.
+
+A driver only strings the Run's own moves together (start, run the pending tasks,
+commit, again). What a caller adds around those moves comes as `DriveHooks`: a subgraph
+stepped into from a debugger waits at a gate before each move, the studio stops at its
+breakpoints and conditions, a stream wants its chunks as soon as they exist. Without
+hooks the loop tests one `is None` per move: hooks cost nothing unless given.
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .events import StepCommitted
+    from .run import Run
+    from .stream import StreamCollector
+
+__all__ = ["DriveHooks", "drive", "Waker"]
+
+
+class DriveHooks:
+    """What a caller adds around the moves of `drive()`. Each hook may end the drive early
+    by returning True; the run then stays `ready`, to be driven again (or dropped).
+    Subclass and override what you need: the defaults do nothing."""
+
+    stepwise = False
+    """True: the tasks of a superstep run one at a time, and `before_move` is awaited
+    before each task and before each commit (a debugger's "step into" gate)."""
+
+    async def before_move(self, run: Run) -> None:
+        """With `stepwise`: awaited before each move; the run may have ended meanwhile."""
+
+    async def before_superstep(self, run: Run) -> bool:
+        """Once per superstep, before its first task runs (the plan is `run.pending`)."""
+        return False
+
+    async def after_tasks(self, run: Run) -> bool:
+        """After tasks ran (the whole superstep, or one task with `stepwise`), while the run
+        is still `ready` (a task's error a handler deals with leaves it ready)."""
+        return False
+
+    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
+        """After each commit; `committed` carries the superstep's diffs and new values."""
+        return False
+
+
+async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
+                ) -> AsyncGenerator[Any, None]:
+    """Drive `run` (starting it when new) until it ends, pauses at an interrupt or a
+    breakpoint, or a hook stops it; yields the `collector`'s chunks as they come (nothing
+    without one). A run that fails is left failed (its `error` set), never raised here:
+    each caller decides what a failure means to it. The graph's `step_timeout` bounds each
+    superstep. When the caller gives up (cancelled, or the generator closed), the run is
+    cancelled: nothing more runs, what was saved stays."""
+    chunks = collector.chunks if collector is not None else None
+    step_timeout = run.graph.step_timeout
+    began: int | None = None  # the step whose superstep `before_superstep` was told of
+    try:
+        if run.status == "new":
+            await run.start()
+        while True:
+            if chunks:
+                while chunks:
+                    yield chunks.popleft()
+            if run.status != "ready":
+                break
+            if hooks is not None:
+                if began != run.step:
+                    began = run.step
+                    if await hooks.before_superstep(run):
+                        return
+                if hooks.stepwise:
+                    await hooks.before_move(run)
+                    if run.status != "ready":
+                        break
+            if run.pending:
+                if hooks is not None and hooks.stepwise:
+                    await run.run_task()
+                elif step_timeout is not None:
+                    async with aclosing(_timed_step(run, collector, step_timeout)) as live:
+                        async for chunk in live:
+                            yield chunk
+                elif collector is not None and (collector.wake is not None or len(run.pending) > 1):
+                    if collector.wake is None:  # siblings: each task's chunks go out as it ends
+                        collector.wake = Waker()
+                        run.subscribe(collector.wake)
+                    async with aclosing(_live(run, collector)) as live:
+                        async for chunk in live:
+                            yield chunk
+                else:
+                    await run.run_pending()
+                if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
+                    return
+                continue
+            if not run.ready_to_commit:
+                break
+            if hooks is None:
+                run.commit(report=False)
+            elif await hooks.after_commit(run, run.commit()):
+                return
+        if chunks:
+            while chunks:
+                yield chunks.popleft()
+    except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
+        run.cancel()                                  # what was saved stays (and "exit" saves)
+        raise
+
+
+class Waker:
+    """A thread-safe wake-up for a driver waiting on new chunks (see `_live`): called for
+    each event (a run listener) and each message chunk; `future` completes at the first
+    call after `reset()`. A plain future wakes the driver in one turn of the loop, so a
+    chunk goes out before the code that awaited the task producing it goes on, as in LangGraph."""
+
+    __slots__ = ("loop", "thread", "future")
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+        self.future: asyncio.Future[None] = self.loop.create_future()
+
+    def __call__(self, _event: Any = None) -> None:
+        if threading.get_ident() == self.thread:
+            self.fire()
+        else:
+            self.loop.call_soon_threadsafe(self.fire)
+
+    def fire(self, _done: Any = None) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
+
+    def reset(self) -> None:
+        if self.future.done():
+            self.future = self.loop.create_future()
+
+
+async def _live(run: Run, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
+    """Run the superstep's tasks, yielding chunks as they arrive instead of at its end;
+    past `deadline` (the loop's clock) the tasks are cancelled and TimeoutError raised."""
+    loop = asyncio.get_running_loop()
+    waker: Waker = collector.wake if collector is not None else Waker()
+    tasks = asyncio.ensure_future(run.run_pending())
+    tasks.add_done_callback(waker.fire)
+    try:
+        while not tasks.done():
+            if deadline is None:
+                await waker.future  # (cancelled with the driver: reset() makes a new one)
+            else:
+                await asyncio.wait((waker.future,), timeout=max(0.0, deadline - loop.time()))
+            waker.reset()
+            if collector is not None:
+                while collector.chunks:
+                    yield collector.chunks.popleft()
+            if deadline is not None and not tasks.done() and loop.time() >= deadline:
+                tasks.cancel()
+                await asyncio.wait((tasks,))
+                error = TimeoutError("Timed out: a superstep ran past the graph's step_timeout")
+                run.fail(error)
+                raise error
+    finally:
+        if not tasks.done():  # the consumer stopped (or was cancelled): the running nodes are
+            tasks.cancel()    # cancelled, and have ended, before control goes back to it
+            await asyncio.wait((tasks,))
+    tasks.result()
+
+
+async def _timed_step(run: Run, collector: StreamCollector | None, seconds: float) -> AsyncGenerator[Any, None]:
+    """One superstep under the graph's `step_timeout` (see `_live`); a sync node runs on a
+    worker thread then, never on the loop's, so that the timeout can abandon it."""
+    run.inline_sync = False
+    if collector is not None and collector.wake is None:
+        collector.wake = Waker()
+        run.subscribe(collector.wake)
+    async with aclosing(_live(run, collector, asyncio.get_running_loop().time() + seconds)) as live:
+        async for chunk in live:
+            yield chunk
