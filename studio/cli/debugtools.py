@@ -1,8 +1,9 @@
 """The debugging commands' table, and `retrograph export`.
 
 `retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite`
-writes one thread (or the branch ending at CHECKPOINT) into a single portable checkpoint
-file that `retrograph open RUN.sqlite` reads: for bug reports, with secrets redacted.
+writes one thread (or the branch ending at CHECKPOINT), its subgraphs' checkpoints
+included, into a single portable checkpoint file that `retrograph open RUN.sqlite` reads:
+for bug reports, with secrets redacted. DB may be Retrograph's or LangGraph's store.
 """
 from __future__ import annotations
 
@@ -59,8 +60,10 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     if missing:
         print(f"retrograph: --redact {', '.join(missing)}: no such key anywhere in the thread (nothing replaced)",
               file=err)
-    print(f"retrograph: wrote {summary.checkpoints} checkpoints of thread {summary.thread_id} to {summary.path}"
-          + (f" (redacted: {', '.join(summary.redacted)})" if summary.redacted else ""), file=out)
+    subgraphs = (f" and {summary.subgraph_checkpoints} subgraph checkpoints in {summary.namespaces} "
+                 f"namespace{'s' if summary.namespaces != 1 else ''}" if summary.subgraph_checkpoints else "")
+    print(f"retrograph: wrote {summary.checkpoints} checkpoints{subgraphs} of thread {summary.thread_id} to "
+          f"{summary.path}" + (f" (redacted: {', '.join(summary.redacted)})" if summary.redacted else ""), file=out)
     return 0
 
 

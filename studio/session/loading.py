@@ -10,6 +10,7 @@ before they start.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
@@ -56,13 +57,26 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
             owner = namespace_owner(ns)
             if not ns or owner is not None and owner not in history:  # its parent step is on an older page
                 continue
-            for h in saver.list_headers(ns_thread_key(thread_id, ns)):
-                row = convert.timeline_row(h)
+            key = ns_thread_key(thread_id, ns)
+            rows = [convert.timeline_row(h) for h in saver.list_headers(key)]
+            if owner is None and rows and not any(r.owner for r in rows):
+                # LangGraph's namespace in a Retrograph file (an exported run): its task id does
+                # not name the owner; the checkpoints' metadata does (one namespace, one owner)
+                found = _parents_owner(saver.get(key, rows[0].id))
+                rows = [dataclasses.replace(r, owner=found) for r in rows] if found in history else []
+            for row in rows:
                 if row.owner_id in history:  # a LangGraph store names the owner in each row
                     history.add(row)
     except CheckpointError as exc:  # a store that keeps no readable subgraph history: the thread alone
         log.warning("could not read the subgraph checkpoints of %s: %s", thread_id, exc)
     return history, history.rows()
+
+
+def _parents_owner(ckpt: Any) -> str | None:
+    """The root checkpoint a subgraph checkpoint's metadata names (`parents[""]`)."""
+    parents = getattr(ckpt, "metadata", {}).get("parents") if ckpt is not None else None
+    owner = parents.get("") if isinstance(parents, dict) else None
+    return owner if isinstance(owner, str) and owner else None
 
 
 def _same_target(a: str | Path, b: str | Path) -> bool:

@@ -373,13 +373,21 @@ class DebugTools(QObject):
         column = QVBoxLayout(dialog)
         column.addWidget(QLabel("Keys whose values to replace by <redacted> (comma-separated; empty: none):"))
         column.addWidget(redact)
+        tip = s.viewed_id or s.head_id
+        only_branch = QCheckBox("Only the viewed branch (the checkpoint shown and its ancestors)", dialog,
+                                objectName="exportBranch")
+        only_branch.setEnabled(tip is not None)
+        column.addWidget(only_branch)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok, dialog)
         buttons.accepted.connect(dialog.accept)
         column.addWidget(buttons)
         dialog.exec()
-        self.export(path, [k.strip() for k in redact.text().split(",") if k.strip()])
+        self.export(path, [k.strip() for k in redact.text().split(",") if k.strip()],
+                    branch=tip if only_branch.isChecked() else None)
 
-    def export(self, path: str, redact: Sequence[str] = ()) -> None:
+    def export(self, path: str, redact: Sequence[str] = (), *, branch: str | None = None) -> None:
+        """Export the open thread (every subgraph namespace included), or the branch ending
+        at `branch`, on the reader's thread."""
         from engine.checkpoint.export import export_thread
 
         s = self.session.state
@@ -389,10 +397,12 @@ class DebugTools(QObject):
 
         async def write() -> None:
             try:
-                summary = await s.reader.call(lambda saver: export_thread(saver, thread, path, redact=redact))
+                summary = await s.reader.call(
+                    lambda saver: export_thread(saver, thread, path, branch=branch, redact=redact))
             except Exception as e:
                 self.session.message.emit(f"Export failed: {e}")
                 return
-            self.session.message.emit(f"Exported {summary.checkpoints} checkpoints of {thread} to {path}.")
+            subgraphs = f" and {summary.subgraph_checkpoints} subgraph checkpoints" if summary.subgraph_checkpoints else ""
+            self.session.message.emit(f"Exported {summary.checkpoints} checkpoints{subgraphs} of {thread} to {path}.")
 
         self._spawn(write)
