@@ -214,12 +214,11 @@ def _scrub(value: Any, names: frozenset[str], found: set[str], depth: int = 0, r
 def _scrub_fields(value: Any, names: frozenset[str], found: set[str], depth: int) -> Any:
     """A dataclass or a pydantic model (a message, a user's record) with its fields
     scrubbed as dict keys are; the value itself when nothing changed or it cannot be copied."""
+    pydantic = False
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = [f.name for f in dataclasses.fields(value) if f.init]
-        copy = lambda changed: dataclasses.replace(value, **changed)  # noqa: E731
     elif callable(getattr(value, "model_copy", None)) and isinstance(getattr(type(value), "model_fields", None), dict):
-        fields = list(type(value).model_fields)
-        copy = lambda changed: value.model_copy(update=changed)  # noqa: E731
+        fields, pydantic = list(type(value).model_fields), True
     else:
         return value
     changed: dict[str, Any] = {}
@@ -238,6 +237,6 @@ def _scrub_fields(value: Any, names: frozenset[str], found: set[str], depth: int
     if not changed:
         return value
     try:
-        return copy(changed)
+        return value.model_copy(update=changed) if pydantic else dataclasses.replace(value, **changed)
     except Exception:
         return value
