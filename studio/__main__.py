@@ -16,7 +16,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "draw":
         return cmd_draw(args)
-    if args.command in ("pytest", "export"):
+    if args.command in ("pytest", "export", "search"):
         from .cli.debugtools import COMMANDS
 
         return COMMANDS[args.command](args)

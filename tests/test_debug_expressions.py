@@ -1,5 +1,5 @@
 """The expression language of watches, breakpoints, field history and search (Qt-free),
-and field history / search over a real recorded SQLite history."""
+and field history over a real recorded SQLite history (search: test_debug_search.py)."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +8,7 @@ from engine import END, START, MessagesState, SqliteSaver, StateGraph
 from engine.messages import AIMessage
 from studio.core.conditions import BreakCondition, Conditions
 from studio.core.expressions import MISSING_VALUE, Expression, ExpressionError
-from studio.core.fieldhistory import field_history, search_history
+from studio.core.fieldhistory import field_history
 
 STATE = {"messages": [AIMessage(content="hi", id="m1")], "plan": {"steps": [1, 2]}, "n": 3}
 
@@ -93,18 +93,6 @@ def test_field_history_of_a_message_path(tmp_path) -> None:
     assert [c.nodes for c in whole[1:]] == [("__start__",), ("bot",)] * 3  # who wrote each change
     with pytest.raises(ExpressionError, match="not a path"):
         field_history("1 + 1", ids, lambda cid: saver.get("c", cid))
-
-
-def test_search_by_text_and_expression(tmp_path) -> None:
-    saver, ids = _chat_history(tmp_path)
-    hits, skipped = search_history("REPLY 3", ids, lambda cid: saver.get("c", cid))
-    assert skipped == 0 and len(hits) == 4 and all("reply 3" in h.excerpt for h in hits)
-    hits, _ = search_history("len(messages) == 4", ids, lambda cid: saver.get("c", cid), mode="expression")
-    assert [(h.step, h.source) for h in hits] == [(4, "loop"), (5, "input")]
-    with pytest.raises(ValueError, match="the search is empty"):
-        search_history("  ", ids, lambda cid: None)
-    with pytest.raises(ExpressionError, match="not a valid expression"):
-        search_history("len(", ids, lambda cid: None, mode="expression")
 
 
 def test_before_conditions_check_the_state_the_node_will_read() -> None:

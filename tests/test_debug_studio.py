@@ -141,12 +141,13 @@ def test_search_covers_every_branch(open_window, qtbot, tmp_path: Path) -> None:
     s.edit_and_fork(first_think, {"log": ["edited branch"]})
     qtbot.waitUntil(lambda: s.head_id != head, timeout=10000)
     wait_ready(qtbot, window)
-    window.debug_tools.search("edited branch", "text")
+    window.debug_tools.search("edited branch", "text", "thread")
     settle(qtbot, window)
-    assert panel.search_model.rowCount() == 1 and "2 branches" in panel.search_note.text()
+    assert panel.search_model.rowCount() == 1 and "every branch searched" in panel.search_note.text()
+    assert s.history.branches() == 1  # one fork point: the match is on the second branch
     window.debug_tools.search("n == 3 and len(log) > 4", "expression")
     settle(qtbot, window)
-    assert panel.search_model.rowCount() >= 1 and "len(log) > 4" in panel.search_model.cells[0][3]
+    assert panel.search_model.rowCount() >= 1 and "len(log) > 4" in panel.search_model.cells[0][4]
     window.debug_tools.search("n ==", "expression")
     settle(qtbot, window)
     assert "`n ==` is not a valid expression" in panel.errors["search"].text()

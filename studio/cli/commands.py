@@ -17,7 +17,7 @@ from studio.core.jsonable import jsonable
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
 
-SUBCOMMANDS = ("open", "run", "draw", "history", "pytest", "export")
+SUBCOMMANDS = ("open", "run", "draw", "history", "pytest", "export", "search")
 
 _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
@@ -26,7 +26,8 @@ retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [-
        retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd
        retrograph pytest DB --thread T --graph FILE.py [--record NODE,...] -o tests/test_NAME.py
-       retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite"""
+       retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite
+       retrograph search DB TEXT | -e EXPRESSION [--thread T] [--limit N] [--json]"""
 
 
 def _window_parser() -> argparse.ArgumentParser:
@@ -95,7 +96,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             from .history import history_parser
 
             return history_parser().parse_args(argv[1:])
-        if argv[0] in ("pytest", "export"):  # debugging commands (debugtools.py)
+        if argv[0] in ("pytest", "export", "search"):  # debugging commands (debugtools.py)
             from .debugtools import PARSERS
 
             return PARSERS[argv[0]]().parse_args(argv[1:])

@@ -1,4 +1,4 @@
-"""The debugging commands' table, and `retrograph export`.
+"""The debugging commands' table (pytest, export, search), and `retrograph export`.
 
 `retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite`
 writes one thread (or the branch ending at CHECKPOINT), its subgraphs' checkpoints
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from .pytestgen import cmd_pytest, pytest_parser
+from .search import cmd_search, search_parser
 
 __all__ = ["export_parser", "cmd_export", "PARSERS", "COMMANDS"]
 
@@ -67,5 +68,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     return 0
 
 
-PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {"pytest": pytest_parser, "export": export_parser}
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {"pytest": cmd_pytest, "export": cmd_export}
+PARSERS: dict[str, Callable[[], argparse.ArgumentParser]] = {
+    "pytest": pytest_parser, "export": export_parser, "search": search_parser}
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "pytest": cmd_pytest, "export": cmd_export, "search": cmd_search}

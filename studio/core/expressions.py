@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import simpleeval
@@ -69,6 +69,7 @@ class Expression:
 
     text: str
     _tree: Any
+    _kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def parse(cls, text: str) -> Expression:
@@ -94,12 +95,23 @@ class Expression:
                                       f"{', '.join(sorted(FUNCTIONS))}")
         return cls(text, tree)
 
-    def evaluate(self, values: Mapping[str, Any]) -> Any:
+    def evaluate(self, values: Mapping[str, Any], *, reuse: bool = False) -> Any:
         """The value on `values`; MISSING_VALUE where a name, key or index is absent.
-        Raises ExpressionError for any other failure (a type error, say)."""
+        Raises ExpressionError for any other failure (a type error, say).
+
+        `reuse`: evaluate with one evaluator kept on this expression (a scan of many states
+        on one thread, such as a history search, saves building one per state); an
+        expression evaluated with `reuse` must be used on one thread at a time."""
         names = dict(values)
         names.setdefault("state", dict(values))
-        evaluator = _Evaluator(names=names, functions=dict(FUNCTIONS))
+        if reuse:
+            evaluator = self._kept.get("evaluator")
+            if evaluator is None:
+                evaluator = self._kept["evaluator"] = _Evaluator(names=names, functions=dict(FUNCTIONS))
+            evaluator.names = names
+            evaluator._max_count = 0  # the comprehension budget is per evaluation
+        else:
+            evaluator = _Evaluator(names=names, functions=dict(FUNCTIONS))
         try:
             return evaluator._eval(self._tree)
         except (simpleeval.NameNotDefined, KeyError, IndexError, simpleeval.AttributeDoesNotExist):
@@ -113,7 +125,7 @@ class Expression:
         except Exception as e:  # a TypeError comparing str and int, a ZeroDivisionError...
             raise ExpressionError(f"`{self.text}`: {type(e).__name__}: {e}") from None
 
-    def truth(self, values: Mapping[str, Any]) -> bool:
+    def truth(self, values: Mapping[str, Any], *, reuse: bool = False) -> bool:
         """Whether the expression holds (a missing value does not)."""
-        value = self.evaluate(values)
+        value = self.evaluate(values, reuse=reuse)
         return value is not MISSING_VALUE and bool(value)

@@ -1,25 +1,21 @@
-"""Field history ("who changed this?") and history search, Qt-free.
+"""Field history ("who changed this?"), Qt-free.
 
 `field_history` walks a branch (oldest first) and lists every checkpoint where the value
 at a path (`messages[3].content`, `plan.steps`, `route`) changed, with the node(s) that
-wrote it and the value before and after. `search_history` finds the checkpoints of every
-branch whose state contains a text or makes an expression true. Both read checkpoints
-through `read(checkpoint_id)`, so the studio runs them on its reader thread.
+wrote it and the value before and after. It reads checkpoints through
+`read(checkpoint_id)`, so the studio runs it on its reader thread. History search is
+studio/core/search.py.
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .conditions import path_root
 from .expressions import MISSING_VALUE, Expression, ExpressionError
 
-__all__ = ["FieldChange", "field_history", "SearchHit", "search_history", "MAX_SCANNED"]
-
-MAX_SCANNED = 20_000
-"""At most this many checkpoints are read by one search (the rest are named as not searched)."""
+__all__ = ["FieldChange", "field_history"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,63 +73,3 @@ def field_history(path: str, branch: Sequence[str], read: Callable[[str], Any]) 
                                    nodes=_writers(ckpt, root), before=previous, after=value))
         previous = value
     return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class SearchHit:
-    checkpoint_id: str
-    step: int
-    source: str
-    nodes: tuple[str, ...]
-    excerpt: str
-
-
-def _text_of(values: Mapping[str, Any]) -> str:
-    from studio.cli.history import jsonable
-
-    return json.dumps(jsonable(dict(values)), ensure_ascii=False, sort_keys=True)
-
-
-def _excerpt(text: str, at: int, width: int = 70) -> str:
-    start = max(at - width // 2, 0)
-    piece = text[start:start + width]
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
-
-
-def search_history(query: str, ids: Iterable[str], read: Callable[[str], Any], *,
-                   mode: str = "text") -> tuple[list[SearchHit], int]:
-    """(hits oldest first, how many checkpoints were left unsearched past MAX_SCANNED).
-    `mode` "text" (case-insensitive, in the state as JSON) or "expression"."""
-    if mode not in ("text", "expression"):
-        raise ValueError(f"unknown search mode {mode!r}: use 'text' or 'expression'")
-    if not query or not query.strip():
-        raise ValueError("the search is empty: type a text, or an expression such as len(messages) > 4")
-    expression = Expression.parse(query) if mode == "expression" else None
-    needle = query.strip().lower()
-    hits: list[SearchHit] = []
-    scanned = skipped = 0
-    for cid in ids:
-        if scanned >= MAX_SCANNED:
-            skipped += 1
-            continue
-        scanned += 1
-        ckpt = read(cid)
-        if ckpt is None:
-            continue
-        nodes = tuple(ckpt.nodes_ran) if ckpt.source != "fork" else ()
-        if expression is not None:
-            try:
-                ok = expression.truth(ckpt.values)
-            except ExpressionError:
-                ok = False  # a state where it does not apply (a missing key's type) is no match
-            if ok:
-                value = expression.evaluate(ckpt.values)
-                hits.append(SearchHit(checkpoint_id=cid, step=ckpt.step, source=ckpt.source, nodes=nodes,
-                                      excerpt=f"{expression.text} → {value!r:.60}"))
-            continue
-        text = _text_of(ckpt.values)
-        at = text.lower().find(needle)
-        if at >= 0:
-            hits.append(SearchHit(checkpoint_id=cid, step=ckpt.step, source=ckpt.source, nodes=nodes,
-                                  excerpt=_excerpt(text, at)))
-    return hits, skipped

@@ -1,6 +1,11 @@
 """The debugging tools in the window: the Debug dock (watches, conditional breakpoints,
 field history, history search), and Debug ▸ Replay from here… / Export thread….
 
+History search scans every thread of the store (or the open one) a page at a time on the
+reader's thread (studio/core/search.py): the window keeps painting, matches appear as
+they are found, Cancel stops it, and it pauses after `search_limit` matches with a
+Continue button, so neither the list nor the memory grows with the store.
+
 Kept apart from main_window.py: the window builds one `DebugTools` and forgets it. Every
 checkpoint is read on the session's reader thread; expressions are evaluated here, in the
 process that runs the graph's code, and never come from the database.
@@ -29,13 +34,18 @@ from PySide6.QtWidgets import (
 
 from studio.core.conditions import BreakCondition, Conditions
 from studio.core.expressions import MISSING_VALUE, Expression, ExpressionError
-from studio.core.fieldhistory import field_history, search_history
+from studio.core.fieldhistory import field_history
+from studio.core.search import SearchHit, StoreSearch
 from studio.panels.debug import DebugPanel
 
-__all__ = ["DebugTools", "ReplayDialog", "WATCH_ROWS"]
+__all__ = ["DebugTools", "ReplayDialog", "WATCH_ROWS", "SEARCH_LIMIT", "SEARCH_ROWS"]
 
 WATCH_ROWS = 400
 """The watch table shows at most this many checkpoints of the branch (the newest)."""
+SEARCH_LIMIT = 500
+"""Matches one run of a search shows before it pauses (Continue finds the next ones)."""
+SEARCH_ROWS = 10_000
+"""The most matches the result list holds (then the search says to narrow it)."""
 
 
 def show_value(value: Any, limit: int = 80) -> str:
@@ -53,6 +63,10 @@ def show_value(value: Any, limit: int = 80) -> str:
 
 def _read_many(saver: Any, thread_id: str, ids: Sequence[str]) -> list[Any]:
     return [saver.get(thread_id, cid) for cid in ids]
+
+
+def _search_page(store: Any, search: StoreSearch, max_hits: int) -> list[SearchHit]:
+    return search.next_page(store, max_hits=max_hits)
 
 
 def _recorded_marks(saver: Any, thread_id: str, limit: int = 3000) -> dict[str, tuple[str, ...]]:
@@ -129,6 +143,9 @@ class DebugTools(QObject):
         self.conditions = Conditions()
         session.state.driver.conditions = self.conditions
         self.last_replay: Any = None
+        self.search_run: StoreSearch | None = None
+        self.search_hits: list[SearchHit] = []
+        self.search_limit = SEARCH_LIMIT
         self._refresh = QTimer(self, singleShot=True, interval=150)
         self._refresh.timeout.connect(self._schedule_watches)
         self._marks = QTimer(self, singleShot=True, interval=300)
@@ -142,6 +159,9 @@ class DebugTools(QObject):
         p.condition_removed.connect(self.remove_condition)
         p.field_requested.connect(self.ask_field)
         p.search_requested.connect(self.search)
+        p.search_continued.connect(self.continue_search)
+        p.search_cancelled.connect(self.cancel_search)
+        p.hit_picked.connect(self.pick_hit)
         p.checkpoint_picked.connect(session.select_checkpoint)
         for signal in (session.viewChanged, session.headChanged, session.timelineRowAdded):
             signal.connect(lambda *_: self._refresh.start())
@@ -184,6 +204,8 @@ class DebugTools(QObject):
         if watched is self.window and event.type() == QEvent.Type.Close:
             self._refresh.stop()
             self._marks.stop()
+            if self.search_run is not None:
+                self.search_run.cancel()
             for future in list(self.pending):
                 future.cancel()
         return False
@@ -282,32 +304,102 @@ class DebugTools(QObject):
         self.panel.set_changes(title, rows)
         self.panel.set_current(self.session.viewed_id or self.session.head_id)
 
-    def search(self, query: str, mode: str) -> None:
-        self._spawn(lambda: self._search(query, mode))
-
-    async def _search(self, query: str, mode: str) -> None:
+    def search(self, query: str, mode: str, scope: str = "all") -> None:
+        """Start a search of every thread (`scope` "all") or the open one ("thread"); its
+        pages run on the reader's thread and its matches appear as they are found."""
+        self.cancel_search()
         s = self.session
-        ids = [r.id for r in s.history.rows()]  # every branch
+        if scope not in ("all", "thread"):
+            raise ValueError(f"unknown search scope {scope!r}: use 'all' or 'thread'")
+        if s.state.reader is None:
+            self.panel.show_error("search", "Open a run or a checkpoint database first.")
+            return
         try:
-            if mode == "expression":
-                Expression.parse(query)
-            elif not query.strip():
-                raise ValueError("the search is empty: type a text, or an expression such as len(messages) > 4")
-            ckpts = {c.id: c for c in await self._read(ids) if c is not None}
-            hits, skipped = search_history(query, ids, ckpts.get, mode=mode)
+            search = StoreSearch(query, mode, first=s.thread_id,
+                                 threads=[s.thread_id] if scope == "thread" and s.thread_id else None)
         except (ExpressionError, ValueError) as e:
             self.panel.show_error("search", str(e))
             return
         self.panel.show_error("search", "")
-        hits.sort(key=lambda h: h.step)
-        rows = [(h.checkpoint_id, [str(h.step), h.source, ", ".join(h.nodes) or "—", h.excerpt],
-                 f"checkpoint {h.checkpoint_id}\n{s.history.describe(h.checkpoint_id)}") for h in hits]
-        branches = s.history.branches() + 1
-        note = f"{len(hits)} of {len(ids)} checkpoints match, across {branches} branch{'es' if branches > 1 else ''}"
-        if skipped:
-            note += f"; {skipped} not searched (limit)"
-        self.panel.set_hits(rows, note)
-        self.panel.set_current(s.viewed_id or s.head_id)
+        self.search_run, self.search_hits = search, []
+        self.panel.set_hits([], "Searching…")
+        self._spawn(lambda: self._run_search(search))
+
+    def continue_search(self) -> None:
+        """Search on for the next `search_limit` matches."""
+        search = self.search_run
+        if search is not None and not search.done and len(self.search_hits) < SEARCH_ROWS:
+            self._spawn(lambda: self._run_search(search))
+
+    def cancel_search(self) -> None:
+        """Stop the running search (the page being read ends at its next checkpoint)."""
+        if self.search_run is not None and not self.search_run.done:
+            self.search_run.cancel()
+            self.panel.set_search_status(f"{len(self.search_hits):,} matches shown; search cancelled after "
+                                         f"{self.search_run.scanned:,} checkpoints.", running=False, more=False)
+
+    def pick_hit(self, row: int) -> None:
+        """Jump to a search result: select it, opening its thread first when it is another."""
+        if not 0 <= row < len(self.search_hits):
+            return
+        hit, s = self.search_hits[row], self.session
+        if hit.thread_id == s.thread_id:
+            s.select_checkpoint(hit.checkpoint_id)
+            return
+
+        async def jump() -> None:
+            s.open_thread(hit.thread_id)
+            for _ in range(1000):  # the thread's history loads on the reader's thread
+                await asyncio.sleep(0.02)
+                if s.thread_id == hit.thread_id and s.settled:
+                    break
+            if s.thread_id == hit.thread_id:
+                s.select_checkpoint(hit.checkpoint_id)
+
+        self._spawn(jump)
+
+    def _hit_row(self, hit: SearchHit) -> tuple[str, list[str], str]:
+        where = hit.thread_id + (f" › {hit.namespace.split(':', 1)[0]}" if hit.namespace else "")
+        tip = f"thread {hit.thread_id}" + (f", subgraph {hit.namespace}" if hit.namespace else "") + \
+            f"\ncheckpoint {hit.checkpoint_id}"
+        return hit.checkpoint_id, [where, str(hit.step), hit.source, ", ".join(hit.nodes) or "—", hit.excerpt], tip
+
+    async def _run_search(self, search: StoreSearch) -> None:
+        reader = self.session.state.reader
+        if reader is None:
+            return
+        limit = min(self.search_limit, SEARCH_ROWS - len(self.search_hits))
+        found = 0
+        if not search.cancelled:
+            self.panel.set_search_status(f"Searching… {search.describe()}", running=True, more=False)
+        try:
+            while not search.done and found < limit:
+                hits = await reader.call(_search_page, search, limit - found)
+                if search is not self.search_run:
+                    return  # a newer search replaced this one
+                found += len(hits)
+                self.search_hits.extend(hits)
+                self.panel.add_hits([self._hit_row(h) for h in hits])
+                self.panel.set_search_status(f"Searching… {search.describe()}", running=True, more=False)
+        except asyncio.CancelledError:
+            search.cancel()
+            raise
+        if search is not self.search_run:
+            return
+        shown = len(self.search_hits)
+        if search.cancelled:
+            note = f"{shown:,} matches shown; search cancelled after {search.scanned:,} checkpoints."
+        elif search.done:
+            note = f"{shown:,} match{'es' if shown != 1 else ''} in {search.scanned:,} checkpoints " \
+                   f"of {search.threads:,} thread{'s' if search.threads != 1 else ''}, every branch searched."
+        elif shown >= SEARCH_ROWS:
+            note = f"{shown:,} matches shown, the most this list holds; {search.scanned:,} checkpoints searched " \
+                   "so far. Narrow the search to see the others."
+        else:
+            note = f"{shown:,} matches shown; {search.scanned:,} checkpoints searched so far, more to search: " \
+                   "Continue for the next matches."
+        self.panel.set_search_status(note, running=False, more=not search.done and shown < SEARCH_ROWS)
+        self.panel.set_current(self.session.viewed_id or self.session.head_id)
 
     # -- recorded marks in the timeline ---------------------------------------------------
     def _schedule_marks(self) -> None:

@@ -7,13 +7,17 @@ Methods:
     set_nodes(names): the graph's nodes, for "only when this node writes it".
     set_watches(expressions, rows): the watch table, one row per checkpoint of the branch.
     set_conditions(descriptions): the conditional breakpoints, in order.
-    set_changes(path, rows) / set_hits(rows, note): field history / search results.
+    set_changes(path, rows): field history.
+    set_hits(rows, note) / add_hits(rows) / set_search_status(note, running, more): search
+        results, replaced or appended as a running search finds them, and its progress.
     show_error(tab, text): a red line under that tab's input ("" clears it).
     set_current(checkpoint_id): tint the viewed checkpoint in every list.
 Signals:
     watch_added(str), watch_removed(int), condition_added(kind, text, node, when),
-    condition_removed(int), field_requested(str), search_requested(query, mode),
-    checkpoint_picked(str): a row was clicked (jump there).
+    condition_removed(int), field_requested(str), search_requested(query, mode, scope)
+    (scope "all" threads or "thread"), search_continued(), search_cancelled(),
+    checkpoint_picked(str): a row was clicked (jump there); hit_picked(row): a search
+    result was clicked (it may be in another thread).
 Rows are (checkpoint id, cell texts, tooltip).
 """
 from __future__ import annotations
@@ -89,7 +93,10 @@ class DebugPanel(QWidget):
     condition_added = Signal(str, str, str, str)
     condition_removed = Signal(int)
     field_requested = Signal(str)
-    search_requested = Signal(str, str)
+    search_requested = Signal(str, str, str)
+    search_continued = Signal()
+    search_cancelled = Signal()
+    hit_picked = Signal(int)
     checkpoint_picked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -204,21 +211,39 @@ class DebugPanel(QWidget):
         self.search_mode = QComboBox(page, objectName="searchMode")
         self.search_mode.addItem("text", "text")
         self.search_mode.addItem("expression", "expression")
+        self.search_scope = QComboBox(page, objectName="searchScope")
+        self.search_scope.addItem("all threads", "all")
+        self.search_scope.addItem("this thread", "thread")
         self.search_edit = QLineEdit(page, objectName="searchEdit")
         self.search_edit.setPlaceholderText("text in the state, or an expression: every branch is searched")
         self.search_edit.returnPressed.connect(self._on_search)
         go = QPushButton("Search", page, objectName="runSearch")
         go.clicked.connect(self._on_search)
-        _compact(self.search_mode)
+        _compact(self.search_mode, self.search_scope)
         row.addWidget(self.search_mode)
+        row.addWidget(self.search_scope)
         row.addWidget(self.search_edit, 1)
         row.addWidget(go)
         column.addLayout(row)
         column.addWidget(self.errors["search"])
+        status = QHBoxLayout()
         self.search_note = QLabel("", page, objectName="searchNote")
-        column.addWidget(self.search_note)
-        self.search_model = TextRows(["step", "source", "ran", "match"])
-        self.search_view = self._pickable(self.search_model, page)
+        self.search_note.setWordWrap(True)
+        self.search_more = QPushButton("Continue", page, objectName="searchMore")
+        self.search_more.setToolTip("Search on for the next matches")
+        self.search_more.clicked.connect(self.search_continued.emit)
+        self.search_stop = QPushButton("Cancel", page, objectName="searchStop")
+        self.search_stop.clicked.connect(self.search_cancelled.emit)
+        self.search_more.hide()
+        self.search_stop.hide()
+        status.addWidget(self.search_note, 1)
+        status.addWidget(self.search_more)
+        status.addWidget(self.search_stop)
+        column.addLayout(status)
+        self.search_model = TextRows(["thread", "step", "source", "ran", "match"])
+        self.search_view = _table(self.search_model, page)
+        self.search_view.clicked.connect(self._on_hit_clicked)
+        self.search_view.activated.connect(self._on_hit_clicked)
         column.addWidget(self.search_view, 1)
 
     # -- intents -----------------------------------------------------------------------
@@ -240,7 +265,12 @@ class DebugPanel(QWidget):
         self.field_requested.emit(self.field_edit.text().strip())
 
     def _on_search(self) -> None:
-        self.search_requested.emit(self.search_edit.text().strip(), str(self.search_mode.currentData()))
+        self.search_requested.emit(self.search_edit.text().strip(), str(self.search_mode.currentData()),
+                                   str(self.search_scope.currentData()))
+
+    def _on_hit_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.hit_picked.emit(index.row())
 
     def _on_row_clicked(self, index: QModelIndex) -> None:
         cid = index.data(IdRole)
@@ -279,6 +309,19 @@ class DebugPanel(QWidget):
         self.search_note.setText(note)
         self.search_model.set_rows(self.search_model.columns, rows)
         _fit_columns(self.search_view, widest=200)
+
+    def add_hits(self, rows: Sequence[Row]) -> None:
+        """Append matches as a running search finds them."""
+        first = not self.search_model.cells
+        self.search_model.append_rows(rows)
+        if first and rows:
+            _fit_columns(self.search_view, widest=200)
+
+    def set_search_status(self, note: str, *, running: bool, more: bool) -> None:
+        """The progress line; Cancel while a search runs, Continue when it paused with more to search."""
+        self.search_note.setText(note)
+        self.search_stop.setVisible(running)
+        self.search_more.setVisible(more and not running)
 
     def show_error(self, tab: str, text: str) -> None:
         label = self.errors[tab]

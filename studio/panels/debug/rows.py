@@ -36,6 +36,17 @@ class TextRows(QAbstractTableModel):
         self.tips = [r[2] for r in rows]
         self.endResetModel()
 
+    def append_rows(self, rows: Sequence[tuple[str, Sequence[str], str]]) -> None:
+        """Add rows at the end (a running search's new matches), without a reset."""
+        if not rows:
+            return
+        start = len(self.cells)
+        self.beginInsertRows(QModelIndex(), start, start + len(rows) - 1)
+        self.ids.extend(r[0] for r in rows)
+        self.cells.extend(tuple(r[1]) for r in rows)
+        self.tips.extend(r[2] for r in rows)
+        self.endInsertRows()
+
     def set_current(self, checkpoint_id: str | None) -> None:
         self.current = checkpoint_id
         if self.cells:

@@ -1,0 +1,212 @@
+"""History search across the threads of a store, resumable and bounded (Qt-free).
+
+`StoreSearch` finds the checkpoints whose state contains a text (case-insensitive, in the
+state as JSON) or makes an expression true (studio/core/expressions.py: the safe
+evaluator; the expression is the user's, never read from the database). It scans every
+thread of the store (or the ones given), each thread's root graph and then its subgraph
+namespaces, newest checkpoint first, every branch included.
+
+Nothing is capped and nothing is skipped: the scan goes a page at a time
+(`next_page(store)`, run on the studio's reader thread or in the CLI's loop) and keeps
+only a cursor (the thread, the namespace, the last checkpoint read), so a store of any
+size costs one page of checkpoints in memory. `next_page(..., max_hits=N)` stops at the
+N-th match, so a caller that shows results keeps a bounded list and asks for more
+("continue") when the user wants them. `cancel()` (from any thread) ends the scan at
+the next checkpoint.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.checkpoint.ids import ns_thread_key
+
+from .expressions import MISSING_VALUE, Expression
+from .jsonable import jsonable
+
+__all__ = ["SearchHit", "Matcher", "StoreSearch", "PAGE"]
+
+PAGE = 200
+"""Checkpoints read per page (one trip to the reader thread)."""
+
+_EXCERPT = 70
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchHit:
+    thread_id: str
+    namespace: str
+    """"" for the root graph, else the subgraph's checkpoint namespace."""
+    checkpoint_id: str
+    step: int
+    source: str
+    nodes: tuple[str, ...]
+    excerpt: str
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(jsonable(value), ensure_ascii=False, sort_keys=True)
+    except Exception:  # a value jsonable cannot take: its type is still worth showing
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Matcher:
+    """One query: `mode` "text" or "expression". ValueError (ExpressionError for an
+    expression) naming what is wrong with it. Used on one thread at a time."""
+
+    def __init__(self, query: str, mode: str = "text") -> None:
+        if mode not in ("text", "expression"):
+            raise ValueError(f"unknown search mode {mode!r}: use 'text' or 'expression'")
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("the search is empty: type a text, or an expression such as len(messages) > 4")
+        self.query, self.mode = query.strip(), mode
+        self.expression = Expression.parse(query) if mode == "expression" else None
+        self._needle = self.query.lower()
+
+    def match(self, values: Mapping[str, Any]) -> str | None:
+        """An excerpt saying why `values` match, or None."""
+        if self.expression is not None:
+            try:
+                value = self.expression.evaluate(values, reuse=True)
+                if value is MISSING_VALUE or not bool(value):
+                    return None
+            except Exception:  # ExpressionError, or a value whose truth is undefined: no match there
+                return None
+            return f"{self.expression.text} → {_short(value)}"
+        try:
+            text = json.dumps(jsonable(dict(values)), ensure_ascii=False, sort_keys=True)
+        except Exception:
+            return None
+        at = text.lower().find(self._needle)
+        if at < 0:
+            return None
+        start = max(at - _EXCERPT // 2, 0)
+        piece = text[start:start + _EXCERPT]
+        return ("…" if start else "") + piece + ("…" if start + _EXCERPT < len(text) else "")
+
+
+def _lister(store: Any) -> Any:
+    """What lists full checkpoints by store key: the saver behind an `OwnStore`, else the store."""
+    return getattr(store, "saver", store)
+
+
+def _checkpoints(store: Any, key: str, before: str | None, limit: int) -> Iterator[Any]:
+    lister = _lister(store)
+    if callable(getattr(lister, "list", None)):
+        return iter(lister.list(key, before=before, limit=limit))
+    return (c for h in store.list_headers(key, before=before, limit=limit)
+            if (c := store.get(key, h.id)) is not None)
+
+
+class StoreSearch:
+    """A resumable scan of a store's history (see the module docstring).
+
+    `threads`: the thread ids to search, in order (None: every thread of the store, most
+    recently updated first; `first` comes first when it is one of them). `subgraphs`: also
+    the threads' subgraph namespaces."""
+
+    def __init__(self, query: str, mode: str = "text", *, threads: Sequence[str] | None = None,
+                 first: str | None = None, subgraphs: bool = True) -> None:
+        self.matcher = Matcher(query, mode)
+        self.subgraphs = subgraphs
+        self.first = first
+        self._threads: list[str] | None = list(threads) if threads is not None else None
+        self._thread = 0
+        self._spaces: list[str] | None = None
+        self._space = 0
+        self._before: str | None = None
+        self.scanned = 0
+        """Checkpoints read so far."""
+        self.matched = 0
+        self.total: int | None = None
+        """The root graphs' checkpoints in the threads searched, when the store says (progress)."""
+        self.done = False
+        self.cancelled = False
+
+    @property
+    def threads(self) -> int:
+        """How many threads the scan covers (known after the first page)."""
+        return len(self._threads or ())
+
+    @property
+    def thread_id(self) -> str | None:
+        """The thread being scanned (None before the first page and once done)."""
+        if self._threads is None or self._thread >= len(self._threads):
+            return None
+        return self._threads[self._thread]
+
+    def cancel(self) -> None:
+        """Stop at the next checkpoint (safe from any thread); the scan is then done."""
+        self.cancelled = True
+
+    def _start(self, store: Any) -> None:
+        infos = store.threads()
+        if self._threads is None:
+            self._threads = [t.thread_id for t in infos]
+        if self.first is not None and self.first in self._threads:
+            self._threads.remove(self.first)
+            self._threads.insert(0, self.first)
+        wanted = set(self._threads)
+        counts = [t.checkpoints for t in infos if t.thread_id in wanted]
+        self.total = sum(counts) if counts else 0
+
+    def _namespaces(self, store: Any, thread_id: str) -> list[str]:
+        spaces = getattr(store, "namespaces", None) if self.subgraphs else None
+        found = [ns for ns in spaces(thread_id) if ns] if callable(spaces) else []
+        return ["", *found]
+
+    def next_page(self, store: Any, *, budget: int = PAGE, max_hits: int | None = None) -> list[SearchHit]:
+        """Read at most `budget` checkpoints from where the scan stopped and return their
+        matches (at most `max_hits`; the scan then resumes right after the last one)."""
+        if self.done:
+            return []
+        if self._threads is None or self.total is None:
+            self._start(store)
+        assert self._threads is not None
+        hits: list[SearchHit] = []
+        left = max(budget, 1)
+        while left > 0 and not self.cancelled and (max_hits is None or len(hits) < max_hits):
+            if self._thread >= len(self._threads):
+                break
+            thread_id = self._threads[self._thread]
+            if self._spaces is None:
+                self._spaces = self._namespaces(store, thread_id)
+                self._space, self._before = 0, None
+            if self._space >= len(self._spaces):
+                self._thread, self._spaces = self._thread + 1, None
+                continue
+            ns = self._spaces[self._space]
+            read = 0
+            for ckpt in _checkpoints(store, ns_thread_key(thread_id, ns), self._before, left):
+                read += 1
+                self.scanned += 1
+                self._before = ckpt.id
+                excerpt = self.matcher.match(ckpt.values)
+                if excerpt is not None:
+                    hits.append(SearchHit(thread_id=thread_id, namespace=ns, checkpoint_id=ckpt.id, step=ckpt.step,
+                                          source=ckpt.source, excerpt=excerpt,
+                                          nodes=tuple(ckpt.nodes_ran) if ckpt.source != "fork" else ()))
+                    if max_hits is not None and len(hits) >= max_hits:
+                        break
+                if self.cancelled:
+                    break
+            if read < left and not self.cancelled and (max_hits is None or len(hits) < max_hits):
+                self._space, self._before = self._space + 1, None  # the namespace is read to its end
+            left -= read
+        self.matched += len(hits)
+        if self.cancelled or self._thread >= len(self._threads):
+            self.done = True
+        return hits
+
+    def describe(self) -> str:
+        """Progress in words: "3 matches in 1,200 checkpoints of 2 threads (searching…)"."""
+        of = f" of about {self.total:,}" if self.total and self.total > self.scanned else ""
+        threads = self.threads
+        where = f" in {threads:,} thread{'s' if threads != 1 else ''}" if threads else ""
+        state = "stopped" if self.cancelled else "done" if self.done else "more to search"
+        return (f"{self.matched:,} match{'es' if self.matched != 1 else ''} in {self.scanned:,} checkpoints{of}"
+                f"{where} ({state})")
