@@ -84,7 +84,7 @@ class Matcher:
         at = text.lower().find(self._needle)
         if at < 0:
             return None
-        start = max(at - _EXCERPT // 2, 0)
+        start = max(at - 16, 0)  # a little context before, the match early enough to show in a column
         piece = text[start:start + _EXCERPT]
         return ("…" if start else "") + piece + ("…" if start + _EXCERPT < len(text) else "")
 
