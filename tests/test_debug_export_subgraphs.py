@@ -199,6 +199,12 @@ def test_export_from_a_langgraph_sqlite_store_reads_like_the_original(open_windo
     assert history_json(out, "t1") == history_json(db, "t1")  # ids, parents, namespaces, values
     window = open_window(database=out, thread_id="t1")
     _subgraph_rows_under_their_step(window, sub_ids)
+    # a branch: the root checkpoint that planned `tools` owns its subgraph run; its parent does not
+    store = open_store(db)
+    owner = next(h for h in store.list_headers("t1") if h.next == ("tools",))
+    with_sub = export_thread(store, "t1", tmp_path / "with.sqlite", branch=owner.id)
+    without = export_thread(store, "t1", tmp_path / "without.sqlite", branch=owner.parent_id)
+    assert (with_sub.subgraph_checkpoints, without.subgraph_checkpoints) == (3, 0)
 
 
 def test_export_from_a_langgraph_postgres_store(pg_url: str, tmp_path: Path) -> None:

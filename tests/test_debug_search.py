@@ -283,3 +283,20 @@ def test_the_search_tab_pauses_continues_and_cancels(open_window, qtbot, big_sto
     assert tools.search_run.done and tools.search_run.cancelled and tools.search_run.scanned < PAGE
     assert panel.search_model.rowCount() < 300 and "search cancelled" in panel.search_note.text()
     assert not panel.search_more.isVisible() and not panel.search_stop.isVisible()
+
+
+def test_retrograph_search_reads_a_langgraph_postgres_store(pg_url: str) -> None:
+    from langgraph.checkpoint.postgres import PostgresSaver as LangGraphPostgresSaver
+
+    from langgraph_apps import run_app
+
+    with LangGraphPostgresSaver.from_conn_string(pg_url) as saver:
+        saver.setup()
+        run_app("chat", saver, "t1")
+        run_app("flow", saver, "t2")
+    code, out, err = cli(pg_url, "found", "--json")
+    found = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and found and {f["thread_id"] for f in found} == {"t1"}
+    assert any(f["checkpoint_ns"].startswith("tools:") for f in found)  # inside the subgraph too
+    code, out, _ = cli(pg_url, "-e", "'join' in log", "--thread", "t2")
+    assert code == 0 and out.count("\n") >= 1 and "t2\t" in out
