@@ -6,11 +6,12 @@ on a light background with or without `resources/style.qss`.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping
 
 from studio.core.safe import total
-from PySide6.QtCore import QModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPalette
+from PySide6.QtCore import QModelIndex, QObject, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetrics, QPainter, QPalette, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
@@ -39,6 +40,8 @@ __all__ = [
     "title_label",
     "paint_badge",
     "metrics_of",
+    "wrap_text",
+    "line_height",
     "escape",
 ]
 
@@ -191,38 +194,161 @@ def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFo
     return width
 
 
+_LINE_HEIGHTS: dict[str, int] = {}
+
+
+def line_height(font: QFont) -> int:
+    """The height of one line of laid-out text in `font`: what the style gives each line
+    of a wrapped cell (QTextLayout rounds up: it can be a pixel more than lineSpacing)."""
+    key = font.key()
+    hit = _LINE_HEIGHTS.get(key)
+    if hit is None:
+        layout = QTextLayout("Xg", font)
+        layout.beginLayout()
+        line = layout.createLine()
+        line.setLineWidth(1000)
+        layout.endLayout()
+        hit = _LINE_HEIGHTS[key] = max(metrics_of(font).lineSpacing(), int(math.ceil(line.height())))
+    return hit
+
+
+_WRAPPED: dict[tuple[str, str, int, int, int], tuple[str, ...]] = {}
+_WRAP_PAD = 3
+"""Space above and below the lines of a wrapped cell."""
+
+
+def wrap_text(text: str, font: QFont, width: int, first: int | None = None, max_lines: int = 5) -> tuple[str, ...]:
+    """`text` broken into lines no wider than `width` px (the first line `first` px, when a
+    badge takes the start of it): at spaces, or inside a word too long for any line, so
+    no name is ever cut. A first word that does not fit beside the badge starts on the
+    second line (the first is then ""); a name too long for any line breaks after "_" or
+    ".", else anywhere. Past `max_lines` the last line ends in "…": a
+    hostile 300-node superstep must not make a row taller than the screen. Results are
+    kept, since views paint the same cells often."""
+    text = text[:4000]
+    first = width if first is None else min(first, width)
+    key = (text, font.key(), width, first, max_lines)
+    hit = _WRAPPED.get(key)
+    if hit is not None:
+        return hit
+    metrics = metrics_of(font)
+    if width <= 0 or ("\n" not in text and metrics.horizontalAdvance(text) <= first):
+        lines: tuple[str, ...] = (text,)
+    else:
+        found: list[str] = []
+        word = text.split(None, 1)[0] if text.strip() else text
+        if metrics.horizontalAdvance(word) > first and first < width:
+            found.append("")  # the first word goes under the badge rather than being split
+            first = width
+        # a name too long for a line breaks after "_", "." or "-" before it breaks anywhere
+        shown = text.replace("\n", "\u2028")
+        for mark in "_.-/":
+            shown = shown.replace(mark, mark + "\u200b")
+        layout = QTextLayout(shown, font)
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        while len(found) <= max_lines:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(first if not found else width)
+            found.append(shown[line.textStart():line.textStart() + line.textLength()].replace("\u200b", "").rstrip())
+        layout.endLayout()
+        if len(found) > max_lines:
+            rest = " ".join(found[max_lines - 1:])
+            found = found[:max_lines - 1] + [metrics.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+        lines = tuple(found) or ("",)
+    if len(_WRAPPED) > 4096:
+        _WRAPPED.clear()
+    _WRAPPED[key] = lines
+    return lines
+
+
 class BadgeDelegate(QStyledItemDelegate):
-    """Paints `BadgeRole` (text, kind) as a pill, then the cell's display text after it."""
+    """Paints `BadgeRole` (text, kind) as a pill, then the cell's display text after it.
+
+    With `wrap=True` a text too long for its cell is broken over several lines instead of
+    ending in "…"; `sizeHint` then answers the height those lines need for the width in
+    `option.rect` (the view decides which rows to ask: see the timeline panel)."""
+
+    def __init__(self, parent: QObject | None = None, *, wrap: bool = False) -> None:
+        super().__init__(parent)
+        self.wrap = wrap
 
     @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         badge = index.data(BadgeRole)
-        if not badge:
+        if not badge and not self.wrap:
             super().paint(painter, option, index)
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         text = opt.text
-        opt.text = ""
+        lines = self.lines(opt, index, badge)
         style = opt.widget.style() if opt.widget else None
-        if style is not None:
+        if not badge:  # the style draws the lines as any cell's text (padding, colours, selection)
+            if len(lines) > 1:
+                opt.text = "\u2028".join(lines)  # Qt's line separator: a break the style keeps
+                opt.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+            if style is not None:
+                style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+            return
+        opt.text = ""
+        if style is not None:  # background, selection, focus
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        metrics = metrics_of(opt.font)
+        step = line_height(opt.font)
         rect = QRectF(opt.rect.adjusted(4, 0, -4, 0))
-        width = paint_badge(painter, rect, str(badge[0]), str(badge[1]), opt.font)
-        if text:
-            painter.save()
-            selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-            role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-            fg = index.data(Qt.ItemDataRole.ForegroundRole)
-            painter.setPen(opt.palette.color(role) if selected or fg is None else fg.color()
-                           if hasattr(fg, "color") else QColor(fg))
-            painter.setFont(opt.font)
-            text_rect = rect.adjusted(width + 6, 0, 0, 0)
-            elided = metrics_of(opt.font).elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
+        band = QRectF(rect) if len(lines) == 1 else QRectF(rect.left(), rect.top() + _WRAP_PAD, rect.width(), step)
+        indent = paint_badge(painter, band, str(badge[0]), str(badge[1]), opt.font) + 6
+        if not text:
+            return
+        painter.save()
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        fg = index.data(Qt.ItemDataRole.ForegroundRole)
+        painter.setPen(opt.palette.color(role) if selected or fg is None else fg.color()
+                       if hasattr(fg, "color") else QColor(fg))
+        painter.setFont(opt.font)
+        if len(lines) == 1:
+            text_rect = rect.adjusted(indent, 0, 0, 0)
+            elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
             painter.drawText(text_rect, _LEFT_MIDDLE, elided)
-            painter.restore()
+        else:  # the first line after the badge, the next ones under it from the left
+            for n, line in enumerate(lines):
+                shift = indent if n == 0 else 0.0
+                painter.drawText(QRectF(rect.left() + shift, rect.top() + _WRAP_PAD + n * step,
+                                        rect.width() - shift, step), _LEFT_MIDDLE, line)
+        painter.restore()
+
+    def lines(self, opt: QStyleOptionViewItem, index: QModelIndex, badge: object = None) -> tuple[str, ...]:
+        """The lines `paint` draws a cell's text in, for `opt` made by `initStyleOption`
+        (one line unless `wrap` and too long for `opt.rect`'s width)."""
+        text = opt.text
+        if not self.wrap or not text:
+            return (text,)
+        if badge:
+            _small, metrics = _badge_font(opt.font)
+            room = max(opt.rect.width() - 8, 20)
+            return wrap_text(text, opt.font, room, max(room - metrics.horizontalAdvance(str(badge[0])) - 18, 0))  # type: ignore[index]
+        # what the style puts around a cell's text (its margins, a style sheet's padding)
+        chrome = super().sizeHint(opt, index).width() - metrics_of(opt.font).horizontalAdvance(text)
+        return wrap_text(text, opt.font, max(opt.rect.width() - max(chrome, 0) - 2, 20))
 
     @total(QSize())
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         size = super().sizeHint(option, index)
-        return QSize(size.width() + 40, max(size.height(), 22)) if index.data(BadgeRole) else size
+        badge = index.data(BadgeRole)
+        if badge:
+            size = QSize(size.width() + 40, max(size.height(), 22))
+        if self.wrap and option.rect.width() > 0:
+            opt = QStyleOptionViewItem(option)
+            self.initStyleOption(opt, index)
+            lines = self.lines(opt, index, badge)
+            if len(lines) > 1:
+                step = line_height(opt.font)
+                wanted = len(lines) * step + 2 * _WRAP_PAD if badge else size.height() + (len(lines) - 1) * step
+                size.setHeight(max(size.height(), wanted))
+        return size

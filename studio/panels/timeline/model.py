@@ -324,6 +324,11 @@ class TimelineModel(QAbstractTableModel):
             return self._rows[self._visible[row]]
         return None
 
+    def entry_at(self, row: int) -> int | None:
+        """What a visible row shows, as a key that stays with it when rows above move: a
+        checkpoint's index (>= 0) or a branch header's (< 0); None past the end."""
+        return self._visible[row] if 0 <= row < len(self._visible) else None
+
     def row_of(self, checkpoint_id: str | None) -> int:
         i = self._index.get(checkpoint_id) if checkpoint_id is not None else None
         if i is None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from studio.core.safe import total
 from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeDelegate, KindRole, title_label
+from .heights import RowHeights
 from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
 
 __all__ = ["TimelinePanel"]
@@ -124,9 +125,9 @@ class TimelinePanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setItemDelegateForColumn(0, _StepDelegate(self.table))
-        badge = BadgeDelegate(self.table)
-        self.table.setItemDelegateForColumn(1, badge)
-        self.table.setItemDelegateForColumn(2, badge)
+        self.table.setItemDelegateForColumn(1, BadgeDelegate(self.table))
+        # the nodes (and a branch header's text) wrap: a row that needs more lines is taller
+        self.table.setItemDelegateForColumn(2, BadgeDelegate(self.table, wrap=True))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         vertical = self.table.verticalHeader()
@@ -137,6 +138,7 @@ class TimelinePanel(QWidget):
         header.setHighlightSections(False)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self._size_columns()
+        self.heights = RowHeights(self.table, self.model, wrapped=(2,))
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._on_rows_changed)
         self.table.clicked.connect(self._on_clicked)
@@ -185,6 +187,7 @@ class TimelinePanel(QWidget):
         self._after_change()
         if at_bottom:
             self.table.scrollToBottom()
+        self.heights.fit()  # the new row's height now, not one frame later
 
     def add_row(self, row: TimelineRow) -> None:
         self.append_rows([row])
@@ -247,6 +250,8 @@ class TimelinePanel(QWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             self._size_columns()
+            if hasattr(self, "heights"):
+                self.heights.forget()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
