@@ -132,9 +132,20 @@ def as_node_choices(graph: Any, base: Any) -> tuple[str, ...]:
 def _dry_run(graph: Any, base: Any, update: Mapping[str, Any], as_node: str,
              on_try: Callable[[str], None] | None = None) -> Any:
     if on_try is not None:
-        on_try(f"`{as_node}`'s write (its reducers and routers)")
+        on_try(_what_runs(graph, as_node))
     run = graph.new_run(None, {"configurable": {"thread_id": base.thread_id}}, checkpointer=None)
     return run.apply_updates(base, [(dict(update), as_node)])
+
+
+def _what_runs(graph: Any, as_node: str) -> str:
+    """What a dry run as `as_node` calls, as the UI names it if it hangs: the node's
+    routers (user code that may call a model), else its reducers."""
+    branches = getattr(graph.runners.get(as_node), "branches", ())
+    names = [getattr(b[0] if isinstance(b, tuple) else b, "name", "") for b in branches]
+    routers = ", ".join(f"`{n}`" for n in names if n)
+    if routers:
+        return f"router{'s' if len(names) > 1 else ''} {routers} (after `{as_node}`'s write)"
+    return f"`{as_node}`'s write (its reducers)"
 
 
 def plan_edit(graph: Any, base: Any, changed: Mapping[str, Any], *,

@@ -21,7 +21,7 @@ EdgeKind = Literal["edge", "conditional", "dynamic", "join", "command", "taken"]
 CheckpointSource = Literal["input", "loop", "update", "fork"]
 EventKind = Literal["start", "finish", "error", "interrupt", "commit", "run", "custom", "input", "loop", "update",
                     "fork"]
-ErrorKind = Literal["load", "node", "input", "command", "database", "recorded"]
+ErrorKind = Literal["load", "node", "input", "command", "database", "recorded", "waiting"]
 Status = Literal["no graph", "loading", "ready", "running", "paused", "interrupted", "failed", "done", "stopped",
                  "read-only", "inside"]
 
@@ -244,7 +244,8 @@ class ErrorReport:
     kind: ErrorKind
     """"load" (import, syntax, no graph), "node" (a node raised), "input" (bad JSON),
     "command" (a command was refused or failed), "database", "recorded" (an error saved in
-    a run opened without its code)."""
+    a run opened without its code), "waiting" (a command waits for user code that has not
+    returned, e.g. a fork's router: the banner offers to abandon it)."""
     title: str
     message: str
     detail: str = ""

@@ -4,13 +4,24 @@ will merge each, the conflicts the commit will meet, the joins still waiting, an
 a commit, how each key's writes merged into the state."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QTextDocument, QTextOption
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from studio.core.explain import WhyView, pending_groups
+from studio.core.safe import total
 from studio.core.valuefmt import preview
-from studio.panels._common import title_label
+from studio.panels._common import MUTED, escape, title_label
 
 __all__ = ["SuperstepPanel"]
 
@@ -29,7 +40,72 @@ def _item(texts: list[str], *, colour: QColor | None = None, bold: bool = False,
             font.setBold(True)
             item.setFont(col, font)
         item.setToolTip(col, tip or texts[col])
+    item.setToolTip(0, tip or "  ".join(t for t in texts if t))
     return item
+
+
+class _Paragraph(QStyledItemDelegate):
+    """A row of the superstep tree as one paragraph wrapped to the panel's width: the
+    row's name (its colour, bold if the row is), then its explanation, then the reducer
+    in grey. The tree shows only this column; the other two hold the parts (and tests)."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self.tree = tree
+
+    def _document(self, index: QModelIndex | QPersistentModelIndex, width: int) -> QTextDocument:
+        font = index.data(Qt.ItemDataRole.FontRole)
+        font = QFont(font) if isinstance(font, QFont) else QFont(self.tree.font())
+        brush = index.data(Qt.ItemDataRole.ForegroundRole)
+        colour = brush.color().name() if brush is not None and hasattr(brush, "color") else None
+        name = escape(str(index.data() or ""))
+        style = (f"color: {colour};" if colour else "") + ("font-weight: 600;" if font.bold() else "")
+        html = f"<span style='{style}'>{name}</span>" if style else name
+        detail = index.siblingAtColumn(1).data()
+        if detail:
+            html += "&nbsp;&nbsp;" + escape(str(detail))
+        extra = index.siblingAtColumn(2).data()
+        if extra:
+            html += f" <span style='color: {MUTED}'>· {escape(str(extra))}</span>"
+        html = f"<p style='margin: 0; margin-left: 14px; text-indent: -14px'>{html}</p>"  # a hanging indent
+        font.setBold(False)
+        doc = QTextDocument()
+        doc.setDefaultFont(font)
+        doc.setDocumentMargin(2)
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        doc.setDefaultTextOption(option)
+        doc.setHtml(html)
+        doc.setTextWidth(max(width, 40))
+        return doc
+
+    def _width(self, index: QModelIndex | QPersistentModelIndex) -> int:
+        """Column 0's width less the indentation of the row's level."""
+        depth, parent = 0, index.parent()
+        while parent.isValid():
+            depth, parent = depth + 1, parent.parent()
+        levels = depth + (1 if self.tree.rootIsDecorated() else 0)
+        return self.tree.columnWidth(0) - levels * self.tree.indentation() - 4
+
+    @total(None)
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget else None
+        if style is not None:  # background, selection, focus
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        doc = self._document(index, opt.rect.width() - 4)
+        painter.save()
+        painter.translate(QPointF(opt.rect.left() + 2, opt.rect.top() + 1))
+        doc.drawContents(painter)
+        painter.restore()
+
+    @total(QSize())
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        width = self._width(index)
+        doc = self._document(index, width)
+        return QSize(width, int(doc.size().height()) + 2)
 
 
 class SuperstepPanel(QWidget):
@@ -46,21 +122,31 @@ class SuperstepPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.title = title_label("Superstep")
-        self.summary = QLabel("Nothing runs yet.")
-        self.summary.setWordWrap(True)
-        self.summary.setObjectName("superstepSummary")
+        # the title and the summary share one wrapped label: the dock is short at 1280x720
+        self.title = title_label("")
+        self.title.setObjectName("superstepSummary")
+        self.title.setFont(self.font())
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self._set_title("Superstep", "Nothing runs yet.")
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
         self.tree.setHeaderLabels(["", "", ""])
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(True)
-        self.tree.setWordWrap(True)
+        self.tree.setIndentation(14)
         self.tree.setUniformRowHeights(False)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # one column, each row a paragraph wrapped to the width (nothing ends in "…")
+        self.tree.setItemDelegateForColumn(0, _Paragraph(self.tree))
+        self.tree.setColumnHidden(1, True)
+        self.tree.setColumnHidden(2, True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())  # wrap to the new width
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
-        layout.addWidget(self.summary)
         self.conflict_note = QLabel("")
         self.conflict_note.setObjectName("conflictNote")
         self.conflict_note.setWordWrap(True)
@@ -69,6 +155,9 @@ class SuperstepPanel(QWidget):
         layout.addWidget(self.conflict_note)
         layout.addWidget(self.tree, 1)
         self.why = WhyView()
+
+    def _set_title(self, title: str, summary: str) -> None:
+        self.title.setText(f"<b style='color: #102a43'>{escape(title)}</b>&nbsp; {escape(summary)}")
 
     def section(self, name: str) -> QTreeWidgetItem | None:
         """The top-level row whose text starts with `name` (tests, and the README)."""
@@ -82,8 +171,7 @@ class SuperstepPanel(QWidget):
         self.why = why
         self.tree.clear()
         where = " (viewing a checkpoint)" if why.viewing else ""
-        self.title.setText(f"Superstep {why.step}{where}" if why.step is not None else f"Superstep{where}")
-        self.summary.setText(why.summary)
+        self._set_title(f"Superstep {why.step}{where}" if why.step is not None else f"Superstep{where}", why.summary)
         self.conflict_note.setText("\n".join(t.replace("`", "") for t in why.conflicts))
         self.conflict_note.setVisible(bool(why.conflicts))
         if why.together:
@@ -96,7 +184,10 @@ class SuperstepPanel(QWidget):
                 count = why.together.count(node)
                 mark = "✓ " if node in why.finished else "· "
                 name = f"{mark}{node}" + (f" ×{count}" if count > 1 else "")
-                runs.addChild(_item([name, why.hover.get(node, "").replace("`", ""), ""],
+                reason = why.hover.get(node, "").replace("`", "")
+                if reason.startswith(f"{node} "):  # "search_db runs next because…": the name is there
+                    reason = reason[len(node) + 1:]
+                runs.addChild(_item([name, reason, ""],
                                     colour=_PENDING if node in why.finished else None))
             self.tree.addTopLevelItem(runs)
         if why.pending:
@@ -131,9 +222,3 @@ class SuperstepPanel(QWidget):
         for i in range(self.tree.topLevelItemCount()):
             self.tree.topLevelItem(i).setFirstColumnSpanned(True)
         self.tree.expandAll()
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.tree.setColumnWidth(0, 160)
-        self.tree.setColumnWidth(2, 110)
-        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)

@@ -67,7 +67,7 @@ class Session(SessionSignals):
         self.state = state = SessionState.new(db_path, self._on_run_event)
         self.presenter = Presenter(state, self)
         self.tasks = ViewTasks(self.presenter)
-        self.travel = TimeTravel(state, self, self.presenter, self.tasks)
+        self.travel = TimeTravel(state, self, self.presenter, self.tasks, self._submit)
         self.loading = Loading(state, self, self.presenter, self.tasks, self.travel, poll_ms=poll_ms)
         self.events = RunEvents(state, self, self.presenter)
         self.explaining = Explaining(state, self)

@@ -7,13 +7,14 @@ keeps the old one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from engine.checkpoint import ERROR, INTERRUPT
 from engine.checkpoint.ids import ns_thread_key
 from studio.core import convert
 from studio.core.driver import PendingInterrupt
+from studio.core.dryrun import run_in_slot
 from studio.core.edits import EditHow, EditPlanner, plan_edit
 from studio.core.records import Comparison, ErrorReport, GraphMarks
 from studio.core.state import TRAIL, SessionState, ran_nodes, task_counts
@@ -29,11 +30,13 @@ class TimeTravel:
     """Select, back/forward, rewind, edit-and-fork, compare."""
 
     def __init__(self, state: SessionState, signals: SessionSignals, presenter: Presenter,
-                 tasks: ViewTasks) -> None:
+                 tasks: ViewTasks, submit: Callable[[str, Callable[[], Awaitable[Any]]], bool]) -> None:
         self.state = state
         self.signals = signals
         self.presenter = presenter
         self.tasks = tasks
+        self.submit = submit
+        """The session's command guard: run a command, one at a time."""
 
     async def show_checkpoint(self, checkpoint_id: str | None, *, live: bool) -> None:
         """Load a checkpoint and show its state, its diff vs its parent, and its marks."""
@@ -194,7 +197,7 @@ class TimeTravel:
         if self.state.busy:
             self.signals.message.emit("Stop the running command before editing the state (Shift+F5).")
             return
-        self.tasks.schedule(self._edit_and_fork(checkpoint_id, dict(values), as_node, dict(how or {})))
+        self.submit("fork", lambda: self._edit_and_fork(checkpoint_id, dict(values), as_node, dict(how or {})))
 
     def planner(self, checkpoint_id: str, callback: Callable[[dict[str, Any], Any], None]) -> None:
         """Read a checkpoint off the UI thread, then call `callback(values, planner)` from
@@ -218,6 +221,26 @@ class TimeTravel:
 
     async def _edit_and_fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str | None,
                              how: dict[str, EditHow]) -> None:
+        try:
+            await self._fork(checkpoint_id, values, as_node, how)
+        except asyncio.CancelledError:  # Abandon / Stop: the guard is released now
+            self.signals.message.emit("Fork abandoned: the graph's code goes on in its thread until it "
+                                      "returns, and its result is dropped. The history is unchanged.")
+        finally:
+            error = self.state.error
+            if error is not None and error.kind == "waiting":
+                self.presenter.set_error(None)
+
+    def _waiting(self, label: str, seconds: float) -> None:
+        """The fork's dry run or save has run past its time: say what, offer to abandon."""
+        self.presenter.set_error(ErrorReport(
+            kind="waiting", title="Fork waiting",
+            message=f"fork waiting: {label} has not returned after {seconds:.0f} s.",
+            hint="Abandon (or Stop, Shift+F5) gives this fork up and frees the studio: the code goes on in "
+                 "its thread until it returns (Python cannot stop a thread), and its result is dropped."))
+
+    async def _fork(self, checkpoint_id: str, values: dict[str, Any], as_node: str | None,
+                    how: dict[str, EditHow]) -> None:
         s, p = self.state, self.presenter
         if s.graph is None or s.reader is None or s.thread_id is None:
             self.signals.message.emit("Editing the state needs the graph's code (open with --graph FILE).")
@@ -228,8 +251,9 @@ class TimeTravel:
         if base is None:
             self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
             return
-        try:  # off the UI thread: the dry run calls the graph's reducers and routers
-            plan = await loop.run_in_executor(None, lambda: plan_edit(graph, base, values, how=how, as_node=as_node))
+        try:  # off the UI thread, abandonable: the dry run calls the graph's reducers and routers
+            plan = await run_in_slot(lambda report: plan_edit(graph, base, values, how=how, as_node=as_node,
+                                                              on_try=report), on_late=self._waiting)
         except ValueError as exc:
             p.set_error(ErrorReport(kind="input", title="Cannot apply this edit", message=str(exc)))
             return
@@ -240,13 +264,19 @@ class TimeTravel:
             self.signals.message.emit("Nothing changed: no fork was made.")
             return
         config = {"configurable": {"thread_id": thread, "checkpoint_id": checkpoint_id}}
-        try:  # off the UI thread: it reads and writes a checkpoint, which may be big
-            new_config = await loop.run_in_executor(
-                None, lambda: graph.update_state(config, plan.update(), as_node=plan.as_node))
+
+        def save(report: Callable[[str], None]) -> Any:
+            report(f"saving the edit as `{plan.as_node}` (its routers)")
+            return graph.update_state(config, plan.update(), as_node=plan.as_node)
+
+        try:  # it reads and writes a checkpoint, which may be big, and calls the routers again
+            new_config = await run_in_slot(save, on_late=self._waiting)
         except Exception as exc:
             p.set_error(ErrorReport(kind="input", title="update_state refused the edit",
                                   message=f"{type(exc).__name__}: {exc}"))
             return
+        if s.error is not None and s.error.kind == "waiting":
+            p.set_error(None)
         new_id = new_config["configurable"]["checkpoint_id"]
         created = await s.reader.checkpoint(s.thread_id, new_id)
         if created is not None:
@@ -254,7 +284,8 @@ class TimeTravel:
             if s.history.add(row):
                 self.signals.timelineRowAdded.emit(row)
         self._move_head(new_id)
-        await self.show_checkpoint(new_id, live=True)
+        # shown as a view (as rewind does): "settled" waits for it, a newer view replaces it
+        self.tasks.schedule(self.show_checkpoint(new_id, live=True))
         done = ", ".join(f"{e.key} (replaced)" if e.how == "replace" else
                          f"{e.key} (through {e.reducer})" if e.how == "reduce" else e.key for e in plan.edits)
         self.signals.message.emit(f"Edited {done} on a new branch (source: update, as {plan.as_node}). "

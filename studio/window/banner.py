@@ -13,6 +13,7 @@ class ErrorBanner(QFrame):
     """Hidden until `show_error()`; the details (a traceback) fold out on demand."""
 
     reloadRequested = Signal()
+    abandonRequested = Signal()
     dismissed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -36,11 +37,15 @@ class ErrorBanner(QFrame):
         self.toggle.toggled.connect(self._on_toggle_details)
         self.reload = QPushButton("Reload (Ctrl+R)")
         self.reload.clicked.connect(self.reloadRequested)
+        self.abandon = QPushButton("Abandon")
+        self.abandon.setToolTip("Give up waiting (Shift+F5): the code goes on in its thread until it returns, "
+                                "and its result is dropped")
+        self.abandon.clicked.connect(self.abandonRequested)
         close = QPushButton("Dismiss")
         close.clicked.connect(self._on_dismiss)
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
-        for button in (self.toggle, self.reload, close):
+        for button in (self.toggle, self.reload, self.abandon, close):
             head.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
@@ -66,6 +71,7 @@ class ErrorBanner(QFrame):
         self.toggle.setVisible(bool(error.detail))
         self.toggle.setChecked(False)
         self.reload.setVisible(error.kind in ("load", "node"))
+        self.abandon.setVisible(error.kind == "waiting")
         self.show()
 
     def _on_toggle_details(self, shown: bool) -> None:

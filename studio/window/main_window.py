@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self.panels.graph.legend_toggled.connect(a.legend.setChecked)
         a.quit.triggered.connect(self.close)
         self.banner.reloadRequested.connect(self._on_reload)
+        self.banner.abandonRequested.connect(s.stop)
         self.banner.dismissed.connect(s.clear_error)
 
     def _connect_session(self) -> None:
