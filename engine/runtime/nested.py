@@ -113,8 +113,13 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
                 configurable["checkpoint_id"] = found.id
         elif parent.resuming:
             latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
-            if latest is not None and latest.tasks:  # unfinished: continue it, not the input
+            # unfinished: continue it, not the input. In the superstep the parent resumed,
+            # a finished one continues too (as LangGraph): its nodes do not run again and
+            # the task gets its state as it is (an update_state on it included)
+            if latest is not None and latest.tasks:
                 input = _resume_input(ctx, None)
+            elif latest is not None and parent.step + 1 == parent._first_step:
+                input = None  # nothing in it waits for the resume value: the node keeps it
     child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
                                durability=parent.durability)
     child.fresh = fresh
