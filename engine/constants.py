@@ -1,7 +1,8 @@
 """Names the graph reserves for itself."""
 from __future__ import annotations
 
-__all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY"]
+__all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY",
+           "ERROR_HANDLER_PREFIX", "DEFAULT_ERROR_HANDLER"]
 
 START = "__start__"
 """The virtual entry node: edges from it name the graph's entry points."""
@@ -22,5 +23,11 @@ PUSH_PATH = "__pregel_push"
 NODE_FINISHED_KEY = "__pregel_node_finished"
 """A `configurable` key whose value, a callable, is told the name of every node that
 finishes without error, at every level of subgraphs (LangGraph's hook of that name)."""
+
+ERROR_HANDLER_PREFIX = "__error_handler__"
+"""A node's own error handler runs as the node `__error_handler__<node>` (LangGraph's name)."""
+
+DEFAULT_ERROR_HANDLER = "__default_error_handler__"
+"""The node of the handler set_node_defaults(error_handler=...) gives every other node."""
 
 RESERVED_NAMES = frozenset({START, END, INTERRUPT_KEY})

@@ -133,3 +133,98 @@ def test_a_node_named_like_the_default_handler_is_refused():
     g.add_edge(START, "__default_error_handler__")
     with pytest.raises(ValueError, match="`__default_error_handler__` collides with the default error handler"):
         g.compile()
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_handler_starts_while_a_sibling_still_runs(kind):
+    import threading
+
+    handler_ran = threading.Event()
+
+    def handle(state, error: NodeError):
+        handler_ran.set()
+        return {"log": ["handled"]}
+
+    def slow(state):  # finishes only once the handler of its failed sibling has started
+        return {"log": [f"saw handler: {handler_ran.wait(5)}"]}
+
+    async def aslow(state):
+        for _ in range(500):
+            if handler_ran.is_set():
+                break
+            await asyncio.sleep(0.01)
+        return {"log": [f"saw handler: {handler_ran.is_set()}"]}
+
+    async def abad(state):
+        raise ValueError("boom")
+
+    g = StateGraph(S)
+    g.add_node("bad", bad if kind == "sync" else abad, error_handler=handle)
+    g.add_node("slow", slow if kind == "sync" else aslow)
+    g.add_edge(START, "bad")
+    g.add_edge(START, "slow")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    out = graph.invoke({"log": []}, cfg) if kind == "sync" else asyncio.run(graph.ainvoke({"log": []}, cfg))
+    assert sorted(out["log"]) == ["handled", "saw handler: True"]
+    assert graph.get_state(cfg).next == ()
+
+
+def test_handlers_that_crash_run_again_on_resume_not_their_nodes():
+    calls: list[str] = []
+    crash = [True]
+
+    def node(name):
+        def fail(state):
+            calls.append(name)
+            raise RuntimeError(f"{name} failed")
+        return fail
+
+    def handle(state, error: NodeError):
+        calls.append(f"handler {error.node}")
+        if crash[0]:
+            raise RuntimeError("handler crash")
+        return {"log": [f"recovered {error.node}"]}
+
+    g = StateGraph(S)
+    g.add_node("a", node("a"), error_handler=handle)
+    g.add_node("b", node("b"), error_handler=handle)
+    g.add_edge(START, "a")
+    g.add_edge(START, "b")
+    graph = g.compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    with pytest.raises(RuntimeError, match="handler crash"):
+        graph.invoke({"log": []}, cfg)
+    assert sorted(calls) == ["a", "b", "handler a", "handler b"]  # both handlers ran
+    crash[0] = False
+    calls.clear()
+    out = graph.invoke(None, cfg)
+    assert sorted(calls) == ["handler a", "handler b"]
+    assert sorted(out["log"]) == ["recovered a", "recovered b"]
+
+
+def test_breakpoints_may_name_an_error_handler():
+    def route(state, error: NodeError):
+        return Command(update={"log": ["handled"]}, goto="z")
+
+    g = StateGraph(S)
+    g.add_node("bad", bad, error_handler=route)
+    g.add_node("z", lambda s: {"log": ["z"]})
+    g.add_edge(START, "bad")
+    cfg = {"configurable": {"thread_id": "t"}}
+    # before: the handler runs within its node's superstep, so there is no pause before it
+    before = g.compile(checkpointer=InMemorySaver(), interrupt_before=["__error_handler__bad"])
+    assert before.invoke({"log": []}, cfg) == {"log": ["handled", "z"]}
+    # after: the run stops once the handler's superstep is saved, with `z` next
+    after = g.compile(checkpointer=InMemorySaver(), interrupt_after=["__error_handler__bad"])
+    assert list(after.stream({"log": []}, cfg, stream_mode="updates"))[-1] == {"__interrupt__": ()}
+    assert after.get_state(cfg).next == ("z",)
+    assert after.invoke(None, cfg) == {"log": ["handled", "z"]}
+    # only a handler that exists may be named
+    with pytest.raises(ValueError, match="__error_handler__z"):
+        g.compile(interrupt_before=["__error_handler__z"])
+    defaults = StateGraph(S).set_node_defaults(error_handler=handler)
+    defaults.add_node("bad", bad)
+    defaults.add_edge(START, "bad")
+    assert defaults.compile(interrupt_after=["__default_error_handler__"]).invoke({"log": []}) == {
+        "log": ["bad:ValueError"]}

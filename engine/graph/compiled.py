@@ -22,7 +22,7 @@ from ..checkpoint.base import (
     ns_thread_key,
     split_thread_key,
 )
-from ..constants import INTERRUPT_KEY, PULL_PATH, PUSH_PATH, START
+from ..constants import DEFAULT_ERROR_HANDLER, ERROR_HANDLER_PREFIX, INTERRUPT_KEY, PULL_PATH, PUSH_PATH, START
 from ..errors import MissingThreadIdError
 from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.nested import nested_outcome, nested_run
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledStateGraph"]
 
-DEFAULT_HANDLER = "__default_error_handler__"
+DEFAULT_HANDLER = DEFAULT_ERROR_HANDLER
 
 
 class CompiledStateGraph:
@@ -142,7 +142,7 @@ class CompiledStateGraph:
             self.runners[DEFAULT_HANDLER].handles_errors = True
         for name_, spec in builder.nodes.items():
             if spec.error_handler is not None:
-                handler = f"__error_handler__{name_}"
+                handler = f"{ERROR_HANDLER_PREFIX}{name_}"
                 self.runners[handler] = NodeRunner(handler, spec.error_handler, (), (), ())
                 self.runners[handler].handles_errors = True
                 self.runners[name_].error_handler = handler

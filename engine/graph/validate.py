@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..constants import END, START
+from ..constants import DEFAULT_ERROR_HANDLER, END, ERROR_HANDLER_PREFIX, START
 from ..errors import GraphCompileError
 
 if TYPE_CHECKING:
@@ -64,8 +64,13 @@ def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> No
             "The graph has no entry point: add an edge from START, e.g. "
             "add_edge(START, 'first_node'), or set_entry_point('first_node')."
         )
+    handlers = {f"{ERROR_HANDLER_PREFIX}{n}" for n, spec in nodes.items() if spec.error_handler is not None}
+    if graph.node_defaults.get("error_handler") is not None:
+        handlers.add(DEFAULT_ERROR_HANDLER)
     for name in dict.fromkeys(interrupt_nodes):
-        if name not in nodes:
+        # an error handler may be named (as in LangGraph): it runs within its node's
+        # superstep, so only interrupt_after stops the run after it
+        if name not in nodes and name not in handlers:
             unknown(name, "interrupt_before/interrupt_after")
     if problems:
         raise GraphCompileError(problems)

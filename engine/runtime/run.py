@@ -317,6 +317,7 @@ class Run(RunStart, RunCommit):
             self._after_tasks_check()
             return done_results
         limit = self.config.get("max_concurrency")
+        gate: asyncio.Semaphore | None = None
         if limit is not None and limit < len(pending):  # config["max_concurrency"]: a bounded superstep
             gate = asyncio.Semaphore(max(1, int(limit)))
             futures = [asyncio.ensure_future(self._gated(gate, t)) for t in pending]
@@ -335,8 +336,15 @@ class Run(RunStart, RunCommit):
                         self._record(result, durable=True)
                     except Exception as exc:  # the saver failed: siblings are still reported
                         save_error = save_error or exc
-                    if result.error is not None and not result.handled and failed is None:
-                        failed = result.error
+                    if result.error is not None:
+                        if not result.handled:
+                            failed = failed or result.error
+                        elif (handler := self._handler_task(result)) is not None:
+                            # as LangGraph: the error handler starts now, beside the siblings
+                            started = asyncio.ensure_future(
+                                self._execute(handler) if gate is None else self._gated(gate, handler))
+                            futures.append(started)
+                            remaining.add(started)
                 if failed is not None and remaining:
                     # as LangGraph: an unhandled error cancels the siblings still running (what
                     # finished stays saved; a retry of the superstep runs only the rest)
@@ -545,6 +553,7 @@ class Run(RunStart, RunCommit):
         workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(count)]
         results: list[TaskResult] = []
         save_error: Exception | None = None
+        handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
         try:
             for _ in range(len(tasks)):
                 result = self._conclude(*await back.get())
@@ -553,8 +562,19 @@ class Run(RunStart, RunCommit):
                     self._record(result, durable=True)
                 except Exception as exc:  # the saver failed: siblings are still reported
                     save_error = save_error or exc
+                if result.handled and (handler := self._handler_task(result)) is not None:
+                    handlers.append(asyncio.ensure_future(self._execute(handler)))
+            for future in handlers:
+                result = await future
+                results.append(result)
+                try:
+                    self._record(result, durable=True)
+                except Exception as exc:
+                    save_error = save_error or exc
         except asyncio.CancelledError:
             jobs.clear()  # tasks not started yet never start; running ones are abandoned
+            for future in handlers:
+                future.cancel()
             raise
         except Exception as exc:
             save_error = save_error or exc
@@ -718,6 +738,13 @@ class Run(RunStart, RunCommit):
             self._emit(event)
         else:
             loop.call_soon_threadsafe(self._emit, event)
+
+    def _handler_task(self, failed: TaskResult) -> PlannedTask | None:
+        """The error-handler task planned for a failed task, while it has not run."""
+        handler_id = f"{failed.task.id}!handler"
+        if handler_id in self.results:
+            return None
+        return next((t for t in self.plan if t.id == handler_id), None)
 
     def _plan_error_handler(self, failed: TaskResult, handler: str) -> None:
         """A failed node with an error handler: the handler joins this superstep as a task

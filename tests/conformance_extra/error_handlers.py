@@ -70,3 +70,73 @@ def case_default_handler_and_failing_handler(api, tmp):
     except KeyError as exc:
         out.append(repr(exc))
     return out
+
+
+def case_handler_starts_while_a_sibling_still_runs(api, tmp):
+    import threading
+
+    x = extra(api)
+    out = {}
+    for kind in ("sync", "async"):
+        handler_ran = threading.Event()
+
+        def handler(state, error: x.NodeError):
+            handler_ran.set()
+            return {"log": [f"handled {error.node}"]}
+
+        def slow(state):  # waits for the handler of its failed sibling
+            return {"log": [f"slow saw handler: {handler_ran.wait(5)}"]}
+
+        async def aslow(state):
+            import asyncio
+            for _ in range(500):
+                if handler_ran.is_set():
+                    break
+                await asyncio.sleep(0.01)
+            return {"log": [f"slow saw handler: {handler_ran.is_set()}"]}
+
+        async def abad(state):
+            raise ValueError("boom")
+
+        g = api.StateGraph(S)
+        g.add_node("bad", bad if kind == "sync" else abad, error_handler=handler)
+        g.add_node("slow", slow if kind == "sync" else aslow)
+        g.add_edge(api.START, "bad")
+        g.add_edge(api.START, "slow")
+        graph = g.compile(checkpointer=api.InMemorySaver())
+        if kind == "sync":
+            values = graph.invoke({"log": []}, thread(kind))
+        else:
+            import asyncio
+            values = asyncio.run(graph.ainvoke({"log": []}, thread(kind)))
+        out[kind] = sorted(values["log"])
+    return out
+
+
+def case_breakpoints_may_name_an_error_handler(api, tmp):
+    x = extra(api)
+    crash = [True]
+
+    def handler(state, error: x.NodeError):
+        if crash[0]:
+            raise KeyError("handler crash")
+        return api.Command(update={"log": [f"handled {error.node}"]}, goto="z")
+
+    out = {}
+    for key in ("interrupt_before", "interrupt_after"):
+        crash[0] = key == "interrupt_before"
+        g = api.StateGraph(S)
+        g.add_node("bad", bad, error_handler=handler)
+        g.add_node("z", lambda s: {"log": ["z"]})
+        g.add_edge(api.START, "bad")
+        graph = g.compile(checkpointer=api.InMemorySaver(), **{key: ["__error_handler__bad"]})
+        runs = []
+        for _ in range(3):
+            try:
+                runs.append(list(graph.stream(None if runs else {"log": []}, thread(key), stream_mode="updates")))
+            except KeyError as exc:
+                runs.append(repr(exc))
+            crash[0] = False
+            runs.append(list(graph.get_state(thread(key)).next))
+        out[key] = runs
+    return out
