@@ -72,45 +72,43 @@ def case_default_handler_and_failing_handler(api, tmp):
     return out
 
 
-def case_handler_starts_while_a_sibling_still_runs(api, tmp):
+def _handler_beside_a_sibling(api, x, kind):
+    import asyncio
     import threading
 
+    handler_ran = threading.Event()
+
+    def handler(state, error: x.NodeError):
+        handler_ran.set()
+        return {"log": [f"handled {error.node}"]}
+
+    def slow(state):  # waits for the handler of its failed sibling
+        return {"log": [f"slow saw handler: {handler_ran.wait(5)}"]}
+
+    async def aslow(state):
+        for _ in range(500):
+            if handler_ran.is_set():
+                break
+            await asyncio.sleep(0.01)
+        return {"log": [f"slow saw handler: {handler_ran.is_set()}"]}
+
+    async def abad(state):
+        raise ValueError("boom")
+
+    g = api.StateGraph(S)
+    g.add_node("bad", bad if kind == "sync" else abad, error_handler=handler)
+    g.add_node("slow", slow if kind == "sync" else aslow)
+    g.add_edge(api.START, "bad")
+    g.add_edge(api.START, "slow")
+    graph = g.compile(checkpointer=api.InMemorySaver())
+    if kind == "sync":
+        return sorted(graph.invoke({"log": []}, thread(kind))["log"])
+    return sorted(asyncio.run(graph.ainvoke({"log": []}, thread(kind)))["log"])
+
+
+def case_handler_starts_while_a_sibling_still_runs(api, tmp):
     x = extra(api)
-    out = {}
-    for kind in ("sync", "async"):
-        handler_ran = threading.Event()
-
-        def handler(state, error: x.NodeError):
-            handler_ran.set()
-            return {"log": [f"handled {error.node}"]}
-
-        def slow(state):  # waits for the handler of its failed sibling
-            return {"log": [f"slow saw handler: {handler_ran.wait(5)}"]}
-
-        async def aslow(state):
-            import asyncio
-            for _ in range(500):
-                if handler_ran.is_set():
-                    break
-                await asyncio.sleep(0.01)
-            return {"log": [f"slow saw handler: {handler_ran.is_set()}"]}
-
-        async def abad(state):
-            raise ValueError("boom")
-
-        g = api.StateGraph(S)
-        g.add_node("bad", bad if kind == "sync" else abad, error_handler=handler)
-        g.add_node("slow", slow if kind == "sync" else aslow)
-        g.add_edge(api.START, "bad")
-        g.add_edge(api.START, "slow")
-        graph = g.compile(checkpointer=api.InMemorySaver())
-        if kind == "sync":
-            values = graph.invoke({"log": []}, thread(kind))
-        else:
-            import asyncio
-            values = asyncio.run(graph.ainvoke({"log": []}, thread(kind)))
-        out[kind] = sorted(values["log"])
-    return out
+    return {kind: _handler_beside_a_sibling(api, x, kind) for kind in ("sync", "async")}
 
 
 def case_breakpoints_may_name_an_error_handler(api, tmp):

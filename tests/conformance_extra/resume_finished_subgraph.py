@@ -59,29 +59,30 @@ def case_subgraph_finished_by_update_state_is_not_rerun(api, tmp):
             "calls": calls, "values": graph.get_state(cfg).values}
 
 
+def _ask_after_subgraph(api, mode):
+    calls = []
+    inner = _inner(api, calls, checkpointer=mode)
+
+    def ask(state):
+        got = inner.invoke({"log": ["x"]})
+        answer = api.interrupt("question")
+        return {"log": [answer, len(got["log"])]}
+
+    def later(state):
+        got = inner.invoke({"log": ["y"]})
+        return {"log": ["later", len(got["log"])]}
+
+    g = api.StateGraph(P)
+    g.add_node("ask", ask)
+    g.add_node("later", later)
+    g.add_edge(api.START, "ask")
+    g.add_edge("ask", "later")
+    graph = g.compile(checkpointer=api.InMemorySaver())
+    cfg = thread(str(mode))
+    graph.invoke({"log": []}, cfg)
+    final = graph.invoke(api.Command(resume="answer"), cfg)
+    return {"final": final, "calls": calls}
+
+
 def case_finished_subgraph_in_an_interrupted_node_keeps_its_output(api, tmp):
-    out = {}
-    for mode in (None, True):
-        calls = []
-        inner = _inner(api, calls, checkpointer=mode)
-
-        def ask(state):
-            got = inner.invoke({"log": ["x"]})
-            answer = api.interrupt("question")
-            return {"log": [answer, len(got["log"])]}
-
-        def later(state):
-            got = inner.invoke({"log": ["y"]})
-            return {"log": ["later", len(got["log"])]}
-
-        g = api.StateGraph(P)
-        g.add_node("ask", ask)
-        g.add_node("later", later)
-        g.add_edge(api.START, "ask")
-        g.add_edge("ask", "later")
-        graph = g.compile(checkpointer=api.InMemorySaver())
-        cfg = thread(str(mode))
-        graph.invoke({"log": []}, cfg)
-        final = graph.invoke(api.Command(resume="answer"), cfg)
-        out[str(mode)] = {"final": final, "calls": calls}
-    return out
+    return {str(mode): _ask_after_subgraph(api, mode) for mode in (None, True)}
