@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 __all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY",
-           "ERROR_HANDLER_PREFIX", "DEFAULT_ERROR_HANDLER"]
+           "ERROR_HANDLER_PREFIX", "DEFAULT_ERROR_HANDLER",
+           "RUNTIME_KEY"]
 
 START = "__start__"
 """The virtual entry node: edges from it name the graph's entry points."""
@@ -23,6 +24,11 @@ PUSH_PATH = "__pregel_push"
 NODE_FINISHED_KEY = "__pregel_node_finished"
 """A `configurable` key whose value, a callable, is told the name of every node that
 finishes without error, at every level of subgraphs (LangGraph's hook of that name)."""
+
+RUNTIME_KEY = "__pregel_runtime"
+"""A `configurable` key under which a caller may seed a runtime object (anything with
+`context` and `store`): a run given no context takes its context, and its store when it
+has one (LangGraph's slot of that name, which a server's graph factory fills)."""
 
 ERROR_HANDLER_PREFIX = "__error_handler__"
 """A node's own error handler runs as the node `__error_handler__<node>` (LangGraph's name)."""

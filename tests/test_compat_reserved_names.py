@@ -57,7 +57,7 @@ def test_other_private_modules_stay_unserved(compat_on) -> None:
     with pytest.raises(ModuleNotFoundError, match="not supported yet by Retrograph"):
         import langgraph._internal._queue  # noqa: F401
     with pytest.raises(ImportError):
-        from langgraph._internal._constants import CONFIG_KEY_RUNTIME  # noqa: F401
+        from langgraph._internal._constants import CONFIG_KEY_SEND  # noqa: F401
 
 
 def test_node_finished_hook_hears_every_level_in_order() -> None:
@@ -107,3 +107,45 @@ def test_node_finished_hook_hears_every_level_in_order() -> None:
     with pytest.raises(ValueError):
         failing.compile().invoke({"text": ""}, {"configurable": {NODE_FINISHED_KEY: heard.append}})
     assert heard == ["first"]  # a node that raised is not reported as finished
+
+
+def test_overwrite_key_is_the_one_of_an_overwrites_json_form(compat_on) -> None:
+    import dataclasses
+
+    from langgraph._internal._constants import OVERWRITE
+    from langgraph.types import Overwrite
+
+    assert dataclasses.asdict(Overwrite(value=[1])) == {"type": OVERWRITE, "value": [1]}
+    graph = StateGraph(S).add_node("w", lambda s: {"log": {OVERWRITE: ["only"]}}).add_edge(START, "w").compile()
+    assert graph.invoke({"log": ["old"]}) == {"log": ["only"]}
+
+
+def test_runtime_object_seeded_in_the_config(compat_on) -> None:
+    from dataclasses import dataclass
+
+    from langgraph._internal._constants import CONFIG_KEY_RUNTIME
+    from langgraph.runtime import Runtime
+    from langgraph.store.memory import InMemoryStore
+
+    @dataclass
+    class Ctx:
+        user: str = "nobody"
+
+    class Seed:  # what a server's graph factory may put there: not a Runtime
+        def __init__(self, context, store):
+            self.context, self.store = context, store
+
+    seen: list[tuple] = []
+
+    def node(state: S, runtime: Runtime[Ctx]) -> dict:
+        seen.append((runtime.context, runtime.store))
+        return {"log": ["n"]}
+
+    store = InMemoryStore()
+    graph = StateGraph(S, context_schema=Ctx).add_node("n", node).add_edge(START, "n").compile()
+    graph.invoke({"log": []}, {"configurable": {CONFIG_KEY_RUNTIME: Seed({"user": "seeded"}, store)}})
+    graph.invoke({"log": []}, {"configurable": {CONFIG_KEY_RUNTIME: Seed({"user": "seeded"}, None)}},
+                 context={"user": "given"})
+    graph.invoke({"log": []}, {"configurable": {CONFIG_KEY_RUNTIME: Seed(None, None)}})
+    # the seeded context as it is when the run has none; the run's own (coerced) wins
+    assert seen == [({"user": "seeded"}, store), (Ctx(user="given"), None), (None, None)]

@@ -308,3 +308,15 @@ def test_graph_streamed_inside_a_node_names_full_namespaces():
 
     _chain(("p", outer)).invoke({"log": []})
     assert seen == [(["p", "low"], "x"), (["p"], "low")]
+
+
+def test_debug_input_checkpoint_of_a_later_run_names_its_parent():
+    graph = _chain(("a", _say("a")), checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"log": []}, cfg)
+    first = next(e["payload"] for e in graph.stream({"log": []}, cfg, stream_mode="debug")
+                 if e["type"] == "checkpoint")
+    history = {s.config["configurable"]["checkpoint_id"]: s for s in graph.get_state_history(cfg)}
+    own = history[first["config"]["configurable"]["checkpoint_id"]]
+    assert first["metadata"]["source"] == "input"
+    assert first["parent_config"] == own.parent_config and own.parent_config is not None

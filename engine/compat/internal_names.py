@@ -2,17 +2,21 @@
 serves: the reserved strings that appear in the engine's own public data.
 
 A task's path in `StateSnapshot.tasks` starts with PULL or PUSH, a failed task's pending
-write goes to the ERROR channel, an answered interrupt's to RESUME, and a namespace joins
-its levels with NS_SEP and NS_END. Code that compares what the engine returns with these
-names gets the same answer as under LangGraph. Every other private name stays unserved
+write goes to the ERROR channel, an answered interrupt's to RESUME, a namespace joins
+its levels with NS_SEP and NS_END, and an Overwrite's JSON form is keyed by OVERWRITE.
+Code that compares what the engine returns with these names gets the same answer as
+under LangGraph. Two config keys are served for what the engine does with them: the
+node-finished hook and the CONFIG_KEY_RUNTIME slot a caller may seed. Every other private name stays unserved
 (the engine is not Pregel and does not imitate its internals).
 """
 from __future__ import annotations
 
+from ..channels.reducer import OVERWRITE_KEY
 from ..checkpoint.data import ERROR, RESUME
-from ..constants import INTERRUPT_KEY, NODE_FINISHED_KEY, PULL_PATH, PUSH_PATH
+from ..constants import INTERRUPT_KEY, NODE_FINISHED_KEY, PULL_PATH, PUSH_PATH, RUNTIME_KEY
 
-__all__ = ["PULL", "PUSH", "ERROR", "RESUME", "INTERRUPT", "NS_SEP", "NS_END", "CONFIG_KEY_NODE_FINISHED"]
+__all__ = ["PULL", "PUSH", "ERROR", "RESUME", "INTERRUPT", "NS_SEP", "NS_END", "CONFIG_KEY_NODE_FINISHED",
+           "CONFIG_KEY_RUNTIME", "OVERWRITE"]
 
 PULL = PULL_PATH
 PUSH = PUSH_PATH
@@ -22,3 +26,7 @@ NS_SEP = "|"
 NS_END = ":"
 """Between a level's node name and its task id."""
 CONFIG_KEY_NODE_FINISHED = NODE_FINISHED_KEY
+CONFIG_KEY_RUNTIME = RUNTIME_KEY
+"""The config slot a caller may seed with a runtime object (its context and store)."""
+OVERWRITE = OVERWRITE_KEY
+"""The key of an Overwrite's JSON forms ({"__overwrite__": v}, {"type": ..., "value": v})."""

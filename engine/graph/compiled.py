@@ -38,6 +38,7 @@ from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
+from .node_view import NodeView, node_views
 from .nested_state import graph_for_namespace, task_state_config, task_state_namespace
 from .task_results import superstep_record
 
@@ -162,6 +163,33 @@ class CompiledStateGraph:
                                    store=self.store, cache=self.cache)
         graph.bound_config = self.bound_config
         graph.every_node_breaks = self.every_node_breaks
+        return graph
+
+    def copy(self, update: Mapping[str, Any] | None = None) -> CompiledStateGraph:
+        """A copy of the compiled graph (LangGraph's `copy`), with the attributes named in
+        `update` (LangGraph's names) replaced: name, checkpointer, store, cache,
+        interrupt_before_nodes, interrupt_after_nodes, step_timeout, config."""
+        update = dict(update or {})
+        unknown = sorted(k for k in update if k not in _COPYABLE)
+        if unknown:
+            raise TypeError(f"copy() got unknown attribute(s) {', '.join(map(repr, unknown))}; "
+                            f"it can replace: {', '.join(sorted(_COPYABLE))}")
+        graph = copy.copy(self)
+        for key in ("interrupt_before", "interrupt_after"):
+            if f"{key}_nodes" in update:
+                names = tuple(update.pop(f"{key}_nodes") or ())
+                self.builder.validate(names)
+                setattr(graph, key, names)
+        if "checkpointer" in update:
+            checkpointer = update.pop("checkpointer")
+            _check_checkpointer(checkpointer)
+            graph.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
+            graph.persistence = checkpointer if checkpointer is True or checkpointer is False else None
+            graph._register_types()
+        if "config" in update:
+            graph.bound_config = dict(update.pop("config") or {})
+        for key, value in update.items():
+            setattr(graph, key, value)
         return graph
 
     def with_config(self, config: Mapping[str, Any] | None = None, **kwargs: Any) -> CompiledStateGraph:
@@ -625,8 +653,11 @@ class CompiledStateGraph:
         return DrawableGraph.from_compiled(self, xray=xray)
 
     @property
-    def nodes(self) -> dict[str, Any]:
-        return {START: None, **{n: s.fn for n, s in self.builder.nodes.items()}}
+    def nodes(self) -> dict[str, NodeView]:
+        """Each node (error handlers and `__start__` included) as LangGraph's node objects
+        show it: `.bound` is its function, `.copy(update)` a changed copy; calling one
+        calls the function."""
+        return node_views(self)
 
     def __or__(self, other: Any) -> Any:
         """`graph | runnable`: a LangChain chain whose first step is this graph."""
@@ -643,6 +674,8 @@ class CompiledStateGraph:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"
 
 
+_COPYABLE = frozenset({"name", "checkpointer", "store", "cache", "interrupt_before_nodes", "interrupt_after_nodes",
+                       "step_timeout", "config"})
 _INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys", "interrupt_before",
                           "interrupt_after", "durability", "control", "debug", "version", "checkpoint_during"})
 _STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}

@@ -39,7 +39,7 @@ from ..checkpoint.base import (
     new_checkpoint_id,
     ns_thread_key,
 )
-from ..constants import END, NODE_FINISHED_KEY, START
+from ..constants import END, NODE_FINISHED_KEY, RUNTIME_KEY, START
 from ..errors import (
     GraphInterrupt,
     NodeCancelledError,
@@ -196,10 +196,15 @@ class Run(RunStart, RunCommit):
         enclosing = current_task.get()
         outer = enclosing.run if enclosing is not None else None
         """A graph run inside a node (a subgraph) shares the run's context and store."""
-        if context is None and outer is not None:
-            context = outer.context
-        elif context is not None and graph.builder.context_schema is not None:
+        seeded = self.config["configurable"].get(RUNTIME_KEY)
+        """A runtime object a caller put in the config (a server's graph factory does): its
+        context applies when the run is given none, its store when it carries one."""
+        if context is not None and graph.builder.context_schema is not None:
             context = coerce_context(graph.builder.context_schema, context)
+        elif context is None and seeded is not None and getattr(seeded, "context", None) is not None:
+            context = seeded.context  # as it is, as LangGraph takes it
+        elif context is None and outer is not None:
+            context = outer.context
         self.context = context
         self.tracer: GraphTrace | None = None
         """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
@@ -208,6 +213,8 @@ class Run(RunStart, RunCommit):
 
             self.tracer = GraphTrace(self.config, graph.name, ())
         self.store = graph.store if graph.store is not None or outer is None else outer.store
+        if seeded is not None and getattr(seeded, "store", None) is not None:
+            self.store = seeded.store
         self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
         """LangGraph's node-finished hook from the config, told each node that finishes well."""
         self.control = control if control is not None else (outer.control if outer is not None else None)

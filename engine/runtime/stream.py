@@ -307,7 +307,7 @@ class StreamCollector:
                 self._parents[self._ns or self.home_ns] = event.parents
             self.values = self._out(event.values)
             if event.mode == "input" and event.next:
-                self._checkpoint(event.step, event.checkpoint_id, None, "input", event.values, event.next)
+                self._checkpoint(event.step, event.checkpoint_id, event.parent_id, "input", event.values, event.next)
             elif event.mode != "input" and event.checkpoint_id:  # as LangGraph: the checkpoint it goes on from
                 self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source, event.values,
                                  event.next)

@@ -386,7 +386,7 @@ def interrupt_views(interrupts: Iterable[tuple[str, Any]]) -> tuple[InterruptInf
 def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET, last_output: Any = UNSET,
                  extra: Mapping[str, Any] | None = None) -> NodeDetails:
     """A node's source code, edges, and what it last read and returned."""
-    fn = compiled.nodes.get(name) if compiled is not None else None
+    fn = getattr(compiled.nodes.get(name), "bound", None) if compiled is not None else None
     source, file, line = "", None, None
     if fn is not None:
         target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)

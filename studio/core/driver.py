@@ -319,7 +319,7 @@ class RunDriver:
             return await self._inner_move()
         run = await self.ensure_run()
         task = run.pending[0] if run.pending else None
-        if task is None or not is_subgraph(self.graph.nodes.get(task.name)):
+        if task is None or not is_subgraph(getattr(self.graph.nodes.get(task.name), "bound", None)):
             return await self.step_node()
         self.gate = InnerGate()
         run.gate = self.gate

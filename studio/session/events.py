@@ -141,7 +141,7 @@ class RunEvents:
             return
         focus = s.focus
         if isinstance(event, RunStarted) and focus is None:
-            fn = s.graph.nodes.get(namespace[0]) if s.graph is not None else None
+            fn = getattr(s.graph.nodes.get(namespace[0]), "bound", None) if s.graph is not None else None
             try:
                 view = convert.graph_view(fn)
             except Exception:

@@ -135,7 +135,7 @@ class Presenter:
         where = [w for w, points in (("before", before), ("after", after)) if name in points]
         if where:
             extra["breakpoint"] = " and ".join(where)
-        fn = s.graph.nodes.get(name) if s.graph is not None else None
+        fn = getattr(s.graph.nodes.get(name), "bound", None) if s.graph is not None else None
         if is_subgraph(fn):
             extra["subgraph nodes (F11 steps into them)"] = tuple(getattr(fn, "node_names", ()))
         if s.graph is None and s.observed is not None:

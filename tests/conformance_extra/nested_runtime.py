@@ -182,3 +182,18 @@ def case_graph_streamed_inside_a_node_with_subgraphs_names_full_paths(api, tmp):
 
     out = _chain(api, [("p", outer)]).invoke({"log": []})
     return {"out": norm(out), "seen": seen}
+
+
+def case_debug_input_checkpoint_of_a_later_run_names_its_parent(api, tmp):
+    g = _chain(api, [("a", _node("a"))], checkpointer=api.InMemorySaver())
+    low = _chain(api, [("x", _node("x"))], checkpointer=True)
+    stateful = _chain(api, [("low", low)], checkpointer=api.InMemorySaver())
+    out = {}
+    for name, graph in (("plain", g), ("stateful_subgraph", stateful)):
+        runs = []
+        for _ in range(2):
+            runs.append([(_names(ns), e["payload"]["metadata"]["step"], e["payload"]["parent_config"] is not None)
+                         for ns, e in graph.stream({"log": []}, thread(name), stream_mode="debug", subgraphs=True)
+                         if e["type"] == "checkpoint"])
+        out[name] = runs
+    return out

@@ -89,3 +89,32 @@ def case_in_memory_store_api(api, tmp):
         except ValueError:
             out.append("ValueError")
     return out
+
+
+class _Seed:
+    """A runtime-like object a caller puts in the config (not a Runtime)."""
+
+    def __init__(self, context, store):
+        self.context, self.store = context, store
+
+
+def _seeded_run(api, x, schema, kw, seed):
+    seen = {}
+
+    def n(state, runtime: x.Runtime):
+        seen["context"] = repr(runtime.context)
+        seen["store"] = runtime.store is not None and runtime.store.get(("ns",), "k").value
+        return {"out": "ok"}
+
+    g = api.StateGraph(S, context_schema=schema).add_node("n", n).add_edge(api.START, "n").compile()
+    g.invoke({}, {"configurable": {"__pregel_runtime": seed}}, **kw)
+    return seen
+
+
+def case_runtime_object_seeded_in_the_config(api, tmp):
+    x = extra(api)
+    store = x.InMemoryStore()
+    store.put(("ns",), "k", {"from": "seed"})
+    seeds = [_Seed({"user": "seeded"}, store), _Seed(None, None), _Seed({"user": "seeded"}, None)]
+    return [_seeded_run(api, x, schema, kw, seed)
+            for schema in (None, Ctx) for kw in ({}, {"context": {"user": "given"}}) for seed in seeds]
