@@ -205,7 +205,8 @@ def test_get_tuple_and_get_return_langgraph_records(saver):
     _failing(saver)
     found = saver.get_tuple(cfg())
     assert isinstance(found, CheckpointTuple)
-    assert found.checkpoint["channel_values"] == {"foo": "a", "tasks": []}
+    # as LangGraph: the channels that trigger the next tasks, no never-written reducer key
+    assert found.checkpoint["channel_values"] == {"foo": "a", "branch:to:b": None, "branch:to:c": None}
     assert found.metadata == {"source": "loop", "step": 1, "parents": {}, "who": "me"}
     assert found.parent_config["configurable"]["thread_id"] == "1"
     assert sorted((c, v) for _, c, v in found.pending_writes) == [("__error__", "ValueError('boom')"),

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from .data import ERROR, Checkpoint, PendingWrite
 from .ids import now_iso, ns_thread_key, split_thread_key
+from .lg_projection import INTERNAL_CHANNEL_PREFIXES, LGShape, lg_writes, project_chain
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
@@ -94,6 +95,48 @@ def _write_value(channel: str, value: Any) -> Any:
     return value
 
 
+class _Memo:
+    """What one saver-API call has read: pending writes and projected shapes by checkpoint id,
+    so listing a thread replays its ancestry once."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.shapes: dict[str, LGShape] = {}
+        self._writes: dict[str, list[PendingWrite]] = {}
+        self.derived: dict[str, list[tuple[str, str, Any]]] = {}
+        """Writes the store did not keep, read back from a child (lg_projection)."""
+        self.joins: dict[str, set[str]] = {}
+        """Join barrier channels seen in each store key's shapes (a source's arrival is a
+        write to its barrier, which the pending writes of a step before it do not name)."""
+
+    def writes(self, ckpt: Checkpoint) -> list[PendingWrite]:
+        found = self._writes.get(ckpt.id)
+        if found is None:
+            found = self._writes[ckpt.id] = list(self.store.pending_writes(ckpt.thread_id, ckpt.id))
+        return found
+
+    def shape(self, ckpt: Checkpoint) -> LGShape:
+        """LangGraph's bookkeeping as of `ckpt`, replayed from its thread's root (lg_projection)."""
+        if ckpt.id in self.shapes:
+            return self.shapes[ckpt.id]
+        chain: list[Checkpoint] = []
+        cur: Checkpoint | None = ckpt
+        while cur is not None and cur.id not in self.shapes and len(chain) <= _MAX_ANCESTRY:
+            chain.append(cur)
+            cur = self.store.get(cur.thread_id, cur.parent_id) if cur.parent_id else None
+        chain.reverse()
+        start = (self.shapes[cur.id], cur) if cur is not None and cur.id in self.shapes else None
+        shapes = project_chain(chain, self.writes, self.shapes, start, self.derived)
+        joins = self.joins.setdefault(ckpt.thread_id, set())
+        for shape in shapes:
+            joins.update(k for k in shape.extra if k.startswith("join:"))
+        return shapes[-1]
+
+
+_MAX_ANCESTRY = 100_000
+"""Ancestors replayed for one checkpoint's LangGraph shape (older ones are taken as absent)."""
+
+
 class LangGraphSaverAPI:
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
@@ -116,19 +159,17 @@ class LangGraphSaverAPI:
             setattr(cls, name, _dispatching(fn, form))
 
     # -- records ------------------------------------------------------------------------
-    def _tuple(self, ckpt: Any, with_writes: bool = True) -> CheckpointTuple:
-        versions = dict(ckpt.versions)
-        checkpoint = {
-            "v": 4, "id": ckpt.id, "ts": ckpt.created_at, "channel_values": dict(ckpt.values),
-            "channel_versions": versions, "versions_seen": {},
-            "updated_channels": sorted(k for k, v in versions.items() if v == ckpt.id),
-        }
+    def _tuple(self, ckpt: Any, with_writes: bool = True, memo: _Memo | None = None) -> CheckpointTuple:
+        memo = memo if memo is not None else _Memo(self)
+        shape = memo.shape(ckpt)
         metadata = {"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)}
         writes = None
         if with_writes:
-            writes = [(w.task_id, w.channel, _write_value(w.channel, w.value))
-                      for w in self.pending_writes(ckpt.thread_id, ckpt.id)]  # type: ignore[attr-defined]
-        return CheckpointTuple(config=_config(ckpt.thread_id, ckpt.id) or {}, checkpoint=checkpoint,
+            joins = sorted(memo.joins.get(ckpt.thread_id, ()))
+            writes = [(task_id, channel, _write_value(channel, value))
+                      for task_id, channel, value in [*lg_writes(ckpt, memo.writes(ckpt), joins),
+                                                      *memo.derived.get(ckpt.id, ())]]
+        return CheckpointTuple(config=_config(ckpt.thread_id, ckpt.id) or {}, checkpoint=shape.checkpoint(ckpt),
                                metadata=metadata, parent_config=_config(ckpt.thread_id, ckpt.parent_id),
                                pending_writes=writes)
 
@@ -139,7 +180,16 @@ class LangGraphSaverAPI:
         if thread_id is None:
             return None
         ckpt = self.get(thread_id, checkpoint_id)  # type: ignore[attr-defined]
-        return self._tuple(ckpt) if ckpt is not None else None
+        if ckpt is None:
+            return None
+        memo = _Memo(self)
+        if checkpoint_id is not None:  # an older one: its tasks' writes may be read back from its child
+            child = next((h for h in self.list_headers(thread_id)  # type: ignore[attr-defined]
+                          if h.parent_id == ckpt.id and h.source == "loop"), None)
+            found = self.get(thread_id, child.id) if child is not None else None  # type: ignore[attr-defined]
+            if found is not None:
+                memo.shape(found)
+        return self._tuple(ckpt, memo=memo)
 
     def _lg_get(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
         found = self.get_tuple(config)
@@ -154,13 +204,14 @@ class LangGraphSaverAPI:
             threads = [key for tid in threads for key in self._with_namespaces(tid)]
         before_id = _address(before)[1] if before else None
         left = limit
+        memo = _Memo(self)
         for tid in threads:
             for ckpt in self.list(tid, before=before_id):  # type: ignore[attr-defined]
                 if left is not None and left <= 0:
                     return
                 if checkpoint_id is not None and ckpt.id != checkpoint_id:
                     continue
-                found = self._tuple(ckpt)
+                found = self._tuple(ckpt, memo=memo)
                 if filter and any(found.metadata.get(k) != v for k, v in filter.items()):
                     continue
                 if left is not None:
@@ -182,7 +233,8 @@ class LangGraphSaverAPI:
         if thread_id is None:
             raise ValueError("put(config, ...): the config names no thread: {'configurable': {'thread_id': ...}}")
         cid = str(checkpoint["id"])
-        values = dict(checkpoint.get("channel_values") or {})
+        values = {k: v for k, v in (checkpoint.get("channel_values") or {}).items()
+                  if not (isinstance(k, str) and k.startswith(INTERNAL_CHANNEL_PREFIXES))}  # LangGraph's triggers
         meta = dict(metadata or {})
         self.put(Checkpoint(  # type: ignore[attr-defined]
             id=cid, thread_id=thread_id, parent_id=parent_id, step=int(meta.pop("step", -1)),
