@@ -221,3 +221,27 @@ def test_export_from_a_langgraph_postgres_store(pg_url: str, tmp_path: Path) -> 
     got = history_json(out, "t1")
     assert [(g["checkpoint_id"], g["checkpoint_ns"]) for g in got] == [(w["checkpoint_id"], w["checkpoint_ns"]) for w in want]
     assert '"q": "x"' not in json.dumps(got) and '"q": "x"' in json.dumps(want)  # the tool call's argument
+
+
+def test_export_from_retrographs_postgres_store_keeps_its_subgraphs(pg_url: str, tmp_path: Path) -> None:
+    from engine.checkpoint.postgres import PostgresSaver
+
+    saver = PostgresSaver(pg_url)
+    try:
+        app = build(saver)
+        app.invoke({"n": 1, "secret": "sk-PG", "log": []}, {"configurable": {"thread_id": "pg"}})
+        want = {ns: [(c.id, dict(c.values)) for c in saver.list(ns_thread_key("pg", ns))]
+                for ns in ["", *saver.namespaces("pg")]}
+    finally:
+        saver.close()
+    out = tmp_path / "from-pg.sqlite"
+    code, text, err = cli("export", pg_url, "--thread", "pg", "--redact", "password", "-o", str(out))
+    assert code == 0, err
+    assert "and 4 subgraph checkpoints in 1 namespace" in text
+    dst = SqliteSaver(str(out))
+    got = {ns: [(c.id, dict(c.values)) for c in dst.list(ns_thread_key("pg", ns))] for ns in ["", *dst.namespaces("pg")]}
+    assert got.keys() == want.keys() and len(want) == 2
+    assert [i for i, _ in got[""]] == [i for i, _ in want[""]]
+    sub = next(ns for ns in want if ns)
+    assert [v["creds"]["password"] for _, v in got[sub] if "creds" in v] == [REDACTED] * 2
+    assert b"pw-INNER" not in out.read_bytes()

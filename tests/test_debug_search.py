@@ -261,6 +261,12 @@ def test_the_search_tab_searches_every_thread_and_jumps_to_a_match(open_window, 
     qtbot.waitUntil(lambda: tools.search_run.done and not tools.pending, timeout=15000)
     assert tools.search_run.threads == 1 and panel.search_model.rowCount() == len(tools.search_hits) > 0
     assert {h.thread_id for h in tools.search_hits} == {"t2"}
+    # the store goes away under a search: it stops and says why, nothing raises
+    tools.search("deep", "text", "all")
+    s.state.reader.close()
+    qtbot.waitUntil(lambda: not tools.pending, timeout=15000)
+    assert "the search stopped after 0 checkpoints: RuntimeError" in panel.search_note.text()
+    assert tools.search_run.done and not panel.search_stop.isVisible() and not panel.search_more.isVisible()
 
 
 def test_the_search_tab_pauses_continues_and_cancels(open_window, qtbot, big_store: Path) -> None:

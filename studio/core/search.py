@@ -141,7 +141,7 @@ class StoreSearch:
 
     def cancel(self) -> None:
         """Stop at the next checkpoint (safe from any thread); the scan is then done."""
-        self.cancelled = True
+        self.cancelled = self.done = True
 
     def _start(self, store: Any) -> None:
         infos = store.threads()

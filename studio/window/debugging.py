@@ -384,6 +384,13 @@ class DebugTools(QObject):
         except asyncio.CancelledError:
             search.cancel()
             raise
+        except Exception as e:  # the store went away (another database opened), a read failed
+            search.cancel()
+            if search is self.search_run and not self.session.state.closed:
+                self.panel.set_search_status(f"{len(self.search_hits):,} matches shown; the search stopped after "
+                                             f"{search.scanned:,} checkpoints: {type(e).__name__}: {e}",
+                                             running=False, more=False)
+            return
         if search is not self.search_run:
             return
         shown = len(self.search_hits)
