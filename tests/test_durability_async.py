@@ -158,7 +158,9 @@ def test_an_abandoned_async_stream_leaves_its_last_save_stored(tmp_path: Path) -
     store.close()
 
 
-def test_async_keeps_a_fan_outs_pending_writes_when_a_task_fails(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_async_keeps_a_fan_outs_pending_writes_when_a_task_fails(kind: str, tmp_path: Path,
+                                                                  request: pytest.FixtureRequest) -> None:
     """The writes of the task that finished are stored (in the background, in order, after
     the checkpoint they belong to) by the time the failed run returns."""
     calls: list[str] = []
@@ -175,7 +177,7 @@ def test_async_keeps_a_fan_outs_pending_writes_when_a_task_fails(tmp_path: Path)
     g = StateGraph(F)
     g.add_node("work", work)
     g.add_conditional_edges(START, lambda s: [Send("work", {"name": "good"}), Send("work", {"name": "bad"})])
-    store = SqliteSaver(str(tmp_path / "runs.sqlite"))
+    store = make_store(kind, tmp_path, request)
     graph = g.compile(checkpointer=store)
     with pytest.raises(RuntimeError, match="flaky"):
         graph.invoke({"log": []}, cfg(), durability="async")

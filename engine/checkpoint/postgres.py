@@ -2,8 +2,10 @@
 and machines. Built on psycopg 3 and a psycopg_pool connection pool.
 
 One statement, hence one transaction, per superstep: the checkpoint row and its changed
-values go in together (a data-modifying CTE), so a crash leaves either all of it or none. Values are the serializer's bytes
-(never pickles). An appended list is stored as its new items naming the version it
+values go in together (a data-modifying CTE), so a crash leaves either all of it or none.
+Under durability="async", when the run's writer falls behind, the saves waiting in its
+queue go in one transaction, sent as one pipeline (`engine_save_many`): every checkpoint
+is still stored, in order. Values are the serializer's bytes (never pickles). An appended list is stored as its new items naming the version it
 extends, the same segment storage as the SQLite store, so size grows with what changed.
 
 The saver remembers what it stored for the last checkpoints it wrote, so a put usually
@@ -71,6 +73,42 @@ def _put_sql(values: bool) -> str:
 
 
 _PUT_SQL = {v: _put_sql(v) for v in (False, True)}
+_CHECKPOINT_COLUMNS = ("t", "id", "parent", "step", "source", "at", "next", "ran", "versions", "extras", "inline")
+_VALUE_COLUMNS = ("ch", "base", "kind", "data", "count", "size", "tagged")
+_INSERT_MANY = """
+    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions,
+                                       extras, inline)
+    SELECT x.t, x.id, x.parent, x.step, x.source, x.at, x.next, x.ran, x.versions, x.extras, x.inline::jsonb
+    FROM unnest(%(t)s::text[], %(id)s::text[], %(parent)s::text[], %(step)s::bigint[], %(source)s::text[],
+                %(at)s::text[], %(next)s::bytea[], %(ran)s::bytea[], %(versions)s::bytea[], %(extras)s::bytea[],
+                %(inline)s::text[]) WITH ORDINALITY AS x(t, id, parent, step, source, at, next, ran, versions, extras,
+                                                         inline, n)
+    ORDER BY x.n
+"""
+_INSERT_MANY_VALUES = """
+    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
+    SELECT x.t, x.channel, x.version, x.base, x.kind, x.data, x.count, x.size, x.tagged
+    FROM unnest(%(vt)s::text[], %(ch)s::text[], %(ver)s::text[], %(base)s::text[], %(kind)s::smallint[],
+                %(data)s::bytea[], %(count)s::bigint[], %(size)s::bigint[], %(tagged)s::boolean[])
+         AS x(t, channel, version, base, kind, data, count, size, tagged)
+"""
+_PUT_MANY_SQL = {False: _INSERT_MANY, True: f"WITH c AS ({_INSERT_MANY}), v AS ({_INSERT_MANY_VALUES}) SELECT 1"}
+"""Several checkpoints (and their values) in one statement, in the order given: the rows
+get their `seq` in that order."""
+
+
+def _put_many(puts: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """One statement storing the checkpoints whose single-put parameters are `puts`."""
+    params: dict[str, Any] = {name: [p[name] for p in puts] for name in _CHECKPOINT_COLUMNS}
+    with_values = [p for p in puts if "ch" in p]
+    if with_values:
+        for name in _VALUE_COLUMNS:
+            params[name] = [x for p in with_values for x in p[name]]
+        params["vt"] = [p["t"] for p in with_values for _ in p["ch"]]
+        params["ver"] = [p["id"] for p in with_values for _ in p["ch"]]
+    return _PUT_MANY_SQL[bool(with_values)], params
+
+
 _INFO = """
 SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
 JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
@@ -107,6 +145,24 @@ FROM unnest(%(ids)s::text[], %(names)s::text[], %(chs)s::text[], %(vals)s::bytea
 WHERE EXISTS (SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %(t)s AND id = %(c)s)
 ORDER BY w.n
 """
+_FIND = "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s"
+
+
+class _Mismatch(Exception):
+    """A statement of a batch touched other rows than it should (its checkpoint is missing)."""
+
+
+def _count(cur: Any, sql: str) -> int:
+    """Rows a statement of `_prepare_writes` found or inserted."""
+    return len(cur.fetchall()) if sql is _FIND else cur.rowcount
+
+
+def _one_by_one(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
+    for job in jobs:
+        if job[0] == "put":
+            saver.put(job[1], appended=job[2])
+        else:
+            saver.put_writes(job[1], job[2], job[3])
 
 
 class PostgresSaver(BaseCheckpointSaver):
@@ -207,9 +263,25 @@ class PostgresSaver(BaseCheckpointSaver):
 
     # -- writing ---------------------------------------------------------------------------
     def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
-        c = checkpoint
+        sql, params, info = self._prepare_put(checkpoint, appended)
+        try:
+            with self._conn() as conn:
+                conn.execute(sql, params)
+        except self._psycopg.errors.UniqueViolation:
+            raise exists_error(checkpoint) from None
+        except self._psycopg.DataError as e:
+            raise CheckpointError(f"{self!r}: checkpoint `{checkpoint.id}` was not stored: {e}") from None
+        self._remember(checkpoint.thread_id, checkpoint.id, info)
+
+    def _prepare_put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
+                     batch: Mapping[tuple[str, str], dict[str, _Info]] | None = None,
+                     ) -> tuple[str, dict[str, Any], dict[str, _Info]]:
+        """The statement storing `c`, its parameters, and what to remember once it is
+        stored. `batch`: what the puts before it in the same transaction store."""
         own, values, serde = c.id, c.values, self.serde
-        recalled = self._recall(c.thread_id, c.parent_id)
+        recalled = batch.get((c.thread_id, c.parent_id or "")) if batch else None
+        if recalled is None:
+            recalled = self._recall(c.thread_id, c.parent_id)
         pmap = recalled or {}
         # Which stored values this put relies on that the saver does not remember.
         needed: dict[tuple[str, str], _Info | None] = {}
@@ -273,34 +345,66 @@ class PostgresSaver(BaseCheckpointSaver):
             "inline": orjson.dumps(inline).decode() if inline else None,
         }
         if rows:
-            for i, name in enumerate(("ch", "base", "kind", "data", "count", "size", "tagged")):
+            for i, name in enumerate(_VALUE_COLUMNS):
                 params[name] = [r[i] for r in rows]
-        psycopg = self._psycopg
-        try:
-            with self._conn() as conn:
-                conn.execute(_PUT_SQL[bool(rows)], params)
-        except psycopg.errors.UniqueViolation:
-            raise exists_error(c) from None
-        except psycopg.DataError as e:
-            raise CheckpointError(f"{self!r}: checkpoint `{own}` was not stored: {e}") from None
-        self._remember(c.thread_id, own, info)
+        return _PUT_SQL[bool(rows)], params, info
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
-        rows = encode_writes(self.serde, writes)
+        sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)
         with self._conn() as conn:
-            if not rows:
-                found = conn.execute(
-                    "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s", (thread_id, checkpoint_id)
-                ).fetchone()
-                if found is None:
-                    raise no_checkpoint_error(thread_id, checkpoint_id)
-                return
-            cur = conn.execute(_INSERT_WRITES, {
-                "t": thread_id, "c": checkpoint_id, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
-                "chs": [r[2] for r in rows], "vals": [r[3] for r in rows],
-            })
-            if cur.rowcount != len(rows):
+            cur = conn.execute(sql, params)
+            if _count(cur, sql) != expected:
                 raise no_checkpoint_error(thread_id, checkpoint_id)
+
+    def _prepare_writes(self, thread_id: str, checkpoint_id: str,
+                        writes: Sequence[PendingWrite]) -> tuple[str, Any, int]:
+        """The statement keeping `writes`, its parameters, and the row count it gives when
+        the checkpoint is there (no writes: a look-up of the checkpoint)."""
+        rows = encode_writes(self.serde, writes)
+        if not rows:
+            return _FIND, (thread_id, checkpoint_id), 1
+        return _INSERT_WRITES, {
+            "t": thread_id, "c": checkpoint_id, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
+            "chs": [r[2] for r in rows], "vals": [r[3] for r in rows],
+        }, len(rows)
+
+    def engine_save_many(self, jobs: Sequence[tuple[Any, ...]]) -> None:
+        """Store the saves a durability="async" run queued, in order and in ONE
+        transaction sent as a pipeline (one round trip): `("put", checkpoint, appended)`
+        and `("writes", thread_id, checkpoint_id, writes)`. If anything goes wrong, nothing
+        of it was committed, and the saves are redone one by one, so those before the
+        culprit are stored and its own error is raised (none after it is tried)."""
+        cls = type(self)
+        if cls.put is not PostgresSaver.put or cls.put_writes is not PostgresSaver.put_writes:
+            _one_by_one(self, jobs)  # a subclass's own put or put_writes is called, as inline
+            return
+        stored: dict[tuple[str, str], dict[str, _Info]] = {}
+        try:
+            statements: list[tuple[str, Any, int]] = []
+            puts: list[dict[str, Any]] = []  # consecutive puts: one statement
+            for job in jobs:
+                if job[0] == "put":
+                    c = job[1]
+                    _, params, info = self._prepare_put(c, job[2], stored)
+                    stored[(c.thread_id, c.id)] = info
+                    puts.append(params)
+                    continue
+                if puts:
+                    statements.append((*_put_many(puts), -1))
+                    puts = []
+                sql, params, expected = self._prepare_writes(job[1], job[2], job[3])
+                if (job[1], job[2]) in stored:
+                    expected = -1  # its checkpoint is stored by this transaction: nothing to check
+                statements.append((sql, params, expected))
+            if puts:
+                statements.append((*_put_many(puts), -1))
+            with self._conn() as conn:
+                conn.execute_many_in_one(statements)
+        except Exception:  # noqa: BLE001 - redone one by one, which raises the culprit's own error
+            _one_by_one(self, jobs)
+            return
+        for (thread_id, checkpoint_id), info in stored.items():
+            self._remember(thread_id, checkpoint_id, info)
 
     def delete_thread(self, thread_id: str) -> None:
         keys = [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]
@@ -451,12 +555,13 @@ class _Tuples:
     """A connection whose queries give tuples (a connection handed in may make dicts) and
     commit at once (one handed in may not be in autocommit mode)."""
 
-    __slots__ = ("conn", "_rows")
+    __slots__ = ("conn", "_rows", "_idle")
 
     def __init__(self, conn: Any) -> None:
+        from psycopg.pq import TransactionStatus
         from psycopg.rows import tuple_row
 
-        self.conn, self._rows = conn, tuple_row
+        self.conn, self._rows, self._idle = conn, tuple_row, TransactionStatus.IDLE
 
     def execute(self, sql: Any, params: Any = None) -> Any:
         conn = self.conn
@@ -468,6 +573,34 @@ class _Tuples:
 
     def transaction(self) -> Any:
         return self.conn.transaction()
+
+    def execute_many_in_one(self, statements: Sequence[tuple[str, Any, int]]) -> None:
+        """Run `(sql, params, expected row count or -1)` statements in one transaction and
+        commit; raise, with nothing committed, when one fails or a count differs. On an
+        autocommit connection (the saver's own pool) they go as one pipeline: BEGIN, the
+        statements and COMMIT sent together, one round trip (two when a count is checked)."""
+        conn = self.conn
+        if not conn.autocommit:  # a connection handed in keeps its own transaction handling
+            with conn.transaction():
+                for sql, params, expected in statements:
+                    cur = conn.cursor(row_factory=self._rows).execute(sql, params)
+                    if expected >= 0 and _count(cur, sql) != expected:
+                        raise _Mismatch(sql)
+            return
+        try:
+            with conn.pipeline() as pipe:
+                conn.execute("BEGIN")
+                cursors = [conn.cursor(row_factory=self._rows).execute(sql, params) for sql, params, _ in statements]
+                if any(expected >= 0 for _, _, expected in statements):
+                    pipe.sync()
+                    for cur, (sql, _, expected) in zip(cursors, statements):
+                        if expected >= 0 and _count(cur, sql) != expected:
+                            raise _Mismatch(sql)
+                conn.execute("COMMIT")
+        except BaseException:
+            if conn.info.transaction_status != self._idle:
+                conn.rollback()  # the failed transaction is left open: end it before the pool takes it back
+            raise
 
 
 class _OneConnection:

@@ -5,21 +5,25 @@
 - "exit" (`HeldSaves`): LangGraph's "exit" durability saves only the checkpoint the run
   ends on (done, interrupted or failed), with the pending writes of its unfinished
   superstep; `flush` writes the last one.
-- "async" (`BackgroundSaves`): each save runs on a writer thread while the run goes on
-  with the next superstep. The next save waits for it first (so saves keep their order
-  and at most one is in flight), and so does the end of the run: when invoke() or
-  stream() returns, everything is stored. A save that failed raises its error at that
-  next wait, so the run fails with it instead of losing it.
+- "async" (`BackgroundSaves`): saves go, in order, to a queue that a writer thread
+  drains while the run goes on with the next supersteps. When the writer falls behind
+  (a store's round trip longer than a superstep), it hands the saves waiting in the queue
+  to the store together: a store that can (`engine_save_many`, PostgreSQL) writes them
+  in one transaction, any other one by one. Every checkpoint is still stored, in order.
+  The queue is bounded (the run waits when it is full), and the end of the run waits for
+  it to drain: when invoke() or stream() returns, everything is stored. A save that
+  failed stops the writer (nothing after it is stored) and raises its error at the run's
+  next save or at its end, so the run fails with it instead of losing it.
 
 Both answer `save(run, ckpt, appended)`, `put_writes(run, writes)`, `flush(run)` (the run
 ends: store what is held or in flight) and `settle()` (wait for what is in flight only).
 """
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .workers import WorkerPool
@@ -28,7 +32,7 @@ if TYPE_CHECKING:
     from ..checkpoint.base import Checkpoint, PendingWrite
     from .run import Run
 
-__all__ = ["HeldSaves", "BackgroundSaves", "saves_for"]
+__all__ = ["HeldSaves", "BackgroundSaves", "saves_for", "store_jobs", "MAX_QUEUED", "MAX_BATCH"]
 
 Appended = Mapping[str, tuple[str, Sequence[Any]]] | None
 
@@ -73,36 +77,101 @@ class HeldSaves:
 
 _WRITERS = WorkerPool("engine-save", keep=4)
 """The writer threads shared by every async run (daemon threads, as the node workers;
-each run has at most one save in flight and waits for it before it ends)."""
+a run drains its queue on one of them and waits for it before it ends)."""
+
+MAX_QUEUED = 64
+"""Saves an async run may have waiting for the writer; the next one waits for room (this
+bounds the memory held and how far the store lags behind the run)."""
+MAX_BATCH = 32
+"""Saves handed to the store together, at most."""
+
+
+def store_jobs(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
+    """Store queued saves in order: `("put", checkpoint, appended)` and `("writes",
+    thread_key, checkpoint_id, writes)`. A store with `engine_save_many` takes them all
+    (one transaction where it can); otherwise one call each. Raises at the first that fails;
+    those before it are stored, none after it."""
+    many = getattr(saver, "engine_save_many", None)
+    if many is not None and len(jobs) > 1:
+        many(jobs)
+        return
+    for job in jobs:
+        if job[0] == "put":
+            saver.put(job[1], appended=job[2])
+        else:
+            saver.put_writes(job[1], job[2], job[3])
 
 
 class BackgroundSaves:
-    """durability="async": one save in flight on a writer thread, waited for before the
-    next save and at the end of the run; its error is raised there."""
+    """durability="async": the run's saves, queued in order for a writer thread that
+    stores them (together when it falls behind); waited for at the end of the run, and a
+    failed save's error raised at the next save or there."""
 
-    __slots__ = ("_inflight",)
+    __slots__ = ("_saver", "_jobs", "_cond", "_draining", "_error")
 
-    def __init__(self) -> None:
-        self._inflight: Future[None] | None = None
+    def __init__(self, saver: Any) -> None:
+        self._saver = saver
+        self._jobs: deque[tuple[Any, ...]] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._draining = False
+        """A writer is storing this run's queue (it stops when the queue is empty)."""
+        self._error: BaseException | None = None
 
     def save(self, run: Run, ckpt: Checkpoint, appended: Appended = None) -> None:
-        assert run.saver is not None
-        self.settle()
-        self._inflight = _WRITERS.submit(partial(run.saver.put, ckpt, appended=appended))
+        self._queue(("put", ckpt, appended))
 
     def put_writes(self, run: Run, writes: list[PendingWrite]) -> None:
-        assert run.saver is not None and run.checkpoint is not None
-        self.settle()
-        self._inflight = _WRITERS.submit(run.saver.put_writes, run.store_key, run.checkpoint.id, writes)
+        assert run.checkpoint is not None
+        self._queue(("writes", run.store_key, run.checkpoint.id, writes))
+
+    def _queue(self, job: tuple[Any, ...]) -> None:
+        cond = self._cond
+        with cond:
+            while self._error is None and len(self._jobs) >= MAX_QUEUED:
+                cond.wait()
+            error, self._error = self._error, None
+            if error is None:
+                self._jobs.append(job)
+                start, self._draining = not self._draining, True
+        if error is not None:
+            raise error
+        if start:
+            _WRITERS.submit(self._drain)
+
+    def _drain(self) -> None:
+        """On a writer thread: store the queue's saves until it is empty or one fails."""
+        cond, jobs = self._cond, self._jobs
+        while True:
+            with cond:
+                if not jobs:
+                    self._draining = False
+                    cond.notify_all()
+                    return
+                batch = [jobs.popleft() for _ in range(min(len(jobs), MAX_BATCH))]
+                cond.notify_all()  # room in the queue
+            try:
+                store_jobs(self._saver, batch)
+            except BaseException as exc:  # noqa: BLE001 - raised on the run's thread
+                with cond:
+                    self._error = exc
+                    jobs.clear()  # nothing after a failed save is stored
+                    self._draining = False
+                    cond.notify_all()
+                return
+            del batch
 
     def flush(self, run: Run) -> None:
         self.settle()
 
     def settle(self) -> None:
-        """Wait for the save in flight; raise its error, if it failed."""
-        done, self._inflight = self._inflight, None
-        if done is not None:
-            done.result()
+        """Wait until every queued save is stored; raise the error of one that failed."""
+        cond = self._cond
+        with cond:
+            while self._draining:
+                cond.wait()
+            error, self._error = self._error, None
+        if error is not None:
+            raise error
 
 
 def saves_for(durability: str | None, saver: Any) -> HeldSaves | BackgroundSaves | None:
@@ -112,5 +181,5 @@ def saves_for(durability: str | None, saver: Any) -> HeldSaves | BackgroundSaves
     if durability == "exit":
         return HeldSaves()
     if durability == "async":
-        return BackgroundSaves()
+        return BackgroundSaves(saver)
     return None
