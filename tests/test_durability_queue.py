@@ -189,3 +189,42 @@ def test_a_batch_stops_at_writes_for_a_missing_checkpoint(pg_url: str, monkeypat
         assert [w.value for w in saver.pending_writes("t", first.id)] == [7]
     finally:
         saver.close()
+
+
+def _endless_async_run(url: str) -> None:
+    """A child process: a long loop under durability="async" on PostgreSQL (killed midway)."""
+    from test_durability_async import cfg, counter
+
+    saver = PostgresSaver(url)
+    counter(limit=1_000_000).compile(checkpointer=saver).invoke({"log": [], "n": 0}, cfg("k"), durability="async")
+
+
+def test_a_run_killed_mid_async_leaves_a_gapless_prefix_of_its_history(pg_url: str) -> None:
+    """SIGKILL while saves are queued and batched: what is stored is the run's history up
+    to some step, with no gap, each checkpoint the child of the one before, values whole."""
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    proc = multiprocessing.get_context("spawn").Process(target=_endless_async_run, args=(pg_url,))
+    proc.start()
+    saver = PostgresSaver(pg_url)
+    try:
+        deadline = time.monotonic() + 60
+        while (seen := saver.get("k")) is None or seen.step < 200:
+            assert proc.is_alive() and time.monotonic() < deadline, "the child never got 200 steps saved"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.join(30)
+        headers = list(saver.list_headers("k"))
+        steps = [h.step for h in headers]
+        assert steps == list(range(steps[0], -2, -1)) and steps[0] >= 200
+        assert [h.parent_id for h in headers] == [h.id for h in headers[1:]] + [None]
+        top = saver.get("k")
+        assert top is not None and top.values == {"log": list(range(1, top.step + 1)), "n": top.step}
+    finally:
+        if proc.is_alive():
+            proc.kill()
+            proc.join(30)
+        saver.close()
