@@ -3,23 +3,26 @@ from their records (no LLM or API call) and running the others with the current 
 
 The replay is an ordinary `Run` of the one stepper, started on the chosen checkpoint (so
 the engine forks it onto a new branch) and driven with the Run's own moves. Two hooks of
-the Run do the rest: `run.answers` gives a chosen node's recorded output instead of
-calling it, and `run.preset_resume` hands a re-run node the values its `interrupt()`
-calls were resumed with. A task answered from records is marked (`TaskFinished.recorded`,
-and `recorded: true` in its checkpoint's `metadata["record"]`), so a timeline can show it.
+the Run do the rest: `run.answers` (answers.py) gives a chosen node's recorded output
+instead of calling it, hands a re-run node the values its `interrupt()` calls were resumed
+with (`run.preset_resume`), and gives each subgraph run a hook of its own over the
+recorded subgraph's checkpoints, so nodes inside subgraphs are answered too. Where a
+person edited the recorded branch (`update_state`), the replay makes the same edit at the
+same place with `run.apply_updates`, so it follows the recorded branch. A task answered
+from records is marked (`TaskFinished.recorded`, and `recorded: true` in its checkpoint's
+`metadata["record"]`), and `ReplayResult.marks` lists them by checkpoint, subgraphs' too.
 """
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import PlannedTask
-from ..runtime.events import RunEvent
-from ..runtime.run import NOT_ANSWERED, Run
-from ..types import Command
-from .records import RecordedBranch, ReplayError, Superstep, TaskRecord, load_branch
+from ..runtime.events import RunEvent, StepCommitted, TaskFinished
+from ..runtime.run import Run
+from .answers import PATH_SEP, Answers
+from .records import RecordedBranch, ReplayError, Superstep, load_branch
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
@@ -56,76 +59,60 @@ class ReplayResult:
     steps: tuple[ReplayStep, ...]
     branch: RecordedBranch
     error: BaseException | None = None
+    marks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Checkpoint id -> the nodes answered from records in the superstep that made it, for
+    every checkpoint the replay wrote, subgraphs' included (a timeline's "(rec)" marks)."""
 
 
 def check_nodes(graph: CompiledStateGraph, nodes: Iterable[str]) -> tuple[str, ...]:
-    """The node names, or ReplayError naming the ones the graph lacks."""
+    """The node names or paths (`research:extract`: a node inside the subgraph node
+    `research`), or ReplayError naming the ones the graph lacks."""
     names = tuple(dict.fromkeys(n.strip() for n in nodes if n and n.strip()))
-    unknown = [n for n in names if n not in graph.runners or n.startswith("__")]
+    unknown = [n for n in names if not _known(graph, n)]
     if unknown:
-        known = ", ".join(n for n in graph.node_names if not n.startswith("__"))
+        known = ", ".join(_paths(graph))
         raise ReplayError(f"unknown node{'s' if len(unknown) > 1 else ''} "
                           f"{', '.join(f'`{n}`' for n in unknown)} to answer from records; "
                           f"the graph's nodes are {known}")
     return names
 
 
-class _Answers:
-    """The Run's `answers` hook: a chosen node's output rebuilt from its record."""
+def _subgraph(graph: Any, node: str) -> Any:
+    runner = graph.runners.get(node)
+    return runner.fn if runner is not None and runner.is_subgraph else None
 
-    def __init__(self, run: Run, branch: RecordedBranch, record: tuple[str, ...], fork_step: int) -> None:
-        self.run, self.branch, self.record, self.fork_step = run, branch, frozenset(record), fork_step
 
-    def superstep(self) -> Superstep | None:
-        i = self.run.step - self.fork_step
-        steps = self.branch.steps
-        return steps[i] if 0 <= i < len(steps) and steps[i].after is not None else None
+def _known(graph: Any, path: str) -> bool:
+    head, sep, rest = path.partition(PATH_SEP)
+    if head not in graph.runners or head.startswith("__"):
+        return False
+    if not sep:
+        return True
+    inner = _subgraph(graph, head)
+    return inner is not None and bool(rest) and _known(inner, rest)
 
-    def matching(self, task: PlannedTask) -> TaskRecord | None:
-        """The record of the same node at the same place (the k-th task of that node)."""
-        at = self.superstep()
-        if at is None or at.tasks is None:
-            return None
-        same = [t.id for t in self.run.plan if t.name == task.name]
-        candidates = at.of(task.name)
-        k = same.index(task.id) if task.id in same else 0
-        return candidates[k] if k < len(candidates) else None
 
-    def __call__(self, task: PlannedTask) -> Any:
-        if task.name not in self.record:
-            return NOT_ANSWERED
-        found = self.matching(task)
-        if found is None:
-            raise ReplayError(self._missing(task))
-        writes = [(k, v) for k, v in found.writes]
-        if self.run.graph.schema.root and len(writes) == 1:
-            update: Any = writes[0][1]
-        else:
-            update = writes or None
-        if found.goto:
-            return Command(update=update, goto=list(found.goto))
-        return update
-
-    def _missing(self, task: PlannedTask) -> str:
-        at = self.superstep()
-        if at is None:  # in the recording's step numbers, counted on from its last superstep
-            step = self.branch.start.step + 1 + (self.run.step - self.fork_step)
-            return (f"node `{task.name}` runs at step {step} of the replay, past the end of the recorded "
-                    "branch: no record can answer it (the current code took a longer path)")
-        if at.tasks is None:
-            return (f"node `{task.name}` at step {at.step}: the recorded run kept no record of that superstep; "
-                    "record runs with config['record']=True (the studio and `retrograph run --db` do)")
-        ran = ", ".join(t.node for t in at.tasks) or "nothing"
-        return (f"node `{task.name}` runs at step {at.step} of the replay, but the recording ran {ran} there; "
-                "the current code took another path")
+def _paths(graph: Any, prefix: str = "", depth: int = 0) -> list[str]:
+    """Every node's path, subgraphs' nodes included (as `sub:node`)."""
+    out: list[str] = []
+    for name in graph.node_names:
+        if name.startswith("__"):
+            continue
+        out.append(prefix + name)
+        inner = _subgraph(graph, name)
+        if inner is not None and depth < 8:
+            out += _paths(inner, f"{prefix}{name}{PATH_SEP}", depth + 1)
+    return out
 
 
 async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str | None = None, *,
                   record: Iterable[str] = (), head_id: str | None = None, saver: Any = None,
                   listener: Callable[[RunEvent], None] | None = None) -> ReplayResult:
     """Replay thread `thread_id` from `checkpoint_id` (default: its first checkpoint) on a
-    new branch, answering the nodes in `record` from the recorded branch ending at
-    `head_id` (default: the newest one after the start)."""
+    new branch, answering the nodes in `record` (paths such as `research:extract` for
+    nodes inside subgraphs) from the recorded branch ending at `head_id` (default: the
+    newest one after the start). Edits made on the recorded branch (`update_state`) are
+    made again at the same place, as the same node."""
     saver = saver if saver is not None else graph.checkpointer
     if saver is None:
         raise ReplayError("a replay needs the run's checkpoint store: compile(checkpointer=...) or saver=")
@@ -135,47 +122,82 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
     config = {"configurable": {"thread_id": thread_id, "checkpoint_id": start.id},
               "metadata": {REPLAY_OF: start.id}}
     run = graph.new_run(None, config, interrupt_before=(), interrupt_after=(), checkpointer=saver, checkpoint_ns="")
+    marks = _Marks()
+    run.subscribe(marks)  # also what hands the subgraph runs' events up to this run's listeners
     if listener is not None:
         run.subscribe(listener)
     steps: list[ReplayStep] = []
     await run.start()
     fork_id = run.checkpoint.id if run.checkpoint is not None else start.id
-    answers = _Answers(run, branch, nodes, run.step)
+    answers = Answers(run, branch, frozenset(nodes), thread_id=thread_id, saver=saver, offset=run.step)
     run.answers = answers
+    answered: tuple[str, ...]
     try:
         while run.status == "ready":
             at = answers.superstep()
-            for task in run.pending:
-                if task.name in answers.record:
-                    continue
-                found = answers.matching(task) if at is not None else None
-                if found is not None and found.resume:
-                    run.preset_resume(task.id, found.resume)
-            await run.run_pending()
-            if not run.ready_to_commit:
-                break
-            done = [run.results[t.id] for t in run.plan]
-            run.commit()
+            if at is not None and at.edit:  # a person edited the recorded branch here: so does the replay
+                tasks, answered = _edit_again(run, at), ()
+            else:
+                await run.run_pending()
+                if not run.ready_to_commit:
+                    break
+                done = [run.results[t.id] for t in run.plan]
+                run.commit()
+                tasks = [(r.task.name, tuple(r.writes)) for r in done]
+                answered = tuple(r.task.name for r in done if r.recorded)
             assert run.checkpoint is not None
-            steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id,
-                                    tasks=tuple((r.task.name, tuple(r.writes)) for r in done),
-                                    recorded=tuple(r.task.name for r in done if r.recorded)))
+            steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id, tasks=tuple(tasks),
+                                    recorded=answered))
     except ReplayError:
         run.cancel()
         raise
     except Exception as exc:  # a re-run node raised: the replay failed there, like the run would
         if run.status != "failed":
             run.cancel()
-        return _result(run, branch, fork_id, steps, exc)
-    return _result(run, branch, fork_id, steps, run.error)
+        return _result(run, branch, fork_id, steps, exc, marks.marks)
+    if isinstance(run.error, ReplayError):  # asked of a subgraph's node, inside the subgraph's task
+        raise run.error
+    return _result(run, branch, fork_id, steps, run.error, marks.marks)
+
+
+def _edit_again(run: Run, at: Superstep) -> list[tuple[str, tuple[tuple[str, Any], ...]]]:
+    """Apply the recorded edit `at` to the replay's head, as the same node(s); its writes."""
+    if at.tasks is None:
+        assert at.after is not None
+        raise ReplayError(
+            f"the edit at step {at.step} of the recording (checkpoint {at.after.id}, update_state) cannot be made "
+            "again: it was a bulk edit as several nodes, or a clear, and the recording kept no record of it; "
+            "replay from a checkpoint after it")
+    run.apply_updates(run.checkpoint, [(dict(t.writes), t.node) for t in at.tasks])
+    run._after_commit(())  # as a commit would: nothing left to run ends the run
+    return [(t.node, t.writes) for t in at.tasks]
+
+
+class _Marks:
+    """Listens to the replay (subgraph runs included): checkpoint id -> the nodes of its
+    superstep that were answered from records, for a timeline's "(rec)" marks."""
+
+    def __init__(self) -> None:
+        self.marks: dict[str, tuple[str, ...]] = {}
+        self._answered: dict[str, list[str]] = {}
+
+    def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TaskFinished):
+            if event.recorded:
+                self._answered.setdefault(event.checkpoint_ns, []).append(event.name)
+        elif isinstance(event, StepCommitted):
+            answered = self._answered.pop(event.checkpoint_ns, None)
+            if answered:
+                self.marks[event.checkpoint_id] = tuple(answered)
 
 
 def _result(run: Run, branch: RecordedBranch, fork_id: str, steps: list[ReplayStep],
-            error: BaseException | None) -> ReplayResult:
+            error: BaseException | None, marks: Mapping[str, tuple[str, ...]]) -> ReplayResult:
     status = "failed" if error is not None else ("interrupted" if run.status == "interrupted" else run.status)
     return ReplayResult(thread_id=branch.thread_id, start_id=branch.start.id, fork_id=fork_id,
                         head_id=run.checkpoint.id if run.checkpoint is not None else fork_id, status=status,
-                        values=dict(run.preview or run.values), steps=tuple(steps), branch=branch, error=error)
+                        values=dict(run.preview or run.values), steps=tuple(steps), branch=branch, error=error,
+                        marks=dict(marks))
 
 
 def replay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str | None = None, **options: Any) -> ReplayResult:

@@ -22,7 +22,7 @@ from ..channels import LastValue, ReducerChannel
 from ..checkpoint.base import DONE, ERROR, INTERRUPT, RESUME, ROUTE, SEND, Checkpoint
 from ..constants import START
 from ..messages import add_messages
-from ..types import Command
+from ..types import Command, Overwrite
 from ..runtime.task_record import RECORD_KEY
 
 if TYPE_CHECKING:
@@ -41,10 +41,13 @@ class TaskRecord:
 
     node: str
     writes: tuple[tuple[str, Any], ...]
+    task_id: str = ""
+    """The recorded task's id ("" when unknown): a subgraph it ran keeps its checkpoints under it."""
     goto: tuple[Any, ...] = ()
     resume: tuple[Any, ...] = ()
     source: str = "record"
-    """"record" (kept by a recording run), "writes" (kept pending writes) or "derived"."""
+    """"record" (kept by a recording run), "writes" (kept pending writes) or "derived"
+    (for an edit: "edit", its writes read from the two checkpoints)."""
     recorded: bool = False
     """This task was itself answered from records (by an earlier replay)."""
 
@@ -61,6 +64,11 @@ class Superstep:
     @property
     def step(self) -> int:
         return self.before.step + 1
+
+    @property
+    def edit(self) -> bool:
+        """An `update_state` edit made `after` (its tasks: each `(values, as_node)` as a record)."""
+        return self.after is not None and self.after.source == "update"
 
     def of(self, node: str) -> list[TaskRecord]:
         return [t for t in self.tasks or () if t.node == node]
@@ -112,7 +120,11 @@ def load_branch(graph: CompiledStateGraph, saver: Any, thread_id: str, checkpoin
         if after.source == "fork":  # a copy of `before`: no task ran
             before = after
             continue
-        steps.append(Superstep(before=before, after=after, tasks=_records(graph, saver, thread_id, before, after)))
+        if after.source == "update":  # a person's edit (update_state), re-applied by a replay
+            tasks = _edit_records(graph, before, after)
+        else:
+            tasks = _records(graph, saver, thread_id, before, after)
+        steps.append(Superstep(before=before, after=after, tasks=tasks))
         before = after
     steps.append(Superstep(before=before, after=None))
     return RecordedBranch(thread_id=thread_id, start=start, steps=tuple(steps))
@@ -132,7 +144,8 @@ def _records(graph: CompiledStateGraph, saver: Any, thread_id: str, before: Chec
              after: Checkpoint) -> tuple[TaskRecord, ...] | None:
     kept = after.metadata.get(RECORD_KEY) if isinstance(after.metadata, Mapping) else None
     if isinstance(kept, list):
-        return tuple(TaskRecord(node=str(r.get("node")), writes=tuple((str(k), v) for k, v in r.get("writes", ())),
+        return tuple(TaskRecord(node=str(r.get("node")), task_id=str(r.get("task") or ""),
+                                writes=tuple((str(k), v) for k, v in r.get("writes", ())),
                                 goto=tuple(r.get("goto", ())) + tuple(r.get("sends", ())),
                                 resume=tuple(r.get("resume", ())), recorded=bool(r.get("recorded")))
                      for r in kept if isinstance(r, Mapping))
@@ -167,7 +180,7 @@ def _from_pending(writes: list[Any], before: Checkpoint) -> tuple[TaskRecord, ..
             return None  # it failed or was interrupted there: its finished writes are not these
         resume = tuple(v for w in ws if w.channel == RESUME for v in w.value)
         out.append(TaskRecord(
-            node=task.name, source="writes", resume=resume,
+            node=task.name, task_id=task.id, source="writes", resume=resume,
             writes=tuple((w.channel, w.value) for w in ws
                          if w.channel not in (ROUTE, SEND, INTERRUPT, ERROR, RESUME, DONE)),
         ))
@@ -182,30 +195,62 @@ def _derived(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -
         arg = task.arg.update if isinstance(task.arg, Command) else task.arg
         if not isinstance(arg, Mapping):
             return None
-        return (TaskRecord(node=START, source="derived",
+        return (TaskRecord(node=START, task_id=task.id, source="derived",
                            writes=tuple((k, v) for k, v in arg.items() if k in graph.schema.input_keys)),)
     if after.nodes_ran != (task.name,):
         return None
-    channels = graph.schema.channels
     writes: list[tuple[str, Any]] = []
-    for key, version in after.versions.items():
-        if version != after.id or key not in after.values:
-            continue
-        new, old = after.values[key], before.values.get(key)
-        channel = channels.get(key)
-        if type(channel) is LastValue:
-            writes.append((key, new))
-        elif type(channel) is ReducerChannel and type(new) is list and type(old) is list:
-            fn = inspect.unwrap(channel.fn)
-            if fn is operator.add and len(new) >= len(old):
-                writes.append((key, new[len(old):]))
-            elif fn is add_messages and (delta := _message_delta(old, new)) is not None:
-                writes.append((key, delta))
-            else:
-                return None
-        else:
+    for key, new, old, channel in _changed(graph, before, after):
+        write = _delta(channel, new, old)
+        if write is _NOT_EXACT:
             return None
-    return (TaskRecord(node=task.name, writes=tuple(writes), source="derived"),)
+        writes.append((key, write))
+    return (TaskRecord(node=task.name, task_id=task.id, writes=tuple(writes), source="derived"),)
+
+
+def _edit_records(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -> tuple[TaskRecord, ...] | None:
+    """An edit's `(values, as_node)` pairs as records: kept by a recording (update_state
+    with config["record"]), else read from the two checkpoints: a plain key's new value,
+    what was appended to an `operator.add` or `add_messages` list, and otherwise the
+    recorded value itself as an `Overwrite`. None when it cannot be told (a bulk edit
+    as several nodes, or a clear)."""
+    kept = after.metadata.get(RECORD_KEY) if isinstance(after.metadata, Mapping) else None
+    if isinstance(kept, list) and kept:
+        return tuple(TaskRecord(node=str(r.get("node")), writes=tuple((str(k), v) for k, v in r.get("writes", ())),
+                                source="edit") for r in kept if isinstance(r, Mapping))
+    if len(after.nodes_ran) != 1 or after.nodes_ran[0] not in graph.runners:
+        return None
+    writes = []
+    for key, new, old, channel in _changed(graph, before, after):
+        write = _delta(channel, new, old)
+        writes.append((key, Overwrite(new) if write is _NOT_EXACT else write))
+    if not writes and not after.tasks:
+        return None  # cleared (as_node END): nothing tells it from an empty edit
+    return (TaskRecord(node=after.nodes_ran[0], writes=tuple(writes), source="edit"),)
+
+
+_NOT_EXACT: Any = object()
+
+
+def _changed(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -> list[tuple[str, Any, Any, Any]]:
+    """(key, new value, old value, channel) of each key the step from `before` wrote."""
+    channels = graph.schema.channels
+    return [(key, after.values[key], before.values.get(key), channels.get(key))
+            for key, version in after.versions.items()
+            if version == after.id and key in after.values and before.versions.get(key) != version]
+
+
+def _delta(channel: Any, new: Any, old: Any) -> Any:
+    """The write that turned `old` into `new` through `channel`, or _NOT_EXACT."""
+    if type(channel) is LastValue:
+        return new
+    if type(channel) is ReducerChannel and type(new) is list and type(old) is list:
+        fn = inspect.unwrap(channel.fn)
+        if fn is operator.add and len(new) >= len(old) and new[:len(old)] == old:
+            return new[len(old):]
+        if fn is add_messages and (delta := _message_delta(old, new)) is not None:
+            return delta
+    return _NOT_EXACT
 
 
 def _message_delta(old: Sequence[Any], new: Sequence[Any]) -> list[Any] | None:

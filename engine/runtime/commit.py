@@ -189,7 +189,7 @@ class RunCommit:
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
         metadata = self._metadata()
         if self.record or self.answers is not None:  # a recording run or a recorded replay (task_record.py)
-            metadata[RECORD_KEY] = task_records(ordered, {n: bool(r.branches) for n, r in graph.runners.items()})
+            metadata[RECORD_KEY] = task_records(ordered)
         ckpt = Checkpoint(
             id=cid, thread_id=self.store_key, parent_id=parent.id or None, step=parent.step + 1,
             source=source, created_at=now_iso() if self._durable_ids else "", values=new_values, versions=versions,

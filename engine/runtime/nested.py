@@ -124,6 +124,11 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
                                durability=parent.durability)
     child.fresh = fresh
     child.namespace = parent.namespace + (ctx.name,)
+    if parent.record or parent.answers is not None:  # a recording (or a recorded replay) records inside too
+        child.record = True
+        for_child = getattr(parent.answers, "for_child", None)
+        if for_child is not None:  # a recorded replay answers the subgraph's nodes from its records
+            child.answers = for_child(ctx, child)
     if saver is not None:
         child.replay = replay
         assert parent.checkpoint is not None

@@ -223,7 +223,9 @@ class Run(RunStart, RunCommit):
         values) in its metadata, so a replay can answer nodes from them (engine/replay).
         Taken out of the config, so nodes (and LangChain callbacks) never see it."""
         self.answers: Callable[[PlannedTask], Any] | None = None
-        """Set by a recorded replay: a task's recorded output (NOT_ANSWERED to run the node)."""
+        """Set by a recorded replay: a task's recorded output (NOT_ANSWERED to run the node).
+        Its `for_child(ctx, child_run)`, when it has one, gives each subgraph run a hook of its
+        own (runtime/nested.py); it may `preset_resume` the task it is asked about."""
 
     def preset_resume(self, task_id: str, values: Sequence[Any]) -> None:
         """Hand resume values to a pending task before it runs: its n-th interrupt() returns
@@ -462,6 +464,8 @@ class Run(RunStart, RunCommit):
                 result = self._conclude(task, runner, ctx, answer, None, "", started)
                 result.recorded = result.ok
                 return result
+            if not ctx.resume and self._resume_for.get(task.id):  # the hook handed it recorded resume values
+                ctx.resume = list(self._resume_for[task.id])
         key = None
         if runner.cache_policy is not None and self.graph.cache is not None:
             key = cache_key(runner.cache_policy, task.name, state)
@@ -643,6 +647,7 @@ class Run(RunStart, RunCommit):
             for goto in command.goto_targets():
                 if isinstance(goto, Send):
                     result.sends.append(goto)
+                    result.command_sends += 1
                 elif goto not in graph.runners or goto == START:
 
                     if goto != END:

@@ -52,6 +52,9 @@ class TaskResult:
     """The node failed and its error handler runs instead (the run goes on)."""
     paused: bool = False
     """The task's subgraph stopped at one of its own breakpoints: the parent pauses too."""
+    command_sends: int = 0
+    """How many of `sends` (the first ones) came from the node's own Command; the rest are
+    its routers' (a recording keeps only the Command's: routers are graph code)."""
 
     @property
     def ok(self) -> bool:

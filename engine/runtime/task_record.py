@@ -4,11 +4,12 @@ With `config["record"] = True` a Run adds, to the metadata of every checkpoint i
 commits, the list of the superstep's tasks with what each wrote: a recorded replay
 (engine/replay) answers a node from this record instead of calling it (no LLM or API
 call), and re-runs an interrupted node with the resume values it was given. Routers are
-graph code, not the node's output, so only a `Command`'s own goto is kept.
+graph code, not the node's output, so only a `Command`'s own goto and Sends are kept
+(a replay runs the routers again on the recorded writes).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .task import TaskResult
@@ -19,7 +20,7 @@ RECORD_KEY = "record"
 """The checkpoint metadata key holding the superstep's task records (a list of dicts)."""
 
 
-def task_records(results: Sequence[TaskResult], has_router: Mapping[str, bool]) -> list[dict[str, Any]]:
+def task_records(results: Sequence[TaskResult]) -> list[dict[str, Any]]:
     """One plain dict per task, in plan order: task id, node, writes, goto, resume."""
     out: list[dict[str, Any]] = []
     for r in results:
@@ -27,8 +28,8 @@ def task_records(results: Sequence[TaskResult], has_router: Mapping[str, bool]) 
         goto = [n for n, why in r.routes if why.startswith("command:")]
         if goto:
             record["goto"] = goto
-        if r.sends and not has_router.get(r.task.name, False):  # every Send came from the node's Command
-            record["sends"] = list(r.sends)
+        if r.command_sends:  # the node's Command's own Sends (its routers' are graph code)
+            record["sends"] = r.sends[:r.command_sends]
         if r.resume:
             record["resume"] = list(r.resume)
         if r.recorded:
