@@ -52,7 +52,7 @@ class TaskFuture(Generic[T]):
     """What calling a task returns: `.result()` in sync code, `await` in async code."""
 
     def __init__(self, *, value: Any = None, error: BaseException | None = None,
-                 pending: asyncio.Future[Any] | None = None) -> None:
+                 pending: asyncio.Future[T] | None = None) -> None:
         self._value, self._error, self._pending = value, error, pending
 
     def done(self) -> bool:
@@ -187,7 +187,7 @@ class _Task:
         """Limits each attempt of an async task (see TimeoutPolicy)."""
         if timeout is not None and not self.is_async:
             raise ValueError(_sync_timeout("task", name))
-        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+        functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
         return f"<task {self.name}>"
@@ -410,7 +410,7 @@ class EntrypointGraph(CompiledStateGraph):
         super().__init__(builder, checkpointer=checkpointer, name="LangGraph", store=store, cache=cache)
         schema = self.schema
         schema.output = lambda values: values.get(END_KEY)  # type: ignore[method-assign]
-        schema.unwrap_update = lambda update: update.get(END_KEY) if isinstance(update, Mapping) else update  # type: ignore[attr-defined]
+        schema.unwrap_update = lambda update: update.get(END_KEY) if isinstance(update, Mapping) else update
 
     def with_checkpointer(self, checkpointer: Any) -> EntrypointGraph:
         graph = EntrypointGraph(self.fn, name=self.input_node, checkpointer=checkpointer, store=self.store,

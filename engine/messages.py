@@ -59,11 +59,11 @@ def __getattr__(name: str) -> Any:  # the active layer's classes, resolved on fi
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _base() -> type:
+def _base() -> Any:  # a class: BaseMessage of the active layer
     return _lc_module().BaseMessage if uses_langchain() else _OwnBase
 
 
-def _remove() -> type:
+def _remove() -> Any:  # a class: RemoveMessage of the active layer
     return _lc_module().RemoveMessage if uses_langchain() else _OwnRemove
 
 
@@ -182,7 +182,8 @@ def _openai_format(messages: list[Any]) -> list[Any]:
     if not uses_langchain():
         raise ValueError("add_messages(format='langchain-openai') needs langchain-core: pip install 'retrograph[langchain]'")
     lc = _lc_module()
-    return lc.convert_to_messages(lc.convert_to_openai_messages(messages))
+    converted: list[Any] = lc.convert_to_messages(lc.convert_to_openai_messages(messages))
+    return converted
 
 
 def add_messages(left: Any = MISSING, right: Any = MISSING, *, format: str | None = None) -> Any:

@@ -115,7 +115,9 @@ TaskInfo = PregelTask
 class StateSnapshot(NamedTuple):
     """The state of a thread at one checkpoint, as get_state() returns it."""
 
-    values: dict[str, Any]
+    values: Any
+    """The state's keys and values (a dict); for a graph whose state is one value (a root
+    state, an entrypoint), that value."""
     next: tuple[str, ...]
     config: RunnableConfig
     metadata: dict[str, Any]

@@ -78,3 +78,16 @@ def test_async_saver_from_conn_string() -> None:
     assert result == {"n": 2} and steps == [1, 0, -1]
     with pytest.raises(TypeError, match="does not use aiosqlite"):
         AsyncSqliteSaver(object())  # type: ignore[arg-type]
+
+
+def test_async_saver_reads_with_langgraphs_config_spelling_too() -> None:
+    async def main() -> tuple[dict, list[int]]:
+        async with AsyncSqliteSaver.from_conn_string(":memory:") as saver:
+            await _graph(saver).ainvoke({"n": 1}, CFG)
+            latest = await saver.aget(CFG)  # LangGraph's aget(config): the checkpoint as a dict
+            steps = [t.metadata["step"] async for t in saver.alist(CFG)]  # CheckpointTuples
+            return latest, steps
+
+    latest, steps = asyncio.run(main())
+    assert latest["channel_values"] == {"n": 2}
+    assert steps == [1, 0, -1]

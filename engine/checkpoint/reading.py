@@ -136,6 +136,12 @@ def open_store(target: str | os.PathLike[str]) -> Any:
     return LangGraphSqliteReader(path)
 
 
+def _exists(conn: Any, table: str) -> bool:
+    """Whether `table` (a name of ours, never the user's) holds a row."""
+    row = conn.execute(f"SELECT EXISTS (SELECT 1 FROM {table})").fetchone()
+    return row is not None and bool(row[0])
+
+
 def _open_postgres(url: str) -> Any:
     try:
         import psycopg
@@ -150,8 +156,7 @@ def _open_postgres(url: str) -> Any:
             ours = has_retrograph_tables(conn)
             theirs = has_langgraph_tables(conn)
             if ours and theirs:  # both: the one that holds checkpoints
-                ours = bool(conn.execute("SELECT EXISTS (SELECT 1 FROM retrograph_checkpoints)").fetchone()[0]) or not bool(
-                    conn.execute("SELECT EXISTS (SELECT 1 FROM checkpoints)").fetchone()[0])
+                ours = _exists(conn, "retrograph_checkpoints") or not _exists(conn, "checkpoints")
     except psycopg.Error as e:
         raise connect_error(url, e) from None
     if ours:

@@ -123,7 +123,8 @@ class Segments:
             row = conn.execute("SELECT data FROM segments WHERE sid = ?", (sid,)).fetchone()
             if row is None:
                 raise missing_value_error(self.path, checkpoint_id, key)
-            return row[0]
+            data: bytes = row[0]
+            return data
         pieces: list[list[bytes]] = []
         total = 0
         while True:

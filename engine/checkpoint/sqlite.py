@@ -20,6 +20,7 @@ memory.
 """
 from __future__ import annotations
 
+import builtins
 import os
 import sqlite3
 import threading
@@ -270,8 +271,10 @@ class SqliteSaver(BaseCheckpointSaver):
                 stored[key] = [""]
                 continue
             hint = appended.get(key) if appended else None
-            base = cache.find(conn, tid, key, hint[0], pmap) if hint is not None else None
-            if base is not None and len(base) == SEGMENTS and base[COUNT] is not None:
+            base = None
+            if hint is not None:  # (version appended to, items appended)
+                base = cache.find(conn, tid, key, hint[0], pmap)
+            if base is not None and hint is not None and len(base) == SEGMENTS and base[COUNT] is not None:
                 kind, data, count, tagged = encode_channel(serde, key, values[key], base[COUNT], len(hint[1]))
             else:
                 kind, data, count, tagged = encode_channel(serde, key, values[key])
@@ -281,6 +284,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 continue
             size = len(data) + 2
             if kind == "append":
+                assert base is not None  # only a base in segments is appended to
                 size += base[SIZE]
                 tagged = tagged or bool(base[TAGGED])
                 staged.append((key, data, base[REF]))
@@ -524,7 +528,7 @@ class SqliteSaver(BaseCheckpointSaver):
             row = HeaderRow._make(read)
             yield self._check(row, header, thread_id, row)
 
-    def threads(self) -> list[ThreadInfo]:
+    def threads(self) -> builtins.list[ThreadInfo]:
         with self._lock, self._errors():
             rows = self._db().execute(
                 "SELECT t.thread_id, c.id, c.created_at, (SELECT count(*) FROM checkpoints AS k"

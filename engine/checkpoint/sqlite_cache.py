@@ -101,7 +101,7 @@ class WriteCache:
     def insert_checkpoint(self, conn: sqlite3.Connection, row: list[Any], checkpoint: Checkpoint) -> int:
         """Insert the checkpoint row (`_INSERT_CHECKPOINT`'s parameters, the first left
         for the row number) under the thread's next row number; returns that number."""
-        tid = row[SLOT_TID]
+        tid: int = row[SLOT_TID]
         while True:
             n = self._next_n.get(tid)
             if n is None:

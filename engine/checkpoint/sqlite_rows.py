@@ -21,7 +21,7 @@ from .base import CheckpointHeader
 __all__ = ["Entry", "INLINE", "HEADER_COLS", "ROW_COLS", "HeaderRow", "StoredRow", "VERSION", "REF", "COUNT", "SIZE",
            "TAGGED", "NO_VALUE", "INLINE_VALUE", "SEGMENTS", "parse_versions", "parse_inline", "header"]
 
-Entry = list
+Entry = list[Any]
 """One channel's entry in the versions record; its length says which form it has."""
 NO_VALUE, INLINE_VALUE, SEGMENTS = 1, 2, 5
 """The lengths of the three forms of an entry (see above)."""

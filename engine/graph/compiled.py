@@ -399,7 +399,7 @@ class CompiledStateGraph:
                 "astream_events needs langchain-core: pip install 'retrograph[langchain]'"
             ) from None
         events_of = _astream_events_implementation_v2(self, input, dict(config or {}), **kwargs)
-        async with aclosing(events_of) as events:  # type: ignore[type-var]
+        async with aclosing(events_of) as events:
             async for event in events:  # closed with this one: a consumer that stops cancels the nodes
                 yield event
 
@@ -496,7 +496,7 @@ class CompiledStateGraph:
         the `saver`) the subgraph's own snapshot."""
         channels = self.schema.channels
         thread_id, ns = split_thread_key(ckpt.thread_id)
-        values = {k: v for k, v in ckpt.values.items() if k in channels}
+        values: Any = {k: v for k, v in ckpt.values.items() if k in channels}  # a root state: one value
         plan = ckpt.tasks
         inputs = [w for w in pending if is_input_write(w, ckpt.id)]
         if inputs:  # a Command given as input: its update and goto act on this checkpoint
@@ -528,7 +528,7 @@ class CompiledStateGraph:
             config=with_map(self.checkpoint_config(thread_id, ckpt.id, ns) or {}, parents),
             metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
             created_at=ckpt.created_at,
-            parent_config=ckpt.parent_id and with_map(self.checkpoint_config(thread_id, ckpt.parent_id, ns) or {},
+            parent_config=None if not ckpt.parent_id else with_map(self.checkpoint_config(thread_id, ckpt.parent_id, ns) or {},
                                                       parents),
             tasks=tasks,
             interrupts=tuple(i for t in tasks for i in t.interrupts),
@@ -726,7 +726,7 @@ def _last_values(chunks: list[Any], version: str, output_keys: Any) -> Any:
     """invoke()'s result from a values stream: the last chunk (GraphOutput in v2)."""
     if version == "v2":
         last = chunks[-1] if chunks else {"data": None, "interrupts": ()}
-        return GraphOutput(last["data"], tuple(last.get("interrupts", ())))
+        return GraphOutput(last["data"], tuple(last.get("interrupts") or ()))
     latest: Any = None
     interrupts: list[Any] = []
     for chunk in chunks:  # as LangGraph: the last state, with every interrupt the stream showed

@@ -201,7 +201,8 @@ def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
     while stack:
         sub = stack.pop()
         if sub.name.startswith("cluster_"):
-            clusters[sub.name[len("cluster_"):]] = _floats(sub.graph_attr["bb"])
+            x0, y0, x1, y1 = _floats(sub.graph_attr["bb"])
+            clusters[sub.name[len("cluster_"):]] = (x0, y0, x1, y1)
         stack.extend(sub.subgraphs())
 
     nodes: dict[str, NodeGeometry] = {}
@@ -221,10 +222,10 @@ def layout(g: nx.DiGraph, name: str = "graph") -> Layout:
     for u, v, d in g.edges(data=True):
         attr = agraph.get_edge(_anchor(g, u, "tail"), _anchor(g, v, "head")).attr
         points, tip = parse_spline(attr.get("pos") or "", point)
-        label = d.get("label") or None
+        edge_label: str | None = d.get("label") or None
         lp = attr.get("lp") or attr.get("xlp")
-        label_pos = point(lp) if lp else (points[len(points) // 2] if label and points else None)
-        edges[(u, v)] = EdgeGeometry(source=u, target=v, kind=d.get("kind", "edge"), label=label,
+        label_pos = point(lp) if lp else (points[len(points) // 2] if edge_label and points else None)
+        edges[(u, v)] = EdgeGeometry(source=u, target=v, kind=d.get("kind", "edge"), label=edge_label,
                                      points=points, arrow_tip=tip, label_pos=label_pos,
                                      taken=bool(d.get("taken")))
     return Layout(width=urx - llx, height=ury - lly, nodes=nodes, edges=edges)

@@ -12,14 +12,14 @@ from langchain_core.tools import BaseTool, InjectedToolArg, InjectedToolCallId
 __all__ = ["InjectedState", "InjectedStore", "InjectedToolCallId", "Injections", "injections_of"]
 
 
-class InjectedState(InjectedToolArg):
+class InjectedState(InjectedToolArg):  # type: ignore[misc]  # langchain-core (an optional extra) is checked as Any
     """`Annotated[dict, InjectedState]` gets the whole state; `InjectedState("key")` one key."""
 
     def __init__(self, field: str | None = None) -> None:
         self.field = field
 
 
-class InjectedStore(InjectedToolArg):
+class InjectedStore(InjectedToolArg):  # type: ignore[misc]
     """`Annotated[BaseStore, InjectedStore()]` gets the graph's store (None without one)."""
 
 

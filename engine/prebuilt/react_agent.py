@@ -17,6 +17,7 @@ from langchain_core.runnables import Runnable, RunnableBinding
 
 from ..constants import END, START
 from ..graph import StateGraph
+from ..managed import RemainingSteps
 from ..messages import add_messages
 from ..types import Send
 from .tool_node import TOOL_CALL_WITH_CONTEXT, ToolNode
@@ -26,29 +27,13 @@ __all__ = ["AgentState", "create_react_agent", "NEED_MORE_STEPS"]
 NEED_MORE_STEPS = "Sorry, need more steps to process this request."
 
 
-def _remaining_steps_type() -> Any:
-    """The engine's RemainingSteps managed value, when it has one (else a plain int key)."""
-    import importlib
-
-    for where in ("engine", "engine.managed", "engine.types"):
-        try:
-            found = getattr(importlib.import_module(where), "RemainingSteps", None)
-        except ImportError:
-            continue
-        if found is not None:
-            return found
-    return None
-
-
-_RemainingSteps = _remaining_steps_type()
 
 
 class AgentState(TypedDict, total=False):
     """The agent's state: its conversation (and the steps it has left, when known)."""
 
     messages: Annotated[Sequence[BaseMessage], add_messages]
-    if _RemainingSteps is not None:
-        remaining_steps: _RemainingSteps  # type: ignore[valid-type]
+    remaining_steps: RemainingSteps
 
 
 class _StructuredState(AgentState, total=False):

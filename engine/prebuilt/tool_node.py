@@ -15,7 +15,7 @@ import json
 import types
 import typing
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langchain_core.messages.tool import ToolOutputMixin
@@ -51,10 +51,10 @@ class ToolInvocationError(Exception):
                          " Please fix the error and try again.")
 
 
-class _Carried(ToolOutputMixin):
+class _Carried(ToolOutputMixin):  # type: ignore[misc]  # langchain-core (an optional extra) is checked as Any
     """An engine Command a tool returned, carried through langchain-core's tool call."""
 
-    def __init__(self, command: Command) -> None:
+    def __init__(self, command: Command[Any]) -> None:
         self.command = command
 
 
@@ -231,6 +231,7 @@ class ToolNode:
         try:
             if "__error__" in prepared:
                 raise prepared["__error__"]
+            assert tool is not None  # (no tool: _prepare returned a ToolMessage)
             return self._wrap(tool.invoke(prepared, config), call)
         except _BUBBLE:
             raise
@@ -244,6 +245,7 @@ class ToolNode:
         try:
             if "__error__" in prepared:
                 raise prepared["__error__"]
+            assert tool is not None  # (no tool: _prepare returned a ToolMessage)
             return self._wrap(await tool.ainvoke(prepared, config), call)
         except _BUBBLE:
             raise
@@ -273,7 +275,7 @@ class ToolNode:
         elif callable(flag):
             if flag is not _default_handler and not isinstance(exc, _handler_types(flag)):
                 raise exc
-            content = flag(exc)
+            content = cast(Callable[[Exception], str], flag)(exc)
         else:
             raise TypeError(f"ToolNode: handle_tool_errors={flag!r} is not a bool, str, callable or exception type")
         return ToolMessage(content, name=call["name"], tool_call_id=call["id"], status="error")

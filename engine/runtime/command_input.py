@@ -34,7 +34,7 @@ def is_input_write(write: PendingWrite, checkpoint_id: str) -> bool:
     return write.task_name == START and write.task_id == input_task_id(checkpoint_id)
 
 
-def command_writes(graph: CompiledStateGraph, command: Command, checkpoint_id: str) -> list[PendingWrite]:
+def command_writes(graph: CompiledStateGraph, command: Command[Any], checkpoint_id: str) -> list[PendingWrite]:
     """The pending writes that stand for `command`'s update and goto (none for resume)."""
     tid = input_task_id(checkpoint_id)
     update = graph.schema.wrap_update(Command(update=command.update))

@@ -127,7 +127,7 @@ DEFAULT_RUNTIME: Runtime[Any] = Runtime()
 
 def runtime_for(ctx: TaskContext) -> Runtime[Any]:
     """The Runtime of the task `ctx` (built on demand, once per attempt)."""
-    cached = ctx.runtime
+    cached: Runtime[Any] | None = ctx.runtime
     if cached is not None and cached.execution_info is not None \
             and cached.execution_info.node_attempt == ctx.attempt:
         return cached
@@ -140,7 +140,7 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
             ctx.first_attempt_time = time.time()
         chain = [ctx]  # this task, then the tasks of the graphs it runs inside
         while chain[-1].parent is not None:
-            chain.append(chain[-1].parent)  # type: ignore[arg-type]
+            chain.append(chain[-1].parent)
         thread_id = next((c.run.thread_id for c in chain if c.run is not None and c.run.thread_id), None)
         info = ExecutionInfo(
             checkpoint_id=cp.id if cp is not None else "",

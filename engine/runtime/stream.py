@@ -177,7 +177,7 @@ class StreamCollector:
         if checkpoint_id is None:
             return None
         ns = self._ns or self.home_ns
-        conf = {"thread_id": self.thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
+        conf: dict[str, Any] = {"thread_id": self.thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}
         parents = self._parents.get(ns) if ns else None
         if parents:  # as LangGraph: a subgraph's checkpoint names its ancestors' too
             conf["checkpoint_map"] = {**parents, ns: checkpoint_id}
@@ -288,11 +288,10 @@ class StreamCollector:
                 if "values" in modes:
                     self._put("values", self.values, event.interrupts)
             if "tasks" in modes or "debug" in modes:
-                failed = isinstance(event, TaskFailed)
                 self._task_result(event.step, {
-                    "id": event.task_id, "name": event.name, "error": event.error if failed else None,
-                    "result": {},
-                    "interrupts": [] if failed else [_interrupt_dict(i) for i in event.interrupts]})
+                    "id": event.task_id, "name": event.name,
+                    "error": event.error if isinstance(event, TaskFailed) else None, "result": {},
+                    "interrupts": [] if isinstance(event, TaskFailed) else [_interrupt_dict(i) for i in event.interrupts]})
         elif isinstance(event, RunInterrupted):
             # a breakpoint, here or in a subgraph (its task paused, with no interrupt of its
             # own): one `{"__interrupt__": ()}`, from the top graph only

@@ -85,12 +85,12 @@ def _as_items(update: Any) -> list[tuple[str, Any]] | None:
 
 def normalize_update(
     node: str, result: Any, channels: Mapping[str, Channel]
-) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command | None]:
+) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command[Any] | None]:
     """(writes, dropped keys, update as streamed, the Command if one was returned)."""
     if type(result) is dict:  # the common case, first
-        writes = [(k, v) for k, v in result.items() if k in channels]
-        if len(writes) == len(result):
-            return writes, (), result, None
+        plain = [(k, v) for k, v in result.items() if k in channels]
+        if len(plain) == len(result):
+            return plain, (), result, None
     if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
         return _normalize_many(node, result, channels)
     command = result if isinstance(result, Command) else None
@@ -116,7 +116,7 @@ def normalize_update(
 
 def _normalize_many(
     node: str, results: Sequence[Any], channels: Mapping[str, Channel]
-) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command | None]:
+) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command[Any] | None]:
     """A node that returned several updates and Commands (`[Command(...), {...}]`): all
     their writes, in order, and one Command with all their gotos. The updates stream
     shows the list of updates, as LangGraph does."""

@@ -207,7 +207,7 @@ def _make_handler_class() -> Any:
                 found.extend(x for x in item if isinstance(x, BaseMessage))
         return found
 
-    class MessagesHandler(BaseCallbackHandler, Streaming):  # type: ignore[misc, valid-type]
+    class MessagesHandler(BaseCallbackHandler, Streaming):  # type: ignore[misc]
         run_inline = True
 
         def __init__(self, put: Callable[..., None], subgraphs: bool) -> None:

@@ -5,7 +5,7 @@ stores whose calls do not wait on I/O (the in-memory one)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -74,7 +74,7 @@ def check_namespace(namespace: Any) -> tuple[str, ...]:
     return namespace
 
 
-_OPS = {
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
     "$eq": lambda a, b: a == b, "$ne": lambda a, b: a != b,
     "$gt": lambda a, b: a is not None and a > b, "$gte": lambda a, b: a is not None and a >= b,
     "$lt": lambda a, b: a is not None and a < b, "$lte": lambda a, b: a is not None and a <= b,

@@ -57,7 +57,8 @@ def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[st
     """The header's fields and the plan of one row."""
     cp = row.checkpoint
     values = _mapping(cp.get("channel_values"))
-    sends = values.get(TASKS) if isinstance(values.get(TASKS), list) else []
+    pushed = values.get(TASKS)
+    sends: list[Any] = pushed if isinstance(pushed, list) else []
     legacy = cp.get("pending_sends")  # checkpoints of LangGraph before 0.3
     if isinstance(legacy, list):
         sends = list(legacy) + list(sends)

@@ -155,7 +155,8 @@ def task_name(path: str, sends: Sequence[Any]) -> str:
         return path[len("~__pregel_pull, "):].split(",", 1)[0]
     i = _push_index(path)
     if i is not None and i < len(sends) and isinstance(sends[i], Send):
-        return sends[i].node
+        node: str = sends[i].node
+        return node
     return ""
 
 

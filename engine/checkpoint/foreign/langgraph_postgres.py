@@ -91,7 +91,8 @@ class LangGraphPostgresReader(LangGraphReader):
             if self._conn is None:
                 raise CheckpointError(f"{self!r} is closed")
             try:
-                return self._conn.execute(sql, params).fetchall()
+                rows: list[tuple[Any, ...]] = self._conn.execute(sql, params).fetchall()
+                return rows
             except self._psycopg.OperationalError as e:
                 raise connect_error(self.url, e) from None
             except self._psycopg.Error as e:
