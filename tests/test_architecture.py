@@ -130,3 +130,33 @@ def test_studio_core_imports_no_qt() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'qasync')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]", f"studio.core imported Qt: {out.stdout}"
+
+
+def _records_named_view(package: str) -> list[str]:
+    """Classes under `package` named "...View" that hold data (a dataclass or a NamedTuple)."""
+    found = []
+    for name, (path, _) in _modules(package).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or not node.name.endswith("View"):
+                continue
+            decorators = [ast.unparse(d) for d in node.decorator_list]
+            bases = [ast.unparse(b) for b in node.bases]
+            if any("dataclass" in d for d in decorators) or any("NamedTuple" in b for b in bases):
+                found.append(f"{name}.{node.name}")
+    return found
+
+
+def test_view_never_names_data() -> None:
+    # "View" names widgets; a record is named for what it holds (studio/core/records.py)
+    assert _records_named_view("studio") == []
+    assert _records_named_view("engine") == []
+
+
+def test_the_view_check_finds_a_record_named_view(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from dataclasses import dataclass\n@dataclass(frozen=True)\nclass StepView:\n"
+                              "    step: int\nclass PanelView:\n    pass\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert _records_named_view("demo") == ["demo.a.StepView"]

@@ -1,7 +1,7 @@
 """The "why" of a run as the studio's panels show it (Qt-free).
 
 Built from `engine.explain`'s Superstep (the Run's own events, or a checkpoint read back)
-into one plain record, `WhyView`: the triggers to draw on the graph, the badges (a join
+into one plain record, `WhyMarks` (studio/core/records.py): the triggers to draw on the graph, the badges (a join
 waiting, `Send ×3`, a Command goto), a sentence per node for its tooltip (why it runs
 next, or why not yet), the pending writes with their reducers, the conflicts, and the
 reducers' one-line explanations for the diff panel.
@@ -9,79 +9,28 @@ reducers' one-line explanations for the diff panel.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from engine.explain import Superstep, reducer_line, why_not
 from engine.explain.plan import show_name
 from engine.explain.reducers import key_reducer
 
-__all__ = ["PendingRow", "MergeRow", "WhyView", "why_view", "reducer_notes", "reducer_note"]
+from .records import NOTHING_NEXT, MergeRow, PendingRow, WhyMarks
+
+__all__ = ["why_marks", "reducer_notes", "reducer_note", "pending_groups"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class PendingRow:
-    """A write kept aside until the commit, and the reducer that will merge it."""
-
-    node: str
-    key: str
-    value: Any
-    reducer: str
-    how: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class MergeRow:
-    """How the last commit merged one key."""
-
-    key: str
-    writers: tuple[str, ...]
-    how: str
-    before: Any
-    after: Any
-
-
-@dataclass(frozen=True, kw_only=True)
-class WhyView:
-    """Everything the "why" marks need, for one superstep (the next one, or the one in
-    progress). Empty (`WhyView()`) when there is nothing to explain."""
-
-    step: int | None = None
-    snapshot_step: int | None = None
-    together: tuple[str, ...] = ()
-    """The nodes of the superstep: they run together and read the same snapshot."""
-    triggers: tuple[tuple[str, str, str], ...] = ()
-    """(source, target, label) of each edge, route or goto that triggered a task."""
-    badges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Node -> short badges: "Send ×3", "waits for b, c (1/3)", "goto", "deferred"."""
-    waiting: Mapping[str, str] = field(default_factory=dict)
-    """Join targets that wait -> the sentence."""
-    hover: Mapping[str, str] = field(default_factory=dict)
-    """Node -> one sentence: why it runs next, or why not yet."""
-    finished: frozenset[str] = frozenset()
-    """Nodes whose task finished in this superstep (their writes are pending)."""
-    pending: tuple[PendingRow, ...] = ()
-    conflicts: tuple[str, ...] = ()
-    merged: tuple[MergeRow, ...] = ()
-    """The last commit's merges (shown after a commit, before the next task runs)."""
-    merged_step: int | None = None
-    reducers: Mapping[str, str] = field(default_factory=dict)
-    """State key -> its reducer's one-line explanation."""
-    viewing: bool = False
-    """Read back from an older checkpoint (the scrubber, the timeline), not the live run."""
-
-    @property
-    def summary(self) -> str:
-        if self.step is None or not self.together:
-            return "Nothing runs next: the run is finished or has not started."
-        names = ", ".join(show_name(n) for n in dict.fromkeys(self.together))
-        n = len(self.together)
-        head = f"{n} task{'s' if n != 1 else ''} ({names})"
-        if n > 1:
-            head += f" run together, all reading the same snapshot: the state after step {self.snapshot_step}"
-        else:
-            head += f" runs on the state after step {self.snapshot_step}"
-        return head
+def _summary(step: int | None, together: tuple[str, ...]) -> str:
+    if step is None or not together:
+        return NOTHING_NEXT
+    names = ", ".join(show_name(n) for n in dict.fromkeys(together))
+    n = len(together)
+    head = f"{n} task{'s' if n != 1 else ''} ({names})"
+    if n > 1:
+        head += f" run together, all reading the same snapshot: the state after step {step - 1}"
+    else:
+        head += f" runs on the state after step {step - 1}"
+    return head
 
 
 def reducer_note(reducer: str) -> str:
@@ -132,10 +81,10 @@ def _triggers(step: Superstep) -> tuple[tuple[str, str, str], ...]:
     return tuple(dict.fromkeys(out))
 
 
-def why_view(step: Superstep | None, graph: Any, nodes: Iterable[str], *,
+def why_marks(step: Superstep | None, graph: Any, nodes: Iterable[str], *,
              last: Superstep | None = None, viewing: bool = False,
-             notes: Mapping[str, str] | None = None) -> WhyView:
-    """The WhyView of `step` (None: nothing runs next), with a hover sentence for each of
+             notes: Mapping[str, str] | None = None) -> WhyMarks:
+    """The WhyMarks of `step` (None: nothing runs next), with a hover sentence for each of
     `nodes` (the graph's drawn nodes), and `last` (the superstep that just committed)
     for the merges."""
     hover = {n: why_not(n, step, graph) for n in nodes}
@@ -145,10 +94,11 @@ def why_view(step: Superstep | None, graph: Any, nodes: Iterable[str], *,
     common: dict[str, Any] = dict(hover=hover, merged=merged, merged_step=last.step if last is not None else None,
                                   reducers=notes, viewing=viewing)
     if step is None:
-        return WhyView(**common)
+        return WhyMarks(**common)
     finished_ids = set(step.finished)
-    return WhyView(
-        step=step.step, snapshot_step=step.step - 1, together=tuple(t.node for t in step.tasks),
+    together = tuple(t.node for t in step.tasks)
+    return WhyMarks(
+        step=step.step, snapshot_step=step.step - 1, together=together, summary=_summary(step.step, together),
         triggers=_triggers(step), badges=_badges(step),
         waiting={w.target: w.sentence for w in step.waiting},
         finished=frozenset(t.node for t in step.tasks if t.task_id in finished_ids),

@@ -7,7 +7,7 @@ the contract here lets the panels and the session be written and tested apart.
 Naming: a record is named for what it holds, never "View" (views are widgets). `*Row` is
 one line of a list panel (timeline, events, diff); `*Shape` is what the graph panel
 draws; the rest are nouns (`GraphMarks`, `StepDiff`, `NodeDetails`, `InterruptInfo`,
-`SessionStatus`, `ErrorReport`, `ThreadSummary`, `Comparison`).
+`SessionStatus`, `ErrorReport`, `ThreadSummary`, `Comparison`, `WhyMarks`).
 """
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ __all__ = [
     "ThreadSummary",
     "Comparison",
     "UNSET",
+    "PendingRow",
+    "MergeRow",
+    "WhyMarks",
+    "NOTHING_NEXT",
 ]
 
 
@@ -272,3 +276,60 @@ class Comparison:
     left_label: str = ""
     """What the left side is, in words: step, nodes, branch and time (see `History.describe`)."""
     right_label: str = ""
+
+
+NOTHING_NEXT = "Nothing runs next: the run is finished or has not started."
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingRow:
+    """A write kept aside until the commit, and the reducer that will merge it."""
+
+    node: str
+    key: str
+    value: Any
+    reducer: str
+    how: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MergeRow:
+    """How the last commit merged one key."""
+
+    key: str
+    writers: tuple[str, ...]
+    how: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyMarks:
+    """Everything the "why" marks need, for one superstep (the next one, or the one in
+    progress). Empty (`WhyMarks()`) when there is nothing to explain."""
+
+    step: int | None = None
+    snapshot_step: int | None = None
+    together: tuple[str, ...] = ()
+    """The nodes of the superstep: they run together and read the same snapshot."""
+    triggers: tuple[tuple[str, str, str], ...] = ()
+    """(source, target, label) of each edge, route or goto that triggered a task."""
+    badges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Node -> short badges: "Send ×3", "waits for b, c (1/3)", "goto", "deferred"."""
+    waiting: Mapping[str, str] = field(default_factory=dict)
+    """Join targets that wait -> the sentence."""
+    hover: Mapping[str, str] = field(default_factory=dict)
+    """Node -> one sentence: why it runs next, or why not yet."""
+    finished: frozenset[str] = frozenset()
+    """Nodes whose task finished in this superstep (their writes are pending)."""
+    pending: tuple[PendingRow, ...] = ()
+    conflicts: tuple[str, ...] = ()
+    merged: tuple[MergeRow, ...] = ()
+    """The last commit's merges (shown after a commit, before the next task runs)."""
+    merged_step: int | None = None
+    reducers: Mapping[str, str] = field(default_factory=dict)
+    """State key -> its reducer's one-line explanation."""
+    viewing: bool = False
+    """Read back from an older checkpoint (the scrubber, the timeline), not the live run."""
+    summary: str = NOTHING_NEXT
+    """One sentence on the superstep: its tasks, and the state they read."""

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.explain import WhyView, pending_groups
+from studio.core.explain import pending_groups
+from studio.core.records import WhyMarks
 from studio.core.safe import total
 from studio.core.valuefmt import preview
 from studio.panels._common import MUTED, escape, title_label
@@ -112,7 +113,7 @@ class SuperstepPanel(QWidget):
     """What the superstep on screen does, in words and pending writes.
 
     Methods:
-        set_why(why: WhyView): show the superstep (live, or a checkpoint read back).
+        set_why(why: WhyMarks): show the superstep (live, or a checkpoint read back).
     Signals: none (read-only).
 
     Sections (top-level rows): "Runs together" (each task and why; ✓ when its writes are
@@ -154,7 +155,7 @@ class SuperstepPanel(QWidget):
         self.conflict_note.hide()
         layout.addWidget(self.conflict_note)
         layout.addWidget(self.tree, 1)
-        self.why = WhyView()
+        self.why = WhyMarks()
 
     def _set_title(self, title: str, summary: str) -> None:
         self.title.setText(f"<b style='color: #102a43'>{escape(title)}</b>&nbsp; {escape(summary)}")
@@ -167,7 +168,7 @@ class SuperstepPanel(QWidget):
                 return item
         return None
 
-    def set_why(self, why: WhyView) -> None:
+    def set_why(self, why: WhyMarks) -> None:
         self.why = why
         self.tree.clear()
         where = " (viewing a checkpoint)" if why.viewing else ""

@@ -1,6 +1,6 @@
 """The "why" of the run for the panels: an `engine.explain.Explainer` fed the Run's own
 events (live), or a checkpoint read back (the timeline, the scrubber), turned into one
-`WhyView` record (`whyChanged`)."""
+`WhyMarks` record (`whyChanged`)."""
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +9,8 @@ from typing import Any
 
 from engine.checkpoint.base import DONE, ERROR, INTERRUPT, RESUME, ROUTE, SEND
 from engine.explain import Explainer, Superstep, add_writes, explain_plan, merges_of
-from studio.core.explain import WhyView, reducer_notes, why_view
+from studio.core.explain import reducer_notes, why_marks
+from studio.core.records import WhyMarks
 from studio.core.state import SessionState
 
 from .signals import SessionSignals
@@ -22,13 +23,13 @@ _HIDDEN = frozenset({DONE, ERROR, INTERRUPT, RESUME, ROUTE, SEND})
 
 
 class Explaining:
-    """Keeps the explanation of the superstep on screen and emits it as a `WhyView`."""
+    """Keeps the explanation of the superstep on screen and emits it as a `WhyMarks`."""
 
     def __init__(self, state: SessionState, signals: SessionSignals) -> None:
         self.state = state
         self.signals = signals
         self.explainer = Explainer(None)
-        self.view = WhyView()
+        self.view = WhyMarks()
         self._notes: dict[str, str] = {}
         self._notes_for: Any = None
         self._reading: asyncio.Future[Any] | None = None
@@ -55,7 +56,7 @@ class Explaining:
             self._notes, self._notes_for = reducer_notes(graph), graph
         return self._notes
 
-    def emit(self, view: WhyView) -> None:
+    def emit(self, view: WhyMarks) -> None:
         self.view = view
         if not self.state.closed:
             self.signals.whyChanged.emit(view)
@@ -73,13 +74,13 @@ class Explaining:
     def emit_live(self) -> None:
         ex = self.explainer
         last = ex.steps[-1] if ex.steps else None
-        self.emit(why_view(ex.current, ex.graph, self._nodes(), last=last, notes=self.notes()))
+        self.emit(why_marks(ex.current, ex.graph, self._nodes(), last=last, notes=self.notes()))
 
     # -- a checkpoint read back -------------------------------------------------------------
     def _on_view(self, checkpoint_id: str | None) -> None:
         s, ex = self.state, self.explainer
         if checkpoint_id is None:
-            self.emit(WhyView(reducers=self.notes()))
+            self.emit(WhyMarks(reducers=self.notes()))
             return
         live = s.viewed_id is None
         if live and s.driver.run is not None:
@@ -115,7 +116,7 @@ class Explaining:
         if diff is not None:
             last = Superstep(step=ckpt.step, snapshot_id=ckpt.parent_id or "", tasks=(),
                              merges=merges_of([r for r in diff.rows if not r.dropped], graph))
-        self.emit(why_view(step if ckpt.tasks else None, graph, self._nodes(), last=last, viewing=viewing,
+        self.emit(why_marks(step if ckpt.tasks else None, graph, self._nodes(), last=last, viewing=viewing,
                            notes=self.notes()))
 
 

@@ -30,4 +30,4 @@ class SessionSignals(QObject):
     message = Signal(str)               # a transient status-bar line
     commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
     graphOpened = Signal(object, bool)  # the graph file's Path, whether it loaded
-    whyChanged = Signal(object)         # studio.core.explain.WhyView: why the next tasks run
+    whyChanged = Signal(object)         # studio.core.records.WhyMarks: why the next tasks run

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDockWidget, QDoubleSpinBox, QLabel, QMainWindow, QToolBar
 
-from studio.core.explain import WhyView
+from studio.core.records import WhyMarks
 from studio.core.scrub import Track
 from studio.panels.lesson import LessonPanel
 from studio.panels.scrubber import Scrubber
@@ -175,11 +175,11 @@ class Teaching:
         a.zoom_reset.triggered.connect(lambda: self._zoom(lambda: self.presentation.set_zoom(1.0)))
         a.high_contrast.toggled.connect(self.presentation.set_high_contrast)
         a.focus.toggled.connect(self.presentation.set_focus)
-        self.why = WhyView()
+        self.why = WhyMarks()
         p.diff.set_reducer_notes({})
 
     # -- handlers --------------------------------------------------------------------------
-    def _on_why(self, why: WhyView) -> None:
+    def _on_why(self, why: WhyMarks) -> None:
         self.why = why
         panels = self.window.panels
         panels.graph.set_why(why)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.layout import GraphLayout, estimate_size, layout_graph
-from studio.core.explain import WhyView
+from studio.core.records import WhyMarks
 from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
 from .legend import GraphLegend
@@ -142,7 +142,7 @@ class GraphPanel(QWidget):
     Methods:
         set_graph(view: GraphShape): draw a graph (layout runs on a worker thread; the old
             drawing stays until the new one is ready; a result for an older graph is dropped).
-        set_why(why: WhyView): the "why" marks (see `why.py`): triggering edges, badges (join
+        set_why(why: WhyMarks): the "why" marks (see `why.py`): triggering edges, badges (join
             waiting, Send ×N, goto, pending writes), the superstep's frame, node tooltips.
         set_marks(marks: GraphMarks): running (amber, pulsing), next (blue outline), trail
             (fading teal), breakpoints (red dots left = before / right = after), failed (red),
@@ -194,7 +194,7 @@ class GraphPanel(QWidget):
 
         self.scene = QGraphicsScene(self)
         self.why = WhyOverlay(self.scene)
-        self._why_view = WhyView()
+        self._why = WhyMarks()
         self.canvas = _Canvas(self)
         self.canvas.setScene(self.scene)
         self.title = title_label("Graph")
@@ -318,7 +318,7 @@ class GraphPanel(QWidget):
         margin = 24.0
         self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
         self._apply_marks()
-        self.set_why(self._why_view)
+        self.set_why(self._why)
         if self._auto_fit or not self.isVisible():
             self.fit(auto=True)
 
@@ -358,9 +358,9 @@ class GraphPanel(QWidget):
         elif not m.running:
             self._pulse.stop()
 
-    def set_why(self, why: WhyView) -> None:
+    def set_why(self, why: WhyMarks) -> None:
         """Draw why the next tasks run: triggers, badges, the superstep's frame, tooltips."""
-        self._why_view = why
+        self._why = why
         self.why.apply(why, self._nodes, self._edges)
         self.show_hover(self._hovered)
 
@@ -368,7 +368,7 @@ class GraphPanel(QWidget):
         """The caption over the graph: why the hovered node runs next (or not yet); with no
         node hovered, what the superstep on screen does."""
         self._hovered = node
-        why = self._why_view
+        why = self._why
         if node is not None and node in why.hover:
             text = why.hover[node]
         elif why.step is not None or why.hover:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QStyleOptionGraphicsItem, QWidget
 
-from studio.core.explain import WhyView
+from studio.core.records import WhyMarks
 from studio.core.safe import total
 from .items import EdgeItem, NodeItem, label_font
 
@@ -129,7 +129,7 @@ class WhyOverlay:
         self.scene.addItem(item)
         self.items.append(item)
 
-    def apply(self, why: WhyView, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
+    def apply(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
         self.clear()
         for name, item in nodes.items():
             sentence = why.hover.get(name, name)
@@ -153,7 +153,7 @@ class WhyOverlay:
             self.badges.setdefault(name, []).append(badge)
             y -= 18.0
 
-    def _draw_triggers(self, why: WhyView, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
+    def _draw_triggers(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
         wanted = {(s, t): label for s, t, label in why.triggers}
         if not wanted:
             return
@@ -184,7 +184,7 @@ class WhyOverlay:
                 self._add(Badge(label, _kind(label), edge.path().pointAtPercent(0.5)))
         self.triggered = list(dict.fromkeys(self.triggered))
 
-    def _draw_group(self, why: WhyView, nodes: Mapping[str, NodeItem]) -> None:
+    def _draw_group(self, why: WhyMarks, nodes: Mapping[str, NodeItem]) -> None:
         members = [nodes[n] for n in dict.fromkeys(why.together) if n in nodes]
         if not members or why.step is None:
             return
