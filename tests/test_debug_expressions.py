@@ -108,3 +108,26 @@ def test_before_conditions_check_the_state_the_node_will_read() -> None:
     pending.add(BreakCondition.make("change", "plan.steps", node="b", when="before"))
     assert pending.before_commit([("a", "plan")]) is None
     assert "`b` is about to write `plan`" in pending.before_commit([("a", "plan"), ("b", "plan")])
+
+
+def test_a_change_of_type_is_a_change_everywhere_the_studio_compares() -> None:
+    # True -> 1 are equal in Python; field history, conditional breakpoints and edits all
+    # use one comparison (valuediff.same), for which they differ
+    from typing import TypedDict
+
+    from engine import END, START, InMemorySaver, StateGraph
+
+    class F(TypedDict):
+        flag: object
+
+    g = StateGraph(F)
+    g.add_node("a", lambda s: {"flag": True})
+    g.add_node("b", lambda s: {"flag": 1})
+    g.add_edge(START, "a")
+    g.add_edge("a", "b")
+    g.add_edge("b", END)
+    saver = InMemorySaver()
+    g.compile(checkpointer=saver).invoke({"flag": None}, {"configurable": {"thread_id": "f"}})
+    ids = [c.id for c in saver.list("f")][::-1]
+    changes = field_history("flag", ids, lambda cid: saver.get("f", cid))
+    assert [(c.nodes, c.before, c.after) for c in changes][-2:] == [(("a",), None, True), (("b",), True, 1)]

@@ -10,17 +10,13 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from ..specs import is_subgraph
 from ..runtime.nested import node_of_segment, stateful_namespace, task_namespace
 
 if TYPE_CHECKING:
     from .compiled import CompiledStateGraph
 
 __all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace", "task_state_config"]
-
-
-def _is_graph(value: Any) -> bool:
-    cls = type(value)  # the class: an object answering every attribute (a Mock) is no graph
-    return hasattr(cls, "snapshot") and hasattr(cls, "new_run") and hasattr(value, "runners")
 
 
 def subgraph_of_node(graph: CompiledStateGraph, name: str) -> Any:
@@ -51,12 +47,12 @@ def _graph_in_code(fn: Any) -> Any:
             value = cell.cell_contents
         except ValueError:
             continue
-        if _is_graph(value):
+        if is_subgraph(value):
             return value
     globals_ = getattr(fn, "__globals__", {})
     for name in code.co_names:
         value = globals_.get(name)
-        if _is_graph(value):
+        if is_subgraph(value):
             return value
     return None
 

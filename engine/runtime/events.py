@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..checkpoint.base import PlannedTask
 from ..types import Interrupt, Send
 from .diff import ChannelDiff
 
+RunStatus = Literal["new", "ready", "interrupted", "done", "failed", "cancelled"]
+"""A Run's status: new -> ready -> interrupted | done | failed | cancelled."""
+
 __all__ = [
+    "RunStatus",
     "RunEvent",
     "RunStarted",
     "TaskStarted",
@@ -142,7 +146,7 @@ class RunInterrupted(RunEvent):
 class RunFinished(RunEvent):
     """Always the last event: `status` is done, interrupted, failed or cancelled."""
 
-    status: str
+    status: RunStatus
     values: Mapping[str, Any]
     checkpoint_id: str | None
     error: BaseException | None = None

@@ -61,6 +61,7 @@ from .events import (
     RunEvent,
     RunFinished,
     RunInterrupted,
+    RunStatus,
     StepCommitted,
     TaskFailed,
     TaskFinished,
@@ -172,7 +173,7 @@ class Run(RunStart, RunCommit):
             self.thread_id = str(self.thread_id)
         self.store_key = ns_thread_key(self.thread_id or "", checkpoint_ns)
         """What the saver keys this run's checkpoints by: the thread, and the namespace of a subgraph."""
-        self.status = "new"
+        self.status: RunStatus = "new"
         self.error: BaseException | None = None
         self.checkpoint: Checkpoint | None = None
         self.values: dict[str, Any] = {}
@@ -824,7 +825,7 @@ class Run(RunStart, RunCommit):
         self.status = "failed"
         self._finish("failed")
 
-    def _finish(self, status: str) -> None:
+    def _finish(self, status: RunStatus) -> None:
         if status in ("done",):
             self.status = "done"
         if self._held is not None:
@@ -872,13 +873,17 @@ class Run(RunStart, RunCommit):
         if self.status != "ready":
             return None
         await self.run_pending()
-        if self.status == "failed" and self.error is not None:
-            raise self.error
+        self._raise_failure()
         if not self.ready_to_commit:
             return None
         return self.commit()
 
-    async def drive(self, hooks: DriveHooks | None = None) -> str:
+    def _raise_failure(self) -> None:
+        """A failed run's error raised (for the drivers that raise it)."""
+        if self.status == "failed" and self.error is not None:
+            raise self.error
+
+    async def drive(self, hooks: DriveHooks | None = None) -> RunStatus:
         """Drive the run until it is done, interrupted or failed, or until a hook stops it
         (see `engine.runtime.drive`); returns its status. A failure is not raised: the
         run is left `failed` with its `error`."""
@@ -886,7 +891,7 @@ class Run(RunStart, RunCommit):
             pass
         return self.status
 
-    async def run_to_end(self) -> str:
+    async def run_to_end(self) -> RunStatus:
         """Drive the run until it is done, interrupted or failed (raising the node's error)."""
         status = await self.drive()
         if status == "failed" and self.error is not None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .expressions import MISSING_VALUE, Expression, ExpressionError
+from .valuediff import same
 
 __all__ = ["BreakCondition", "Conditions", "path_root"]
 
@@ -144,17 +145,10 @@ class Conditions:
             except ExpressionError as e:
                 self.errors[i] = str(e)
                 continue
-            if not _same(old, new):
+            if not same(old, new):
                 by = c.node or ", ".join(writers)
                 return f"Conditional breakpoint: `{c.text}` changed ({_short(old)} → {_short(new)}), written by `{by}`"
         return None
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
 
 
 def _short(value: Any) -> str:

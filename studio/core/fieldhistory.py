@@ -14,6 +14,7 @@ from typing import Any
 
 from .conditions import path_root
 from .expressions import MISSING_VALUE, Expression, ExpressionError
+from .valuediff import same
 
 __all__ = ["FieldChange", "field_history"]
 
@@ -43,13 +44,6 @@ def _writers(ckpt: Any, root: str) -> tuple[str, ...]:
     return tuple(ckpt.nodes_ran) if ckpt.source != "fork" else ()
 
 
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
-
-
 def field_history(path: str, branch: Sequence[str], read: Callable[[str], Any]) -> list[FieldChange]:
     """Every change of `path` along `branch` (checkpoint ids, oldest first). ExpressionError
     for a path that is not one, or whose evaluation fails (naming the checkpoint)."""
@@ -68,7 +62,7 @@ def field_history(path: str, branch: Sequence[str], read: Callable[[str], Any]) 
             value = expression.evaluate(ckpt.values)
         except ExpressionError as e:
             raise ExpressionError(f"{e} (at checkpoint {cid}, step {ckpt.step})") from None
-        if not _same(previous, value):
+        if not same(previous, value):
             out.append(FieldChange(checkpoint_id=cid, step=ckpt.step, source=ckpt.source,
                                    nodes=_writers(ckpt, root), before=previous, after=value))
         previous = value

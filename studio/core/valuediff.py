@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .records import UNSET
 from .valuefmt import ELLIPSIS, preview
@@ -59,12 +59,15 @@ class Change:
         return ", ".join(parts) or "reordered"
 
 
+KeyStatus = Literal["added", "removed", "changed", "same"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class KeyChange:
     """One key of a state comparison: "added", "removed", "changed" or "same"."""
 
     key: str
-    status: str
+    status: KeyStatus
     change: Change
 
 
@@ -158,12 +161,15 @@ def diff_values(before: Any, after: Any) -> Change:
     return Change(kind="scalar", before=before, after=after)
 
 
+_KEY_STATUS: dict[str, KeyStatus] = {"same": "same", "new": "added", "gone": "removed"}
+
+
 def diff_mappings(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[KeyChange]:
     """Every key of two states, in `a`'s order then `b`'s new keys."""
     out = []
     for key in list(a) + [k for k in b if k not in a]:
         change = diff_values(a.get(key, UNSET), b.get(key, UNSET))
-        status = {"same": "same", "new": "added", "gone": "removed"}.get(change.kind, "changed")
+        status = _KEY_STATUS.get(change.kind, "changed")
         out.append(KeyChange(key=str(key), status=status, change=change))
     return out
 

@@ -309,6 +309,9 @@ class _Budget:
 
 
 def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
+    """`value` as JSON-like data for the value views: bounded (`budget` items per list or
+    dict, the latest messages of a long conversation) and marked where it cut. The
+    exports' unbounded form is `jsonable.jsonable`."""
     budget = budget or _Budget(_PRETTY_ITEMS)
     limit = budget.items
     if depth > 40:

@@ -21,6 +21,7 @@ import functools
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from ...constants import START
 from ...types import Interrupt, Send
 from ..base import ERROR, INTERRUPT, RESUME, ROUTE, SEND, PendingWrite, PlannedTask
 from ..registry import UnknownValue
@@ -36,7 +37,6 @@ __all__ = [
 ]
 
 TASKS = "__pregel_tasks"
-_START = "__start__"
 _NULL_TASK = "00000000-0000-0000-0000-000000000000"
 
 
@@ -61,8 +61,8 @@ def _target(channel: str) -> str | None:
     if channel.startswith("join:"):
         head, _, node = channel.rpartition(":")
         return node if head != "join" else None
-    if channel == _START:
-        return _START
+    if channel == START:
+        return START
     return None
 
 
@@ -128,7 +128,7 @@ def plan(
         pulled = sorted((rank, position.get(ch, 0), node, ch) for rank, _, node, ch in pulled)
     for _, _, node, channel in pulled:
         path = f"~__pregel_pull, {node}"
-        trigger = "start" if node == _START else channel
+        trigger = "start" if node == START else channel
         tasks.append(PlannedTask(id=ids.get(path, f"{checkpoint_id}/{len(tasks)}"), name=node, trigger=trigger))
     return tuple(tasks)
 
@@ -180,7 +180,7 @@ def engine_writes(rows: Sequence[tuple[str, str, str, Any]], sends: Sequence[Any
             out.append(PendingWrite(task_id=task_id, task_name=name, channel=ERROR, value=_error(value)))
         elif channel == TASKS:
             out.append(PendingWrite(task_id=task_id, task_name=name, channel=SEND, value=value))
-        elif _target(channel) is not None and channel != _START:
+        elif _target(channel) is not None and channel != START:
             out.append(PendingWrite(task_id=task_id, task_name=name, channel=ROUTE, value=_target(channel)))
         else:
             out.append(PendingWrite(task_id=task_id, task_name=name, channel=channel, value=value))

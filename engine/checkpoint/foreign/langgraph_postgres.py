@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from ...constants import START
 from ...errors import CheckpointDecodeError, CheckpointError
 from ..base import ThreadInfo
 from ..postgres_schema import connect_error, safe_url
@@ -41,7 +42,7 @@ def has_langgraph_tables(conn: Any) -> bool:
 
 
 def _is_trigger(channel: str) -> bool:
-    return channel.startswith(("branch:", "join:")) or channel in ("__start__", TASKS)
+    return channel.startswith(("branch:", "join:")) or channel in (START, TASKS)
 
 
 class LangGraphPostgresReader(LangGraphReader):
