@@ -1,13 +1,14 @@
 """Committing a superstep: apply every write through the reducers in LangGraph's order,
 record a ChannelDiff per key, save the checkpoint and plan the next superstep.
 
-A mixin of `Run` (run.py); update_state() commits through the same code.
+A mixin of `Run` (run.py; its fields are declared in run_fields.py); update_state()
+commits through the same code.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..channels import MISSING
 from ..checkpoint.base import Checkpoint, PendingWrite, PlannedTask, new_task_id, now_iso
@@ -16,6 +17,7 @@ from ..constants import END, START
 from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
 from .diff import ChannelDiff, ChannelWrite
+from .run_fields import RunFields
 from .events import RunInterrupted, StepCommitted
 from ..channels.reducer import reducer_error
 from .task import TaskResult, _as_items
@@ -27,15 +29,15 @@ if TYPE_CHECKING:
 __all__ = ["RunCommit"]
 
 
-class RunCommit:
+class RunCommit(RunFields):
     """commit() and update_state(): the only code that changes a thread's state."""
 
     # -- 3. commit --------------------------------------------------------------------
     @property
-    def ready_to_commit(self: Run) -> bool:
+    def ready_to_commit(self) -> bool:
         return self.status == "ready" and bool(self.plan) and not self.pending
 
-    def commit(self: Run, *, report: bool = True) -> StepCommitted | None:
+    def commit(self, *, report: bool = True) -> StepCommitted | None:
         """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next.
 
         Returns the StepCommitted event with a ChannelDiff per key; `report=False` (used
@@ -51,12 +53,12 @@ class RunCommit:
             self._fail(exc)
             raise
 
-    def apply_update(self: Run, base: Checkpoint | None, values: Any, as_node: str | None) -> Checkpoint:
+    def apply_update(self, base: Checkpoint | None, values: Any, as_node: str | None) -> Checkpoint:
         """update_state(): apply `values` as if `as_node` had written them, on a new
         checkpoint (source "update") whose next tasks follow `as_node`'s edges."""
         return self.apply_updates(base, [(values, as_node)])
 
-    def apply_updates(self: Run, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]], *,
+    def apply_updates(self, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]], *,
                       keep_writes: bool = False) -> Checkpoint:
         """One superstep of update_state/bulk_update_state: each `(values, as_node)` is
         applied as if that node had returned it, all in one new checkpoint. `keep_writes`:
@@ -95,9 +97,9 @@ class RunCommit:
         self._set_checkpoint(base)
         self.status = "ready"
         results: dict[str, TaskResult] = {}
-        for task, (values, as_node) in zip(tasks, updates):
+        for task, (values, _) in zip(tasks, updates):
             result = TaskResult(task=task)
-            self._route(graph.runners[as_node], task, values, result)
+            self._route(graph.runners[task.name], task, values, result)  # (task.name: as_node)
             results[task.id] = result
         if keep_writes and base.id and self.saver is not None:
             self._keep_update_writes(base, list(results.values()))
@@ -107,7 +109,7 @@ class RunCommit:
         assert self.checkpoint is not None
         return self.checkpoint
 
-    def _keep_update_writes(self: Run, base: Checkpoint, results: list[TaskResult]) -> None:
+    def _keep_update_writes(self, base: Checkpoint, results: list[TaskResult]) -> None:
         """As LangGraph: an update's writes are kept beside the checkpoint it builds on,
         under the id of that checkpoint's planned task for the same node (one per update,
         in order), so that checkpoint's history shows the task's result. A task that
@@ -129,7 +131,7 @@ class RunCommit:
         if writes:
             self.saver.put_writes(self.store_key, base.id, writes)
 
-    def _infer_as_node(self: Run, base: Checkpoint | None) -> str:
+    def _infer_as_node(self, base: Checkpoint | None) -> str:
         """update_state's default as_node: the node that made the checkpoint."""
         if base is None or not base.nodes_ran:
             return START
@@ -140,7 +142,7 @@ class RunCommit:
             "superstep, so pass as_node='<one of them>' to say whose update this is."
         )
 
-    def _commit(self: Run, source: str = "loop", report: bool = True) -> StepCommitted | None:
+    def _commit(self, source: str = "loop", report: bool = True) -> StepCommitted | None:
         graph = self.graph
         channels = graph.schema.channels
         ordered = [self.results[t.id] for t in self.plan]
@@ -210,7 +212,7 @@ class RunCommit:
             self._after_commit(nodes_ran)
         return committed
 
-    def _next_plan(self: Run, cid: str, ordered: Sequence[TaskResult],
+    def _next_plan(self, cid: str, ordered: Sequence[TaskResult],
                    barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
         """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
         graph = self.graph
@@ -257,7 +259,7 @@ class RunCommit:
                                      is_send=True, arg=send.arg, timeout=send.timeout))
         return tuple(tasks)
 
-    def _after_commit(self: Run, nodes_ran: tuple[str, ...]) -> None:
+    def _after_commit(self, nodes_ran: tuple[str, ...]) -> None:
         if self.step - self._first_step >= self.recursion_limit:
             # as LangGraph: the superstep that reaches the limit is saved, then the run stops,
             # even when nothing is left to run
@@ -280,18 +282,18 @@ class RunCommit:
         before = tuple(t.name for t in self.plan if t.name in self.interrupt_before)
         if after or before:
             self.status = "interrupted"
-            self._emit(RunInterrupted(**self._base(step=self.step), checkpoint_id=self.checkpoint.id,
-                                      reason="after" if after else "before", nodes=after or before,
+            self._emit(RunInterrupted(**self._base(step=self.step), checkpoint_id=self.checkpoint.id if self.checkpoint
+                                      else "", reason="after" if after else "before", nodes=after or before,
                                       values=self.values))
             self._finish("interrupted")
 
-    def _save(self: Run, ckpt: Checkpoint,
+    def _save(self, ckpt: Checkpoint,
               appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         """Store the checkpoint (channels whose version is its id changed in it)."""
         if self.saver is None:
             return
         if self._held is not None:
-            self._held.save(self, ckpt, appended or None)
+            self._held.save(cast("Run", self), ckpt, appended or None)
             return
         saver = self.saver
         put = getattr(type(saver), "engine_put", None)  # the store's own put, without LangGraph's dispatch

@@ -554,6 +554,7 @@ class Run(RunStart, RunCommit):
                 except IndexError:
                     return
                 started = time.perf_counter()
+                outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, Exception | None, str, float]
                 try:
                     outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
                                None, "", started)
@@ -659,6 +660,7 @@ class Run(RunStart, RunCommit):
                 else:
                     result.routes.append((goto, f"command:{source}"))
         if runner.branches:
+            applied_values: Mapping[str, Any]
             applied_values, result.applied = apply_own_writes(self.values, writes, graph.schema.channels)
             if graph.schema.managed:
                 applied_values = graph.schema.with_managed(applied_values, self.step + 1, self._stop)

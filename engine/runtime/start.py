@@ -1,6 +1,7 @@
 """Starting a Run: save the input, or continue / resume / fork a thread's checkpoint.
 
-A mixin of `Run` (run.py), kept apart so each module stays about one idea.
+A mixin of `Run` (run.py), kept apart so each module stays about one idea; the fields
+it reads are declared in run_fields.py.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import builtins
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..checkpoint.base import (
     DONE,
@@ -27,21 +28,19 @@ from ..constants import START
 from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
 from ..types import Command
 from .command_input import apply_input_writes, command_writes, is_input_write
+from .run_fields import RunFields
 from .events import RunStarted, TaskInterrupted
 from .replay import Replay, address_subgraph
 from .task import TaskResult
 
-if TYPE_CHECKING:
-    from .run import Run
-
 __all__ = ["RunStart"]
 
 
-class RunStart:
+class RunStart(RunFields):
     """start(): the first move of every Run."""
 
     # -- 0. start -------------------------------------------------------------------
-    async def start(self: Run) -> RunStarted:
+    async def start(self) -> RunStarted:
         """Load the thread, save the input (or fork an old checkpoint) and plan the first superstep."""
         if self.status != "new":
             raise RuntimeError(f"this run was already started (status: {self.status})")
@@ -107,7 +106,7 @@ class RunStart:
             self._after_tasks_check()
         return started
 
-    def _start_input(self: Run, base: Checkpoint | None) -> str:
+    def _start_input(self, base: Checkpoint | None) -> str:
         schema = self.graph.schema
         if self.fresh:  # a stateless subgraph: each call starts a history of its own
             base = None
@@ -128,7 +127,7 @@ class RunStart:
         self._first_step = ckpt.step + 1
         return "input"
 
-    def _start_resume(self: Run, base: Checkpoint | None, addressed: str | None, resume: Any) -> str:
+    def _start_resume(self, base: Checkpoint | None, addressed: str | None, resume: Any) -> str:
         if base is None:
             if self.saver is None and resume is not None:
                 raise RuntimeError("Cannot use Command(resume=...) without a checkpointer: compile(checkpointer=...)")
@@ -172,7 +171,7 @@ class RunStart:
             del self.results[task_id]
         return mode
 
-    def _apply_command_input(self: Run, command: Command) -> None:
+    def _apply_command_input(self, command: Command[Any]) -> None:
         """A Command given to a thread with a checkpoint: its update and goto act on the
         pending superstep (see command_input.py); kept as pending writes."""
         assert self.checkpoint is not None
@@ -184,7 +183,7 @@ class RunStart:
         self.values, self.plan = apply_input_writes(  # type: ignore[assignment]
             self.graph, self.checkpoint.id, self.values, self.plan, writes)
 
-    def _metadata(self: Run) -> dict[str, Any]:
+    def _metadata(self) -> dict[str, Any]:
         """Only what the user put under config['metadata']; configurable keys (API keys
         included) are never persisted."""
         meta = self.config.get("metadata")
@@ -193,7 +192,7 @@ class RunStart:
             out["parents"] = self.parents
         return out
 
-    def _set_checkpoint(self: Run, ckpt: Checkpoint, owned: bool = False) -> None:
+    def _set_checkpoint(self, ckpt: Checkpoint, owned: bool = False) -> None:
         """Make `ckpt` the head; `owned` when its values dict was built by this run (a commit),
         which never changes a values dict in place, so it need not be copied."""
         self.checkpoint = ckpt
@@ -203,7 +202,7 @@ class RunStart:
         self._resume_for = {}
         self._resume_map = {}
 
-    def _load_pending(self: Run, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
+    def _load_pending(self, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
         """Give back the results of tasks that finished before a crash or an interrupt."""
         cid = self.checkpoint.id if self.checkpoint is not None else ""
         inputs = [w for w in pending if is_input_write(w, cid)]
@@ -241,7 +240,7 @@ class RunStart:
             elif status.interrupts:  # a failed task (an error, nothing else) runs again
                 self.results[task_id] = TaskResult(task=task, replayed=True, interrupts=status.interrupts)
 
-    def _apply_resume(self: Run, resume: Any) -> None:
+    def _apply_resume(self, resume: Any) -> None:
         """Hand a resume value to the interrupted task(s); they run again from the top."""
         waiting = [r for r in self.results.values() if r.interrupts]
         if not waiting:  # as LangGraph: a run paused at a static breakpoint (or done) goes on,
