@@ -38,7 +38,7 @@ from ..outputs import GraphOutput
 from ..policies import TimeoutPolicy
 from ..types import StateSnapshot, TaskInfo
 
-from .node_view import NodeView, node_views
+from .compiled_node import CompiledNode, compiled_nodes
 from .nested_state import graph_for_namespace, task_state_config, task_state_namespace
 from .task_results import superstep_record
 
@@ -653,11 +653,11 @@ class CompiledStateGraph:
         return DrawableGraph.from_compiled(self, xray=xray)
 
     @property
-    def nodes(self) -> dict[str, NodeView]:
+    def nodes(self) -> dict[str, CompiledNode]:
         """Each node (error handlers and `__start__` included) as LangGraph's node objects
         show it: `.bound` is its function, `.copy(update)` a changed copy; calling one
         calls the function."""
-        return node_views(self)
+        return compiled_nodes(self)
 
     def __or__(self, other: Any) -> Any:
         """`graph | runnable`: a LangChain chain whose first step is this graph."""

@@ -1,7 +1,7 @@
 """What `compiled.nodes[name]` gives: a node as the compiled graph runs it.
 
 LangGraph code reads a compiled graph's nodes as node objects (`.bound`, `.metadata`,
-`.retry_policy`, `.copy(update)`), not as bare functions. A NodeView carries the node's
+`.retry_policy`, `.copy(update)`), not as bare functions. A CompiledNode carries the node's
 function and the options the graph runs it with; it is a read-only description (changing
 a copy changes nothing in the graph). It stays callable: calling it calls the node's
 function, as `compiled.nodes[name](state)` did when `nodes` held the functions.
@@ -16,11 +16,11 @@ from typing import Any
 from ..constants import START
 from ..specs import is_subgraph
 
-__all__ = ["NodeView", "node_views"]
+__all__ = ["CompiledNode", "compiled_nodes"]
 
 
 @dataclass(frozen=True, eq=False)
-class NodeView:
+class CompiledNode:
     """One node of a compiled graph: its function (`bound`) and how it runs."""
 
     name: str
@@ -45,13 +45,13 @@ class NodeView:
         """The compiled graph this node runs as a subgraph, if it is one (LangGraph's)."""
         return [self.bound] if is_subgraph(self.bound) else []
 
-    def copy(self, update: Mapping[str, Any] | None = None) -> NodeView:
+    def copy(self, update: Mapping[str, Any] | None = None) -> CompiledNode:
         """A copy with the fields in `update` replaced (an unknown field is a TypeError)."""
         update = dict(update or {})
         known = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(k for k in update if k not in known)
         if unknown:
-            raise TypeError(f"NodeView.copy() got unknown field(s) {', '.join(map(repr, unknown))}; "
+            raise TypeError(f"CompiledNode.copy() got unknown field(s) {', '.join(map(repr, unknown))}; "
                             f"known: {', '.join(sorted(known))}")
         return dataclasses.replace(self, **update)
 
@@ -61,22 +61,22 @@ class NodeView:
         return self.bound(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"NodeView({self.name!r}, bound={self.bound!r})"
+        return f"CompiledNode({self.name!r}, bound={self.bound!r})"
 
 
-def node_views(graph: Any) -> dict[str, NodeView]:
-    """The NodeViews of a compiled graph, in LangGraph's order: `__start__`, then each
+def compiled_nodes(graph: Any) -> dict[str, CompiledNode]:
+    """The CompiledNodes of a compiled graph, in LangGraph's order: `__start__`, then each
     node (its error handler just before it); a handler for every node comes first."""
     runners = graph.runners
     specs = graph.builder.nodes
-    views: dict[str, NodeView] = {START: NodeView(START, None, [START])}
+    views: dict[str, CompiledNode] = {START: CompiledNode(START, None, [START])}
     for name, runner in runners.items():
         if name == START or name not in specs:
             continue
         handler = runner.error_handler
         if handler is not None and handler not in views:
-            views[handler] = NodeView(handler, runners[handler].fn, [f"branch:to:{handler}"])
-        views[name] = NodeView(name, runner.fn, [f"branch:to:{name}"], metadata=dict(specs[name].metadata),
+            views[handler] = CompiledNode(handler, runners[handler].fn, [f"branch:to:{handler}"])
+        views[name] = CompiledNode(name, runner.fn, [f"branch:to:{name}"], metadata=dict(specs[name].metadata),
                                retry_policy=runner.retry, cache_policy=runner.cache_policy, timeout=runner.timeout,
                                error_handler=handler)
     return views
