@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .data import ERROR, Checkpoint, PendingWrite
 from .ids import now_iso, ns_thread_key, split_thread_key
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES, LGShape, lg_writes, project_chain
+from .routing import native, overridden
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
@@ -140,6 +141,10 @@ _MAX_ANCESTRY = 100_000
 class LangGraphSaverAPI:
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
+    lg_overrides: frozenset[str] = frozenset()
+    """The LangGraph-form methods (routing.LG_METHODS) this class overrides outside the
+    engine: a run then saves through them (routing.RoutedSaver)."""
+
     engine_put: Callable[..., None] | None = None
     """The store's own `put(checkpoint, *, appended=)` without the dispatch: what the
     engine calls every superstep (None: call `put`, e.g. a put written in LangGraph's form)."""
@@ -157,6 +162,7 @@ class LangGraphSaverAPI:
             if name == "put":
                 cls.engine_put = fn
             setattr(cls, name, _dispatching(fn, form))
+        cls.lg_overrides = overridden(cls)
 
     # -- records ------------------------------------------------------------------------
     def _tuple(self, ckpt: Any, with_writes: bool = True, memo: _Memo | None = None) -> CheckpointTuple:
@@ -232,11 +238,15 @@ class LangGraphSaverAPI:
         thread_id, parent_id = _address(config)
         if thread_id is None:
             raise ValueError("put(config, ...): the config names no thread: {'configurable': {'thread_id': ...}}")
+        record = getattr(checkpoint, "record", None)
+        if record is not None and record.id == checkpoint.get("id"):  # a run's save, through an override
+            native(self, "put")(record, appended=getattr(checkpoint, "appended", None))
+            return _config(record.thread_id, record.id) or {}
         cid = str(checkpoint["id"])
         values = {k: v for k, v in (checkpoint.get("channel_values") or {}).items()
                   if not (isinstance(k, str) and k.startswith(INTERNAL_CHANNEL_PREFIXES))}  # LangGraph's triggers
         meta = dict(metadata or {})
-        self.put(Checkpoint(  # type: ignore[attr-defined]
+        native(self, "put")(Checkpoint(
             id=cid, thread_id=thread_id, parent_id=parent_id, step=int(meta.pop("step", -1)),
             source=str(meta.pop("source", "update")), created_at=str(checkpoint.get("ts") or now_iso()),
             values=values, versions={k: cid for k in values},
@@ -250,7 +260,11 @@ class LangGraphSaverAPI:
         thread_id, checkpoint_id = _address(config)
         if thread_id is None or checkpoint_id is None:
             raise ValueError("put_writes(config, ...): the config must name a thread and a checkpoint_id")
-        self.put_writes(thread_id, checkpoint_id, [  # type: ignore[attr-defined]
+        records = getattr(writes, "records", None)
+        if records:  # a run's writes, through an override
+            native(self, "put_writes")(thread_id, checkpoint_id, list(records))
+            return
+        native(self, "put_writes")(thread_id, checkpoint_id, [
             PendingWrite(task_id=task_id, task_name=task_path, channel=c, value=v) for c, v in writes])
 
     # -- async twins ----------------------------------------------------------------------

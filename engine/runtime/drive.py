@@ -15,6 +15,8 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
+from ..checkpoint.routing import RoutedSaver
+
 if TYPE_CHECKING:
     from .events import StepCommitted
     from .run import Run
@@ -60,6 +62,9 @@ async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamColl
     chunks = collector.chunks if collector is not None else None
     step_timeout = run.graph.step_timeout
     began: int | None = None  # the step whose superstep `before_superstep` was told of
+    overrides = run.saver if type(run.saver) is RoutedSaver else None  # async save overrides to await
+    if overrides is not None:
+        overrides.bind(asyncio.get_running_loop())
     try:
         if run.status == "new":
             await run.start()
@@ -103,12 +108,25 @@ async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamColl
                 run.commit(report=False)
             elif await hooks.after_commit(run, run.commit()):
                 return
+        if overrides is not None:
+            await _settle(run, overrides)
         if chunks:
             while chunks:
                 yield chunks.popleft()
     except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
         run.cancel()                                  # what was saved stays (and "exit" saves)
+        if overrides is not None:
+            await _settle(run, overrides)
         raise
+
+
+async def _settle(run: Run, overrides: RoutedSaver) -> None:
+    """Await a saver subclass's async save overrides still running; one that failed fails the run."""
+    try:
+        await overrides.settle()
+    except Exception as exc:
+        if run.error is None:
+            run.error, run.status = exc, "failed"
 
 
 class Waker:

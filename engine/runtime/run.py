@@ -39,6 +39,7 @@ from ..checkpoint.base import (
     new_checkpoint_id,
     ns_thread_key,
 )
+from ..checkpoint.routing import routed
 from ..constants import END, NODE_FINISHED_KEY, RUNTIME_KEY, START
 from ..errors import (
     GraphInterrupt,
@@ -139,7 +140,9 @@ class Run(RunStart, RunCommit):
         self.interrupt_after = frozenset(graph.interrupt_after if interrupt_after is None else interrupt_after)
         self.recursion_limit = int(self.config.get("recursion_limit", DEFAULT_RECURSION_LIMIT))
         self.inline_sync = inline_sync
-        self.saver = graph.checkpointer if checkpointer is FROM_GRAPH else checkpointer
+        # a saver subclass overriding LangGraph-form methods is called through them (the
+        # async ones by runs of the async API: inline_sync is False there)
+        self.saver = routed(graph.checkpointer if checkpointer is FROM_GRAPH else checkpointer, not inline_sync)
         self.namespace: tuple[str, ...] = ()
         """The node path of a subgraph's run inside its parents (empty for the top run)."""
         self.checkpoint_ns = checkpoint_ns

@@ -1,0 +1,191 @@
+"""Saves through a saver subclass's own LangGraph-form methods, when it overrides them.
+
+A LangGraph user may subclass a saver and override `put`/`aput`, `put_writes`/
+`aput_writes`, `get_tuple` or `get_next_version` (to log, to delay, to fail on purpose).
+The engine saves through the store's own protocol (base.py), which would pass those
+overrides by. So a class that overrides any of them (found once, when the class is made:
+`LangGraphSaverAPI.lg_overrides`) is wrapped, for each run, in `RoutedSaver`, which calls
+the overrides in LangGraph's form; an unmodified saver is never wrapped and pays nothing.
+
+The checkpoint dict and the writes list handed to an override carry the engine's own
+records (`record`, `records`), so an override that goes on to the base class's method
+(`super().put(...)`) stores them whole. An async override (`aput`, `aput_writes`) is used
+by runs of the async API (`ainvoke`, `astream`): it is scheduled on the run's event loop,
+after the ones before it, and awaited when the run's driver ends (`settle`), also when
+the run was cancelled.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from .data import Checkpoint, PendingWrite
+from .ids import split_thread_key
+
+__all__ = ["LG_METHODS", "LGCheckpointDict", "LGWrites", "RoutedSaver", "native", "overridden", "routed"]
+
+LG_METHODS = ("put", "aput", "put_writes", "aput_writes", "get_tuple", "get_next_version")
+"""LangGraph-form saver methods a subclass's override of which the engine calls."""
+
+
+def overridden(cls: type) -> frozenset[str]:
+    """The LangGraph-form methods of `cls` that code outside the engine defines (a store's
+    own-protocol `put`/`put_writes`, which the engine wraps, does not count)."""
+    found = []
+    for name in LG_METHODS:
+        for klass in cls.__mro__:
+            fn = klass.__dict__.get(name)
+            if fn is None:
+                continue
+            if not str(getattr(klass, "__module__", "")).startswith("engine.") and not getattr(
+                    fn, "__langgraph_dispatch__", False):
+                found.append(name)
+            break
+    return frozenset(found)
+
+
+def native(store: Any, name: str) -> Callable[..., Any]:
+    """The store's own-protocol `put`/`put_writes` bound to it, past any LangGraph-form
+    override of the same name in a subclass."""
+    for klass in type(store).__mro__:
+        fn = klass.__dict__.get(name)
+        if fn is not None and getattr(fn, "__langgraph_dispatch__", False):
+            return fn.__get__(store)  # type: ignore[no-any-return]
+    return getattr(store, name)  # type: ignore[no-any-return]
+
+
+class LGCheckpointDict(dict):  # type: ignore[type-arg]
+    """LangGraph's checkpoint dict handed to an override, with the engine's record."""
+
+    record: Checkpoint | None = None
+    appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None
+
+
+class LGWrites(list):  # type: ignore[type-arg]
+    """LangGraph's `[(channel, value)]` handed to an override, with the engine's records."""
+
+    records: Sequence[PendingWrite] = ()
+
+
+def _config(key: str, checkpoint_id: str | None) -> dict[str, Any]:
+    thread_id, ns = split_thread_key(key)
+    conf: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": ns}
+    if checkpoint_id is not None:
+        conf["checkpoint_id"] = checkpoint_id
+    return {"configurable": conf}
+
+
+class RoutedSaver:
+    """A store for one run whose saves and loads go through its class's LangGraph-form
+    overrides; everything else is the store's own."""
+
+    engine_put = None  # the engine calls `put(checkpoint, appended=)`, which routes
+    engine_save_many = None  # durability="async" stores its queue one save at a time, which routes
+    lg_overrides: frozenset[str] = frozenset()  # never wrapped twice
+
+    def __init__(self, store: Any, overrides: frozenset[str], use_async: bool) -> None:
+        self.store = store
+        self.overrides = overrides
+        self.use_async = use_async
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self._last: asyncio.Future[Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    # -- loads --------------------------------------------------------------------------
+    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+        if "get_tuple" not in self.overrides:
+            return self.store.get(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+        found = self.store.get_tuple(_config(thread_id, checkpoint_id))
+        if found is None:
+            return None
+        conf = (getattr(found, "config", None) or {}).get("configurable") or {}
+        return self.store.get(thread_id, conf.get("checkpoint_id", checkpoint_id))  # type: ignore[no-any-return]
+
+    # -- saves --------------------------------------------------------------------------
+    def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+        store, overrides = self.store, self.overrides
+        if "get_next_version" in overrides:
+            store.get_next_version(None, None)
+        versions = dict(checkpoint.versions)
+        lg = LGCheckpointDict(v=4, id=checkpoint.id, ts=checkpoint.created_at, channel_values=dict(checkpoint.values),
+                              channel_versions=versions, versions_seen={},
+                              updated_channels=sorted(k for k, v in versions.items() if v == checkpoint.id))
+        lg.record, lg.appended = checkpoint, appended
+        metadata = {"source": checkpoint.source, "step": checkpoint.step, "parents": {}, **dict(checkpoint.metadata)}
+        new_versions = {k: v for k, v in versions.items() if v == checkpoint.id}
+        config = _config(checkpoint.thread_id, checkpoint.parent_id)
+        if self.use_async and "aput" in overrides:
+            self._call_async(lambda: store.aput(config, lg, metadata, new_versions))
+        elif "put" in overrides:
+            store.put(config, lg, metadata, new_versions)
+        else:
+            native(store, "put")(checkpoint, appended=appended)
+
+    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+        store, overrides = self.store, self.overrides
+        use_async = self.use_async and "aput_writes" in overrides
+        if not use_async and "put_writes" not in overrides:
+            native(store, "put_writes")(thread_id, checkpoint_id, writes)
+            return
+        by_task: dict[str, list[PendingWrite]] = {}
+        for w in writes:
+            by_task.setdefault(w.task_id, []).append(w)
+        config = _config(thread_id, checkpoint_id)
+        for task_id, records in by_task.items():
+            lg = LGWrites((w.channel, w.value) for w in records)
+            lg.records = records
+            if use_async:
+                self._call_async(functools.partial(store.aput_writes, config, lg, task_id))
+            else:
+                store.put_writes(config, lg, task_id)
+
+    # -- async overrides ----------------------------------------------------------------
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop (and its thread) the run drives on."""
+        self._loop, self._loop_thread = loop, threading.get_ident()
+
+    def _call_async(self, call: Callable[[], Awaitable[Any]]) -> None:
+        """Schedule an async override after those scheduled before it (from a writer thread
+        too: it is handed to the loop, never waited for there, as the loop may be waiting
+        for that thread)."""
+        loop = self._loop
+        if loop is None:
+            loop = asyncio.get_running_loop()
+            self.bind(loop)
+        if threading.get_ident() != self._loop_thread:
+            loop.call_soon_threadsafe(self._chain, call)
+        else:
+            self._chain(call)
+
+    def _chain(self, call: Callable[[], Awaitable[Any]]) -> None:
+        before = self._last
+
+        async def in_order() -> Any:
+            if before is not None:
+                await before
+            return await call()
+
+        assert self._loop is not None
+        self._last = self._loop.create_task(in_order())
+
+    async def settle(self) -> None:
+        """Await the async saves scheduled so far (their first error is raised)."""
+        await asyncio.sleep(0)  # those a writer thread handed over run their callbacks first
+        last, self._last = self._last, None
+        if last is not None:
+            await asyncio.shield(last)
+
+
+def routed(store: Any, use_async: bool) -> Any:
+    """`store`, or a `RoutedSaver` over it when its class overrides LangGraph-form methods
+    (`use_async`: the run was started by the async API)."""
+    overrides = getattr(type(store), "lg_overrides", None)
+    if not overrides:
+        return store
+    return RoutedSaver(store, overrides, use_async)
