@@ -269,16 +269,16 @@ class RunCommit(RunFields):
             )
             self._fail(error)
             raise error
-        if not self.plan:
+        after = tuple(n for n in nodes_ran if n in self.interrupt_after) if self.interrupt_after else ()
+        if not self.plan and not after:  # (a breakpoint after the last node still pauses, as LangGraph)
             self._finish("done")
             return
-        if self.control is not None and self.control.drain_requested:
+        if self.control is not None and self.control.drain_requested and self.plan:
             drained = GraphDrained(self.control.drain_reason or "shutdown")
             self._fail(drained)  # saved so far; invoke(None, config) goes on from here
             raise drained
-        if not (self.interrupt_after or self.interrupt_before):
+        if not (after or self.interrupt_before):
             return
-        after = tuple(n for n in nodes_ran if n in self.interrupt_after)
         before = tuple(t.name for t in self.plan if t.name in self.interrupt_before)
         if after or before:
             self.status = "interrupted"

@@ -310,7 +310,7 @@ class StreamCollector:
             elif event.mode != "input" and event.checkpoint_id:  # as LangGraph: the checkpoint it goes on from
                 self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source, event.values,
                                  event.next)
-            if "values" in modes and event.mode != "input" and event.next:
+            if "values" in modes and event.mode != "input":  # as LangGraph, even with nothing left to run
                 self._put("values", self.values)
         elif isinstance(event, CustomData):
             if "custom" in modes:

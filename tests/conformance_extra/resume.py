@@ -149,3 +149,40 @@ def case_recursion_limit_after_resume(api, tmp):
     except Exception as exc:  # noqa: BLE001
         ok = type(exc).__name__
     return {"ok": ok, "log": g.get_state(thread()).values["log"]}
+
+
+def _one(api, **compile_kw):
+    g = api.StateGraph(S)
+    g.add_node("a", lambda s: {"log": ["a"]})
+    g.add_edge(api.START, "a")
+    return g.compile(**compile_kw)
+
+
+def case_resume_with_nothing_left_streams_the_values_once(api, tmp):
+    g = _one(api, checkpointer=api.InMemorySaver())
+    g.invoke({"log": []}, thread())
+    out = {"none": list(g.stream(None, thread(), stream_mode=["values", "updates"])),
+           "command": list(g.stream(api.Command(resume="late"), thread(), stream_mode="values"))}
+    last = g.get_state(thread()).config
+    out["replay_last"] = list(g.stream(None, last, stream_mode="values"))
+    return norm(out)
+
+
+def case_breakpoint_after_the_last_node_pauses(api, tmp):
+    g = _one(api, checkpointer=api.InMemorySaver(), interrupt_after=["a"])
+    first = list(g.stream({"log": []}, thread(), stream_mode=["values", "updates"]))
+    then = [list(g.get_state(thread()).next), list(g.stream(None, thread(), stream_mode=["values", "updates"])),
+            g.invoke(None, thread())]
+    inner = _one(api, interrupt_after=["a"])
+    p = api.StateGraph(S)
+    p.add_node("sub", inner)
+    p.add_node("after", lambda s: {"log": ["after"]})
+    p.add_edge(api.START, "sub")
+    p.add_edge("sub", "after")
+    p = p.compile(checkpointer=api.InMemorySaver())
+    cfg = thread("parent")
+    sub_first = [(len(ns), chunk) for ns, chunk in p.stream({"log": []}, cfg, stream_mode="updates", subgraphs=True)]
+    sub_next = list(p.get_state(cfg).next)
+    sub_then = [(len(ns), chunk) for ns, chunk in p.stream(None, cfg, stream_mode="updates", subgraphs=True)]
+    return norm({"first": first, "then": then, "sub_first": sub_first, "sub_next": sub_next, "sub_then": sub_then,
+                 "values": p.get_state(cfg).values})
