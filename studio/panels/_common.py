@@ -39,6 +39,7 @@ __all__ = [
     "tool_button",
     "title_label",
     "paint_badge",
+    "badge_font",
     "metrics_of",
     "wrap_text",
     "line_height",
@@ -157,7 +158,7 @@ def metrics_of(font: QFont) -> QFontMetrics:
     return metrics
 
 
-def _badge_font(font: QFont) -> tuple[QFont, QFontMetrics]:
+def badge_font(font: QFont) -> tuple[QFont, QFontMetrics]:
     """The badge's small bold font for a cell font (made once per font: views paint often)."""
     key = font.key()
     hit = _BADGE_FONTS.get(key)
@@ -176,7 +177,7 @@ def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFo
     if colours is None:
         bg, fg = BADGE_COLOURS.get(kind, BADGE_COLOURS["other"])
         colours = _BADGE_QCOLOURS[kind] = (QColor(bg), QColor(fg))
-    small, metrics = _badge_font(font)
+    small, metrics = badge_font(font)
     width = _BADGE_WIDTHS.get((small.key(), text))
     if width is None:
         width = _BADGE_WIDTHS[(small.key(), text)] = metrics.horizontalAdvance(text) + 12
@@ -241,9 +242,7 @@ def wrap_text(text: str, font: QFont, width: int, first: int | None = None, max_
             found.append("")  # the first word goes under the badge rather than being split
             first = width
         # a name too long for a line breaks after "_", "." or "-" before it breaks anywhere
-        shown = text.replace("\n", "\u2028")
-        for mark in "_.-/":
-            shown = shown.replace(mark, mark + "\u200b")
+        shown = " ".join(_breakable(word, metrics, width) for word in text.replace("\n", "\u2028").split(" "))
         layout = QTextLayout(shown, font)
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
@@ -264,6 +263,15 @@ def wrap_text(text: str, font: QFont, width: int, first: int | None = None, max_
         _WRAPPED.clear()
     _WRAPPED[key] = lines
     return lines
+
+
+def _breakable(word: str, metrics: QFontMetrics, width: int) -> str:
+    """A word too wide for a line, with a zero-width break after each "_", ".", "-", "/"."""
+    if metrics.horizontalAdvance(word) <= width:
+        return word
+    for mark in "_.-/":
+        word = word.replace(mark, mark + "\u200b")
+    return word
 
 
 class BadgeDelegate(QStyledItemDelegate):
@@ -330,7 +338,7 @@ class BadgeDelegate(QStyledItemDelegate):
         if not self.wrap or not text:
             return (text,)
         if badge:
-            _small, metrics = _badge_font(opt.font)
+            _small, metrics = badge_font(opt.font)
             room = max(opt.rect.width() - 8, 20)
             return wrap_text(text, opt.font, room, max(room - metrics.horizontalAdvance(str(badge[0])) - 18, 0))  # type: ignore[index]
         # what the style puts around a cell's text (its margins, a style sheet's padding)

@@ -4,6 +4,8 @@ will merge each, the conflicts the commit will meet, the joins still waiting, an
 a commit, how each key's writes merged into the state."""
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QTextDocument, QTextOption
 from PySide6.QtWidgets import (
@@ -26,6 +28,7 @@ from studio.panels._common import MUTED, escape, title_label
 
 __all__ = ["SuperstepPanel"]
 
+_TOGETHER = re.compile(r"; it runs in the same superstep as [^;]*?, on the same snapshot")
 _PENDING = QColor("#047857")
 _CONFLICT = QColor("#b91c1c")
 _WAIT = QColor("#b45309")
@@ -66,6 +69,9 @@ class _Paragraph(QStyledItemDelegate):
         if detail:
             html += "&nbsp;&nbsp;" + escape(str(detail))
         extra = index.siblingAtColumn(2).data()
+        parent = index.parent()
+        if extra and parent.isValid() and str(extra) in str(parent.siblingAtColumn(1).data() or ""):
+            extra = None  # "results  1 write · operator.add" above it says so already
         if extra:
             html += f" <span style='color: {MUTED}'>· {escape(str(extra))}</span>"
         html = f"<p style='margin: 0; margin-left: 14px; text-indent: -14px'>{html}</p>"  # a hanging indent
@@ -185,10 +191,11 @@ class SuperstepPanel(QWidget):
                 count = why.together.count(node)
                 mark = "✓ " if node in why.finished else "· "
                 name = f"{mark}{node}" + (f" ×{count}" if count > 1 else "")
-                reason = why.hover.get(node, "").replace("`", "")
-                if reason.startswith(f"{node} "):  # "search_db runs next because…": the name is there
-                    reason = reason[len(node) + 1:]
-                runs.addChild(_item([name, reason, ""],
+                full = why.hover.get(node, "").replace("`", "")
+                reason = full[len(node) + 1:] if full.startswith(f"{node} ") else full  # the name is there
+                # "…; it runs in the same superstep as b, on the same snapshot": the section says so
+                reason = _TOGETHER.sub("", reason)
+                runs.addChild(_item([name, reason, ""], tip=full,
                                     colour=_PENDING if node in why.finished else None))
             self.tree.addTopLevelItem(runs)
         if why.pending:

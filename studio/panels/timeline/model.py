@@ -451,6 +451,10 @@ class TimelineModel(QAbstractTableModel):
             text = self._clocks[entry] = clock(self._rows[entry].created_at)
         return text
 
+    def has_subgraphs(self) -> bool:
+        """Whether any subgraph checkpoint is listed."""
+        return bool(self._subs or self._waiting)
+
     def max_depth(self) -> int:
         """The deepest branch's indentation level (0: no branches)."""
         return max((chain.depth for chain in self._chains), default=0)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.safe import total
 from studio.core.records import TimelineRow
-from studio.panels._common import MUTED, BadgeDelegate, KindRole, title_label
+from studio.panels._common import MUTED, BadgeDelegate, KindRole, badge_font, title_label
 from .heights import RowHeights
 from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
 
@@ -115,7 +115,8 @@ class TimelinePanel(QWidget):
         super().__init__(parent)
         self.model = TimelineModel()
         self._quiet = False
-        self._depth = 0
+        self._shape = (0, False)
+        """(deepest branch, any subgraph rows): the column widths follow it."""
 
         self.table = _Table(self)
         self.table.setModel(self.model)
@@ -243,7 +244,11 @@ class TimelinePanel(QWidget):
         step = max(title.horizontalAdvance("Step"), cell.horizontalAdvance("9999")) + pad
         step += depth * _INDENT + 14 if depth else 4
         header.resizeSection(0, step)
-        header.resizeSection(1, max(title.horizontalAdvance("Source"), cell.horizontalAdvance("update") + 16) + pad)
+        # the widest source badge ("subgraph" only when there are such rows) and its margins:
+        # what is left goes to the nodes
+        _small, badge = badge_font(self.table.font())
+        widest = badge.horizontalAdvance("subgraph" if self.model.has_subgraphs() else "update")
+        header.resizeSection(1, max(title.horizontalAdvance("Source") + pad, widest + 22))
         header.resizeSection(3, title.horizontalAdvance("00:00:00") + pad)  # the head's row is bold
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
@@ -259,8 +264,9 @@ class TimelinePanel(QWidget):
 
     # -- handlers -------------------------------------------------------------------------
     def _after_change(self) -> None:
-        if self.model.max_depth() != self._depth:
-            self._depth = self.model.max_depth()
+        shape = (self.model.max_depth(), self.model.has_subgraphs())
+        if shape != self._shape:
+            self._shape = shape
             self._size_columns()
         n = len(self.model.rows())
         self.count.setText(f"{n:,} checkpoint" + ("" if n == 1 else "s"))
