@@ -1,6 +1,6 @@
 """The static gates, run by the test command so that CI and every developer run them:
-ruff (rules chosen in pyproject.toml), mypy (strict on engine/, per-module exceptions
-listed there) and import-linter's contracts between the layers."""
+ruff (rules chosen in pyproject.toml), mypy (strict on engine/, no per-module exception)
+and import-linter's contracts between the layers."""
 from __future__ import annotations
 
 import subprocess

@@ -8,6 +8,7 @@ every version on that chain, so memory grows with what changed, not with the sta
 """
 from __future__ import annotations
 
+import builtins
 import itertools
 import threading
 
@@ -168,7 +169,7 @@ class InMemorySaver(BaseCheckpointSaver):
                     continue
                 hint = appended.get(key) if appended else None
                 base = blobs.get((key, hint[0])) if hint is not None else None
-                if base is not None and type(base[0]) is _Chain:
+                if base is not None and hint is not None and type(base[0]) is _Chain:
                     chain, seq = base
                     kind, data, n, tagged = encode_channel(serde, key, values[key], chain.counts[seq], len(hint[1]))
                 else:
@@ -181,8 +182,10 @@ class InMemorySaver(BaseCheckpointSaver):
                 if kind == "value":
                     plain.append((key, data, tagged))
                 elif kind == "list":
+                    assert n is not None  # a list's item count
                     lists.append((key, _Chain(None), data, n, size, tagged))
                 else:
+                    assert n is not None
                     tagged = tagged or chain.tagged[seq]
                     if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
                         chain = _Chain(base)  # type: ignore[arg-type]
@@ -259,7 +262,7 @@ class InMemorySaver(BaseCheckpointSaver):
         extras = row.extras
         barriers: dict[str, tuple[str, ...]]
         metadata: dict[str, Any]
-        if type(extras) is tuple:
+        if isinstance(extras, tuple):
             tasks, barriers, metadata = tuple([PlannedTask(id=i, name=n, trigger=t) for i, n, t in extras]), {}, {}
         else:
             tasks, barriers, metadata = loads_extras(self.serde, extras, checkpoint_id)
@@ -306,7 +309,7 @@ class InMemorySaver(BaseCheckpointSaver):
             headers = [th.rows[i].header(thread_id, i) for i in ids if i in th.rows] if th is not None else []
         return iter(headers)
 
-    def threads(self) -> list[ThreadInfo]:
+    def threads(self) -> builtins.list[ThreadInfo]:
         with self._lock:
             found = [
                 (th.rows[th.order[-1]].created_at, th.touched, ThreadInfo(

@@ -18,7 +18,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+import builtins
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -47,8 +48,46 @@ _KINDS = {"value": _VALUE, "list": _LIST, "append": _APPEND}
 _INLINE = 256  # a changed value this small (not a list) is kept in its checkpoint's row
 _MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a tampered table stops here
 
-# (version, kind, item count, size, tagged) of a stored value
-_Info = tuple[str, int, Any, int, bool]
+
+
+class _Info(NamedTuple):
+    """What a put needs to know of a stored value (a `_INFO` row, or one it stored)."""
+
+    version: str
+    kind: int  # _VALUE, _LIST or _APPEND
+    count: Any  # items of a list (None for a value)
+    size: int
+    tagged: bool
+
+
+class _Row(NamedTuple):
+    """A checkpoint row read with `_ROW` (the header) or `_FULL` (all of it)."""
+
+    seq: int
+    id: Any
+    parent_id: Any
+    step: Any
+    source: Any
+    created_at: Any
+    next: Any
+    nodes_ran: Any
+    versions: Any = None
+    extras: Any = None
+
+
+class _Part(NamedTuple):
+    """One stored piece of a channel's value, a `_LOAD` row: a value, or the list and
+    the appends on it (depth 0 the newest)."""
+
+    channel: str
+    depth: int
+    kind: int
+    data: Any
+    size: int
+    tagged: bool | None
+
+
+_NO_INFO = _Info("", _VALUE, None, 0, False)
 
 _INSERT_CHECKPOINT = """
     INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions,
@@ -289,19 +328,19 @@ class PostgresSaver(BaseCheckpointSaver):
             if key not in values:
                 continue
             if version != own:
-                if pmap.get(key, ("",))[0] != version:
+                if pmap.get(key, _NO_INFO).version != version:
                     needed[(key, version)] = None
             elif appended and key in appended:
-                base = appended[key][0]
-                if pmap.get(key, ("",))[0] != base:
-                    needed[(key, base)] = None
+                appended_to = appended[key][0]
+                if pmap.get(key, _NO_INFO).version != appended_to:
+                    needed[(key, appended_to)] = None
         if needed:
             with self._conn() as conn:
                 pairs = list(needed)
                 for ch, ver, kind, count, size, tagged in conn.execute(
                     _INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
                 ):
-                    needed[(ch, ver)] = (ver, kind, count, size, tagged)
+                    needed[(ch, ver)] = _Info(ver, kind, count, size, tagged)
         info: dict[str, _Info] = {}
         rows: list[tuple[str, str | None, int, bytes, Any, int, bool]] = []
         inline: dict[str, str] = {}
@@ -309,24 +348,25 @@ class PostgresSaver(BaseCheckpointSaver):
             if key not in values:
                 continue
             if version != own:
-                known = pmap.get(key) if pmap.get(key, ("",))[0] == version else needed.get((key, version))
+                known = pmap.get(key) if pmap.get(key, _NO_INFO).version == version else needed.get((key, version))
                 if known is None:
                     raise no_stored_version_error(c, key, version)
                 info[key] = known
                 continue
-            hint = appended.get(key) if appended else None
-            base = None
+            hint = appended.get(key) if appended else None  # (version appended to, items appended)
+            base: _Info | None = None
             if hint is not None:
-                base = pmap.get(key) if pmap.get(key, ("",))[0] == hint[0] else needed.get((key, hint[0]))
-            if base is not None and base[1] != _VALUE:
-                kind, data, count, tagged = encode_channel(serde, key, values[key], base[2], len(hint[1]))
+                base = pmap.get(key) if pmap.get(key, _NO_INFO).version == hint[0] else needed.get((key, hint[0]))
+            if base is not None and hint is not None and base.kind != _VALUE:
+                kind, data, count, tagged = encode_channel(serde, key, values[key], base.count, len(hint[1]))
             else:
                 kind, data, count, tagged = encode_channel(serde, key, values[key])
             size = len(data) + (2 if kind != "value" else 0)
             base_version = None
             if kind == "append":
-                size += base[3]
-                tagged = tagged or bool(base[4])
+                assert base is not None and hint is not None  # only a stored list is appended to
+                size += base.size
+                tagged = tagged or bool(base.tagged)
                 base_version = hint[0]
             if size > serde.max_bytes:
                 raise too_big_error(key, size, serde.max_bytes)
@@ -335,7 +375,7 @@ class PostgresSaver(BaseCheckpointSaver):
                 inline[key] = data.decode()
             else:
                 rows.append((key, base_version, code, data, count, size, tagged))
-            info[key] = (own, code, count, size, tagged)
+            info[key] = _Info(own, code, count, size, tagged)
         check_versions(c)
         extras = dumps_extras(serde, c)
         params: dict[str, Any] = {
@@ -424,7 +464,7 @@ class PostgresSaver(BaseCheckpointSaver):
                 " GROUP BY thread_id ORDER BY min(seq)",
                 (len(prefix), prefix),
             ).fetchall()
-        return [r[0][len(prefix):] for r in rows]
+        return [name[len(prefix):] for (name,) in rows]
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
@@ -441,38 +481,39 @@ class PostgresSaver(BaseCheckpointSaver):
                 ).fetchone()
             if row is None:
                 return None
-            versions = self._check(row, _parse_versions, row[8])
-            found = list(conn.execute(_LOAD, {
+            row = _Row(*row)
+            versions = self._check(row, _parse_versions, row.versions)
+            found = [_Part._make(r) for r in conn.execute(_LOAD, {
                 "t": thread_id, "ch": list(versions), "ver": list(versions.values()), "max_depth": _MAX_CHAIN,
-            })) if versions else []
+            })] if versions else []
         return self._decode(thread_id, row, versions, found)
 
-    def _decode(self, thread_id: str, row: tuple[Any, ...], versions: dict[str, str], found: list[tuple[Any, ...]]) -> Checkpoint:
+    def _decode(self, thread_id: str, row: _Row, versions: dict[str, str], found: list[_Part]) -> Checkpoint:
         head = self._check(row, _header, thread_id, row)
-        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row[9], head.id)
-        chains: dict[str, list[tuple[Any, ...]]] = {}
-        for r in found:
-            chains.setdefault(r[0], []).append(r)
+        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row.extras, head.id)
+        chains: dict[str, list[_Part]] = {}
+        for part in found:
+            chains.setdefault(part.channel, []).append(part)
         values = {}
         for key, parts in chains.items():
-            parts.sort(key=lambda r: r[1])
+            parts.sort(key=lambda p: p.depth)
             top = parts[0]
-            if top[4] > self.serde.max_bytes:
+            if top.size > self.serde.max_bytes:
                 raise CheckpointDecodeError(
-                    f"{self!r}: channel `{key}` of checkpoint `{head.id}` takes {top[4] / _MB:.1f} MB, over the "
+                    f"{self!r}: channel `{key}` of checkpoint `{head.id}` takes {top.size / _MB:.1f} MB, over the "
                     f"{self.serde.max_bytes / _MB:.0f} MB limit; it was not loaded. If you trust the database, "
                     "create the saver with `max_value_bytes=...`."
                 )
-            if top[2] == _VALUE:
-                blob = bytes(top[3])
+            if top.kind == _VALUE:
+                blob = bytes(top.data)
             else:
-                if parts[-1][2] != _LIST or any(p[2] != _APPEND for p in parts[:-1]):
+                if parts[-1].kind != _LIST or any(p.kind != _APPEND for p in parts[:-1]):
                     raise CheckpointDecodeError(
                         f"{self!r}: the stored value of channel `{key}` of checkpoint `{head.id}` is missing or "
                         "malformed (the database was edited by hand?)"
                     )
-                blob = join_list_segments(bytes(p[3]) for p in reversed(parts))
-            tagged = top[5] if top[5] is not None else TAG_BYTES in blob
+                blob = join_list_segments(bytes(p.data) for p in reversed(parts))
+            tagged = top.tagged if top.tagged is not None else TAG_BYTES in blob
             try:
                 values[key] = self.serde.loads(blob, plain=not tagged)
             except CheckpointDecodeError as e:
@@ -483,11 +524,11 @@ class PostgresSaver(BaseCheckpointSaver):
             nodes_ran=head.nodes_ran, metadata=metadata,
         )
 
-    def _check(self, row: tuple[Any, ...], fn: Any, *args: Any) -> Any:
+    def _check(self, row: _Row, fn: Any, *args: Any) -> Any:
         try:
             return fn(*args)
         except CheckpointDecodeError as e:
-            raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row[1])[:60]!r}: {e}") from None
+            raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row.id)[:60]!r}: {e}") from None
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._conn() as conn:
@@ -505,7 +546,7 @@ class PostgresSaver(BaseCheckpointSaver):
             out.append(PendingWrite(task_id=task_id, task_name=task_name, channel=channel, value=decoded))
         return out
 
-    def _pages(self, thread_id: str, before: str | None, limit: int | None, size: int = 200) -> Iterator[tuple[Any, ...]]:
+    def _pages(self, thread_id: str, before: str | None, limit: int | None, size: int = 200) -> Iterator[_Row]:
         """Header rows newest first, a page per query (a half-read iterator holds no connection)."""
         left = max(limit, 0) if limit is not None else -1
         bound = None
@@ -516,7 +557,7 @@ class PostgresSaver(BaseCheckpointSaver):
                 ).fetchone()
             if row is None:
                 return
-            bound = row[0]
+            (bound,) = row
         while left != 0:
             page = size if left < 0 else min(left, size)
             with self._conn() as conn:
@@ -525,14 +566,14 @@ class PostgresSaver(BaseCheckpointSaver):
                     " ORDER BY seq DESC LIMIT %s",
                     (thread_id, bound if bound is not None else 2**63 - 1, page),
                 ).fetchall()
-            yield from rows
+            yield from (_Row(*r) for r in rows)
             if len(rows) < page:
                 return
-            bound, left = rows[-1][0], (left - len(rows) if left > 0 else left)
+            bound, left = _Row(*rows[-1]).seq, (left - len(rows) if left > 0 else left)
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
         for row in self._pages(thread_id, before, limit, size=25):
-            found = self.get(thread_id, row[1])
+            found = self.get(thread_id, row.id)
             if found is not None:
                 yield found
 
@@ -540,7 +581,7 @@ class PostgresSaver(BaseCheckpointSaver):
         for row in self._pages(thread_id, before, limit):
             yield self._check(row, _header, thread_id, row)
 
-    def threads(self) -> list[ThreadInfo]:
+    def threads(self) -> builtins.list[ThreadInfo]:
         with self._conn() as conn:
             rows = conn.execute(
                 "SELECT c.thread_id, c.id, c.created_at, n.cnt FROM (SELECT thread_id, max(seq) AS top, count(*) AS cnt"
@@ -625,12 +666,11 @@ def _names(data: Any) -> tuple[str, ...]:
     return tuple(got)
 
 
-def _header(thread_id: str, row: tuple[Any, ...]) -> CheckpointHeader:
-    _, cid, parent, step, source, created_at, nxt, ran = row[:8]
+def _header(thread_id: str, row: _Row) -> CheckpointHeader:
     try:
         return CheckpointHeader(
-            id=cid, thread_id=thread_id, parent_id=parent, step=int(step), source=source,
-            created_at=created_at, next=_names(nxt), nodes_ran=_names(ran),
+            id=row.id, thread_id=thread_id, parent_id=row.parent_id, step=int(row.step), source=row.source,
+            created_at=row.created_at, next=_names(row.next), nodes_ran=_names(row.nodes_ran),
         )
     except (ValueError, TypeError, orjson.JSONDecodeError) as e:
         raise CheckpointDecodeError(f"its record is malformed ({e})") from None
