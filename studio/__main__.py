@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .cli.commands import cmd_draw, cmd_run, parse_args
 
@@ -12,6 +13,19 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and run it; returns the process exit code."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:  # Ctrl+C: one line, like every other way a command stops
+        print(f"retrograph: stopped by Ctrl+C{_KEPT.get(args.command, '')}", file=sys.stderr)
+        return 130
+
+
+# What survives a Ctrl+C, said where it matters.
+_KEPT = {"run": " (the supersteps committed before it are saved when --db was given)",
+         "export": " (the output file may be incomplete: delete it and export again)"}
+
+
+def _dispatch(args: Any) -> int:
     if args.command == "run":
         return cmd_run(args)
     if args.command == "draw":
@@ -27,7 +41,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .cli.launch import run_window  # Qt only from here on
 
     return run_window(args)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -109,10 +109,14 @@ def parse_json_input(text: str | None) -> tuple[Any, str | None]:
     """(value, None) or (None, a message naming the line and column of the mistake)."""
     if text is None or not text.strip():
         return None, None
+    from studio.core.jsontext import loads
+
     try:
-        return json.loads(text), None
+        return loads(text), None
     except json.JSONDecodeError as exc:
         return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+    except ValueError as exc:  # JsonTextError: too deep, too many digits
+        return None, f"The input cannot be taken: {exc}."
 
 
 def _load(spec: str, err: TextIO) -> Any:
@@ -327,4 +331,7 @@ def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:
     except ImportError as exc:
         print(f"retrograph: drawing {suffix} needs pygraphviz: {exc}", file=err)
         return 1
+    except OSError as exc:  # a missing folder, a read-only one, a directory named like the file
+        reason = exc.strerror or _one_line(exc)
+        return _fail(err, f"cannot write {out}: {reason}; check that its folder exists and is writable")
     return 0

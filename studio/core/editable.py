@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.messages import to_message
 
+from .jsontext import loads
 from .valuediff import same
 from .valuefmt import preview
 
@@ -180,8 +181,8 @@ def to_editable(values: Mapping[str, Any]) -> Editable:
 def check_json(text: str) -> tuple[Any, str]:
     """(parsed, "") or (None, "Line 3, column 5: Expecting ',' delimiter")."""
     try:
-        return json.loads(text), ""
+        return loads(text), ""
     except json.JSONDecodeError as exc:
         return None, f"Line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    except RecursionError:
-        return None, "The JSON is nested too deeply"
+    except ValueError as exc:  # JsonTextError: too deep, too many digits
+        return None, f"The JSON cannot be taken: {exc}"

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.jsontext import loads
 from studio.core.valuefmt import ELLIPSIS, pretty
 from studio.core.records import InterruptInfo
 from ._common import MUTED, escape, mono_font, title_label
@@ -31,9 +32,11 @@ def parse_json(text: str) -> tuple[Any, str]:
     if not text.strip():
         return None, "Enter a JSON value to resume with."
     try:
-        return json.loads(text), ""
+        return loads(text), ""
     except json.JSONDecodeError as exc:
         return None, f"Line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    except ValueError as exc:  # JsonTextError: too deep, too many digits
+        return None, f"The JSON cannot be taken: {exc}"
 
 
 class _Card(QFrame):

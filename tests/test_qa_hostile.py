@@ -1,0 +1,82 @@
+"""Hostile input at the studio's and the command line's edges: each gets one clear line,
+never a traceback, and nothing already saved is lost."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from studio.cli import cmd_draw, cmd_run, parse_args
+from studio.core.editable import check_json
+from studio.panels.interrupts import parse_json
+from test_studio_support import write_graph
+
+KEEP = """
+    class S(TypedDict, total=False):
+        x: object
+    def keep(s):
+        return {"x": s.get("x")}
+    b = StateGraph(S)
+    b.add_node("keep", keep)
+    b.add_edge(START, "keep")
+    graph = b.compile()
+"""
+
+DEEP = "[" * 5000 + "]" * 5000
+BIG = "1" + "0" * 5000           # 10**5000: past Python's 4,300-digit str() limit
+HUGE = "1" + "0" * 200_000       # past the accepted 100,000 digits
+
+
+def run(*argv: str) -> tuple[int, list[str], list[str]]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cmd_run(parse_args(["run", *argv]), out=out, err=err)
+    return code, out.getvalue().splitlines(), err.getvalue().splitlines()
+
+
+def test_run_input_nested_thousands_deep_is_one_line(tmp_path):
+    code, out, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--input", '{"x": ' + DEEP + "}")
+    assert code == 2 and out == []
+    assert err == ["retrograph: The input cannot be taken: it is nested too deeply "
+                   "(thousands of levels of brackets); flatten it."]
+
+
+def test_run_input_with_a_5000_digit_int_runs_and_keeps_it_exactly(tmp_path):
+    code, out, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--input", '{"x": ' + BIG + "}",
+                         "--stream-mode", "values")
+    assert code == 0 and err == []
+    assert out[-1] == '{"x": "' + BIG + '"}'  # printed exactly (as a string: JSON readers choke on it)
+
+
+def test_run_input_past_the_digit_bound_names_the_number(tmp_path):
+    code, _, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--resume", HUGE, "--thread", "t")
+    assert code == 2
+    assert err == ["retrograph: --resume: The input cannot be taken: a number has 200,001 digits, more than "
+                   "the 100,000 accepted; pass it as a string instead."]
+
+
+@pytest.mark.parametrize("parse", [check_json, parse_json], ids=["edit-state", "interrupt-answer"])
+def test_studio_json_editors_refuse_hostile_json_with_a_sentence(parse):
+    assert parse('{"x": ' + DEEP + "}") == (
+        None, "The JSON cannot be taken: it is nested too deeply (thousands of levels of brackets); flatten it")
+    value, problem = parse(BIG)
+    assert problem == "" and value == 10**5000
+    value, problem = parse(HUGE)
+    assert value is None and "200,001 digits" in problem
+
+
+def test_draw_into_a_missing_folder_is_one_line(tmp_path):
+    graph = write_graph(tmp_path, "keep", KEEP)
+    for name in ("graph.svg", "graph.mmd"):
+        err = io.StringIO()
+        assert cmd_draw(parse_args(["draw", str(graph), "-o", str(tmp_path / "no" / name)]), err=err) == 2
+        assert err.getvalue().splitlines() == [f"retrograph: cannot write {tmp_path / 'no' / name}: No such file "
+                                               "or directory; check that its folder exists and is writable"]
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys):
+    from studio.__main__ import main
+
+    stop = write_graph(tmp_path, "stop", KEEP.replace('return {"x": s.get("x")}', "raise KeyboardInterrupt"))
+    assert main(["run", str(stop), "--input", "{}"]) == 130
+    assert capsys.readouterr().err.splitlines() == [
+        "retrograph: stopped by Ctrl+C (the supersteps committed before it are saved when --db was given)"]
