@@ -1,6 +1,7 @@
 """`retrograph` and `python -m studio`: dispatch to the headless commands or the window."""
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl+C: one line, like every other way a command stops
         print(f"retrograph: stopped by Ctrl+C{_KEPT.get(args.command, '')}", file=sys.stderr)
         return 130
+    except Exception as exc:  # the last net: a command that let an error through still says one line
+        if os.environ.get("RETROGRAPH_TRACEBACK"):
+            raise
+        from .cli.commands import one_line
+
+        print(f"retrograph: {args.command} failed: {one_line(exc)} "
+              "(RETROGRAPH_TRACEBACK=1 shows where)", file=sys.stderr)
+        return 1
 
 
 # What survives a Ctrl+C, said where it matters.

@@ -80,3 +80,23 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys):
     assert main(["run", str(stop), "--input", "{}"]) == 130
     assert capsys.readouterr().err.splitlines() == [
         "retrograph: stopped by Ctrl+C (the supersteps committed before it are saved when --db was given)"]
+
+
+def test_an_error_a_command_lets_through_is_still_one_line(tmp_path, capsys, monkeypatch):
+    """The last net in `main`: `export` into a missing folder raised CheckpointError
+    through the command (a traceback); now it is one line, exit 1."""
+    from engine import SqliteSaver
+    from studio.__main__ import main
+
+    monkeypatch.delenv("RETROGRAPH_TRACEBACK", raising=False)
+    db = tmp_path / "runs.sqlite"
+    graph = write_graph(tmp_path, "keep", KEEP).as_posix()
+    assert main(["run", graph, "--db", str(db), "--thread", "t", "--input", '{"x": 1}']) == 0
+    capsys.readouterr()
+    target = tmp_path / "no" / "out.sqlite"
+    assert main(["export", str(db), "--thread", "t", "-o", str(target)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"retrograph: export failed: CheckpointError: Cannot open `{target}`: unable to open database "
+                   "file. Check that its folder exists and is writable. (RETROGRAPH_TRACEBACK=1 shows where)"]
+    with SqliteSaver(db) as saver:  # the source is untouched
+        assert len(list(saver.list({"configurable": {"thread_id": "t"}}))) == 3

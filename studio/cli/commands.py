@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from studio.core.jsonable import jsonable
 
-__all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "SUBCOMMANDS"]
+__all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "one_line", "SUBCOMMANDS"]
 
 SUBCOMMANDS = ("open", "run", "draw", "history", "pytest", "export", "search")
 
@@ -138,7 +138,8 @@ def _fail(err: TextIO, message: str, code: int = 2) -> int:
     return code
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An exception as one short line: its type and its message, whitespace folded."""
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
@@ -189,7 +190,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             graph = graph.with_checkpointer(PostgresSaver(args.db) if is_postgres_url(args.db) else SqliteSaver(args.db))
         except Exception as exc:
-            return _fail(err, f"cannot open --db {args.db}: {_one_line(exc)}")
+            return _fail(err, f"cannot open --db {args.db}: {one_line(exc)}")
     if args.resume is not None and graph.checkpointer is None:
         return _fail(err, "--resume needs --db FILE: the database the interrupted run was saved in")
     thread = args.thread
@@ -205,7 +206,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             pending = graph.get_state(config).interrupts
         except Exception as exc:
-            return _fail(err, f"cannot read thread {thread}: {_one_line(exc)}", 1)
+            return _fail(err, f"cannot read thread {thread}: {one_line(exc)}", 1)
         if not pending:
             return _fail(err, f"thread {thread} has no pending interrupt to answer; run it with --input instead", 1)
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
@@ -248,7 +249,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             import traceback
 
             traceback.print_exception(exc, file=err)
-        failed, text = seen.get("failed"), _one_line(exc)
+        failed, text = seen.get("failed"), one_line(exc)
         if failed == START:
             return _fail(err, f"the input was refused: {text}", 1)
         where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
@@ -332,6 +333,6 @@ def cmd_draw(args: argparse.Namespace, err: TextIO = sys.stderr) -> int:
         print(f"retrograph: drawing {suffix} needs pygraphviz: {exc}", file=err)
         return 1
     except OSError as exc:  # a missing folder, a read-only one, a directory named like the file
-        reason = exc.strerror or _one_line(exc)
+        reason = exc.strerror or one_line(exc)
         return _fail(err, f"cannot write {out}: {reason}; check that its folder exists and is writable")
     return 0
