@@ -100,3 +100,72 @@ def test_an_error_a_command_lets_through_is_still_one_line(tmp_path, capsys, mon
                    "file. Check that its folder exists and is writable. (RETROGRAPH_TRACEBACK=1 shows where)"]
     with SqliteSaver(db) as saver:  # the source is untouched
         assert len(list(saver.list({"configurable": {"thread_id": "t"}}))) == 3
+
+
+@pytest.mark.parametrize("parse", [check_json, parse_json], ids=["edit-state", "interrupt-answer"])
+def test_a_lone_surrogate_is_refused_in_the_editor_before_the_fork_loses_the_edit(parse):
+    """`\\ud800` is valid JSON but no checkpoint can store it: the edit dialog closed and
+    update_state failed after it, losing the typed edit; now the editor names the place."""
+    value, problem = parse(r'{"messages": [{"$message": "human", "content": "hi \ud800 there"}]}')
+    assert value is None
+    assert problem == ("The JSON cannot be taken: messages[0]['content'] holds a lone surrogate (a \\ud800-\\udfff "
+                       "escape without its pair), which is not text a checkpoint can store; remove it")
+    assert parse(r'{"smile": "\ud83d\ude00"}') == ({"smile": "\U0001F600"}, "")  # a pair is one character
+
+
+def test_the_state_editor_opens_on_a_10_pow_5000_int_and_keeps_it(qtbot):
+    """json.dumps cannot print an int past 4,300 digits: the dialog raised in its
+    constructor (Edit state and fork did nothing but print a traceback)."""
+    import json
+
+    from studio.panels.state.editor import StateEditorDialog
+
+    values = {"big": 10**5000, "n": 10**4000}
+    dialog = StateEditorDialog(values)
+    qtbot.addWidget(dialog)
+    text = dialog.editor.toPlainText()
+    assert json.loads(text)["big"] == {"$kept": 1, "was": "int: ≈10^5000 (int of ~5,001 digits)"}
+    assert dialog.changed_values() == {}
+    dialog.editor.setPlainText(text.replace('"n": 1', '"n": 2', 1))
+    assert dialog.changed_values() == {"n": 2 * 10**4000} and dialog.edited_values()["big"] == 10**5000
+
+
+def test_a_watch_that_prints_a_huge_int_says_so_in_words():
+    from studio.core.expressions import Expression, ExpressionError
+
+    with pytest.raises(ExpressionError) as caught:
+        Expression.parse("str(x)").evaluate({"x": 10**5000})
+    assert str(caught.value) == ("`str(x)`: an int of more than 4,300 digits cannot be made into text; "
+                                 "compare it as a number instead")
+    assert Expression.parse("x > 10**4999").evaluate({"x": 10**5000}) is True
+
+
+def test_a_history_without_code_does_not_call_its_reducers_custom():
+    from engine.explain import reducer_line
+
+    assert reducer_line("") == ("reducer not known: the history was read without the graph's code "
+                                "(open it with --graph FILE.py)")
+
+
+def test_a_long_graph_title_keeps_its_words_on_one_line(qtbot):
+    """A post-mortem's title, "lg2 (from the history: no code loaded)", wrapped one word per
+    line (six lines, pushing the graph down) while the status took the width."""
+    import dataclasses
+
+    from panel_support import sample_graph
+
+    from studio.panels import GraphPanel
+
+    panel = GraphPanel()
+    qtbot.addWidget(panel)
+    panel.resize(680, 420)
+    panel.show()
+    try:
+        view = dataclasses.replace(sample_graph(), name="lg2 (from the history: no code loaded)")
+        with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
+            panel.set_graph(view)
+        qtbot.waitUntil(lambda: "nodes" in panel.status.text(), timeout=5_000)
+        line = panel.title.fontMetrics().height()
+        assert panel.title.height() < 2 * line, panel.title.height()
+    finally:
+        panel.shutdown()

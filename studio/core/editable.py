@@ -28,6 +28,7 @@ KEPT = "$kept"
 MESSAGE = "$message"
 _MESSAGE_TYPES = ("human", "ai", "system", "tool")
 _DEPTH = 60
+_INT_BITS = 14_000  # about 4,200 digits: under Python's int-to-text limit
 
 
 class EditError(ValueError):
@@ -114,8 +115,10 @@ class Editable:
 
     # -- values -> JSON ---------------------------------------------------------------
     def _convert(self, value: Any, depth: int) -> Any:
-        if isinstance(value, (str, bool, type(None))) or (isinstance(value, int) and type(value) is int):
+        if isinstance(value, (str, bool, type(None))):
             return value
+        if type(value) is int and value.bit_length() <= _INT_BITS:
+            return value  # a bigger int is kept: json.dumps cannot print past 4,300 digits
         if isinstance(value, float) and type(value) is float and value == value and abs(value) != float("inf"):
             return value
         if depth < _DEPTH and _is_message(value) and value.type in _MESSAGE_TYPES:

@@ -122,6 +122,11 @@ class Expression:
             raise ExpressionError(f"`{self.text}`: {e}") from None
         except RecursionError:
             raise ExpressionError(f"`{self.text}`: the value is nested too deeply") from None
+        except ValueError as e:
+            if "integer string conversion" in str(e):  # Python's advice (set_int_max_str_digits) is not the user's
+                raise ExpressionError(f"`{self.text}`: an int of more than 4,300 digits cannot be made into text; "
+                                      "compare it as a number instead") from None
+            raise ExpressionError(f"`{self.text}`: {type(e).__name__}: {e}") from None
         except Exception as e:  # a TypeError comparing str and int, a ZeroDivisionError...
             raise ExpressionError(f"`{self.text}`: {type(e).__name__}: {e}") from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import re
 from typing import Any
 
 __all__ = ["loads", "JsonTextError", "MAX_INT_DIGITS"]
@@ -37,12 +38,36 @@ def _parse_int(text: str) -> int:
     return int(decimal.Decimal(text))
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(value: Any, path: str = "") -> str | None:
+    """The path of the first string holding a lone surrogate (JSON's `\\ud800` escape
+    gives one; no checkpoint can store it: it is not UTF-8), or None."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return where or "the value"
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if _lone_surrogate(key) is not None:
+                    return f"{where} key {key!r}".strip()
+                stack.append((sub, f"{where}[{key!r}]" if where else str(key)))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{where}[{i}]") for i, sub in enumerate(item))
+    return None
+
+
 def loads(text: str) -> Any:
     """`json.loads(text)`, keeping big ints; raises `json.JSONDecodeError` for a syntax
     mistake (callers name its line and column) and `JsonTextError` (a ValueError with a
     sentence to show) for anything else it cannot take."""
     try:
-        return json.loads(text, parse_int=_parse_int)
+        value = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError:
         raise
     except _TooManyDigits as exc:
@@ -51,3 +76,9 @@ def loads(text: str) -> Any:
         raise JsonTextError("it is nested too deeply (thousands of levels of brackets); flatten it") from None
     except ValueError as exc:  # anything else json.loads may refuse
         raise JsonTextError(" ".join(str(exc).split())[:200]) from None
+    if _SURROGATE_ESCAPE.search(text):
+        where = _lone_surrogate(value)
+        if where is not None:
+            raise JsonTextError(f"{where} holds a lone surrogate (a \\ud800-\\udfff escape without its pair), "
+                                "which is not text a checkpoint can store; remove it")
+    return value
