@@ -29,6 +29,8 @@ def reducer_line(reducer: str, fn: Callable[..., Any] | None = None) -> str:
     loaded) lets a custom reducer speak through its docstring."""
     if reducer == LAST_VALUE:
         return "last value: the write replaces the old value (one write per superstep)"
+    if not reducer:  # a history read without the graph's code (LangGraph's stores) does not name it
+        return "reducer not known: the history was read without the graph's code (open it with --graph FILE.py)"
     if reducer == "operator.add":
         return "operator.add: old + each write, in task order (lists are joined, numbers summed)"
     base = reducer.rsplit(".", 1)[-1]

@@ -219,7 +219,9 @@ class GraphPanel(QWidget):
         zin.clicked.connect(lambda: self.zoom_by(1.25))
         bar = QHBoxLayout()
         bar.setContentsMargins(6, 4, 6, 0)
-        bar.addWidget(self.title)
+        # the title takes the free width (a long one, "lg2 (from the history: no code
+        # loaded)", wrapped a word per line when the status had it); the status follows it
+        bar.addWidget(self.title, 3)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.zoom_label)
         for button in (out, zin, fit, self.legend_button):
