@@ -75,7 +75,7 @@ class CompareView(QWidget):
         self._labels = (label_a, label_b)
         self._changes = diff_mappings(a, b)
         n = sum(1 for c in self._changes if c.status != "same")
-        count = f"{n} key{'s' if n != 1 else ''} differ"
+        count = f"{n} key differs" if n == 1 else f"{n} keys differ"
         if len(label_a) + len(label_b) <= 40:
             self.title.setText(f"{label_a} → {label_b} · {count}")
         else:  # whole descriptions: one line per side, never cut
