@@ -169,3 +169,30 @@ def test_a_long_graph_title_keeps_its_words_on_one_line(qtbot):
         assert panel.title.height() < 2 * line, panel.title.height()
     finally:
         panel.shutdown()
+
+
+def test_a_read_only_store_says_what_to_do(tmp_path):
+    """An existing file on a read-only file system (or a read-only file) gave
+    "`runs.sqlite`: unable to open database file" and no advice."""
+    import sqlite3
+
+    from engine.checkpoint.sqlite_schema import translate_error
+
+    path = tmp_path / "runs.sqlite"
+    sqlite3.connect(path).execute("create table t(x)").connection.close()
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as caught:  # SQLite's own refusal
+        conn.execute("insert into t values (1)")
+    conn.close()
+    message = str(translate_error(caught.value, str(path), 1 << 20))
+    assert message == (f"`{path}` cannot be written (SQLite: attempt to write a readonly database): it, its "
+                       "folder or its file system is read-only, and saving needs to write it and the `-wal` file "
+                       f"beside it. Copy it somewhere writable, or browse it without writing: `retrograph open {path}`.")
+
+
+def test_one_line_keeps_a_whole_sentence_of_advice():
+    from studio.cli.commands import one_line
+
+    advice = "x" * 700
+    assert one_line(RuntimeError(advice)) == f"RuntimeError: {advice}"
+    assert one_line(RuntimeError("y" * 5000)).endswith("…") and len(one_line(RuntimeError("y" * 5000))) < 1100

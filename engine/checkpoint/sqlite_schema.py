@@ -272,6 +272,12 @@ def translate_error(e: sqlite3.Error, path: str, max_bytes: int, *, closed: bool
         )
     if closed:
         return CheckpointError(f"SqliteSaver({path!r}) is closed; open the file again to use it")
+    if "readonly" in text or "unable to open" in text:  # a read-only file, folder or file system
+        return CheckpointError(
+            f"`{path}` cannot be written (SQLite: {text}): it, its folder or its file system is read-only, "
+            "and saving needs to write it and the `-wal` file beside it. Copy it somewhere writable, "
+            f"or browse it without writing: `retrograph open {path}`."
+        )
     return CheckpointError(f"`{path}`: {text}")
 
 

@@ -138,10 +138,15 @@ def _fail(err: TextIO, message: str, code: int = 2) -> int:
     return code
 
 
+def _clip(text: str, limit: int = 1000) -> str:
+    """Long enough for a whole sentence of advice; a huge message (a value's repr) is cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def one_line(exc: BaseException) -> str:
     """An exception as one short line: its type and its message, whitespace folded."""
     text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+    return f"{type(exc).__name__}: {_clip(text)}" if text else type(exc).__name__
 
 
 def _run_input(args: argparse.Namespace, loaded: Any, err: TextIO) -> tuple[Any, int | None]:
