@@ -196,3 +196,13 @@ def test_one_line_keeps_a_whole_sentence_of_advice():
     advice = "x" * 700
     assert one_line(RuntimeError(advice)) == f"RuntimeError: {advice}"
     assert one_line(RuntimeError("y" * 5000)).endswith("…") and len(one_line(RuntimeError("y" * 5000))) < 1100
+
+
+def test_a_300_wide_superstep_summary_names_a_few_and_counts_the_rest():
+    """The caption over the graph listed all 300 task names and covered the graph."""
+    from studio.core.explain import _summary
+
+    assert _summary(1, tuple(f"n{i}" for i in range(300))) == (
+        "300 tasks (n0, n1, n2, n3, n4, n5, n6, n7 and 292 more) run together, "
+        "all reading the same snapshot: the state after step 0")
+    assert _summary(2, ("w",) * 3) == "3 tasks (w) run together, all reading the same snapshot: the state after step 1"

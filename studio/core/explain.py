@@ -20,10 +20,16 @@ from .records import NOTHING_NEXT, MergeRow, PendingRow, WhyMarks
 __all__ = ["why_marks", "reducer_notes", "reducer_note", "pending_groups"]
 
 
+_NAMED = 8  # task names a summary lists before "and N more"
+
+
 def _summary(step: int | None, together: tuple[str, ...]) -> str:
     if step is None or not together:
         return NOTHING_NEXT
-    names = ", ".join(show_name(n) for n in dict.fromkeys(together))
+    distinct = [show_name(n) for n in dict.fromkeys(together)]
+    names = ", ".join(distinct[:_NAMED])  # a 300-wide superstep's caption covered the whole graph
+    if len(distinct) > _NAMED:
+        names += f" and {len(distinct) - _NAMED} more"
     n = len(together)
     head = f"{n} task{'s' if n != 1 else ''} ({names})"
     if n > 1:
