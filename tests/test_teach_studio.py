@@ -255,3 +255,20 @@ def test_a_command_goto_is_drawn_and_said(open_window, qtbot, tmp_path: Path) ->
     assert ("pick", "left") in graph.why.triggered
     assert graph.node_item("left").toolTip().startswith("`left` runs next because pick returned Command(goto='left')")
     assert "does not run next" in graph.node_item("right").toolTip()
+
+
+def test_after_a_rewind_the_superstep_panel_drops_the_old_branchs_merges(open_window, qtbot) -> None:
+    """Rewind to step 1 and step on: the Superstep panel kept showing "Step 4 committed"
+    (the old branch's last merge) under the new branch's superstep 2."""
+    window = open_window(LESSONS / "interrupts_time_travel.py")
+    session = window.session
+    run_command(qtbot, window, session.continue_run)  # review asks
+    run_command(qtbot, window, lambda: session.resume("no"))  # revise, write, review asks again
+    assert why(window).merged_step is not None and why(window).merged_step > 1
+    step1 = next(r.id for r in session.history.rows() if r.step == 1 and r.source == "loop")
+    session.rewind(step1)
+    wait_ready(qtbot, window)
+    act(qtbot, window, "step")
+    act(qtbot, window, "step")  # review asks again, on the new branch
+    view = why(window)
+    assert view.step == 2 and view.merged == () and view.merged_step is None

@@ -74,6 +74,8 @@ class Explaining:
     def emit_live(self) -> None:
         ex = self.explainer
         last = ex.steps[-1] if ex.steps else None
+        if last is not None and ex.current is not None and ex.current.snapshot_id != last.committed_id:
+            last = None  # a commit of another branch (before a rewind): its merges are not this state's
         self.emit(why_marks(ex.current, ex.graph, self._nodes(), last=last, notes=self.notes()))
 
     # -- a checkpoint read back -------------------------------------------------------------
