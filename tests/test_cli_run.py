@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -142,5 +143,14 @@ def test_screenshot_exits_non_zero_when_the_graph_did_not_load(tmp_path: Path) -
     done = subprocess.run([sys.executable, "-m", "studio", str(bad), "--db", str(tmp_path / "r.sqlite"),
                            "--screenshot", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
     assert done.returncode == 1, done.stderr
-    assert "retrograph: the graph did not load" in done.stderr
+    assert f"retrograph: No graph in the file: {bad} defines no graph" in done.stderr
     assert "Traceback" not in done.stderr
+    # a database that cannot be opened is said as such, not as a graph that did not load
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("create table users(id int)").connection.close()
+    good = write_graph(tmp_path, "approval", APPROVAL)
+    done = subprocess.run([sys.executable, "-m", "studio", str(good), "--db", str(other),
+                           "--screenshot", str(out)], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+    assert done.returncode == 1, done.stderr
+    assert (f"retrograph: Cannot open the checkpoint database: `{other}` is a SQLite database but not a Retrograph "
+            "checkpoint file (its tables: users)") in done.stderr

@@ -96,7 +96,10 @@ def run_window(args: argparse.Namespace) -> int:
             print(f"retrograph: wrote {args.screenshot}")
         wanted_graph = args.command != "open" or getattr(args, "graph", None)
         if wanted_graph and session.graph is None:
-            print(f"retrograph: the graph did not load ({args.graph}); the screenshot shows the error", file=sys.stderr)
+            error = session.error  # the banner's own words: a database refused is not a graph that failed
+            said = f"{error.title}: {' '.join(error.message.split())}" if error is not None \
+                else f"the graph did not load ({args.graph})"
+            print(f"retrograph: {said} (the screenshot shows it)", file=sys.stderr)
             code = 1
         return code
     window.show()
