@@ -206,3 +206,48 @@ def test_a_300_wide_superstep_summary_names_a_few_and_counts_the_rest():
         "300 tasks (n0, n1, n2, n3, n4, n5, n6, n7 and 292 more) run together, "
         "all reading the same snapshot: the state after step 0")
     assert _summary(2, ("w",) * 3) == "3 tasks (w) run together, all reading the same snapshot: the state after step 1"
+
+
+def test_a_device_a_pipe_or_a_huge_file_is_not_read_as_a_graph(tmp_path):
+    """`retrograph run /dev/zero` read forever (eating memory); a pipe blocked forever."""
+    import os
+
+    pipe = tmp_path / "pipe.py"
+    os.mkfifo(pipe)
+    huge = tmp_path / "huge.py"
+    with open(huge, "wb") as f:
+        f.truncate(30 * 1024 * 1024)  # sparse: no disk used
+    for spec, said in [("/dev/zero", "is not a regular file (a device or a pipe); give the graph's Python file"),
+                       (str(pipe), "is not a regular file (a device or a pipe); give the graph's Python file"),
+                       (str(huge), "is 30 MB, too big for Python source (the limit is 20 MB); is it the right file?"),
+                       (str(tmp_path), "is a folder; give the graph's Python file (FILE.py or FILE.py:NAME)")]:
+        code, _, err = run(spec, "--input", "{}")
+        assert (code, err) == (2, [f"retrograph: {spec}: {said}"])
+
+
+def test_a_device_or_a_pipe_is_not_a_checkpoint_store(tmp_path):
+    """`--db /dev/null` said "cannot rollback - no transaction is active"; `history PIPE` blocked forever."""
+    import os
+
+    from engine import SqliteSaver
+    from engine.checkpoint.reading import open_store
+    from engine.errors import CheckpointError
+
+    pipe = tmp_path / "runs.sqlite"
+    os.mkfifo(pipe)
+    for target in ("/dev/null", str(pipe)):
+        with pytest.raises(CheckpointError, match=r"is not a regular file \(a device, a pipe or a socket\), so it "
+                                                  r"cannot hold checkpoints"):
+            SqliteSaver(target)
+        with pytest.raises(CheckpointError, match=r"is not a regular file \(a device, a pipe or a socket\), so it "
+                                                  r"is not a checkpoint file"):
+            open_store(target)
+
+
+def test_a_bad_window_size_is_refused_when_parsed():
+    from studio.cli.commands import window_size
+
+    assert window_size("1280X720") == "1280x720"
+    for bad in ("garbage", "0x0", "1280x", "99999x720"):
+        with pytest.raises(Exception, match="use WIDTHxHEIGHT in pixels"):
+            window_size(bad)

@@ -99,6 +99,9 @@ def open_store(target: str | os.PathLike[str]) -> Any:
         raise CheckpointError(f"`{path}`: no such file. Give a checkpoint file or a postgresql:// URL.")
     if os.path.isdir(path):
         raise CheckpointError(f"`{path}` is a folder, not a checkpoint file.")
+    if not os.path.isfile(path):  # reading a pipe's header would wait forever
+        raise CheckpointError(f"`{path}` is not a regular file (a device, a pipe or a socket), so it is not a "
+                              "checkpoint file. Check the path.")
     try:
         with open(path, "rb") as f:
             head = f.read(100)

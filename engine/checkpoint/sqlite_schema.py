@@ -227,6 +227,10 @@ def _identify(conn: sqlite3.Connection) -> tuple[int, int, set[str]]:
 
 def _check_file_header(path: str) -> None:
     """Refuse a file that is not SQLite, or is cut short, before SQLite touches it."""
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        raise CheckpointError(  # /dev/null, /dev/zero, a pipe: SQLite cannot keep checkpoints there
+            f"`{path}` is not a regular file (a device, a pipe or a socket), so it cannot hold checkpoints. "
+            "Give a file path (it is created when missing).")
     try:
         size = os.path.getsize(path)
         if size == 0:

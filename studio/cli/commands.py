@@ -30,6 +30,15 @@ retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [-
        retrograph search DB TEXT | -e EXPRESSION [--thread T] [--limit N] [--json]"""
 
 
+def window_size(text: str) -> str:
+    """`--size WIDTHxHEIGHT`, checked when parsed (a bad one raised deep in Qt's setup)."""
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit() and 100 <= int(width) <= 10000
+            and 100 <= int(height) <= 10000):
+        raise argparse.ArgumentTypeError(f"{text!r}: use WIDTHxHEIGHT in pixels, each 100 to 10000, e.g. 1280x720")
+    return f"{int(width)}x{int(height)}"
+
+
 def _window_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="retrograph", usage=_USAGE,
                                 description="Retrograph Studio: a time-travel debugger for state graphs.")
@@ -42,7 +51,7 @@ def _window_parser() -> argparse.ArgumentParser:
     p.add_argument("--do", default="", metavar="SCRIPT",
                    help="with --screenshot: what to do after --steps, e.g. 'step*4 rewind:1 step*2 legend' "
                         "(step[*N], continue, rewind:STEP, view:STEP, select:NODE, answer:JSON, resume:JSON, legend)")
-    p.add_argument("--size", default="1600x1000", help="window size for --screenshot, WIDTHxHEIGHT")
+    p.add_argument("--size", default="1600x1000", type=window_size, help="window size for --screenshot, WIDTHxHEIGHT")
     p.set_defaults(command="window")
     return p
 
@@ -54,7 +63,7 @@ def _open_parser() -> argparse.ArgumentParser:
     p.add_argument("--thread", help="open this thread first")
     p.add_argument("--screenshot", help="render the window to this PNG, then exit")
     p.add_argument("--do", default="", metavar="SCRIPT", help="with --screenshot: see `retrograph --help`")
-    p.add_argument("--size", default="1600x1000")
+    p.add_argument("--size", default="1600x1000", type=window_size, help="window size for --screenshot, WIDTHxHEIGHT")
     p.set_defaults(command="open", steps=0, input=None)
     return p
 

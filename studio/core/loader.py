@@ -208,11 +208,33 @@ def _pick(names: list[str]) -> str | None:
     return None
 
 
+_MAX_SOURCE_BYTES = 20 * 1024 * 1024
+
+
+def _not_source(path: Path) -> str:
+    """Why `path` cannot be a graph file ("" when it can be read as one)."""
+    try:
+        if path.is_dir():
+            return "is a folder; give the graph's Python file (FILE.py or FILE.py:NAME)"
+        if not path.is_file():
+            return "is not a regular file (a device or a pipe); give the graph's Python file"
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if size > _MAX_SOURCE_BYTES:
+        return (f"is {size / 1024 / 1024:,.0f} MB, too big for Python source (the limit is "
+                f"{_MAX_SOURCE_BYTES // 1024 // 1024} MB); is it the right file?")
+    return ""
+
+
 def load_graph(spec: str | Path) -> LoadedGraph | LoadError:
     """Import `file.py` (or `file.py:name`) and return its graph, or why there is none."""
     path, name = parse_spec(str(spec))
     if not path.exists():
         return LoadError(kind="not_found", path=path, message=f"{path}: no such file")
+    problem = _not_source(path)
+    if problem:  # /dev/zero or a pipe would be read forever, a huge file into memory
+        return LoadError(kind="not_found", path=path, message=f"{path}: {problem}")
     path = path.resolve()
     from engine import compat
 
