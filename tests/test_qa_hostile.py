@@ -251,3 +251,12 @@ def test_a_bad_window_size_is_refused_when_parsed():
     for bad in ("garbage", "0x0", "1280x", "99999x720"):
         with pytest.raises(Exception, match="use WIDTHxHEIGHT in pixels"):
             window_size(bad)
+
+
+def test_history_values_without_a_thread_says_so(tmp_path):
+    from studio.cli.history import cmd_history
+
+    out, err = io.StringIO(), io.StringIO()
+    assert cmd_history(parse_args(["history", str(tmp_path / "runs.sqlite"), "--values"]), out=out, err=err) == 2
+    assert err.getvalue().splitlines() == [
+        "retrograph: --values needs --thread T: it adds each checkpoint's state to that thread's list"]

@@ -76,6 +76,10 @@ def cmd_history(args: argparse.Namespace, out: TextIO | None = None, err: TextIO
 
     out, err = out or sys.stdout, err or sys.stderr
     target = args.db
+    if args.values and not args.thread:  # was silently ignored: the thread list has no states
+        print("retrograph: --values needs --thread T: it adds each checkpoint's state to that thread's list",
+              file=err)
+        return 2
     try:
         store = open_store(target)
     except Exception as e:  # every failure is one line: the store's own words
