@@ -260,3 +260,10 @@ def test_history_values_without_a_thread_says_so(tmp_path):
     assert cmd_history(parse_args(["history", str(tmp_path / "runs.sqlite"), "--values"]), out=out, err=err) == 2
     assert err.getvalue().splitlines() == [
         "retrograph: --values needs --thread T: it adds each checkpoint's state to that thread's list"]
+
+
+def test_an_expression_with_a_lone_surrogate_is_an_expression_error():
+    from studio.core.expressions import Expression, ExpressionError
+
+    with pytest.raises(ExpressionError, match=r"`len\(\\udcff\)` is not a valid expression: UnicodeEncodeError"):
+        Expression.parse("len(\udcff)")

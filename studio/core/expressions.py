@@ -84,6 +84,9 @@ class Expression:
         except SyntaxError as e:
             where = f" at column {e.offset}" if e.offset else ""
             raise ExpressionError(f"`{text}` is not a valid expression: {e.msg}{where}") from None
+        except (UnicodeError, ValueError) as e:  # a lone surrogate (pasted bytes), a NUL
+            shown = text.encode("utf-8", "backslashreplace").decode()
+            raise ExpressionError(f"`{shown}` is not a valid expression: {type(e).__name__}: {e}") from None
         for node in ast.walk(tree):
             if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
                 raise ExpressionError(f"`{text}`: {type(node).__name__.lower()} is not allowed in an expression")
