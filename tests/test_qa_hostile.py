@@ -267,3 +267,11 @@ def test_an_expression_with_a_lone_surrogate_is_an_expression_error():
 
     with pytest.raises(ExpressionError, match=r"`len\(\\udcff\)` is not a valid expression: UnicodeEncodeError"):
         Expression.parse("len(\udcff)")
+
+
+def test_run_never_prints_the_password_of_a_db_url(tmp_path):
+    code, _, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--input", "{}",
+                       "--db", "postgresql://reader:S3CRET@127.0.0.1:1/agents")
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("retrograph: cannot open --db postgresql://reader:***@127.0.0.1:1/agents: ")
+    assert "S3CRET" not in err[0]

@@ -204,7 +204,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             graph = graph.with_checkpointer(PostgresSaver(args.db) if is_postgres_url(args.db) else SqliteSaver(args.db))
         except Exception as exc:
-            return _fail(err, f"cannot open --db {args.db}: {one_line(exc)}")
+            from engine.checkpoint.reading import describe_target  # a URL's password is not printed
+
+            return _fail(err, f"cannot open --db {describe_target(args.db)}: {one_line(exc)}")
     if args.resume is not None and graph.checkpointer is None:
         return _fail(err, "--resume needs --db FILE: the database the interrupted run was saved in")
     thread = args.thread
@@ -315,8 +317,12 @@ def _say_interrupted(event: Any, args: argparse.Namespace, thread: str | None, s
     shown = "; ".join(json.dumps(jsonable(i.value), ensure_ascii=False)[:200] for i in event.interrupts)
     print(f"retrograph: interrupted in {nodes}: {shown}", file=err)
     if saved and thread:
-        db = f" --db {args.db}" if args.db else ""
-        print(f"retrograph: answer it with: retrograph run {args.graph}{db} --thread {thread} --resume JSON",
+        from engine.checkpoint.reading import describe_target
+
+        shown_db = describe_target(args.db) if args.db else ""
+        db = f" --db {shown_db}" if args.db else ""
+        hidden = " (put the URL's password back where it says ***)" if shown_db != (args.db or "") else ""
+        print(f"retrograph: answer it with: retrograph run {args.graph}{db} --thread {thread} --resume JSON{hidden}",
               file=err)
     else:
         print("retrograph: nothing was saved, so it cannot be resumed: pass --db FILE to keep the thread", file=err)
