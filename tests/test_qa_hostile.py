@@ -275,3 +275,18 @@ def test_run_never_prints_the_password_of_a_db_url(tmp_path):
     assert code == 2 and len(err) == 1
     assert err[0].startswith("retrograph: cannot open --db postgresql://reader:***@127.0.0.1:1/agents: ")
     assert "S3CRET" not in err[0]
+
+
+def test_pytest_never_overwrites_a_test_written_by_hand(tmp_path):
+    """`retrograph pytest -o tests/test_mine.py` replaced the user's own file without a word."""
+    from studio.cli.pytestgen import cmd_pytest
+
+    mine = tmp_path / "test_mine.py"
+    mine.write_text("def test_precious():\n    assert True\n")
+    err = io.StringIO()
+    args = parse_args(["pytest", str(tmp_path / "runs.sqlite"), "--thread", "t", "--graph",
+                       str(write_graph(tmp_path, "keep", KEEP)), "-o", str(mine)])
+    assert cmd_pytest(args, out=io.StringIO(), err=err) == 2
+    assert err.getvalue().splitlines() == [f"retrograph: -o {mine}: the file exists and was not written by "
+                                           "`retrograph pytest`; pick another name (nothing was changed)"]
+    assert mine.read_text() == "def test_precious():\n    assert True\n"
