@@ -290,3 +290,12 @@ def test_pytest_never_overwrites_a_test_written_by_hand(tmp_path):
     assert err.getvalue().splitlines() == [f"retrograph: -o {mine}: the file exists and was not written by "
                                            "`retrograph pytest`; pick another name (nothing was changed)"]
     assert mine.read_text() == "def test_precious():\n    assert True\n"
+
+
+def test_explain_shows_a_huge_int_by_its_size():
+    """`retrograph run --explain` printed `x = <int>` for 10**5000, and `<list>` for a list holding one."""
+    from engine.explain.text import short
+
+    assert short(10**5000) == "<int of ~5,001 digits>"
+    assert short([1, 10**5000, "x"]) == "[1, <int of ~5,001 digits>, 'x']"
+    assert short(42) == "42"

@@ -9,7 +9,14 @@ from .records import Superstep
 
 __all__ = ["format_step", "short"]
 
-_repr = reprlib.Repr()
+class _Repr(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 10_000:  # repr() refuses past 4,300 digits; nobody reads that many
+            return f"<int of ~{int(x.bit_length() * 0.30103) + 1:,} digits>"
+        return super().repr_int(x, level)
+
+
+_repr = _Repr()
 _repr.maxstring, _repr.maxother, _repr.maxlist, _repr.maxdict, _repr.maxlevel = 200, 80, 6, 6, 3
 
 
