@@ -299,3 +299,23 @@ def test_explain_shows_a_huge_int_by_its_size():
     assert short(10**5000) == "<int of ~5,001 digits>"
     assert short([1, 10**5000, "x"]) == "[1, <int of ~5,001 digits>, 'x']"
     assert short(42) == "42"
+
+
+@pytest.mark.parametrize("thread, said", [
+    ("", "retrograph: --thread is empty: give the thread's id (`retrograph history DB` lists them)"),
+    ("\udcff\udcfe", "retrograph: --thread b'\\xff\\xfe' is not UTF-8 text; give the thread's id as text"),
+])
+def test_an_empty_or_undecodable_thread_is_one_line(thread, said, capsys):
+    """An empty --thread failed the run with MissingThreadIdError's advice for code
+    (`pass config=...`); bytes that are not UTF-8 failed it with a UnicodeEncodeError."""
+    for command in (["run", "g.py", "--db", "r.sqlite"], ["history", "r.sqlite"], ["export", "r.sqlite", "-o", "o"]):
+        with pytest.raises(SystemExit) as stopped:
+            parse_args([*command, "--thread", thread])
+        assert stopped.value.code == 2
+        assert capsys.readouterr().err.splitlines() == [said]
+
+
+def test_input_that_is_not_utf8_is_one_line(tmp_path):
+    code, _, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--input", '{"x": "\udcff"}')
+    assert (code, err) == (2, ["retrograph: The input cannot be taken: it is not UTF-8 text (character 8 is not); "
+                               "save or type it as UTF-8."])

@@ -100,18 +100,30 @@ def _draw_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     argv = list(argv)
+    parser = _window_parser()
     if argv and argv[0] in SUBCOMMANDS:
         if argv[0] == "history":
             from .history import history_parser
 
-            return history_parser().parse_args(argv[1:])
-        if argv[0] in ("pytest", "export", "search"):  # debugging commands (debugtools.py)
+            parser = history_parser()
+        elif argv[0] in ("pytest", "export", "search"):  # debugging commands (debugtools.py)
             from .debugtools import PARSERS
 
-            return PARSERS[argv[0]]().parse_args(argv[1:])
-        parser = {"open": _open_parser, "run": _run_parser, "draw": _draw_parser}[argv[0]]()
-        return parser.parse_args(argv[1:])
-    return _window_parser().parse_args(argv)
+            parser = PARSERS[argv[0]]()
+        else:
+            parser = {"open": _open_parser, "run": _run_parser, "draw": _draw_parser}[argv[0]]()
+        argv = argv[1:]
+    args = parser.parse_args(argv)
+    thread = getattr(args, "thread", None)
+    if thread is not None:  # an empty or undecodable id failed deep in the run, in code-level words
+        if not thread.strip():
+            parser.exit(2, "retrograph: --thread is empty: give the thread's id (`retrograph history DB` lists them)\n")
+        try:
+            thread.encode("utf-8")
+        except UnicodeEncodeError:
+            parser.exit(2, f"retrograph: --thread {thread.encode('utf-8', 'surrogateescape')!r} is not UTF-8 "
+                           "text; give the thread's id as text\n")
+    return args
 
 
 def parse_json_input(text: str | None) -> tuple[Any, str | None]:

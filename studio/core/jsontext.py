@@ -67,6 +67,11 @@ def loads(text: str) -> Any:
     mistake (callers name its line and column) and `JsonTextError` (a ValueError with a
     sentence to show) for anything else it cannot take."""
     try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # bytes from a non-UTF-8 terminal or file (surrogate escapes)
+        raise JsonTextError(f"it is not UTF-8 text (character {exc.start + 1} is not); "
+                            "save or type it as UTF-8") from None
+    try:
         value = json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError:
         raise
