@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -155,3 +156,15 @@ def test_a_new_checkpoint_on_a_100000_row_thread_measures_only_what_is_on_screen
     qtbot.waitUntil(lambda: not panel.heights.pending(), timeout=5000)
     assert 0 < len(calls) <= 2 * on_screen
     assert panel.table.rowHeight(50_001) > panel.table.verticalHeader().defaultSectionSize()
+
+
+def test_a_300_node_superstep_row_stays_shorter_than_the_screen(panel, qtbot) -> None:
+    wide = tuple(f"worker_number_{i:03d}" for i in range(300)) + ("x" * 5000,)
+    panel.set_rows(rows_of(3, nodes=wide))
+    qtbot.waitUntil(lambda: not panel.heights.pending(), timeout=5000)
+    panel.heights.fit()
+    table = panel.table
+    text, lines, option = drawn(table, 1, 2)
+    assert len(lines) == 5 and lines[-1].endswith("…")  # the tooltip lists them all
+    assert table.rowHeight(1) <= 5 * line_height(option.font) + 24
+    assert "worker_number_299" in panel.model.index(1, 2).data(Qt.ItemDataRole.ToolTipRole)

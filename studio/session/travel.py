@@ -235,7 +235,7 @@ class TimeTravel:
         """The fork's dry run or save has run past its time: say what, offer to abandon."""
         self.presenter.set_error(ErrorReport(
             kind="waiting", title="Fork waiting",
-            message=f"fork waiting: {label} has not returned after {seconds:.0f} s.",
+            message=f"fork waiting: {label} has not returned after {seconds:.{0 if seconds >= 10 else 1}f} s.",
             hint="Abandon (or Stop, Shift+F5) gives this fork up and frees the studio: the code goes on in "
                  "its thread until it returns (Python cannot stop a thread), and its result is dropped."))
 
