@@ -132,6 +132,45 @@ def test_queued_saves_go_to_postgres_in_one_transaction_all_of_them_in_order(pg_
         saver.close()
 
 
+
+@pytest.mark.parametrize("given", ["dict-rows-autocommit", "not-autocommit", "no-pipeline"])
+def test_batches_on_a_connection_handed_in_or_without_pipelines(given: str, pg_url: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A psycopg connection handed in (as LangGraph's saver takes one), or a libpq that
+    cannot pipeline: queued saves are still stored in one transaction each batch."""
+    from psycopg.rows import dict_row
+
+    if given == "no-pipeline":
+        monkeypatch.setattr(postgres_module, "_PIPELINES", False)
+        conn = None
+    else:
+        conn = psycopg.connect(pg_url, autocommit=given != "not-autocommit", row_factory=dict_row)
+
+    class Counting(PostgresSaver):
+        batches: list[int] = []
+
+        def engine_save_many(self, jobs: Any) -> None:
+            self.batches.append(len(jobs))
+            super().engine_save_many(jobs)
+
+    redone: list[int] = []
+    one_by_one = postgres_module._one_by_one
+    monkeypatch.setattr(postgres_module, "_one_by_one", lambda s, jobs: (redone.append(len(jobs)), one_by_one(s, jobs)))
+    saver = Counting(conn if conn is not None else pg_url)
+    lock, (hook, reached) = locked_until_step(saver, pg_url, 8)
+    try:
+        graph = counter(limit=10, hook=hook).compile(checkpointer=saver)
+        assert graph.invoke({"log": [], "n": 0}, cfg("a"), durability="async")["n"] == 10
+        assert reached == [True] and max(Counting.batches) > 1 and redone == []
+        assert [h[0] for h in history(graph, "a")] == list(range(10, -2, -1))
+        assert parents_chain(graph, "a")
+    finally:
+        lock.release()
+        saver.close()
+        if conn is not None:
+            assert not conn.closed
+            conn.close()
+
 def test_a_save_the_database_refuses_inside_a_batch_fails_the_run_and_nothing_after_it_is_stored(
         pg_url: str) -> None:
     saver = CountingPg(pg_url)

@@ -196,6 +196,20 @@ def _count(cur: Any, sql: str) -> int:
     return len(cur.fetchall()) if sql is _FIND else cur.rowcount
 
 
+def _pipelines() -> bool:
+    """Whether this psycopg's libpq can pipeline (libpq 14+; the binary wheels have it).
+    Without it a batch is still one transaction, a round trip per statement."""
+    global _PIPELINES
+    if _PIPELINES is None:
+        from psycopg import Pipeline
+
+        _PIPELINES = bool(Pipeline.is_supported())
+    return _PIPELINES
+
+
+_PIPELINES: bool | None = None
+
+
 def _one_by_one(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
     for job in jobs:
         if job[0] == "put":
@@ -621,7 +635,7 @@ class _Tuples:
         autocommit connection (the saver's own pool) they go as one pipeline: BEGIN, the
         statements and COMMIT sent together, one round trip (two when a count is checked)."""
         conn = self.conn
-        if not conn.autocommit:  # a connection handed in keeps its own transaction handling
+        if not conn.autocommit or not _pipelines():  # a connection handed in keeps its own transactions
             with conn.transaction():
                 for sql, params, expected in statements:
                     cur = conn.cursor(row_factory=self._rows).execute(sql, params)
