@@ -63,7 +63,7 @@ def test_a_langgraph_form_put_sees_every_save_and_stores_it_whole(base):
     class Logging(parent):  # type: ignore[misc, valid-type]
         def put(self, config, checkpoint, metadata, new_versions=None):
             seen.append((config["configurable"].get("checkpoint_id"), checkpoint["id"], metadata["step"],
-                         dict(checkpoint["channel_values"])))
+                         dict(checkpoint["channel_values"]), sorted(new_versions)))
             return super().put(config, checkpoint, metadata, new_versions)
 
     plain, logging = parent(*args("plain")), Logging(*args("logged"))
@@ -71,8 +71,12 @@ def test_a_langgraph_form_put_sees_every_save_and_stores_it_whole(base):
     assert type(routed(logging, use_async=False)) is RoutedSaver
     expected = _graph(plain).invoke({"log": []}, cfg())
     assert _graph(logging).invoke({"log": []}, cfg()) == expected
-    assert [(s[2], s[3]) for s in seen] == [(-1, {"log": []}), (0, {"log": []}), (1, {"log": ["first"]}),
-                                            (2, {"log": ["first", "second"]})]
+    # the override gets LangGraph's layout (as LangGraph's own run hands it over)
+    assert [(s[2], s[3]) for s in seen] == [
+        (-1, {"__start__": {"log": []}}), (0, {"log": [], "branch:to:first": None}),
+        (1, {"log": ["first"], "branch:to:second": None}), (2, {"log": ["first", "second"]})]
+    assert [s[4] for s in seen] == [["__start__"], ["__start__", "branch:to:first", "log"],
+                                    ["branch:to:first", "branch:to:second", "log"], ["branch:to:second", "log"]]
     assert seen[0][0] is None and [s[0] for s in seen[1:]] == [s[1] for s in seen[:-1]]  # each names its parent
     assert _history(_graph(logging), cfg()) == _history(_graph(plain), cfg())
 

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from .data import ERROR, Checkpoint, PendingWrite
 from .ids import now_iso, ns_thread_key, split_thread_key
-from .lg_projection import INTERNAL_CHANNEL_PREFIXES, LGShape, lg_writes, project_chain
+from .lg_projection import INTERNAL_CHANNEL_PREFIXES, ShapeMemo, lg_writes
 from .routing import native, overridden
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
@@ -96,48 +96,6 @@ def _write_value(channel: str, value: Any) -> Any:
     return value
 
 
-class _Memo:
-    """What one saver-API call has read: pending writes and projected shapes by checkpoint id,
-    so listing a thread replays its ancestry once."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self.shapes: dict[str, LGShape] = {}
-        self._writes: dict[str, list[PendingWrite]] = {}
-        self.derived: dict[str, list[tuple[str, str, Any]]] = {}
-        """Writes the store did not keep, read back from a child (lg_projection)."""
-        self.joins: dict[str, set[str]] = {}
-        """Join barrier channels seen in each store key's shapes (a source's arrival is a
-        write to its barrier, which the pending writes of a step before it do not name)."""
-
-    def writes(self, ckpt: Checkpoint) -> list[PendingWrite]:
-        found = self._writes.get(ckpt.id)
-        if found is None:
-            found = self._writes[ckpt.id] = list(self.store.pending_writes(ckpt.thread_id, ckpt.id))
-        return found
-
-    def shape(self, ckpt: Checkpoint) -> LGShape:
-        """LangGraph's bookkeeping as of `ckpt`, replayed from its thread's root (lg_projection)."""
-        if ckpt.id in self.shapes:
-            return self.shapes[ckpt.id]
-        chain: list[Checkpoint] = []
-        cur: Checkpoint | None = ckpt
-        while cur is not None and cur.id not in self.shapes and len(chain) <= _MAX_ANCESTRY:
-            chain.append(cur)
-            cur = self.store.get(cur.thread_id, cur.parent_id) if cur.parent_id else None
-        chain.reverse()
-        start = (self.shapes[cur.id], cur) if cur is not None and cur.id in self.shapes else None
-        shapes = project_chain(chain, self.writes, self.shapes, start, self.derived)
-        joins = self.joins.setdefault(ckpt.thread_id, set())
-        for shape in shapes:
-            joins.update(k for k in shape.extra if k.startswith("join:"))
-        return shapes[-1]
-
-
-_MAX_ANCESTRY = 100_000
-"""Ancestors replayed for one checkpoint's LangGraph shape (older ones are taken as absent)."""
-
-
 class LangGraphSaverAPI:
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
@@ -165,8 +123,8 @@ class LangGraphSaverAPI:
         cls.lg_overrides = overridden(cls)
 
     # -- records ------------------------------------------------------------------------
-    def _tuple(self, ckpt: Any, with_writes: bool = True, memo: _Memo | None = None) -> CheckpointTuple:
-        memo = memo if memo is not None else _Memo(self)
+    def _tuple(self, ckpt: Any, with_writes: bool = True, memo: ShapeMemo | None = None) -> CheckpointTuple:
+        memo = memo if memo is not None else ShapeMemo(self)
         shape = memo.shape(ckpt)
         metadata = {"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)}
         writes = None
@@ -188,7 +146,7 @@ class LangGraphSaverAPI:
         ckpt = self.get(thread_id, checkpoint_id)  # type: ignore[attr-defined]
         if ckpt is None:
             return None
-        memo = _Memo(self)
+        memo = ShapeMemo(self)
         if checkpoint_id is not None:  # an older one: its tasks' writes may be read back from its child
             child = next((h for h in self.list_headers(thread_id)  # type: ignore[attr-defined]
                           if h.parent_id == ckpt.id and h.source == "loop"), None)
@@ -210,7 +168,7 @@ class LangGraphSaverAPI:
             threads = [key for tid in threads for key in self._with_namespaces(tid)]
         before_id = _address(before)[1] if before else None
         left = limit
-        memo = _Memo(self)
+        memo = ShapeMemo(self)
         for tid in threads:
             for ckpt in self.list(tid, before=before_id):  # type: ignore[attr-defined]
                 if left is not None and left <= 0:

@@ -24,7 +24,7 @@ from typing import Any
 
 from .data import DONE, ERROR, HANDLED, INTERRUPT, RESUME, ROUTE, SEND, Checkpoint, PendingWrite, PlannedTask
 
-__all__ = ["LGShape", "project_chain", "lg_writes", "INTERNAL_CHANNEL_PREFIXES"]
+__all__ = ["LGShape", "ShapeMemo", "project_chain", "lg_writes", "INTERNAL_CHANNEL_PREFIXES"]
 
 START = "__start__"
 TASKS = "__pregel_tasks"
@@ -329,3 +329,50 @@ def _planned_writes(ckpt: Checkpoint, node: str, joins: Sequence[str]) -> list[t
         if node in _join_sources(join):
             out.append((node, join, node))
     return out
+
+
+class ShapeMemo:
+    """What one saver-API call has read: pending writes and projected shapes by checkpoint id,
+    so listing a thread replays its ancestry once."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.shapes: dict[str, LGShape] = {}
+        self._writes: dict[str, list[PendingWrite]] = {}
+        self.derived: dict[str, list[tuple[str, str, Any]]] = {}
+        """Writes the store did not keep, read back from a child (lg_projection)."""
+        self.joins: dict[str, set[str]] = {}
+        """Join barrier channels seen in each store key's shapes (a source's arrival is a
+        write to its barrier, which the pending writes of a step before it do not name)."""
+
+    def clear_reads(self) -> None:
+        """Forget the pending writes read (a run's next step adds to them) and those read back."""
+        self._writes.clear()
+        self.derived.clear()
+
+    def writes(self, ckpt: Checkpoint) -> list[PendingWrite]:
+        found = self._writes.get(ckpt.id)
+        if found is None:
+            found = self._writes[ckpt.id] = list(self.store.pending_writes(ckpt.thread_id, ckpt.id))
+        return found
+
+    def shape(self, ckpt: Checkpoint) -> LGShape:
+        """LangGraph's bookkeeping as of `ckpt`, replayed from its thread's root (lg_projection)."""
+        if ckpt.id in self.shapes:
+            return self.shapes[ckpt.id]
+        chain: list[Checkpoint] = []
+        cur: Checkpoint | None = ckpt
+        while cur is not None and cur.id not in self.shapes and len(chain) <= _MAX_ANCESTRY:
+            chain.append(cur)
+            cur = self.store.get(cur.thread_id, cur.parent_id) if cur.parent_id else None
+        chain.reverse()
+        start = (self.shapes[cur.id], cur) if cur is not None and cur.id in self.shapes else None
+        shapes = project_chain(chain, self.writes, self.shapes, start, self.derived)
+        joins = self.joins.setdefault(ckpt.thread_id, set())
+        for shape in shapes:
+            joins.update(k for k in shape.extra if k.startswith("join:"))
+        return shapes[-1]
+
+
+_MAX_ANCESTRY = 100_000
+"""Ancestors replayed for one checkpoint's LangGraph shape (older ones are taken as absent)."""

@@ -24,6 +24,7 @@ from typing import Any
 
 from .data import Checkpoint, PendingWrite
 from .ids import split_thread_key
+from .lg_projection import ShapeMemo
 
 __all__ = ["LG_METHODS", "LGCheckpointDict", "LGWrites", "RoutedSaver", "native", "overridden", "routed"]
 
@@ -93,6 +94,9 @@ class RoutedSaver:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._last: asyncio.Future[Any] | None = None
+        self._memo: ShapeMemo | None = None
+        """The LangGraph layout replayed so far, for put overrides."""
+        self._latest: dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
@@ -112,20 +116,42 @@ class RoutedSaver:
         store, overrides = self.store, self.overrides
         if "get_next_version" in overrides:
             store.get_next_version(None, None)
-        versions = dict(checkpoint.versions)
-        lg = LGCheckpointDict(v=4, id=checkpoint.id, ts=checkpoint.created_at, channel_values=dict(checkpoint.values),
-                              channel_versions=versions, versions_seen={},
-                              updated_channels=sorted(k for k, v in versions.items() if v == checkpoint.id))
+        use_async = self.use_async and "aput" in overrides
+        if not use_async and "put" not in overrides:
+            native(store, "put")(checkpoint, appended=appended)
+            return
+        lg, new_versions = self._layout(checkpoint)
         lg.record, lg.appended = checkpoint, appended
         metadata = {"source": checkpoint.source, "step": checkpoint.step, "parents": {}, **dict(checkpoint.metadata)}
-        new_versions = {k: v for k, v in versions.items() if v == checkpoint.id}
         config = _config(checkpoint.thread_id, checkpoint.parent_id)
-        if self.use_async and "aput" in overrides:
+        if use_async:
             self._call_async(lambda: store.aput(config, lg, metadata, new_versions))
-        elif "put" in overrides:
-            store.put(config, lg, metadata, new_versions)
         else:
-            native(store, "put")(checkpoint, appended=appended)
+            store.put(config, lg, metadata, new_versions)
+
+    def _layout(self, checkpoint: Checkpoint) -> tuple[LGCheckpointDict, dict[str, Any]]:
+        """LangGraph's raw dict of `checkpoint` (lg_projection), replayed from the saved
+        ancestry at a run's first save and one step at a time after it (only the state's
+        channels if the records do not allow it), and the versions that moved since its parent."""
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = ShapeMemo(self.store)
+        try:
+            shape = memo.shape(checkpoint)  # (its parent's shape too)
+            before = memo.shapes.get(checkpoint.parent_id) if checkpoint.parent_id else None
+            raw = shape.checkpoint(checkpoint)
+            moved = {k: v for k, v in shape.versions.items() if before is None or before.versions.get(k) != v}
+        except Exception:  # noqa: BLE001 - a view for the override; the record is what is stored
+            versions = dict(checkpoint.versions)
+            raw = {"v": 4, "id": checkpoint.id, "ts": checkpoint.created_at, "channel_values": dict(checkpoint.values),
+                   "channel_versions": versions, "versions_seen": {},
+                   "updated_channels": sorted(k for k, v in versions.items() if v == checkpoint.id)}
+            moved = {k: v for k, v in versions.items() if v == checkpoint.id}
+        else:  # keep what the next save of each namespace builds on
+            self._latest[checkpoint.thread_id] = checkpoint.id
+            memo.shapes = {cid: memo.shapes[cid] for cid in self._latest.values() if cid in memo.shapes}
+            memo.clear_reads()
+        return LGCheckpointDict(raw), moved
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         store, overrides = self.store, self.overrides

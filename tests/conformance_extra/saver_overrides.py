@@ -1,5 +1,6 @@
 """A saver subclass overriding LangGraph-form methods is called through them: which saves a
-`put` override sees (step, source, whether it names a parent), what the run returns and
+`put` override sees (step, source, whether it names a parent, the checkpoint's layout and
+the versions that moved), what the run returns and
 stores, and the error of an override that fails (put, get_tuple, get_next_version)."""
 import operator
 from typing import Annotated, TypedDict
@@ -26,7 +27,9 @@ def case_put_override_sees_every_save(api, tmp):
 
     class Logging(api.InMemorySaver):
         def put(self, config, checkpoint, metadata, new_versions):
-            seen.append([metadata["step"], metadata["source"], config["configurable"].get("checkpoint_id") is not None])
+            seen.append([metadata["step"], metadata["source"], config["configurable"].get("checkpoint_id") is not None,
+                         norm(checkpoint["channel_values"]), sorted(checkpoint["versions_seen"]),
+                         checkpoint["updated_channels"], sorted(new_versions)])
             return super().put(config, checkpoint, metadata, new_versions)
 
     graph = _builder(api).compile(checkpointer=Logging())
