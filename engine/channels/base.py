@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Final
 
-__all__ = ["Channel", "MISSING", "Applied"]
+__all__ = ["Channel", "MISSING", "Applied", "LAST_VALUE", "OPERATOR_ADD"]
 
 
 class _Missing:
@@ -37,12 +37,18 @@ class Applied:
         """When set, `value == old + appended` (a pure list append): storage keeps only it."""
 
 
+LAST_VALUE = "last value"
+"""The reducer name of a key without a reducer (what a ChannelDiff and the studio show)."""
+OPERATOR_ADD = "operator.add"
+"""The reducer name of `operator.add`."""
+
+
 class Channel(ABC):
     """The merge rule of one state key."""
 
     __slots__ = ("key",)
 
-    reducer_name: str = "last value"
+    reducer_name: str = LAST_VALUE
 
     def __init__(self, key: str) -> None:
         self.key = key

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..errors import InvalidUpdateError
 from ..types import Overwrite
-from .base import Applied, Channel
+from .base import LAST_VALUE, Applied, Channel
 
 __all__ = ["LastValue"]
 
@@ -14,7 +14,7 @@ __all__ = ["LastValue"]
 class LastValue(Channel):
     __slots__ = ()
 
-    reducer_name = "last value"
+    reducer_name = LAST_VALUE
 
     def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
         if len(writes) != 1:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import InvalidUpdateError
 from ..types import Overwrite
-from .base import MISSING, Applied, Channel
+from .base import MISSING, OPERATOR_ADD, Applied, Channel
 
 __all__ = ["ReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY", "reducer_error"]
 
@@ -28,7 +28,7 @@ def reducer_error(exc: Exception, key: str, reducer: str, node: str | None) -> E
 def reducer_display_name(fn: Callable[..., Any]) -> str:
     """`operator.add`, `add_messages`, `my_module.keep_max`: what the studio shows."""
     if fn is operator.add:
-        return "operator.add"
+        return OPERATOR_ADD
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     return name
 

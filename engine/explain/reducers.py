@@ -6,12 +6,12 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..channels.base import LAST_VALUE, OPERATOR_ADD
 from ..channels.reducer import overwrite_value
 from .records import Conflict
 
 __all__ = ["reducer_line", "key_reducer", "find_conflicts"]
 
-LAST_VALUE = "last value"
 
 
 def _docstring_line(fn: Callable[..., Any]) -> str:
@@ -31,7 +31,7 @@ def reducer_line(reducer: str, fn: Callable[..., Any] | None = None) -> str:
         return "last value: the write replaces the old value (one write per superstep)"
     if not reducer:  # a history read without the graph's code (LangGraph's stores) does not name it
         return "reducer not known: the history was read without the graph's code (open it with --graph FILE.py)"
-    if reducer == "operator.add":
+    if reducer == OPERATOR_ADD:
         return "operator.add: old + each write, in task order (lists are joined, numbers summed)"
     base = reducer.rsplit(".", 1)[-1]
     if base == "add_messages":
