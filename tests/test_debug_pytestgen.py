@@ -103,3 +103,28 @@ def test_bad_inputs_name_the_culprit(react_run):
     code, _, err = cli(cmd_pytest, "pytest", str(db), "--thread", "t1", "--graph", str(app),
                        "--checkpoint", "abc", "-o", out)
     assert code == 1 and "no checkpoint `abc`" in err
+
+
+def test_a_node_inside_a_subgraph_is_answered_in_the_generated_test(tmp_path: Path):
+    """The subgraph example: `--record research:fetch` answers the inner node from the
+    subgraph's recorded checkpoints (exported with the thread); the rest re-runs."""
+    app = tmp_path / "subgraph.py"
+    shutil.copyfile(EXAMPLES / "subgraph.py", app)
+    db = tmp_path / "runs.sqlite"
+    code, _, err = cli(cmd_run, "run", str(app), "--db", str(db), "--thread", "s1")
+    assert code == 0, err
+    (tmp_path / "tests").mkdir()
+    test_file = tmp_path / "tests" / "test_article.py"
+    code, out, err = cli(cmd_pytest, "pytest", str(db), "--thread", "s1", "--graph", str(app),
+                         "--record", "research:fetch", "-o", str(test_file))
+    assert code == 0, err
+    assert "RECORD = ['research:fetch']" in test_file.read_text(encoding="utf-8")
+    assert run_pytest(test_file).returncode == 0
+    # fetch answers from the recording: a change in its library does not show ...
+    text = app.read_text(encoding="utf-8")
+    app.write_text(text.replace('"An octopus has three hearts."', '"An octopus has 3 hearts."'), encoding="utf-8")
+    assert run_pytest(test_file).returncode == 0
+    # ... a change in a node that re-runs (extract, inside the same subgraph) does
+    app.write_text(text.replace('f"{i + 1}. {page}"', 'f"{i + 1}. {page.upper()}"'), encoding="utf-8")
+    failed = run_pytest(test_file)
+    assert failed.returncode == 1 and "AN OCTOPUS HAS THREE HEARTS" in failed.stdout, failed.stdout[-2000:]

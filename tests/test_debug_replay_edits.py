@@ -148,3 +148,63 @@ def test_a_replay_from_a_middle_checkpoint_makes_the_later_edit(tmp_path):
     calls: list[str] = []
     result = replay(build_edited(calls).compile(checkpointer=saver), "e", after_llm.id)
     assert calls == ["review", "fmt"] and result.values["answer"] == "FROM A PERSON" == final["answer"]
+
+
+GRAPH_FILE = '''
+import operator
+from typing import Annotated, TypedDict
+from engine import END, START, StateGraph
+
+class S(TypedDict, total=False):
+    q: str
+    answer: str
+    log: Annotated[list, operator.add]
+
+def llm(s): return {"answer": f"model says {s['q']}", "log": ["llm"]}
+def review(s): return {"log": ["review"]}
+def fmt(s): return {"answer": s["answer"].upper(), "log": ["fmt"]}
+builder = StateGraph(S)
+for name, fn in (("llm", llm), ("review", review), ("fmt", fmt)):
+    builder.add_node(name, fn)
+builder.add_edge(START, "llm")
+builder.add_edge("llm", "review")
+builder.add_edge("review", "fmt")
+builder.add_edge("fmt", END)
+graph = builder.compile()
+'''
+
+
+def test_a_generated_regression_test_makes_the_edit_again(tmp_path):
+    import importlib.util
+    import io
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from studio.cli.commands import parse_args
+    from studio.cli.pytestgen import cmd_pytest
+
+    app_file = tmp_path / "edited_app.py"
+    app_file.write_text(GRAPH_FILE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("edited_app_for_replay", app_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    db = str(tmp_path / "runs.sqlite")
+    app = module.builder.compile(checkpointer=SqliteSaver(db), interrupt_before=["review"])
+    cfg: dict = {"configurable": {"thread_id": "e"}, "record": True}
+    app.invoke({"q": "hi", "log": []}, cfg)
+    app.update_state({"configurable": {"thread_id": "e"}}, {"answer": "a person's"}, as_node="llm")
+    assert app.invoke(None, cfg)["answer"] == "A PERSON'S"
+    (tmp_path / "tests").mkdir()
+    test_file = tmp_path / "tests" / "test_edited.py"
+    out, err = io.StringIO(), io.StringIO()
+    code = cmd_pytest(parse_args(["pytest", db, "--thread", "e", "--graph", str(app_file), "--record", "llm",
+                                  "-o", str(test_file)]), out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert "# superstep 3: an edit (update_state) as llm, made again" in test_file.read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+                          cwd=test_file.parent, env={**os.environ, "PYTHONPATH": str(root)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:]

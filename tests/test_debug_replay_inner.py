@@ -234,3 +234,42 @@ def test_an_inner_node_of_a_subgraph_that_saves_nothing_is_refused_clearly(tmp_p
     app.invoke({"x": 1}, {"configurable": {"thread_id": "n"}, "record": True})
     with pytest.raises(ReplayError, match=r"node `sub:calc`: the recording kept no checkpoints of subgraph `sub`"):
         replay(build().compile(checkpointer=SqliteSaver(db)), "n", record=["sub:calc"])
+
+
+def test_a_subgraph_with_a_history_of_its_own_is_answered_call_by_call(tmp_path):
+    """checkpointer=True: one namespace for every call of the subgraph; each call's records
+    are the checkpoints that name the recorded parent step they ran under."""
+    class S(TypedDict, total=False):
+        n: int
+        log: Annotated[list, operator.add]
+
+    def build(calls: list[str]) -> Any:
+        def leaf(s: S) -> dict:
+            calls.append("leaf")
+            return {"n": s["n"] + 100 + len(calls), "log": ["leaf"]}
+
+        def after(s: S) -> dict:
+            calls.append("after")
+            return {"log": [f"after {s['n']}"]}
+
+        inner = StateGraph(S)
+        inner.add_node("leaf", leaf)
+        inner.add_node("after", after)
+        inner.add_edge(START, "leaf")
+        inner.add_edge("leaf", "after")
+        top = StateGraph(S)
+        top.add_node("sub", inner.compile(checkpointer=True))
+        top.add_node("again", lambda s: {"log": ["again"]})
+        top.add_edge(START, "sub")
+        top.add_conditional_edges("sub", lambda s: "again" if len(s["log"]) < 6 else END, ["again", END])
+        top.add_edge("again", "sub")
+        return top
+
+    db = str(tmp_path / "stateful.sqlite")
+    recorded = build([]).compile(checkpointer=SqliteSaver(db)).invoke(
+        {"n": 1, "log": []}, {"configurable": {"thread_id": "s"}, "record": True})
+    calls: list[str] = []
+    result = replay(build(calls).compile(checkpointer=SqliteSaver(db)), "s", record=["sub:leaf"])
+    assert result.status == "done", result.error
+    assert calls == ["after", "after"] and result.values == recorded
+    assert list(result.marks.values()) == [("leaf",), ("leaf",)]

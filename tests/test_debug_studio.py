@@ -186,3 +186,23 @@ def test_an_exported_thread_opens_in_the_window(open_window, qtbot, tmp_path: Pa
     viewer = open_window(database=out, thread_id=thread, db=tmp_path / "other.sqlite")
     assert viewer.session.thread_id == thread and len(viewer.session.history.rows()) == rows
     assert viewer.session.state.values["plan"] == "<redacted>" and viewer.session.state.values["n"] == 4
+
+
+def test_replay_marks_tasks_answered_inside_a_subgraph(open_window, qtbot, tmp_path: Path) -> None:
+    """The subgraph example: `research:extract` answered from the recording; the subgraph's
+    own row in the timeline says so, and the dialog offers the inner nodes."""
+    example = Path(__file__).resolve().parent.parent / "resources" / "examples" / "subgraph.py"
+    window = open_window(example)
+    s, tools = window.session, window.debug_tools
+    act(qtbot, window, "continue_")
+    assert "research:extract" in tools._replay_nodes()
+    first = min(s.history.rows(), key=lambda r: r.step).id
+    run_command(qtbot, window, lambda: tools.replay(first, ["research:extract"]))
+    settle(qtbot, window)
+    result = tools.last_replay
+    assert result.status == "done", result.error
+    (marked, nodes), = result.marks.items()
+    assert nodes == ("extract",)
+    timeline = window.panels.timeline.model
+    texts = [str(timeline.data(timeline.index(r, 2))) for r in range(timeline.rowCount())]
+    assert any(t.endswith("extract (rec)") and "research" in t for t in texts), texts

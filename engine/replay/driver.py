@@ -27,7 +27,7 @@ from .records import RecordedBranch, ReplayError, Superstep, load_branch
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
 
-__all__ = ["ReplayStep", "ReplayResult", "replay", "areplay", "check_nodes"]
+__all__ = ["ReplayStep", "ReplayResult", "replay", "areplay", "check_nodes", "node_paths"]
 
 REPLAY_OF = "replay_of"
 """Metadata key of every checkpoint a replay writes: the checkpoint it started from."""
@@ -70,7 +70,7 @@ def check_nodes(graph: CompiledStateGraph, nodes: Iterable[str]) -> tuple[str, .
     names = tuple(dict.fromkeys(n.strip() for n in nodes if n and n.strip()))
     unknown = [n for n in names if not _known(graph, n)]
     if unknown:
-        known = ", ".join(_paths(graph))
+        known = ", ".join(node_paths(graph))
         raise ReplayError(f"unknown node{'s' if len(unknown) > 1 else ''} "
                           f"{', '.join(f'`{n}`' for n in unknown)} to answer from records; "
                           f"the graph's nodes are {known}")
@@ -92,8 +92,8 @@ def _known(graph: Any, path: str) -> bool:
     return inner is not None and bool(rest) and _known(inner, rest)
 
 
-def _paths(graph: Any, prefix: str = "", depth: int = 0) -> list[str]:
-    """Every node's path, subgraphs' nodes included (as `sub:node`)."""
+def node_paths(graph: Any, prefix: str = "", depth: int = 0) -> list[str]:
+    """Every node a replay can answer, by its path: subgraphs' nodes as `sub:node`."""
     out: list[str] = []
     for name in graph.node_names:
         if name.startswith("__"):
@@ -101,7 +101,7 @@ def _paths(graph: Any, prefix: str = "", depth: int = 0) -> list[str]:
         out.append(prefix + name)
         inner = _subgraph(graph, name)
         if inner is not None and depth < 8:
-            out += _paths(inner, f"{prefix}{name}{PATH_SEP}", depth + 1)
+            out += node_paths(inner, f"{prefix}{name}{PATH_SEP}", depth + 1)
     return out
 
 

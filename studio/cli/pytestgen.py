@@ -31,7 +31,8 @@ def pytest_parser() -> argparse.ArgumentParser:
     p.add_argument("--thread", required=True, help="the thread of the run")
     p.add_argument("--graph", required=True, help="the graph file, FILE.py[:NAME] (its code runs)")
     p.add_argument("--record", default="", metavar="NODE,...",
-                   help="nodes answered from the recording instead of being called (LLM and API calls)")
+                   help="nodes answered from the recording instead of being called (LLM and API calls); "
+                        "a node inside a subgraph node is named SUBGRAPH:NODE (e.g. research:extract)")
     p.add_argument("--checkpoint", help="replay from this checkpoint (default: the thread's first)")
     p.add_argument("--head", help="the recorded branch ends at this checkpoint (default: the newest)")
     p.add_argument("--redact", default="", metavar="KEY,...", help="replace these keys' values in the recording")
@@ -107,7 +108,8 @@ def cmd_pytest(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
                               f"random) from the recording with --record NODE,...\n{e}", 1)
     text = render_test(graph_file=args.graph, test_file=target, recording=recording, record=record,
                        expected=expected, final=final, db=args.db, thread=args.thread,
-                       first=branch.start.id if args.checkpoint else None, recorded_nodes=record)
+                       first=branch.start.id if args.checkpoint else None, recorded_nodes=record,
+                       edit_steps=frozenset(i for i, st in enumerate(branch.steps) if st.edit))
     target.write_text(text, encoding="utf-8")
     print(f"retrograph: wrote {target} and {recording.name} ({len(expected)} supersteps)", file=out)
     return 0
@@ -138,15 +140,19 @@ def _generated(path: Path) -> bool:
 
 def render_test(*, graph_file: str, test_file: Path, recording: Path, record: tuple[str, ...],
                 expected: list[list[tuple[str, Any]]], final: dict[str, Any], db: str, thread: str,
-                first: str | None, recorded_nodes: tuple[str, ...]) -> str:
-    """The text of the generated test module."""
+                first: str | None, recorded_nodes: tuple[str, ...], edit_steps: frozenset[int] = frozenset()) -> str:
+    """The text of the generated test module; `edit_steps`: indexes of the supersteps that
+    were a person's edits (update_state), which the replay makes again."""
     graph_path, _, graph_name = graph_file.partition(":") if not os.path.exists(graph_file) else (graph_file, "", "")
     rel = os.path.relpath(os.path.abspath(graph_path), os.path.abspath(test_file.parent))
     spec = repr(Path(rel).as_posix() + (f":{graph_name}" if graph_name else ""))
     name = re.sub(r"\W", "_", test_file.stem[len("test_"):]) or "run"
     lines: list[str] = []
     for i, tasks in enumerate(expected, start=1):
-        who = ", ".join(f"{n} (from the recording)" if n in recorded_nodes else n for n, _ in tasks)
+        if i - 1 in edit_steps:
+            who = "an edit (update_state) as " + ", ".join(n for n, _ in tasks) + ", made again"
+        else:
+            who = ", ".join(f"{n} (from the recording)" if n in recorded_nodes else n for n, _ in tasks)
         lines.append(f"    # superstep {i}: {who}")
         lines.append("    " + pprint.pformat(list(tasks), width=100, sort_dicts=True).replace("\n", "\n    ") + ",")
     steps = "\n".join(lines)

@@ -70,17 +70,25 @@ def _search_page(store: Any, search: StoreSearch, max_hits: int) -> list[SearchH
 
 
 def _recorded_marks(saver: Any, thread_id: str, limit: int = 3000) -> dict[str, tuple[str, ...]]:
-    """Checkpoint id -> nodes a recorded replay answered from records (its task records)."""
+    """Checkpoint id -> nodes a recorded replay answered from records (its task records),
+    the subgraphs' checkpoints included (their own namespaces of the thread)."""
+    from engine.checkpoint.base import ns_thread_key
+
     marks: dict[str, tuple[str, ...]] = {}
-    for i, header in enumerate(saver.list_headers(thread_id)):
-        if i >= limit:
-            break
-        ckpt = saver.get(thread_id, header.id)
-        records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
-        if isinstance(records, list):
-            nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))
-            if nodes:
-                marks[header.id] = nodes
+    namespaces = getattr(saver, "namespaces", None)
+    keys = [thread_id] + ([ns_thread_key(thread_id, ns) for ns in namespaces(thread_id)] if namespaces else [])
+    seen = 0
+    for key in keys:
+        for header in saver.list_headers(key):
+            seen += 1
+            if seen > limit:
+                return marks
+            ckpt = saver.get(key, header.id)
+            records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
+            if isinstance(records, list):
+                nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))
+                if nodes:
+                    marks[header.id] = nodes
     return marks
 
 
@@ -174,6 +182,13 @@ class DebugTools(QObject):
         self.dock.show()
         self.dock.raise_()
         self.panel.tabs.setCurrentIndex(index)
+
+    def _replay_nodes(self) -> list[str]:
+        """What Replay can answer: every node, those inside subgraphs as `sub:node`."""
+        from engine.replay import node_paths
+
+        graph = self.session.graph
+        return node_paths(graph) if graph is not None else []
 
     def _nodes(self) -> list[str]:
         graph = self.session.graph
@@ -428,7 +443,7 @@ class DebugTools(QObject):
         if s.graph is None or start is None:
             s.message.emit("Replay needs the graph's code and a checkpoint: open the run with --graph FILE.py.")
             return
-        dialog = ReplayDialog(self._nodes(), s.history.describe(start), self.window)
+        dialog = ReplayDialog(self._replay_nodes(), s.history.describe(start), self.window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         self.replay(start, dialog.chosen())
@@ -448,7 +463,7 @@ class DebugTools(QObject):
                 s.message.emit(f"Replay refused: {e}")
                 raise
             self.last_replay = result
-            marks = {step.checkpoint_id: step.recorded for step in result.steps if step.recorded}
+            marks = dict(result.marks)  # subgraphs' checkpoints too
             s.open_thread(thread)
             self.window.panels.timeline.mark_recorded(marks)  # type: ignore[attr-defined]
             answered = ", ".join(record) or "no node"

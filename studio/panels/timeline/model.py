@@ -385,10 +385,7 @@ class TimelineModel(QAbstractTableModel):
             if col == 1:
                 return ""
             if col == 2:
-                if r.id in self.recorded:  # a recorded replay answered these from the records
-                    rec = self.recorded[r.id]
-                    return ", ".join(f"{n} (rec)" if n in rec else n for n in r.nodes)
-                return _ran(r)
+                return self._nodes_text(r)
             return self._clock_of(entry)
         if role == BadgeRole:
             if col == 1:
@@ -424,7 +421,7 @@ class TimelineModel(QAbstractTableModel):
             if col == 1:
                 return ""
             if col == 2:
-                return f"{r.path} › {_ran(r)}"
+                return f"{r.path} › {self._nodes_text(r)}"
             return self._clock_of(entry)
         if role == BadgeRole:
             return ("subgraph", "subgraph") if col == 1 else None
@@ -444,6 +441,13 @@ class TimelineModel(QAbstractTableModel):
                     f"next: {nxt}\nnamespace {r.namespace}\n{r.created_at}\n"
                     "Saved by the parent step above it (read-only).")
         return None
+
+    def _nodes_text(self, r: TimelineRow) -> str:
+        """The nodes column: "node (rec)" for those a recorded replay answered from records."""
+        rec = self.recorded.get(r.id)
+        if rec:
+            return ", ".join(f"{n} (rec)" if n in rec else n for n in r.nodes)
+        return _ran(r)
 
     def _clock_of(self, entry: int) -> str:
         text = self._clocks.get(entry)
