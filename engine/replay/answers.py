@@ -137,9 +137,8 @@ class Answers:
         key = ns_thread_key(self.thread_id, ns)
         headers = list(self.saver.list_headers(key))
         if stateful:  # one history across calls: this call's checkpoints name the recorded parent step
-            ids = {h.id for h in headers}
-            mine = [h.id for h in headers if _parent_of(self.saver.get(key, h.id), self.recorded_ns) == at.before.id]
-            headers = [h for h in headers if h.id in mine and h.id in ids]
+            headers = [h for h in headers
+                       if _parent_of(self.saver.get(key, h.id), self.recorded_ns) == at.before.id]
         if not headers:
             return (f"the recording kept no checkpoints of subgraph `{self.name_of(ctx.name)}` at step {at.step} "
                     "(a subgraph compiled with checkpointer=False saves none)")
