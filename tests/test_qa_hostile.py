@@ -319,3 +319,14 @@ def test_input_that_is_not_utf8_is_one_line(tmp_path):
     code, _, err = run(str(write_graph(tmp_path, "keep", KEEP)), "--input", '{"x": "\udcff"}')
     assert (code, err) == (2, ["retrograph: The input cannot be taken: it is not UTF-8 text (character 8 is not); "
                                "save or type it as UTF-8."])
+
+
+def test_a_graph_spec_with_a_stray_colon_names_the_file_and_the_fix(tmp_path):
+    """`app.py:` said "app.py:: no such file" though app.py is there."""
+    app = write_graph(tmp_path, "keep", KEEP)
+    code, _, err = run(f"{app}:", "--input", "{}")
+    assert (code, err) == (2, [f"retrograph: `{app}:`: nothing follows the colon; write {app}:NAME (a graph "
+                               f"defined at the file's top level) or {app} alone"])
+    code, _, err = run(f"{app}:graph:x", "--input", "{}")
+    assert (code, err) == (2, [f"retrograph: `{app}:graph:x`: `graph:x` is not one graph name; write {app}:NAME "
+                               f"(a graph defined at the file's top level) or {app} alone"])

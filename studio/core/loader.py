@@ -231,6 +231,11 @@ def load_graph(spec: str | Path) -> LoadedGraph | LoadError:
     """Import `file.py` (or `file.py:name`) and return its graph, or why there is none."""
     path, name = parse_spec(str(spec))
     if not path.exists():
+        file, colon, rest = str(spec).partition(":")
+        if colon and file.endswith(".py") and Path(file).expanduser().is_file():  # `app.py:` or `app.py:a:b`
+            what = "nothing follows the colon" if not rest else f"`{rest}` is not one graph name"
+            return LoadError(kind="not_found", path=path, message=(
+                f"`{spec}`: {what}; write {file}:NAME (a graph defined at the file's top level) or {file} alone"))
         return LoadError(kind="not_found", path=path, message=f"{path}: no such file")
     problem = _not_source(path)
     if problem:  # /dev/zero or a pipe would be read forever, a huge file into memory
