@@ -85,6 +85,9 @@ def _same_target(a: str | Path, b: str | Path) -> bool:
     return str(a) == str(b)
 
 
+SLOW_IMPORT_S = 5.0  # after this long an import is said to be still running
+
+
 class Loading:
     """Open a graph file or a database, open a thread, reload the file, poll for news."""
 
@@ -96,6 +99,8 @@ class Loading:
         self.tasks = tasks
         self.travel = travel
         self._history_task: asyncio.Task[Any] | None = None
+        self._stuck: asyncio.Task[Any] | None = None
+        """The load task waiting on an import whose top-level code has not returned."""
         self.poll = QTimer(signals)
         self.poll.setInterval(poll_ms)
         self.poll.timeout.connect(self._on_poll)
@@ -103,9 +108,26 @@ class Loading:
     # -- importing ---------------------------------------------------------------------
     async def _import(self, spec: str) -> LoadedGraph | LoadError:
         """`load_graph(spec)` on a worker thread (the user's module code runs there)."""
-        started = asyncio.get_running_loop().time()
-        result = await asyncio.get_running_loop().run_in_executor(None, load_graph, spec)
-        took = asyncio.get_running_loop().time() - started
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        job = loop.run_in_executor(None, load_graph, spec)
+        try:
+            result = await asyncio.wait_for(asyncio.shield(job), SLOW_IMPORT_S)
+        except asyncio.TimeoutError:  # top-level code that never returns: say so, keep waiting
+            said = ErrorReport(
+                kind="load", title="The graph file is still importing",
+                message=(f"{parse_spec(spec)[0].name}: its top-level code has run for {SLOW_IMPORT_S:g} s and "
+                         "not returned (a loop, a network call, input()?)."),
+                hint="The window stays usable: fix the file and press Ctrl+R, or open another file.")
+            self.presenter.set_error(said)
+            self._stuck = asyncio.current_task()  # a reload or another file does not wait for it
+            try:
+                result = await job
+            finally:
+                self._stuck = None
+            if self.state.error is said:
+                self.presenter.set_error(None)
+        took = loop.time() - started
         if took > 1.0:
             self.signals.message.emit(f"Importing {parse_spec(spec)[0].name} took {took:.1f} s.")
         return result
@@ -178,6 +200,7 @@ class Loading:
         if self.state.closed:
             return False
         self.state.spec = spec
+        self._abandon_stuck_import()
         self.tasks.start_load(self._open_graph(spec, thread_id, input, example_input))
         return True
 
@@ -337,8 +360,15 @@ class Loading:
             s.reload_pending = True
             self.signals.message.emit("The graph file changed: reloading once the running command ends.")
             return False
+        self._abandon_stuck_import()
         self.tasks.start_load(self._reload(s.spec, s.status))
         return True
+
+    def _abandon_stuck_import(self) -> None:
+        """Stop waiting for an import that never returned (its thread runs on: Python
+        cannot stop it), so the next load starts now instead of queueing behind it."""
+        if self._stuck is not None and not self._stuck.done():
+            self._stuck.cancel()
 
     async def _reload(self, spec: str, status: str) -> None:
         s, p = self.state, self.presenter
