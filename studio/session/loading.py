@@ -107,25 +107,34 @@ class Loading:
 
     # -- importing ---------------------------------------------------------------------
     async def _import(self, spec: str) -> LoadedGraph | LoadError:
-        """`load_graph(spec)` on a worker thread (the user's module code runs there)."""
+        """`load_graph(spec)` on a worker thread (the user's module code runs there). When
+        it has not returned after SLOW_IMPORT_S (a Qt timer, owned by the session), the
+        banner says so and a reload or another file stops waiting for it."""
         loop = asyncio.get_running_loop()
         started = loop.time()
-        job = loop.run_in_executor(None, load_graph, spec)
-        try:
-            result = await asyncio.wait_for(asyncio.shield(job), SLOW_IMPORT_S)
-        except asyncio.TimeoutError:  # top-level code that never returns: say so, keep waiting
-            said = ErrorReport(
-                kind="load", title="The graph file is still importing",
-                message=(f"{parse_spec(spec)[0].name}: its top-level code has run for {SLOW_IMPORT_S:g} s and "
-                         "not returned (a loop, a network call, input()?)."),
-                hint="The window stays usable: fix the file and press Ctrl+R, or open another file.")
+        said = ErrorReport(
+            kind="load", title="The graph file is still importing",
+            message=(f"{parse_spec(spec)[0].name}: its top-level code has run for {SLOW_IMPORT_S:g} s and "
+                     "not returned (a loop, a network call, input()?)."),
+            hint="The window stays usable: fix the file and press Ctrl+R, or open another file.")
+        task = asyncio.current_task()
+
+        def stuck() -> None:
+            self._stuck = task
             self.presenter.set_error(said)
-            self._stuck = asyncio.current_task()  # a reload or another file does not wait for it
-            try:
-                result = await job
-            finally:
+
+        timer = QTimer(self.signals)
+        timer.setSingleShot(True)
+        timer.timeout.connect(stuck)
+        timer.start(int(SLOW_IMPORT_S * 1000))
+        try:
+            result = await loop.run_in_executor(None, load_graph, spec)
+        finally:
+            timer.stop()
+            timer.deleteLater()
+            if self._stuck is task:
                 self._stuck = None
-            if self.state.error is said:
+            if self.state.error is said:  # it returned, or a reload stopped waiting for it
                 self.presenter.set_error(None)
         took = loop.time() - started
         if took > 1.0:
