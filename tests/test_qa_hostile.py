@@ -330,3 +330,29 @@ def test_a_graph_spec_with_a_stray_colon_names_the_file_and_the_fix(tmp_path):
     code, _, err = run(f"{app}:graph:x", "--input", "{}")
     assert (code, err) == (2, [f"retrograph: `{app}:graph:x`: `graph:x` is not one graph name; write {app}:NAME "
                                f"(a graph defined at the file's top level) or {app} alone"])
+
+
+def test_run_says_when_the_graph_files_import_does_not_return(tmp_path, monkeypatch):
+    """`retrograph run` on a file whose top-level code never returns waited in silence."""
+    import threading
+
+    from studio.cli import commands
+
+    monkeypatch.setattr(commands, "SLOW_IMPORT_S", 0.2)
+    flag = tmp_path / "release"
+    app = tmp_path / "slow.py"
+    app.write_text(f"import os, time\nwhile not os.path.exists({str(flag)!r}):\n    time.sleep(0.02)\n")
+    said = threading.Event()
+
+    class Err(io.StringIO):
+        def write(self, text: str) -> int:
+            if "has run for" in text:
+                said.set()
+                flag.write_text("")  # the import then ends (the file defines no graph)
+            return super().write(text)
+
+    err = Err()
+    code = cmd_run(parse_args(["run", str(app), "--input", "{}"]), out=io.StringIO(), err=err)
+    assert said.is_set() and code == 2
+    assert err.getvalue().splitlines()[0] == ("retrograph: slow.py: its top-level code has run for 0.2 s and not "
+                                              "returned (a loop, a network call, input()?); Ctrl+C stops")

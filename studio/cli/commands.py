@@ -140,10 +140,25 @@ def parse_json_input(text: str | None) -> tuple[Any, str | None]:
         return None, f"The input cannot be taken: {exc}."
 
 
-def _load(spec: str, err: TextIO) -> Any:
-    from studio.core.loader import LoadError, load_graph
+SLOW_IMPORT_S = 5.0  # after this long, say that the graph file's top-level code is still running
 
-    result = load_graph(spec)
+
+def _load(spec: str, err: TextIO) -> Any:
+    import threading
+
+    from studio.core.loader import LoadError, load_graph, parse_spec
+
+    def still() -> None:
+        print(f"retrograph: {parse_spec(spec)[0].name}: its top-level code has run for {SLOW_IMPORT_S:g} s and not "
+              "returned (a loop, a network call, input()?); Ctrl+C stops", file=err, flush=True)
+
+    timer = threading.Timer(SLOW_IMPORT_S, still)
+    timer.daemon = True
+    timer.start()
+    try:
+        result = load_graph(spec)
+    finally:
+        timer.cancel()
     if isinstance(result, LoadError):
         print(f"retrograph: {result.message}", file=err)
         if result.detail and result.kind in ("syntax",):
