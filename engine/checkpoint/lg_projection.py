@@ -18,7 +18,7 @@ missing), and with `durability="exit"` the steps that were never saved are skipp
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +50,8 @@ class LGShape:
     """LangGraph's bookkeeping as of one checkpoint (mutable while the ancestry is replayed)."""
 
     n: int = 0
+    depth: int = 0
+    """Checkpoints replayed before this one (its place in the ancestry)."""
     versions: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     """Values of the trigger/input channels (ephemeral ones leave when cleared)."""
@@ -60,7 +62,7 @@ class LGShape:
 
     def copy(self) -> LGShape:
         return LGShape(n=self.n, versions=dict(self.versions), extra={k: _copy(v) for k, v in self.extra.items()},
-                       state_keys=set(self.state_keys), seen={k: dict(v) for k, v in self.seen.items()},
+                       state_keys=set(self.state_keys), seen=dict(self.seen),
                        updated=self.updated)
 
     def checkpoint(self, ckpt: Checkpoint) -> dict[str, Any]:
@@ -88,7 +90,7 @@ class LGShape:
         `writes` (node, channel, value); untouched ephemeral channels clear."""
         bump = bool(ran)  # a Send's task has a trigger in LangGraph too (its push channel)
         for t in ran:
-            entry = self.seen.setdefault(t.name, {})
+            entry = self.seen[t.name] = dict(self.seen.get(t.name, ()))  # (shared with older shapes)
             if not t.is_send:
                 entry.update((ch, self.versions[ch]) for ch in self._triggers(t.name))
         nv = _version(self.n + 1)
@@ -228,6 +230,7 @@ def _next(shape: LGShape, parent: Checkpoint | None, ckpt: Checkpoint,
           writes_of: Callable[[Checkpoint], Sequence[PendingWrite]],
           derived: dict[str, list[tuple[str, str, Any]]]) -> LGShape:
     new = shape.copy()
+    new.depth = shape.depth + 1
     joins = list(dict.fromkeys([*(k for k in shape.extra if k.startswith(JOIN)), *_joins_of(ckpt)]))
     if ckpt.source == "input" and not ckpt.tasks:  # not a run's input (a LangGraph-form put, say)
         new.apply([], [("", k, None) for k in _changed(ckpt, parent)])
@@ -332,12 +335,15 @@ def _planned_writes(ckpt: Checkpoint, node: str, joins: Sequence[str]) -> list[t
 
 
 class ShapeMemo:
-    """What one saver-API call has read: pending writes and projected shapes by checkpoint id,
-    so listing a thread replays its ancestry once."""
+    """What one saver-API call has read: projected shapes by checkpoint id (every
+    `_KEEP_EVERY`th of the ancestry, and the stretch replayed last) and pending writes, so
+    listing a long thread newest first replays each checkpoint about twice and holds a
+    bounded part of it."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
         self.shapes: dict[str, LGShape] = {}
+        self.recent: dict[str, LGShape] = {}
         self._writes: dict[str, list[PendingWrite]] = {}
         self.derived: dict[str, list[tuple[str, str, Any]]] = {}
         """Writes the store did not keep, read back from a child (lg_projection)."""
@@ -350,29 +356,54 @@ class ShapeMemo:
         self._writes.clear()
         self.derived.clear()
 
+    def keep_only(self, ids: Iterable[str]) -> None:
+        """Keep the shapes of these checkpoints only (what a run's next saves build on)."""
+        kept = {cid: found for cid in ids if (found := self.known(cid)) is not None}
+        self.shapes, self.recent = kept, {}
+
+    def known(self, checkpoint_id: str) -> LGShape | None:
+        found = self.shapes.get(checkpoint_id)
+        return found if found is not None else self.recent.get(checkpoint_id)
+
     def writes(self, ckpt: Checkpoint) -> list[PendingWrite]:
         found = self._writes.get(ckpt.id)
         if found is None:
+            if len(self._writes) > 8:  # a replay asks for one parent's writes at a time
+                self._writes.clear()
             found = self._writes[ckpt.id] = list(self.store.pending_writes(ckpt.thread_id, ckpt.id))
         return found
 
     def shape(self, ckpt: Checkpoint) -> LGShape:
-        """LangGraph's bookkeeping as of `ckpt`, replayed from its thread's root (lg_projection)."""
-        if ckpt.id in self.shapes:
-            return self.shapes[ckpt.id]
+        """LangGraph's bookkeeping as of `ckpt`, replayed from its thread's root (or the
+        nearest ancestor already replayed)."""
+        found = self.known(ckpt.id)
+        if found is not None:
+            return found
         chain: list[Checkpoint] = []
         cur: Checkpoint | None = ckpt
-        while cur is not None and cur.id not in self.shapes and len(chain) <= _MAX_ANCESTRY:
+        while cur is not None and self.known(cur.id) is None and len(chain) <= _MAX_ANCESTRY:
             chain.append(cur)
             cur = self.store.get(cur.thread_id, cur.parent_id) if cur.parent_id else None
         chain.reverse()
-        start = (self.shapes[cur.id], cur) if cur is not None and cur.id in self.shapes else None
-        shapes = project_chain(chain, self.writes, self.shapes, start, self.derived)
+        base = self.known(cur.id) if cur is not None else None
+        shape, prev = (base, cur) if base is not None else (LGShape(), None)
         joins = self.joins.setdefault(ckpt.thread_id, set())
-        for shape in shapes:
+        recent: dict[str, LGShape] = {}
+        last = len(chain) - _KEEP_EVERY
+        for i, made in enumerate(chain):
+            shape = _next(shape, prev, made, self.writes, self.derived)
+            if shape.depth % _KEEP_EVERY == 0:
+                self.shapes[made.id] = shape
+            if i >= last:
+                recent[made.id] = shape
             joins.update(k for k in shape.extra if k.startswith("join:"))
-        return shapes[-1]
+            prev = made
+        self.recent = recent
+        return shape
 
 
 _MAX_ANCESTRY = 100_000
 """Ancestors replayed for one checkpoint's LangGraph shape (older ones are taken as absent)."""
+
+_KEEP_EVERY = 128
+"""Of a long ancestry, the shapes kept are every this many (the rest are replayed again)."""

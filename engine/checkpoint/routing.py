@@ -138,7 +138,7 @@ class RoutedSaver:
             memo = self._memo = ShapeMemo(self.store)
         try:
             shape = memo.shape(checkpoint)  # (its parent's shape too)
-            before = memo.shapes.get(checkpoint.parent_id) if checkpoint.parent_id else None
+            before = memo.known(checkpoint.parent_id) if checkpoint.parent_id else None
             raw = shape.checkpoint(checkpoint)
             moved = {k: v for k, v in shape.versions.items() if before is None or before.versions.get(k) != v}
         except Exception:  # noqa: BLE001 - a view for the override; the record is what is stored
@@ -149,7 +149,7 @@ class RoutedSaver:
             moved = {k: v for k, v in versions.items() if v == checkpoint.id}
         else:  # keep what the next save of each namespace builds on
             self._latest[checkpoint.thread_id] = checkpoint.id
-            memo.shapes = {cid: memo.shapes[cid] for cid in self._latest.values() if cid in memo.shapes}
+            memo.keep_only(self._latest.values())
             memo.clear_reads()
         return LGCheckpointDict(raw), moved
 
