@@ -9,7 +9,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from engine import START, Command, InMemorySaver, StateGraph, interrupt
+from engine import START, Command, InMemorySaver, Send, StateGraph, interrupt
 
 
 class S(TypedDict, total=False):
@@ -83,3 +83,43 @@ def test_subgraph_finished_before_the_node_paused_is_not_run_again(stateful):
     # the resume value reached the node's interrupt(), not the finished subgraph
     assert out["log"] == ["answer", 3, "later", 3]
     assert calls == ["pick", "report", "pick", "report"]  # only `later`'s call ran
+
+
+class _Child(TypedDict):
+    prompt: str
+    answers: Annotated[list, operator.add]
+
+
+class _Parent(TypedDict):
+    prompts: list
+    answers: Annotated[list, operator.add]
+
+
+def _asks(kind: str):
+    def node(state: _Child) -> dict:
+        return {"answers": [f"{kind}{state['prompt']}={interrupt(kind + state['prompt'])}"]}
+    return node
+
+
+def test_a_subgraph_given_no_new_answer_asks_again():
+    """Two sent subgraphs, two interrupts each, answered one id at a time: a subgraph
+    whose task got no answer in a run must ask again, never take its old answer for its
+    other question. (Which task finished first used to decide it: run it many times.)"""
+    child = (StateGraph(_Child).add_node("h", _asks("h")).add_node("d", _asks("d"))
+             .add_edge(START, "h").add_edge(START, "d").compile())
+    graph = (StateGraph(_Parent).add_node("child", child)
+             .add_conditional_edges(START, lambda s: [Send("child", {"prompt": p, "answers": []})
+                                                      for p in s["prompts"]], ["child"])
+             .compile(checkpointer=InMemorySaver()))
+    for attempt in range(15):
+        cfg = {"configurable": {"thread_id": f"t{attempt}"}}
+        graph.invoke({"prompts": ["a", "b"], "answers": []}, cfg)
+        rounds = []
+        for n in range(1, 8):
+            pending = sorted(graph.get_state(cfg).interrupts, key=lambda i: i.value)
+            rounds.append(len(pending))
+            if not pending:
+                break
+            graph.invoke(Command(resume={pending[0].id: f"R{n}"}), cfg)
+        assert rounds == [4, 3, 2, 1, 0]
+        assert sorted(graph.get_state(cfg).values["answers"]) == ["da=R1", "db=R2", "ha=R3", "hb=R4"]

@@ -138,13 +138,17 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
 
 def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | None:
     """What a subgraph that continues an unfinished checkpoint gets: the resume value meant
-    for it (the newest one its task got: earlier ones answered earlier interrupts inside
-    it), else the run's own resume value when the caller named the subgraph's checkpoint."""
+    for it (the newest one this run gave its task: earlier ones answered earlier interrupts
+    inside it, and a task given none asks again), else the run's own resume value when the
+    caller named the subgraph's checkpoint."""
     if ctx.resume_map:
         return Command(resume=dict(ctx.resume_map))
     if ctx.calls < len(ctx.resume):
         ctx.calls = len(ctx.resume)
-        return Command(resume=ctx.resume[-1])
+        # only a value this run gave the task: the answers it took before are the
+        # subgraph's own history already (its pending interrupt is asked again)
+        fresh = ctx.run is not None and ctx.task_id in (ctx.run._resume_new or ())
+        return Command(resume=ctx.resume[-1]) if fresh else None
     if replay is not None and replay.resume is not NO_RESUME:
         value, replay.resume = replay.resume, NO_RESUME
         return Command(resume=value)

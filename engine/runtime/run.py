@@ -112,7 +112,7 @@ class Run(RunStart, RunCommit):
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_durable_ids", "_id_prefix",
+        "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_resume_new", "_durable_ids", "_id_prefix",
         "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_same_step", "replay",
         "parents", "null_resume", "record", "answers", "_node_finished",
     )
@@ -189,6 +189,9 @@ class Run(RunStart, RunCommit):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resume_for: dict[str, list[Any]] = {}
         self._resume_map: dict[str, dict[str, Any]] = {}
+        self._resume_new: set[str] | None = None
+        """Tasks handed a resume value by this run (not only the answers they already took):
+        a subgraph inside one continues with the newest value; inside another it re-asks."""
         self._durable_ids = self.saver is not None
         """Checkpoint ids and times that outlive the run; without a store, a cheap counter."""
         self._id_prefix = new_checkpoint_id() + "."
@@ -235,6 +238,7 @@ class Run(RunStart, RunCommit):
         """Hand resume values to a pending task before it runs: its n-th interrupt() returns
         the n-th value (a recorded replay gives the values the recorded run was resumed with)."""
         self._resume_for[task_id] = list(values)
+        self._resume_new = {*(self._resume_new or ()), task_id}
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:

@@ -55,6 +55,7 @@ class RunFields:
     _loop: asyncio.AbstractEventLoop | None
     _resume_for: dict[str, list[Any]]
     _resume_map: dict[str, dict[str, Any]]
+    _resume_new: set[str] | None
     _durable_ids: bool
     _held: HeldSaves | BackgroundSaves | None
     tracer: GraphTrace | None

@@ -269,6 +269,7 @@ class RunStart(RunFields):
         for result, value in targets:
             task_id = result.task.id
             self._resume_for[task_id] = [*self._resume_for.get(task_id, []), value]
+            self._resume_new = {*(self._resume_new or ()), task_id}
             del self.results[task_id]
 
 

@@ -224,3 +224,43 @@ def case_subgraph_update_carries_parent_keys_only(api, tmp):
     g.add_edge(api.START, "sub")
     g = g.compile()
     return {"updates": [norm(c) for c in g.stream({"log": []}, stream_mode="updates")]}
+
+
+
+class _Child(TypedDict):
+    prompt: str
+    answers: Annotated[list, operator.add]
+
+
+class _Parent(TypedDict):
+    prompts: list
+    answers: Annotated[list, operator.add]
+
+
+def _asks(api, kind):
+    def node(state):
+        return {"answers": [f"{kind}{state['prompt']}={api.interrupt(kind + state['prompt'])}"]}
+    return node
+
+
+def case_interrupts_in_sent_subgraphs_resumed_one_id_at_a_time(api, tmp):
+    child = api.StateGraph(_Child)
+    child.add_node("h", _asks(api, "h"))
+    child.add_node("d", _asks(api, "d"))
+    child.add_edge(api.START, "h")
+    child.add_edge(api.START, "d")
+    child = child.compile()
+    g = api.StateGraph(_Parent)
+    g.add_node("child", child)
+    g.add_conditional_edges(api.START, lambda s: [api.Send("child", {"prompt": p, "answers": []})
+                                                  for p in s["prompts"]], ["child"])
+    g = g.compile(checkpointer=api.InMemorySaver())
+    rounds = []
+    g.invoke({"prompts": ["a", "b"], "answers": []}, thread())
+    for n in range(1, 8):
+        pending = sorted(g.get_state(thread()).interrupts, key=lambda i: i.value)
+        rounds.append([i.value for i in pending])
+        if not pending:
+            break
+        g.invoke(api.Command(resume={pending[0].id: f"R{n}"}), thread())
+    return {"rounds": rounds, "answers": sorted(g.get_state(thread()).values["answers"])}
