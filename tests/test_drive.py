@@ -72,6 +72,35 @@ def test_a_hook_stops_the_drive_and_a_second_drive_goes_on_from_there():
     ]
 
 
+class EditInstead(DriveHooks):
+    """Makes `plan`'s superstep itself, as an edit (as a recorded replay re-makes an edit)."""
+
+    def __init__(self):
+        self.asked = []
+
+    async def before_superstep(self, run):
+        names = tuple(sorted(t.name for t in run.pending))
+        self.asked.append(names)
+        if names == ("plan",):
+            run.apply_updates(run.checkpoint, [({"log": ["edited"]}, "plan")])
+            run._after_commit(())
+        return False
+
+
+def test_a_hook_that_makes_the_superstep_itself_is_asked_again_about_the_next():
+    graph = fan_graph(InMemorySaver())
+    hooks = EditInstead()
+
+    async def scenario():
+        run = graph.new_run({"log": []}, {"configurable": {"thread_id": "t"}})
+        assert await run.drive(hooks) == "done"
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.values["log"] == ["edited", "db", "web", "merge"]  # plan itself never ran
+    assert hooks.asked == [("__start__",), ("plan",), ("db", "web"), ("merge",)]
+
+
 def test_stepwise_hooks_see_each_task_and_each_commit_as_a_move():
     hooks = Recorder(stepwise=True)
 

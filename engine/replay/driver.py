@@ -2,8 +2,9 @@
 from their records (no LLM or API call) and running the others with the current code.
 
 The replay is an ordinary `Run` of the one stepper, started on the chosen checkpoint (so
-the engine forks it onto a new branch) and driven with the Run's own moves. Two hooks of
-the Run do the rest: `run.answers` (answers.py) gives a chosen node's recorded output
+the engine forks it onto a new branch) and driven by the one loop, `drive()`, with hooks
+(`_Steps`) that note each superstep and make recorded edits again. Two hooks of the Run
+do the rest: `run.answers` (answers.py) gives a chosen node's recorded output
 instead of calling it, hands a re-run node the values its `interrupt()` calls were resumed
 with (`run.preset_resume`), and gives each subgraph run a hook of its own over the
 recorded subgraph's checkpoints, so nodes inside subgraphs are answered too. Where a
@@ -19,8 +20,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..runtime.drive import DriveHooks
 from ..runtime.events import RunEvent, StepCommitted, TaskFinished
 from ..runtime.run import Run
+from ..runtime.task import TaskResult
 from .answers import PATH_SEP, Answers
 from .records import RecordedBranch, ReplayError, Superstep, load_branch
 
@@ -126,38 +129,54 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
     run.subscribe(marks)  # also what hands the subgraph runs' events up to this run's listeners
     if listener is not None:
         run.subscribe(listener)
-    steps: list[ReplayStep] = []
     await run.start()
     fork_id = run.checkpoint.id if run.checkpoint is not None else start.id
     answers = Answers(run, branch, frozenset(nodes), thread_id=thread_id, saver=saver, offset=run.step)
     run.answers = answers
-    answered: tuple[str, ...]
+    steps = _Steps(answers)
     try:
-        while run.status == "ready":
-            at = answers.superstep()
-            if at is not None and at.edit:  # a person edited the recorded branch here: so does the replay
-                tasks, answered = _edit_again(run, at), ()
-            else:
-                await run.run_pending()
-                if not run.ready_to_commit:
-                    break
-                done = [run.results[t.id] for t in run.plan]
-                run.commit()
-                tasks = [(r.task.name, tuple(r.writes)) for r in done]
-                answered = tuple(r.task.name for r in done if r.recorded)
-            assert run.checkpoint is not None
-            steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id, tasks=tuple(tasks),
-                                    recorded=answered))
+        await run.drive(steps)
     except ReplayError:
         run.cancel()
         raise
     except Exception as exc:  # a re-run node raised: the replay failed there, like the run would
         if run.status != "failed":
             run.cancel()
-        return _result(run, branch, fork_id, steps, exc, marks.marks)
+        return _result(run, branch, fork_id, steps.steps, exc, marks.marks)
     if isinstance(run.error, ReplayError):  # asked of a subgraph's node, inside the subgraph's task
         raise run.error
-    return _result(run, branch, fork_id, steps, run.error, marks.marks)
+    return _result(run, branch, fork_id, steps.steps, run.error, marks.marks)
+
+
+class _Steps(DriveHooks):
+    """The replay's hooks on `drive()`: where a person edited the recorded branch, the edit
+    is made again in place of the superstep; each superstep is noted as a `ReplayStep`."""
+
+    def __init__(self, answers: Answers) -> None:
+        self.answers = answers
+        self.steps: list[ReplayStep] = []
+        self._done: list[TaskResult] = []
+
+    async def before_superstep(self, run: Run) -> bool:
+        at = self.answers.superstep()
+        if at is not None and at.edit:  # a person edited the recorded branch here: so does the replay
+            self._note(run, _edit_again(run, at), ())
+        return False
+
+    async def after_tasks(self, run: Run) -> bool:
+        self._done = [run.results[t.id] for t in run.plan] if run.ready_to_commit else []
+        return False
+
+    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
+        done, self._done = self._done, []
+        self._note(run, [(r.task.name, tuple(r.writes)) for r in done],
+                   tuple(r.task.name for r in done if r.recorded))
+        return False
+
+    def _note(self, run: Run, tasks: list[tuple[str, tuple[tuple[str, Any], ...]]], answered: tuple[str, ...]) -> None:
+        assert run.checkpoint is not None
+        self.steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id, tasks=tuple(tasks),
+                                     recorded=answered))
 
 
 def _edit_again(run: Run, at: Superstep) -> list[tuple[str, tuple[tuple[str, Any], ...]]]:

@@ -38,7 +38,9 @@ class DriveHooks:
         """With `stepwise`: awaited before each move; the run may have ended meanwhile."""
 
     async def before_superstep(self, run: Run) -> bool:
-        """Once per superstep, before its first task runs (the plan is `run.pending`)."""
+        """Once per superstep, before its first task runs (the plan is `run.pending`). A
+        hook that moves the run itself (applies an edit in place of the superstep, as a
+        recorded replay does) is asked again about the superstep that follows."""
         return False
 
     async def after_tasks(self, run: Run) -> bool:
@@ -79,6 +81,8 @@ async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamColl
                     began = run.step
                     if await hooks.before_superstep(run):
                         return
+                    if began != run.step:  # the hook made the superstep itself (a replayed
+                        continue           # edit): the next one is looked at afresh
                 if hooks.stepwise:
                     await hooks.before_move(run)
                     if run.status != "ready":
