@@ -10,6 +10,7 @@ a message), `{"role"/"type", "content"}` dicts (OpenAI's tool-call form included
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ __all__ = [
     "RemoveMessage",
     "AnyMessage",
     "add_messages",
+    "is_add_messages",
     "MessagesState",
     "to_message",
     "REMOVE_ALL_MESSAGES",
@@ -210,6 +212,12 @@ def _formatted(format: str) -> Callable[[Any, Any], Any]:
 
 
 add_messages.fold_writes = _fold  # type: ignore[attr-defined]
+
+
+def is_add_messages(reducer: Any) -> bool:
+    """Whether `reducer` is `add_messages` (or its `format=` variant), told by identity,
+    not by name: a user's own function called add_messages is not it."""
+    return reducer is not None and inspect.unwrap(reducer) is add_messages
 
 AnyMessage = _OwnBase
 """The annotation of MessagesState's list (the items are the active layer's messages)."""

@@ -19,6 +19,7 @@ from test_durability_async import BlockingSqlite, cfg, counter, history
 from engine.checkpoint import PendingWrite, PostgresSaver
 from engine.checkpoint import postgres as postgres_module
 from engine.checkpoint.ids import new_checkpoint_id
+from engine.checkpoint.jobs import PutJob, WritesJob
 from engine.runtime import durability
 
 
@@ -215,10 +216,10 @@ def test_a_batch_stops_at_writes_for_a_missing_checkpoint(pg_url: str, monkeypat
         second = replace(first, id=new_checkpoint_id(), parent_id=first.id, step=first.step + 1)
         write = PendingWrite(task_id="task-1", task_name="step", channel="n", value=7)
         before = len(saver.pending_writes("t", top.id))
-        saver.engine_save_many([("writes", "t", top.id, [write]), ("writes", "t", top.id, [])])
+        saver.engine_save_many([WritesJob("t", top.id, [write]), WritesJob("t", top.id, [])])
         assert redone == [] and len(saver.pending_writes("t", top.id)) == before + 1, "one transaction"
-        jobs = [("writes", "t", top.id, [write]), ("put", first, None), ("writes", "t", first.id, [write]),
-                ("writes", "t", "no-such-checkpoint", [write]), ("put", second, None)]
+        jobs = [WritesJob("t", top.id, [write]), PutJob(first, None), WritesJob("t", first.id, [write]),
+                WritesJob("t", "no-such-checkpoint", [write]), PutJob(second, None)]
         with pytest.raises(ValueError, match="no checkpoint `no-such-checkpoint`"):
             saver.engine_save_many(jobs)
         assert redone == [5], "the failed transaction was redone one by one"

@@ -138,6 +138,16 @@ def test_reducer_lines_last_value_add_add_messages_and_a_custom_docstring() -> N
     assert reducer_line("last value").startswith("last value: the write replaces")
     assert "old + each write" in reducer_line("operator.add", operator.add)
     assert "(by id)" in reducer_line("add_messages", add_messages)
+    assert "(by id)" in reducer_line("add_messages", add_messages(format="langchain-openai"))
+    assert "(by id)" in reducer_line("add_messages")  # read without the graph's code: by its name
+
+    def own_add_messages(left: list, right: list) -> list:
+        """Mine: keeps the first list."""
+        return left
+
+    own_add_messages.__name__ = own_add_messages.__qualname__ = "add_messages"
+    assert reducer_line("add_messages", own_add_messages) == "add_messages: Mine: keeps the first list."
+    assert "(by id)" not in reducer_line("mymod.add_messages")
     assert reducer_line("keep_max", keep_max) == "keep_max: Keeps the larger of the two numbers."
     undocumented = lambda a, b: a  # noqa: E731
     assert "a custom reducer, called as <lambda>(value so far, write)" in reducer_line("<lambda>", undocumented)

@@ -161,3 +161,18 @@ def test_listing_a_long_thread_reads_each_checkpoint_once():
     assert saver.reads <= 3 * len(tuples)  # the ancestry is replayed once for the whole listing, not per row
     assert tuples[0].checkpoint["versions_seen"]["step"] == {"branch:to:step": tuples[1].checkpoint[
         "channel_versions"]["branch:to:step"]}
+
+
+def test_a_langgraph_form_put_keeps_a_source_that_is_not_one_of_ours_in_the_metadata():
+    from engine.checkpoint.data import as_source
+
+    assert [as_source(s) for s in ("input", "loop", "update", "fork", "", "foo", None, 3)] == [
+        "input", "loop", "update", "fork", "", "", "", ""]
+    saver = InMemorySaver()
+    checkpoint = {"v": 4, "id": "1ef4f797-8335-6428-8001-8a1503f9b875", "ts": "2024-07-31T20:14:19+00:00",
+                  "channel_values": {"total": 1}, "channel_versions": {"total": 1}, "versions_seen": {}}
+    for thread, source in (("ours", "loop"), ("theirs", "replayed-by-hand")):
+        made = saver.put(cfg(thread), checkpoint, {"source": source, "step": 2}, {})
+        ckpt = saver.get(thread, made["configurable"]["checkpoint_id"])
+        assert ckpt.source == (source if thread == "ours" else "")
+        assert saver.get_tuple(cfg(thread)).metadata["source"] == source

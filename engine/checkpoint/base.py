@@ -29,6 +29,7 @@ from .data import (
     SEND,
     Checkpoint,
     CheckpointHeader,
+    CheckpointSource,
     PendingWrite,
     PlannedTask,
     ThreadInfo,
@@ -39,6 +40,7 @@ from .langgraph_api import LangGraphSaverAPI
 __all__ = [
     "Checkpoint",
     "CheckpointHeader",
+    "CheckpointSource",
     "PlannedTask",
     "PendingWrite",
     "ThreadInfo",

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..fast_init import fast_frozen_init
 
 __all__ = [
-    "Checkpoint", "CheckpointHeader", "PlannedTask", "PendingWrite", "ThreadInfo",
+    "Checkpoint", "CheckpointHeader", "CheckpointSource", "as_source", "PlannedTask", "PendingWrite", "ThreadInfo",
     "ROUTE", "SEND", "INTERRUPT", "ERROR", "RESUME", "DONE", "HANDLED",
 ]
 
@@ -54,6 +54,19 @@ class PendingWrite:
     channel: str
     value: Any
 
+CheckpointSource = Literal["input", "loop", "update", "fork", ""]
+"""What made a checkpoint: "input" (the run's input saved), "loop" (a superstep),
+"update" (update_state), "fork" (a copy of an older checkpoint that a run or replay
+starts from); "" when not known (a LangGraph store's checkpoint whose metadata names none)."""
+
+_SOURCES: frozenset[str] = frozenset(get_args(CheckpointSource))
+
+
+def as_source(value: object) -> CheckpointSource:
+    """`value` (a source read from a foreign store or a LangGraph-form put) as a
+    `CheckpointSource`; "" for anything else (the raw value stays in the metadata)."""
+    return value if isinstance(value, str) and value in _SOURCES else ""  # type: ignore[return-value]
+
 
 @fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
@@ -64,9 +77,7 @@ class Checkpoint:
     thread_id: str
     parent_id: str | None
     step: int
-    source: str
-    """"input" (the run's input saved), "loop" (a superstep), "update" (update_state),
-    "fork" (a copy of an older checkpoint that a replay starts from)."""
+    source: CheckpointSource
     created_at: str
     values: Mapping[str, Any]
     """State channel values; a channel with no value yet is absent."""
@@ -95,7 +106,7 @@ class CheckpointHeader:
     thread_id: str
     parent_id: str | None
     step: int
-    source: str
+    source: CheckpointSource
     created_at: str
     next: tuple[str, ...]
     nodes_ran: tuple[str, ...]

@@ -21,7 +21,7 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .data import ERROR, Checkpoint, PendingWrite
+from .data import ERROR, Checkpoint, PendingWrite, as_source
 from .ids import now_iso, ns_thread_key, split_thread_key
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES, ShapeMemo, lg_writes
 from .routing import native, overridden
@@ -204,9 +204,13 @@ class LangGraphSaverAPI:
         values = {k: v for k, v in (checkpoint.get("channel_values") or {}).items()
                   if not (isinstance(k, str) and k.startswith(INTERNAL_CHANNEL_PREFIXES))}  # LangGraph's triggers
         meta = dict(metadata or {})
+        raw = meta.pop("source", "update")
+        source = as_source(raw)
+        if source != raw:  # not one of ours: kept in the metadata, handed back as it came
+            meta["source"] = raw
         native(self, "put")(Checkpoint(
             id=cid, thread_id=thread_id, parent_id=parent_id, step=int(meta.pop("step", -1)),
-            source=str(meta.pop("source", "update")), created_at=str(checkpoint.get("ts") or now_iso()),
+            source=source, created_at=str(checkpoint.get("ts") or now_iso()),
             values=values, versions={k: cid for k in values},
             metadata={k: v for k, v in meta.items() if k != "parents"},
         ))

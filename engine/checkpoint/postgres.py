@@ -37,6 +37,7 @@ from .records import (
     no_stored_version_error,
     too_big_error,
 )
+from .jobs import PutJob, SaveJob, WritesJob
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
@@ -210,12 +211,13 @@ def _pipelines() -> bool:
 _PIPELINES: bool | None = None
 
 
-def _one_by_one(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
+def _one_by_one(saver: Any, jobs: Sequence[SaveJob]) -> None:
     for job in jobs:
-        if job[0] == "put":
-            saver.put(job[1], appended=job[2])
+        if type(job) is PutJob:
+            saver.put(job.checkpoint, appended=job.appended)
         else:
-            saver.put_writes(job[1], job[2], job[3])
+            assert type(job) is WritesJob
+            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)
 
 
 class PostgresSaver(BaseCheckpointSaver):
@@ -422,10 +424,9 @@ class PostgresSaver(BaseCheckpointSaver):
             "chs": [r[2] for r in rows], "vals": [r[3] for r in rows],
         }, len(rows)
 
-    def engine_save_many(self, jobs: Sequence[tuple[Any, ...]]) -> None:
+    def engine_save_many(self, jobs: Sequence[SaveJob]) -> None:
         """Store the saves a durability="async" run queued, in order and in ONE
-        transaction sent as a pipeline (one round trip): `("put", checkpoint, appended)`
-        and `("writes", thread_id, checkpoint_id, writes)`. If anything goes wrong, nothing
+        transaction sent as a pipeline (one round trip): `PutJob`s and `WritesJob`s. If anything goes wrong, nothing
         of it was committed, and the saves are redone one by one, so those before the
         culprit are stored and its own error is raised (none after it is tried)."""
         cls = type(self)
@@ -437,17 +438,18 @@ class PostgresSaver(BaseCheckpointSaver):
             statements: list[tuple[str, Any, int]] = []
             puts: list[dict[str, Any]] = []  # consecutive puts: one statement
             for job in jobs:
-                if job[0] == "put":
-                    c = job[1]
-                    _, params, info = self._prepare_put(c, job[2], stored)
+                if type(job) is PutJob:
+                    c = job.checkpoint
+                    _, params, info = self._prepare_put(c, job.appended, stored)
                     stored[(c.thread_id, c.id)] = info
                     puts.append(params)
                     continue
                 if puts:
                     statements.append((*_put_many(puts), -1))
                     puts = []
-                sql, params, expected = self._prepare_writes(job[1], job[2], job[3])
-                if (job[1], job[2]) in stored:
+                assert type(job) is WritesJob
+                sql, params, expected = self._prepare_writes(job.thread_key, job.checkpoint_id, job.writes)
+                if (job.thread_key, job.checkpoint_id) in stored:
                     expected = -1  # its checkpoint is stored by this transaction: nothing to check
                 statements.append((sql, params, expected))
             if puts:

@@ -17,6 +17,7 @@ import orjson
 
 from ..errors import CheckpointDecodeError
 from .base import CheckpointHeader
+from .data import as_source
 
 __all__ = ["Entry", "INLINE", "HEADER_COLS", "ROW_COLS", "HeaderRow", "StoredRow", "VERSION", "REF", "COUNT", "SIZE",
            "TAGGED", "NO_VALUE", "INLINE_VALUE", "SEGMENTS", "parse_versions", "parse_inline", "header"]
@@ -121,7 +122,7 @@ def header(thread_id: str, row: HeaderRow | StoredRow) -> CheckpointHeader:
                 and (parent is None or type(parent) is str)):
             raise ValueError("a column has the wrong type")
         return CheckpointHeader(
-            id=cid, thread_id=thread_id, parent_id=parent, step=step, source=source,
+            id=cid, thread_id=thread_id, parent_id=parent, step=step, source=as_source(source),  # unknown: ""
             created_at=created_at, next=_strings(nxt), nodes_ran=_strings(nodes_ran),
         )
     except (ValueError, TypeError) as e:

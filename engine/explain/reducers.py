@@ -8,10 +8,13 @@ from typing import Any
 
 from ..channels.base import LAST_VALUE, OPERATOR_ADD
 from ..channels.reducer import overwrite_value
+from ..messages import is_add_messages
 from .records import Conflict
 
 __all__ = ["reducer_line", "key_reducer", "find_conflicts"]
 
+ADD_MESSAGES = "add_messages"
+"""`add_messages`' display name in a ChannelDiff (its `__qualname__`)."""
 
 
 def _docstring_line(fn: Callable[..., Any]) -> str:
@@ -34,7 +37,8 @@ def reducer_line(reducer: str, fn: Callable[..., Any] | None = None) -> str:
     if reducer == OPERATOR_ADD:
         return "operator.add: old + each write, in task order (lists are joined, numbers summed)"
     base = reducer.rsplit(".", 1)[-1]
-    if base == "add_messages":
+    # by identity when the code is loaded; read without it, the name the engine gives it
+    if is_add_messages(fn) if fn is not None else reducer == ADD_MESSAGES:
         return ("add_messages: appends new messages; one whose id is already there replaces "
                 "that message (by id); RemoveMessage deletes by id")
     doc = _docstring_line(fn) if fn is not None else ""

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ..channels import MISSING
-from ..checkpoint.base import Checkpoint, PendingWrite, PlannedTask, new_task_id, now_iso
+from ..checkpoint.base import Checkpoint, CheckpointSource, PendingWrite, PlannedTask, new_task_id, now_iso
 from ..checkpoint.task_status import CONTROL_CHANNELS
 from ..constants import END, START
 from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
@@ -142,7 +142,7 @@ class RunCommit(RunFields):
             "superstep, so pass as_node='<one of them>' to say whose update this is."
         )
 
-    def _commit(self, source: str = "loop", report: bool = True) -> StepCommitted | None:
+    def _commit(self, source: CheckpointSource = "loop", report: bool = True) -> StepCommitted | None:
         graph = self.graph
         channels = graph.schema.channels
         ordered = [self.results[t.id] for t in self.plan]

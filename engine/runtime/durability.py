@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..checkpoint.jobs import Appended, PutJob, SaveJob, WritesJob
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = ["HeldSaves", "BackgroundSaves", "saves_for", "store_jobs", "MAX_QUEUED", "MAX_BATCH"]
-
-Appended = Mapping[str, tuple[str, Sequence[Any]]] | None
-
 
 class HeldSaves:
     """durability="exit": the latest unsaved checkpoint of a run, and the writes kept beside it."""
@@ -79,6 +77,9 @@ _WRITERS = WorkerPool("engine-save", keep=4)
 """The writer threads shared by every async run (daemon threads, as the node workers;
 a run drains its queue on one of them and waits for it before it ends)."""
 
+_make = tuple.__new__
+"""A job made as a plain tuple is (the generated `__new__` of a NamedTuple costs a call more per save)."""
+
 MAX_QUEUED = 64
 """Saves an async run may have waiting for the writer; the next one waits for room (this
 bounds the memory held and how far the store lags behind the run)."""
@@ -86,9 +87,8 @@ MAX_BATCH = 32
 """Saves handed to the store together, at most."""
 
 
-def store_jobs(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
-    """Store queued saves in order: `("put", checkpoint, appended)` and `("writes",
-    thread_key, checkpoint_id, writes)`. A store with `engine_save_many` takes them all
+def store_jobs(saver: Any, jobs: Sequence[SaveJob]) -> None:
+    """Store queued saves in order (`PutJob`, `WritesJob`). A store with `engine_save_many` takes them all
     (one transaction where it can); otherwise one call each. Raises at the first that fails;
     those before it are stored, none after it."""
     many = getattr(saver, "engine_save_many", None)
@@ -96,10 +96,11 @@ def store_jobs(saver: Any, jobs: Sequence[tuple[Any, ...]]) -> None:
         many(jobs)
         return
     for job in jobs:
-        if job[0] == "put":
-            saver.put(job[1], appended=job[2])
+        if type(job) is PutJob:
+            saver.put(job.checkpoint, appended=job.appended)
         else:
-            saver.put_writes(job[1], job[2], job[3])
+            assert type(job) is WritesJob
+            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)
 
 
 class BackgroundSaves:
@@ -111,20 +112,20 @@ class BackgroundSaves:
 
     def __init__(self, saver: Any) -> None:
         self._saver = saver
-        self._jobs: deque[tuple[Any, ...]] = deque()
+        self._jobs: deque[SaveJob] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._draining = False
         """A writer is storing this run's queue (it stops when the queue is empty)."""
         self._error: BaseException | None = None
 
     def save(self, run: Run, ckpt: Checkpoint, appended: Appended = None) -> None:
-        self._queue(("put", ckpt, appended))
+        self._queue(_make(PutJob, (ckpt, appended)))
 
     def put_writes(self, run: Run, writes: list[PendingWrite]) -> None:
         assert run.checkpoint is not None
-        self._queue(("writes", run.store_key, run.checkpoint.id, writes))
+        self._queue(_make(WritesJob, (run.store_key, run.checkpoint.id, writes)))
 
-    def _queue(self, job: tuple[Any, ...]) -> None:
+    def _queue(self, job: SaveJob) -> None:
         cond = self._cond
         with cond:
             while self._error is None and len(self._jobs) >= MAX_QUEUED:

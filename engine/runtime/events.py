@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..checkpoint.base import PlannedTask
+from ..checkpoint.base import CheckpointSource, PlannedTask
 from ..types import Interrupt, Send
 from .diff import ChannelDiff
 
@@ -55,8 +55,8 @@ class RunStarted(RunEvent):
     values: Mapping[str, Any]
     parent_id: str | None = None
     """The parent of the checkpoint the run starts from."""
-    source: str = ""
-    """That checkpoint's source ("input", "loop", "update", "fork")."""
+    source: CheckpointSource = ""
+    """That checkpoint's source."""
     parents: Mapping[str, str] | None = None
     """A subgraph run's ancestors' checkpoints by namespace (its checkpoints' metadata["parents"])."""
     barriers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -117,7 +117,7 @@ class StepCommitted(RunEvent):
 
     checkpoint_id: str
     parent_id: str | None
-    source: str
+    source: CheckpointSource
     diffs: tuple[ChannelDiff, ...]
     next: tuple[PlannedTask, ...]
     nodes_ran: tuple[str, ...]

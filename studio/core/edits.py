@@ -15,12 +15,12 @@ confirms; the fork itself goes through `update_state` with the same update.
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine import START, Overwrite, add_messages
+from engine.messages import is_add_messages
 from engine.channels import ReducerChannel
 from engine.messages import RemoveMessage
 
@@ -76,10 +76,6 @@ def _reducer(channel: Any) -> Any:
     return channel.fn if isinstance(channel, ReducerChannel) else None
 
 
-def _is_add_messages(reducer: Any) -> bool:
-    return reducer is not None and inspect.unwrap(reducer) is add_messages
-
-
 def _msg_id(value: Any) -> str | None:
     mid = getattr(value, "id", None)
     return str(mid) if mid else None
@@ -103,7 +99,7 @@ def _matches(after: Any, typed: Any) -> bool:
 
 def _through_reducer(reducer: Any, before: Any, typed: Any) -> Any:
     """The write that, through `reducer`, turns `before` into `typed` where it can."""
-    if _is_add_messages(reducer) and isinstance(typed, list):
+    if is_add_messages(reducer) and isinstance(typed, list):
         old = [m for m in before if _msg_id(m)] if isinstance(before, list) else []
         by_id = {_msg_id(m): m for m in old}
         kept = {_msg_id(m) for m in typed}
@@ -117,7 +113,7 @@ def _through_reducer(reducer: Any, before: Any, typed: Any) -> Any:
 
 
 def _replacing(reducer: Any, typed: Any) -> Overwrite:
-    if _is_add_messages(reducer) and isinstance(typed, list):
+    if is_add_messages(reducer) and isinstance(typed, list):
         return Overwrite(add_messages([], typed))  # dicts and strings typed in become messages
     return Overwrite(typed)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...errors import CheckpointDecodeError
 from ..base import Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
+from ..data import CheckpointSource, as_source
 from ..ids import ns_thread_key, split_thread_key
 from .langgraph_derive import TASKS, engine_writes, is_state_channel, plan, task_name
 
@@ -41,7 +42,7 @@ class Row:
 @dataclass(frozen=True)
 class Summary:
     step: int
-    source: str
+    source: CheckpointSource
     created_at: str
     next: tuple[str, ...]
     sends: tuple[Any, ...]
@@ -69,7 +70,7 @@ def summarize(row: Row, writes: list[tuple[str, str, str]], node_order: tuple[st
     owner = _mapping(meta.get("parents")).get("")
     summary = Summary(
         step=step if type(step) is int else 0,
-        source=str(meta.get("source", "")),
+        source=as_source(meta.get("source")),
         created_at=str(cp.get("ts", "")),
         next=tuple(t.name for t in tasks),
         sends=tuple(sends),
@@ -256,7 +257,7 @@ class LangGraphReader(ABC):
             metadata.setdefault("checkpoint_ns", checkpoint_ns)
         return Checkpoint(
             id=checkpoint_id, thread_id=ns_thread_key(thread_id, checkpoint_ns), parent_id=row.parent_id, step=step if type(step) is int else 0,
-            source=str(row.metadata.get("source", "")), created_at=str(cp.get("ts", "")), values=values,
+            source=as_source(row.metadata.get("source")), created_at=str(cp.get("ts", "")), values=values,
             versions=versions, tasks=tasks,
             nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, row.parent_id, parent, paths), metadata=metadata,
         )
