@@ -344,6 +344,7 @@ class ShapeMemo:
         self.store = store
         self.shapes: dict[str, LGShape] = {}
         self.recent: dict[str, LGShape] = {}
+        self._parents: dict[str, dict[str, str | None]] = {}
         self._writes: dict[str, list[PendingWrite]] = {}
         self.derived: dict[str, list[tuple[str, str, Any]]] = {}
         """Writes the store did not keep, read back from a child (lg_projection)."""
@@ -365,6 +366,16 @@ class ShapeMemo:
         found = self.shapes.get(checkpoint_id)
         return found if found is not None else self.recent.get(checkpoint_id)
 
+    def _parent_of(self, key: str, checkpoint_id: str) -> str | None:
+        """The parent id of a stored checkpoint, from the store's headers (read once per key,
+        again when it holds one not read yet); None past the root or for one not stored."""
+        parents = self._parents.get(key)
+        if parents is None or checkpoint_id not in parents:
+            parents = self._parents[key] = {h.id: h.parent_id for h in self.store.list_headers(key)}
+        if checkpoint_id not in parents:
+            return None
+        return parents[checkpoint_id]
+
     def writes(self, ckpt: Checkpoint) -> list[PendingWrite]:
         found = self._writes.get(ckpt.id)
         if found is None:
@@ -379,18 +390,23 @@ class ShapeMemo:
         found = self.known(ckpt.id)
         if found is not None:
             return found
-        chain: list[Checkpoint] = []
-        cur: Checkpoint | None = ckpt
-        while cur is not None and self.known(cur.id) is None and len(chain) <= _MAX_ANCESTRY:
-            chain.append(cur)
-            cur = self.store.get(cur.thread_id, cur.parent_id) if cur.parent_id else None
-        chain.reverse()
-        base = self.known(cur.id) if cur is not None else None
-        shape, prev = (base, cur) if base is not None else (LGShape(), None)
-        joins = self.joins.setdefault(ckpt.thread_id, set())
+        key = ckpt.thread_id
+        ids: list[str] = []  # the ancestors to replay, newest first (their records are loaded one at a time)
+        cid = ckpt.parent_id
+        while cid is not None and self.known(cid) is None and len(ids) < _MAX_ANCESTRY:
+            ids.append(cid)
+            cid = self._parent_of(key, cid)
+        base = self.known(cid) if cid is not None else None
+        prev = self.store.get(key, cid) if base is not None and cid is not None else None
+        shape = base if base is not None and prev is not None else LGShape()
+        joins = self.joins.setdefault(key, set())
         recent: dict[str, LGShape] = {}
-        last = len(chain) - _KEEP_EVERY
-        for i, made in enumerate(chain):
+        last = len(ids) + 1 - _KEEP_EVERY
+        for i, made_id in enumerate([*reversed(ids), None]):
+            made = ckpt if made_id is None else self.store.get(key, made_id)
+            if made is None:  # gone meanwhile: what is older is taken as absent
+                shape, prev, recent = LGShape(), None, {}
+                continue
             shape = _next(shape, prev, made, self.writes, self.derived)
             if shape.depth % _KEEP_EVERY == 0:
                 self.shapes[made.id] = shape
