@@ -101,3 +101,13 @@ def test_bad_inputs_name_the_culprit(db: Path, tmp_path: Path):
     assert code == 0 and "--redact passwd: no such key" in err
     with pytest.raises(ValueError, match="thread `none` has no checkpoints"):
         export_thread(SqliteSaver(str(db)), "none", tmp_path / "z.sqlite")
+
+
+def test_an_output_that_cannot_be_created_is_one_clear_line(db: Path, tmp_path: Path):
+    """A CheckpointError (here: the output's folder does not exist) gets its own line
+    naming the thread and the output, not the generic "export failed" of the last net."""
+    target = tmp_path / "no-such-folder" / "x.sqlite"
+    code, out, err = cli("export", str(db), "--thread", "t", "-o", str(target))
+    assert code == 1 and out == ""
+    assert f"export of thread t to {target} failed" in err and "folder exists" in err
+    assert not target.exists()

@@ -306,3 +306,56 @@ def test_retrograph_search_reads_a_langgraph_postgres_store(pg_url: str) -> None
     assert any(f["checkpoint_ns"].startswith("tools:") for f in found)  # inside the subgraph too
     code, out, _ = cli(pg_url, "-e", "'join' in log", "--thread", "t2")
     assert code == 0 and out.count("\n") >= 1 and "t2\t" in out
+
+
+# -- expressions that fail on some or every checkpoint ------------------------------------------
+
+
+def test_evaluation_errors_are_counted_and_reported(tmp_path: Path) -> None:
+    db = tmp_path / "subs.sqlite"
+    subgraph_store(db).close()
+    store = open_store(str(db))
+    try:
+        everywhere = StoreSearch('n > "x"', "expression")
+        assert drain(everywhere, store) == [] and everywhere.failed > 0 and everywhere.failed_everywhere
+        why = everywhere.failures()
+        assert why.startswith("the expression could not be evaluated on any checkpoint") and "TypeError" in why
+        assert "(thread t" in why and "step" in why
+        # fails only on the states where n is still 0
+        some = StoreSearch('n > "x" if n == 0 else n > 1', "expression")
+        hits = drain(some, store)
+        assert hits and 0 < some.failed < some.scanned and not some.failed_everywhere
+        assert some.failures().startswith(f"{some.failed:,} checkpoint") and "could not be evaluated: first error" \
+            in some.failures() and "TypeError" in some.failures()
+        clean = StoreSearch("n >= 2", "expression")
+        assert drain(clean, store) and clean.failed == 0 and clean.failures() == ""
+    finally:
+        store.close()
+
+
+def test_retrograph_search_says_why_an_expression_fails(tmp_path: Path) -> None:
+    db = tmp_path / "subs.sqlite"
+    subgraph_store(db).close()
+    code, out, err = cli(str(db), "-e", 'n > "x"')
+    assert code == 2 and out == "" and "could not be evaluated on any checkpoint" in err and "TypeError" in err
+    code, out, err = cli(str(db), "-e", "str(10**5000)")
+    assert code == 2 and "4,300 digits" in err
+    code, out, err = cli(str(db), "-e", 'n > "x" if n == 0 else n > 1')
+    assert code == 0 and out and "could not be evaluated: first error" in err
+
+
+def test_the_search_tab_says_why_an_expression_fails(open_window, qtbot, tmp_path: Path) -> None:
+    db = tmp_path / "subs.sqlite"
+    subgraph_store(db).close()
+    window = open_window(database=db, thread_id="t1")
+    tools, panel = window.debug_tools, window.debug_tools.panel
+    tools.show_tab(3)
+    tools.search('n > "x"', "expression", "all")
+    qtbot.waitUntil(lambda: tools.search_run is not None and tools.search_run.done and not tools.pending, timeout=15000)
+    error = panel.errors["search"]
+    assert error.isVisibleTo(panel) and "could not be evaluated on any checkpoint" in error.text()
+    assert "TypeError" in error.text()
+    tools.search('n > "x" if n == 0 else n > 1', "expression", "all")
+    qtbot.waitUntil(lambda: tools.search_run.done and not tools.pending, timeout=15000)
+    assert not error.isVisibleTo(panel) and panel.search_model.rowCount() > 0
+    assert "could not be evaluated: first error" in panel.search_note.text()

@@ -35,6 +35,7 @@ def export_parser() -> argparse.ArgumentParser:
 
 def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from engine.checkpoint.export import export_thread
+    from engine.errors import CheckpointError
     from engine.checkpoint.reading import describe_target, open_store
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -54,6 +55,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             summary = export_thread(store, args.thread, args.output, branch=args.branch, redact=redact)
         except ValueError as e:
             print(f"retrograph: {e}", file=err)
+            return 1
+        except CheckpointError as e:  # the output cannot be created, or the source cannot be read
+            print(f"retrograph: export of thread {args.thread} to {args.output} failed: {e}", file=err)
             return 1
     finally:
         store.close()

@@ -23,7 +23,8 @@ def search_parser() -> argparse.ArgumentParser:
         prog="retrograph search",
         description="Find the checkpoints whose state contains a text (case-insensitive) or makes an expression "
                     "true, across every thread and branch of a store (Retrograph's or LangGraph's). Reads only.",
-        epilog="Exit status: 0 some match, 1 none (or a read failed), 2 a bad command line or store. Examples: "
+        epilog="Exit status: 0 some match, 1 none (or a read failed), 2 a bad command line or store, or an expression "
+               "that cannot be evaluated on any checkpoint. Examples: "
                "retrograph search runs.sqlite 'rate limit'   ·   "
                "retrograph search runs.sqlite -e 'len(messages) > 20' --thread t1")
     p.add_argument("db", help="a checkpoint file, or a postgresql:// URL")
@@ -89,6 +90,11 @@ def cmd_search(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             store.close()
         except Exception:
             pass
+    if search.failed_everywhere:
+        print(f"retrograph: {search.failures()}", file=err)
+        return 2
+    if search.failed:
+        print(f"retrograph: {search.failures()}", file=err)
     if not search.done:
         print(f"retrograph: stopped after {search.matched:,} matches (--limit); {search.scanned:,} checkpoints "
               "searched so far", file=err)

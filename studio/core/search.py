@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.checkpoint.ids import ns_thread_key
 
-from .expressions import MISSING_VALUE, Expression
+from .expressions import MISSING_VALUE, Expression, ExpressionError
 from .jsonable import jsonable
 
 __all__ = ["SearchHit", "Matcher", "StoreSearch", "PAGE"]
@@ -66,16 +66,23 @@ class Matcher:
         self.query, self.mode = query.strip(), mode
         self.expression = Expression.parse(query) if mode == "expression" else None
         self._needle = self.query.lower()
+        self.evaluated = 0
+        """States the expression gave a value on (true or not): none while failures pile up
+        means the expression itself is wrong."""
 
     def match(self, values: Mapping[str, Any]) -> str | None:
-        """An excerpt saying why `values` match, or None."""
+        """An excerpt saying why `values` match, or None. Raises ExpressionError where the
+        expression cannot be evaluated on `values` (the scan counts and reports those)."""
         if self.expression is not None:
+            value = self.expression.evaluate(values, reuse=True)
+            if value is not MISSING_VALUE:
+                self.evaluated += 1
             try:
-                value = self.expression.evaluate(values, reuse=True)
                 if value is MISSING_VALUE or not bool(value):
                     return None
-            except Exception:  # ExpressionError, or a value whose truth is undefined: no match there
-                return None
+            except Exception as e:  # a value whose truth is undefined (an array, say)
+                raise ExpressionError(f"`{self.expression.text}`: its value has no truth: "
+                                      f"{type(e).__name__}: {e}") from None
             return f"{self.expression.text} → {_short(value)}"
         try:
             text = json.dumps(jsonable(dict(values)), ensure_ascii=False, sort_keys=True)
@@ -122,6 +129,10 @@ class StoreSearch:
         self.scanned = 0
         """Checkpoints read so far."""
         self.matched = 0
+        self.failed = 0
+        """Checkpoints the expression could not be evaluated on (a type error on some states)."""
+        self.first_failure: str | None = None
+        """The first of those errors and where: "`x > 1`: TypeError: ... (thread t1, step 3)"."""
         self.total: int | None = None
         """The root graphs' checkpoints in the threads searched, when the store says (progress)."""
         self.done = False
@@ -185,7 +196,14 @@ class StoreSearch:
                 read += 1
                 self.scanned += 1
                 self._before = ckpt.id
-                excerpt = self.matcher.match(ckpt.values)
+                try:
+                    excerpt = self.matcher.match(ckpt.values)
+                except ExpressionError as e:
+                    excerpt = None
+                    self.failed += 1
+                    if self.first_failure is None:
+                        where = f", subgraph {ns}" if ns else ""
+                        self.first_failure = f"{e} (thread {thread_id}{where}, step {ckpt.step})"
                 if excerpt is not None:
                     hits.append(SearchHit(thread_id=thread_id, namespace=ns, checkpoint_id=ckpt.id, step=ckpt.step,
                                           source=ckpt.source, excerpt=excerpt,
@@ -201,6 +219,23 @@ class StoreSearch:
         if self.cancelled or self._thread >= len(self._threads):
             self.done = True
         return hits
+
+    @property
+    def failed_everywhere(self) -> bool:
+        """The expression failed on checkpoints and gave a value on none (so it is wrong, not
+        the states); checkpoints lacking its names do not count either way."""
+        return self.failed > 0 and self.matcher.evaluated == 0
+
+    def failures(self) -> str:
+        """The evaluation errors in words ("" when none): every checkpoint failed, or how
+        many did and the first error with where it happened."""
+        if not self.failed:
+            return ""
+        if self.failed_everywhere:
+            return (f"the expression could not be evaluated on any checkpoint ({self.failed:,} tried): "
+                    f"{self.first_failure}")
+        return (f"{self.failed:,} checkpoint{'s' if self.failed != 1 else ''} could not be evaluated: "
+                f"first error {self.first_failure}")
 
     def describe(self) -> str:
         """Progress in words: "3 matches in 1,200 checkpoints of 2 threads (searching…)"."""

@@ -420,6 +420,12 @@ class DebugTools(QObject):
         else:
             note = f"{shown:,} matches shown; {search.scanned:,} checkpoints searched so far, more to search: " \
                    "Continue for the next matches."
+        why = search.failures()
+        why = why[:1].upper() + why[1:] + "." if why else ""
+        if search.failed_everywhere:  # a wrong expression (a type error on every state): say why, not "0 matches"
+            self.panel.show_error("search", why)
+        elif why:
+            note += " " + why
         self.panel.set_search_status(note, running=False, more=not search.done and shown < SEARCH_ROWS)
         self.panel.set_current(self.session.viewed_id or self.session.head_id)
 
