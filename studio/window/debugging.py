@@ -128,10 +128,11 @@ class DebugTools(QObject):
         self.dock = QDockWidget("Debug", window)
         self.dock.setObjectName("dock-debug")
         self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        window.tabifyDockWidget(window.docks.events, self.dock)  # type: ignore[attr-defined]
-        # hidden until asked for (Debug menu, View menu): a second tab beside Events would
-        # widen the window's minimum past an 800-pixel screen
+        # a tab beside Reducer diffs in the right column: full height there, where the bottom
+        # row (under a third of a 1280x720 window) showed a table row or two
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        window.tabifyDockWidget(window.docks.diff, self.dock)  # type: ignore[attr-defined]
+        # hidden until asked for (Debug menu, View menu)
         self.dock.hide()
         window.menus["View"].addAction(self.dock.toggleViewAction())  # type: ignore[attr-defined]
         menu = window.menuBar().addMenu("&Debug")

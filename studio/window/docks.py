@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 __all__ = ["Docks", "build_docks", "apply_default_sizes", "save_layout", "restore_layout", "fit_to_screen", "LAYOUT_VERSION"]
 
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 """Bump when the set of docks changes, so an old saved layout is ignored."""
 
 

@@ -202,10 +202,16 @@ class MainWindow(QMainWindow):
         for name in STEPPING:
             getattr(self.actions, name).setEnabled(can_run and not busy)
         self.actions.pause.setEnabled(busy)
-        self.actions.stop.setEnabled(busy or self.session.run is not None)
+        self.actions.stop.setEnabled(self._can_stop(busy))
         self.actions.reload.setEnabled(not busy and self.session.spec is not None)
         for action in (self.actions.rewind, self.actions.edit_fork):
             action.setEnabled(can_run and not busy)
+
+    def _can_stop(self, busy: bool) -> bool:
+        """Stop (Shift+F5) has something to stop: a command in flight, or a run paused
+        part way (between supersteps, or at an interrupt); not a run that is over."""
+        run = self.session.run
+        return busy or (run is not None and run.status in ("new", "ready", "interrupted"))
 
     def _on_status_changed(self, status: SessionStatus) -> None:
         self.status_thread.setText(f"thread: {status.thread_id or '—'}")
@@ -226,7 +232,7 @@ class MainWindow(QMainWindow):
         self.status_state.setProperty("status", status.status)
         self.status_state.style().unpolish(self.status_state)
         self.status_state.style().polish(self.status_state)
-        self.actions.stop.setEnabled(status.busy or self.session.run is not None)
+        self.actions.stop.setEnabled(self._can_stop(status.busy))
         self._on_busy_changed(status.busy)
 
     def _on_message(self, text: str) -> None:

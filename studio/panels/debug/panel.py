@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -102,6 +102,9 @@ class DebugPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tabs = QTabWidget(self, objectName="debugTabs")
+        # every tab's title in view in a narrow dock: shortened a little rather than scrolled away
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.setUsesScrollButtons(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -220,15 +223,17 @@ class DebugPanel(QWidget):
         go = QPushButton("Search", page, objectName="runSearch")
         go.clicked.connect(self._on_search)
         _compact(self.search_mode, self.search_scope)
-        row.addWidget(self.search_mode)
-        row.addWidget(self.search_scope)
+        # the query has the first row to itself (with the two boxes beside it, a dock a
+        # quarter of a 1280-pixel window wide left it a few characters); mode and scope
+        # have the row under it
         row.addWidget(self.search_edit, 1)
         row.addWidget(go)
         column.addLayout(row)
         column.addWidget(self.errors["search"])
-        status = QHBoxLayout()
+        options = QHBoxLayout()
         self.search_note = QLabel("", page, objectName="searchNote")
         self.search_note.setWordWrap(True)
+        self.search_note.hide()  # shown with a search's progress: no empty line before
         self.search_more = QPushButton("Continue", page, objectName="searchMore")
         self.search_more.setToolTip("Search on for the next matches")
         self.search_more.clicked.connect(self.search_continued.emit)
@@ -236,10 +241,13 @@ class DebugPanel(QWidget):
         self.search_stop.clicked.connect(self.search_cancelled.emit)
         self.search_more.hide()
         self.search_stop.hide()
-        status.addWidget(self.search_note, 1)
-        status.addWidget(self.search_more)
-        status.addWidget(self.search_stop)
-        column.addLayout(status)
+        options.addWidget(self.search_mode)
+        options.addWidget(self.search_scope)
+        options.addStretch(1)
+        options.addWidget(self.search_more)
+        options.addWidget(self.search_stop)
+        column.addLayout(options)
+        column.addWidget(self.search_note)
         self.search_model = TextRows(["thread", "step", "source", "ran", "match"])
         self.search_view = _table(self.search_model, page)
         self.search_view.clicked.connect(self._on_hit_clicked)
@@ -307,6 +315,7 @@ class DebugPanel(QWidget):
 
     def set_hits(self, rows: Sequence[Row], note: str) -> None:
         self.search_note.setText(note)
+        self.search_note.setVisible(bool(note))
         self.search_model.set_rows(self.search_model.columns, rows)
         _fit_columns(self.search_view, widest=200)
 
@@ -320,6 +329,7 @@ class DebugPanel(QWidget):
     def set_search_status(self, note: str, *, running: bool, more: bool) -> None:
         """The progress line; Cancel while a search runs, Continue when it paused with more to search."""
         self.search_note.setText(note)
+        self.search_note.setVisible(bool(note))
         self.search_stop.setVisible(running)
         self.search_more.setVisible(more and not running)
 
