@@ -83,10 +83,13 @@ def test_ctrl_c_is_one_line_and_exit_130(tmp_path, capsys):
 
 
 def test_an_error_a_command_lets_through_is_still_one_line(tmp_path, capsys, monkeypatch):
-    """The last net in `main`: `export` into a missing folder raised CheckpointError
-    through the command (a traceback); now it is one line, exit 1."""
+    """`export` into a missing folder raised CheckpointError through the command (a
+    traceback); it now has its own line naming the thread and the output, exit 1. The last
+    net in `main` still makes any other error one line."""
     from engine import SqliteSaver
+    from engine.errors import CheckpointError
     from studio.__main__ import main
+    from studio.cli import debugtools
 
     monkeypatch.delenv("RETROGRAPH_TRACEBACK", raising=False)
     db = tmp_path / "runs.sqlite"
@@ -96,10 +99,18 @@ def test_an_error_a_command_lets_through_is_still_one_line(tmp_path, capsys, mon
     target = tmp_path / "no" / "out.sqlite"
     assert main(["export", str(db), "--thread", "t", "-o", str(target)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"retrograph: export failed: CheckpointError: Cannot open `{target}`: unable to open database "
-                   "file. Check that its folder exists and is writable. (RETROGRAPH_TRACEBACK=1 shows where)"]
+    assert err == [f"retrograph: export of thread t to {target} failed: Cannot open `{target}`: unable to open "
+                   "database file. Check that its folder exists and is writable."]
     with SqliteSaver(db) as saver:  # the source is untouched
         assert len(list(saver.list({"configurable": {"thread_id": "t"}}))) == 3
+
+    def broken(args):  # a command with a bug that lets an error through
+        raise CheckpointError("the store went away")
+
+    monkeypatch.setitem(debugtools.COMMANDS, "export", broken)
+    assert main(["export", str(db), "--thread", "t", "-o", str(target)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "retrograph: export failed: CheckpointError: the store went away (RETROGRAPH_TRACEBACK=1 shows where)"]
 
 
 @pytest.mark.parametrize("parse", [check_json, parse_json], ids=["edit-state", "interrupt-answer"])
