@@ -32,6 +32,13 @@ __all__ = [
 
 _MB = 1024 * 1024
 
+_EXTRAS_WRAP = 6
+"""Levels of the extras blob around a node's write kept in a task record: the blob
+`[tasks, barriers, metadata]`, the metadata dict, its "record" list, a task's record, its
+"writes" list, a `[channel, value]` pair. They are the store's, not the user's, so they do
+not count against the serializer's depth limit (a write allowed in a channel is allowed
+in the record too)."""
+
 
 def join_list_segments(segments: Iterable[bytes]) -> bytes:
     """One JSON array from list segments: each segment is the inside of an encoded list
@@ -111,12 +118,13 @@ def dumps_extras(serde: Serializer, checkpoint: Checkpoint) -> bytes | None:
             pass
     joins = {k: list(v) for k, v in barriers.items()}
     try:
-        return serde.dumps([rows, joins, dict(metadata)])
+        return serde.dumps([rows, joins, dict(metadata)], headroom=_EXTRAS_WRAP)
     except SerializationError:  # encode the parts apart so the message names the right one
+        part = _EXTRAS_WRAP - 1  # each part sits one level inside the blob
         for i, row in enumerate(rows):
-            serde.dumps(row, where=f"tasks[{i}]")
-        serde.dumps(joins, where="barriers")
-        serde.dumps(dict(metadata), where="metadata")
+            serde.dumps(row, where=f"tasks[{i}]", headroom=part)
+        serde.dumps(joins, where="barriers", headroom=part)
+        serde.dumps(dict(metadata), where="metadata", headroom=part)
         raise
 
 
@@ -126,7 +134,7 @@ def loads_extras(
     """Inverse of `dumps_extras`, checking the shape (the bytes may come from a hostile file)."""
     if data is None:
         return (), {}, {}
-    got = serde.loads(data)
+    got = serde.loads(data, headroom=_EXTRAS_WRAP)
     try:
         tasks, barriers, metadata = got
         if type(tasks) is not list or type(barriers) is not dict or type(metadata) is not dict:

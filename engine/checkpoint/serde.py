@@ -181,17 +181,19 @@ class Serializer:
         return info
 
     # -- dumps --------------------------------------------------------------------------
-    def dumps(self, value: Any, *, where: str | None = None) -> bytes:
+    def dumps(self, value: Any, *, where: str | None = None, headroom: int = 0) -> bytes:
         """Encode `value`. `where` names it in errors (e.g. the state key `"messages"`),
-        so a failure reads "`messages[3].payload` is a `Payload`..."."""
+        so a failure reads "`messages[3].payload` is a `Payload`...". `headroom` is how many
+        levels of `value` are the store's own wrapping (e.g. a task record around a node's
+        write): they do not count against `MAX_DEPTH`, which limits the user's data."""
         t = type(value)
         if t is bool or value is None or (t is int and _INT_MIN <= value <= _INT_MAX):
             return orjson.dumps(value)
         try:
             try:
-                out = orjson.dumps(self._enc(value, 0, _FAST))
+                out = orjson.dumps(self._enc(value, -headroom, _FAST))
             except orjson.JSONEncodeError:  # a non-str dict key or a huge int: be thorough
-                out = orjson.dumps(self._enc(value, 0, _STRICT))
+                out = orjson.dumps(self._enc(value, -headroom, _STRICT))
         except _Unencodable as e:
             raise self._error(e, _shorten((where or "value") + self._path_to(value, e.value))) from None
         except orjson.JSONEncodeError as e:  # a str with a lone surrogate, e.g. "\\ud800"
@@ -330,12 +332,13 @@ class Serializer:
         return err
 
     # -- loads --------------------------------------------------------------------------
-    def loads(self, data: bytes, *, plain: bool = False) -> Any:
+    def loads(self, data: bytes, *, plain: bool = False, headroom: int = 0) -> Any:
         """Decode bytes made by `dumps`. Garbage raises `CheckpointDecodeError`, nothing else.
 
         `plain=True` says the bytes hold no tagged values (a store that noted it when
         saving), which skips searching a big value for them; wrong, it only leaves a
-        tag undecoded as the plain dict it is."""
+        tag undecoded as the plain dict it is. `headroom`: as in `dumps` (the same value
+        must be given back)."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise CheckpointDecodeError(f"checkpoint data must be bytes, not {type(data).__name__}")
         if isinstance(data, memoryview):
@@ -353,11 +356,12 @@ class Serializer:
         if plain or TAG_BYTES not in data:
             # untagged data skips `_dec`, so its depth is checked here (cheaply: only data
             # with more than MAX_DEPTH brackets can nest that deep)
-            if (data.count(b"[") + data.count(b"{") > MAX_DEPTH) and not _depth_within(raw, MAX_DEPTH):
+            limit = MAX_DEPTH + headroom
+            if (data.count(b"[") + data.count(b"{") > limit) and not _depth_within(raw, limit):
                 raise CheckpointDecodeError(f"stored value is nested more than {MAX_DEPTH} levels deep")
             return raw
         try:
-            return self._dec(raw, 0)
+            return self._dec(raw, -headroom)
         except (CheckpointDecodeError, Warning):
             raise
         except RecursionError:
