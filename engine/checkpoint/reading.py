@@ -16,7 +16,15 @@ from ..errors import CheckpointError, NotARetrographDatabase
 from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo, ns_thread_key
 from .postgres_schema import connect_error, has_retrograph_tables, is_postgres_url, safe_url
 
-__all__ = ["CheckpointStore", "OwnStore", "open_store", "is_postgres_url", "describe_target"]
+__all__ = ["CheckpointStore", "OwnStore", "open_store", "is_postgres_url", "describe_target", "skipping"]
+
+
+def skipping(lister: Any, on_unreadable: Any) -> dict[str, Any]:
+    """The keyword arguments that make `lister.list_headers(...)` / `lister.list(...)` skip
+    a checkpoint whose row cannot be decoded, telling `on_unreadable(checkpoint_id, reason)`,
+    instead of failing the whole listing: `{}` for a store that cannot (it still raises).
+    Retrograph's SQLite files can (a damaged row is the usual culprit there)."""
+    return {"on_unreadable": on_unreadable} if getattr(lister, "skips_unreadable", False) is True else {}
 
 
 @runtime_checkable
@@ -63,9 +71,16 @@ class OwnStore:
     def namespaces(self, thread_id: str) -> list[str]:
         return ["", *self.saver.namespaces(thread_id)]
 
+    @property
+    def skips_unreadable(self) -> bool:
+        return getattr(self.saver, "skips_unreadable", False) is True
+
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
-                     checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
-        return self.saver.list_headers(ns_thread_key(thread_id, checkpoint_ns), before=before, limit=limit)
+                     checkpoint_ns: str = "", **skip: Any) -> Iterator[CheckpointHeader]:
+        """`**skip`: what `skipping(self, ...)` gives (nothing else is taken)."""
+        if set(skip) - {"on_unreadable"}:
+            raise TypeError(f"list_headers() got unexpected keyword arguments: {sorted(set(skip) - {'on_unreadable'})}")
+        return self.saver.list_headers(ns_thread_key(thread_id, checkpoint_ns), before=before, limit=limit, **skip)
 
     def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
         return self.saver.get(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)

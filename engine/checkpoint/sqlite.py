@@ -24,9 +24,9 @@ import builtins
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -93,6 +93,21 @@ _INSERT_WRITE = (
     "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value)"
     f" SELECT tid, id, ?, ?, ?, ? FROM checkpoints WHERE tid = {_TID} AND id = ?"
 )
+
+
+Unreadable = Callable[[str, str], None]
+"""`on_unreadable(checkpoint_id, reason)`: told of a checkpoint skipped because its row
+cannot be decoded."""
+
+
+class _Skipped(NamedTuple):
+    id: Any
+    reason: str
+
+
+def _row_name(cid: Any) -> str:
+    """A row's checkpoint id as text (a damaged row's id may be anything)."""
+    return cid if type(cid) is str else repr(cid)[:60]
 
 
 @contextmanager
@@ -516,17 +531,53 @@ class SqliteSaver(BaseCheckpointSaver):
             oldest_cid = rows[-1][0]  # `columns` start with cid (HEADER_COLS, ROW_COLS)
             bound, left = oldest_cid - 1, (left - len(rows) if left > 0 else left)
 
-    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
+    skips_unreadable = True
+    """`list` and `list_headers` take `on_unreadable` (see `engine.checkpoint.reading`)."""
+
+    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+             on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
+        """Checkpoints newest first. A row that cannot be decoded raises CheckpointDecodeError;
+        with `on_unreadable(checkpoint_id, reason)` it is reported there and skipped (a
+        reader lists the rest of the thread). Reads only."""
         # Small pages: a caller often wants the first few (a timeline's visible rows).
-        for found in self._pages(ROW_COLS, thread_id, before, limit, size=25, fetch=self._fetch):
-            yield self._decode(thread_id, *found)
+        if on_unreadable is None:
+            for found in self._pages(ROW_COLS, thread_id, before, limit, size=25, fetch=self._fetch):
+                yield self._decode(thread_id, *found)
+            return
+
+        def fetch(conn: sqlite3.Connection, read: tuple[Any, ...]) -> Any:
+            try:
+                return self._fetch(conn, read)
+            except CheckpointDecodeError as e:
+                return _Skipped(read[1], str(e))
+
+        for found in self._pages(ROW_COLS, thread_id, before, limit, size=25, fetch=fetch):
+            if type(found) is _Skipped:
+                on_unreadable(_row_name(found.id), found.reason)
+                continue
+            try:
+                ckpt = self._decode(thread_id, *found)
+            except CheckpointDecodeError as e:
+                on_unreadable(_row_name(found[0].id), str(e))
+                continue
+            yield ckpt
 
     def list_headers(
-        self, thread_id: str, *, before: str | None = None, limit: int | None = None
+        self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+        on_unreadable: Unreadable | None = None,
     ) -> Iterator[CheckpointHeader]:
+        """Headers newest first; `on_unreadable` as in `list`."""
         for read in self._pages(HEADER_COLS, thread_id, before, limit):
             row = HeaderRow._make(read)
-            yield self._check(row, header, thread_id, row)
+            if on_unreadable is None:
+                yield self._check(row, header, thread_id, row)
+                continue
+            try:
+                head = self._check(row, header, thread_id, row)
+            except CheckpointDecodeError as e:
+                on_unreadable(_row_name(row.id), str(e))
+                continue
+            yield head
 
     def threads(self) -> builtins.list[ThreadInfo]:
         with self._lock, self._errors():

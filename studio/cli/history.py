@@ -10,6 +10,11 @@ Without --thread: one line per thread, `{"thread_id": ..., "checkpoints": N}`. W
 one object per checkpoint, newest first (subgraph namespaces merged in by time), with
 checkpoint_id, parent_id, step, source, next, checkpoint_ns, created_at; --values adds
 the state as JSON-like data (messages as {type, content, tool_calls...}).
+
+A checkpoint whose stored row cannot be decoded (a damaged file) is skipped, not fatal:
+stderr says "checkpoint X could not be read: ...; the rest is listed" (with --json, stdout
+also gets `{"checkpoint_id", "checkpoint_ns", "unreadable"}` for it). The exit code is 0
+when at least one checkpoint was listed, 1 when every one was unreadable. Reads only.
 """
 from __future__ import annotations
 
@@ -53,10 +58,15 @@ def _line(out: TextIO, obj: Any, as_json: bool) -> None:
         out.write("      " + json.dumps(obj["values"], ensure_ascii=False) + "\n")
 
 
-def _records(store: Any, thread_id: str, values: bool) -> Iterator[dict[str, Any]]:
-    """Every namespace's checkpoints, merged newest first by time (each list is already)."""
+def _records(store: Any, thread_id: str, values: bool, unreadable: Any) -> Iterator[dict[str, Any]]:
+    """Every namespace's checkpoints, merged newest first by time (each list is already).
+    A checkpoint whose row cannot be decoded is skipped and told to `unreadable(id, ns, reason)`."""
+    from engine.checkpoint.reading import skipping
+    from engine.errors import CheckpointDecodeError
+
     def stream(ns: str) -> Iterator[tuple[str, str, Any]]:
-        for h in store.list_headers(thread_id, checkpoint_ns=ns):
+        skip = skipping(store, lambda cid, reason: unreadable(cid, ns, reason))
+        for h in store.list_headers(thread_id, checkpoint_ns=ns, **skip):
             yield h.created_at, ns, h
 
     streams = [stream(ns) for ns in store.namespaces(thread_id)]
@@ -66,7 +76,11 @@ def _records(store: Any, thread_id: str, values: bool) -> Iterator[dict[str, Any
             "next": list(h.next), "checkpoint_ns": ns, "created_at": created_at,
         }
         if values:
-            found = store.get(thread_id, h.id, checkpoint_ns=ns)
+            try:
+                found = store.get(thread_id, h.id, checkpoint_ns=ns)
+            except CheckpointDecodeError as e:
+                unreadable(h.id, ns, str(e))
+                continue
             obj["values"] = jsonable(dict(found.values)) if found is not None else None
         yield obj
 
@@ -93,10 +107,22 @@ def cmd_history(args: argparse.Namespace, out: TextIO | None = None, err: TextIO
         if not any(t.thread_id == args.thread for t in store.threads()):
             print(f"retrograph: no thread {args.thread!r} in {store.describe()}", file=err)
             return 1
-        for obj in _records(store, args.thread, args.values):
+        listed, skipped = 0, 0
+
+        def unreadable(cid: str, ns: str, reason: str) -> None:
+            nonlocal skipped
+            skipped += 1
+            text = f"checkpoint {cid} could not be read: {_text(reason)}; the rest is listed"
+            if args.json:
+                out.write(json.dumps({"checkpoint_id": cid, "checkpoint_ns": ns, "unreadable": text},
+                                     ensure_ascii=False) + "\n")
+            print(f"retrograph: {text}", file=err)
+
+        for obj in _records(store, args.thread, args.values, unreadable):
             _line(out, obj, args.json)
+            listed += 1
         out.flush()
-        return 0
+        return 1 if skipped and not listed else 0
     except BrokenPipeError:
         return 0
     except Exception as e:

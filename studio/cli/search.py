@@ -90,6 +90,8 @@ def cmd_search(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             store.close()
         except Exception:
             pass
+    for cid, reason in search.unreadable:
+        print(f"retrograph: checkpoint {cid} could not be read: {reason}; the rest is searched", file=err)
     if search.failed_everywhere:
         print(f"retrograph: {search.failures()}", file=err)
         return 2

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.checkpoint.ids import ns_thread_key
+from engine.checkpoint.reading import skipping
 
 from .expressions import MISSING_VALUE, Expression, ExpressionError
 from .jsonable import jsonable
@@ -101,10 +102,12 @@ def _lister(store: Any) -> Any:
     return getattr(store, "saver", store)
 
 
-def _checkpoints(store: Any, key: str, before: str | None, limit: int) -> Iterator[Any]:
+def _checkpoints(store: Any, key: str, before: str | None, limit: int, unreadable: Any) -> Iterator[Any]:
+    """Full checkpoints newest first; one whose row cannot be decoded is skipped and told
+    to `unreadable(checkpoint_id, reason)` when the store can skip (else it raises)."""
     lister = _lister(store)
     if callable(getattr(lister, "list", None)):
-        return iter(lister.list(key, before=before, limit=limit))
+        return iter(lister.list(key, before=before, limit=limit, **skipping(lister, unreadable)))
     return (c for h in store.list_headers(key, before=before, limit=limit)
             if (c := store.get(key, h.id)) is not None)
 
@@ -137,6 +140,8 @@ class StoreSearch:
         """The root graphs' checkpoints in the threads searched, when the store says (progress)."""
         self.done = False
         self.cancelled = False
+        self.unreadable: list[tuple[str, str]] = []
+        """(checkpoint id, reason) of the checkpoints skipped because they cannot be read."""
 
     @property
     def threads(self) -> int:
@@ -192,7 +197,15 @@ class StoreSearch:
                 continue
             ns = self._spaces[self._space]
             read = 0
-            for ckpt in _checkpoints(store, ns_thread_key(thread_id, ns), self._before, left):
+
+            def unreadable(cid: str, reason: str) -> None:
+                nonlocal read
+                read += 1  # it took its place in the page: the scan goes on after it
+                self.scanned += 1
+                self._before = cid
+                self.unreadable.append((cid, reason))
+
+            for ckpt in _checkpoints(store, ns_thread_key(thread_id, ns), self._before, left, unreadable):
                 read += 1
                 self.scanned += 1
                 self._before = ckpt.id
@@ -243,5 +256,10 @@ class StoreSearch:
         threads = self.threads
         where = f" in {threads:,} thread{'s' if threads != 1 else ''}" if threads else ""
         state = "stopped" if self.cancelled else "done" if self.done else "more to search"
+        skipped = ""
+        if self.unreadable:
+            cid, reason = self.unreadable[0]
+            more = f" and {len(self.unreadable) - 1} more" if len(self.unreadable) > 1 else ""
+            skipped = f"; checkpoint {cid} could not be read: {reason}{more}; the rest is searched"
         return (f"{self.matched:,} match{'es' if self.matched != 1 else ''} in {self.scanned:,} checkpoints{of}"
-                f"{where} ({state})")
+                f"{where} ({state}){skipped}")

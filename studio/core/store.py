@@ -145,11 +145,17 @@ class CheckpointReader:
         return await self.call(lambda s: s.get(thread_id, checkpoint_id))
 
     async def checkpoint_and_parent(self, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, list[Any]]:
-        """A checkpoint, its parent and its pending writes, in one trip to the thread."""
+        """A checkpoint, its parent (None when unreadable) and its pending writes, in one
+        trip to the thread."""
 
         def read(s: Any) -> tuple[Any, Any, list[Any]]:
+            from engine.errors import CheckpointDecodeError
+
             ckpt = s.get(thread_id, checkpoint_id)
-            parent = s.get(thread_id, ckpt.parent_id) if ckpt is not None and ckpt.parent_id else None
+            try:  # a damaged parent (skipped by the timeline) leaves the diff without a "before"
+                parent = s.get(thread_id, ckpt.parent_id) if ckpt is not None and ckpt.parent_id else None
+            except CheckpointDecodeError:
+                parent = None
             pending = list(s.pending_writes(thread_id, checkpoint_id)) if ckpt is not None else []
             return ckpt, parent, pending
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QTimer
 
 from engine import CheckpointError
 from engine.checkpoint.ids import ns_thread_key
+from engine.checkpoint.reading import skipping
 from studio.core import convert
 from studio.core.history import History
 from studio.core.loader import (
@@ -45,11 +46,16 @@ FIRST_PAGE = 1000
 """Checkpoints shown at once when a thread opens; the rest of a long history follows."""
 
 
-def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple[History, tuple[Any, ...]]:
+def _read_history(saver: Any, thread_id: str, limit: int | None = None,
+                  ) -> tuple[History, tuple[Any, ...], list[tuple[str, str]]]:
     """On the reader's thread: the thread's (newest `limit`) headers as a History and its
     rows, oldest first. Subgraphs' checkpoints (in the thread's namespaces) are added
-    for the parent checkpoints read, to be shown under the step that ran them."""
-    headers = list(saver.list_headers(thread_id, limit=limit))  # newest first
+    for the parent checkpoints read, to be shown under the step that ran them. Third: the
+    (checkpoint id, reason) of rows skipped because they cannot be decoded (a damaged
+    file), so one bad row does not hide the thread."""
+    unreadable: list[tuple[str, str]] = []
+    skip = skipping(saver, lambda cid, reason: unreadable.append((cid, reason)))
+    headers = list(saver.list_headers(thread_id, limit=limit, **skip))  # newest first
     history = History(convert.timeline_row(h) for h in reversed(headers))
     namespaces = getattr(saver, "namespaces", None)
     try:
@@ -58,7 +64,7 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
             if not ns or owner is not None and owner not in history:  # its parent step is on an older page
                 continue
             key = ns_thread_key(thread_id, ns)
-            rows = [convert.timeline_row(h) for h in saver.list_headers(key)]
+            rows = [convert.timeline_row(h) for h in saver.list_headers(key, **skip)]
             if owner is None and rows and not any(r.owner for r in rows):
                 # LangGraph's namespace in a Retrograph file (an exported run): its task id does
                 # not name the owner; the checkpoints' metadata does (one namespace, one owner)
@@ -69,7 +75,19 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None) -> tuple
                     history.add(row)
     except CheckpointError as exc:  # a store that keeps no readable subgraph history: the thread alone
         log.warning("could not read the subgraph checkpoints of %s: %s", thread_id, exc)
-    return history, history.rows()
+    return history, history.rows(), unreadable
+
+
+def unreadable_report(unreadable: list[tuple[str, str]]) -> ErrorReport:
+    """The banner for checkpoints skipped while reading a thread (the rest is listed)."""
+    cid, reason = unreadable[0]
+    more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
+    return ErrorReport(
+        kind="database", title="A checkpoint could not be read",
+        message=f"checkpoint {cid} could not be read: {reason}; the rest is listed{more}.",
+        detail="\n".join(f"{c}: {r}" for c, r in unreadable[:50]),
+        hint="The file is damaged there; nothing was written to it. Export the thread to keep what is readable.",
+    )
 
 
 def _parents_owner(ckpt: Any) -> str | None:
@@ -311,7 +329,7 @@ class Loading:
         p.clear_events()
         assert s.reader is not None
         await self.refresh_threads()
-        history, rows = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
+        history, rows, unreadable = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
         s.history = history
         self.signals.timelineReset.emit(history.all_rows())
         if rows:  # a thread recorded earlier: its events, as the history tells them
@@ -336,12 +354,14 @@ class Loading:
             p.emit_marks()
         self._refresh_inspector()
         p.emit_status()
+        if unreadable:
+            p.set_error(unreadable_report(unreadable))
 
     async def _load_full_history(self, thread_id: str) -> None:
         s = self.state
         assert s.reader is not None
         try:
-            full, _ = await s.reader.call(_read_history, thread_id, None)
+            full, _, unreadable = await s.reader.call(_read_history, thread_id, None)
         except asyncio.CancelledError:
             return
         except Exception as exc:
@@ -352,6 +372,8 @@ class Loading:
         for row in s.history.all_rows():  # rows committed while the rest was loading
             full.add(row)
         s.history = full
+        if unreadable:
+            self.presenter.set_error(unreadable_report(unreadable))
         self.signals.timelineReset.emit(full.all_rows())
         self.signals.headChanged.emit(s.head_id)
         self.signals.viewChanged.emit(s.viewed_id or s.head_id)
