@@ -180,6 +180,12 @@ class Teaching:
 
     # -- handlers --------------------------------------------------------------------------
     def _on_why(self, why: WhyMarks) -> None:
+        try:
+            same = why == self.why
+        except Exception:  # a pending value whose == is not a bool (an array): redraw
+            same = False
+        if same is True:  # a step that changes no mark redraws nothing
+            return
         self.why = why
         panels = self.window.panels
         panels.graph.set_why(why)

@@ -3,11 +3,14 @@ answer, `goto` or `Send ×N`), badges on nodes (a join waiting, `Send ×3`, a go
 node, a task whose writes are pending), a frame around the tasks of one superstep (they run
 together on the same snapshot), and a one-sentence tooltip on every node.
 
-Drawn as extra scene items over the panel's own; `apply` replaces them all.
+Drawn as extra scene items over the panel's own. `apply` is incremental: each mark has a
+key saying what it shows and where, and only the marks whose key appears or disappears
+are added to or removed from the scene (a step inside a 300-task superstep adds one
+badge instead of redrawing 600 items); tooltips are set only when their text changes.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
@@ -114,32 +117,58 @@ class WhyOverlay:
         self.triggered: list[tuple[str, str]] = []
         """(source, target) of the edges drawn as triggers."""
         self.frame: QRectF | None = None
+        self._keyed: dict[Hashable, QGraphicsItem] = {}
+        """The items on the scene, by what they show and where (see `_add`)."""
+        self._wanted: dict[Hashable, QGraphicsItem] = {}
+        self._tips: dict[str, tuple[int, str]] = {}
+        """Node -> (its item, the tooltip last set on it)."""
+        self.added = 0
+        self.removed = 0
+        """Items added to / removed from the scene so far (how much a step redraws)."""
 
     def clear(self) -> None:
         for item in self.items:
             if item.scene() is self.scene:
                 self.scene.removeItem(item)
-        self.items, self.badges, self.triggered, self.frame = [], {}, [], None
+                self.removed += 1
+        self.forget()
 
     def forget(self) -> None:
         """The scene was cleared (a new layout): the items are gone already."""
         self.items, self.badges, self.triggered, self.frame = [], {}, [], None
+        self._keyed, self._tips = {}, {}
 
-    def _add(self, item: QGraphicsItem) -> None:
-        self.scene.addItem(item)
-        self.items.append(item)
+    def _add(self, key: Hashable, make: Callable[[], QGraphicsItem]) -> QGraphicsItem:
+        """The item for `key`: the one already on the scene, else `make()` added to it."""
+        item = self._keyed.get(key)
+        if item is None or item.scene() is not self.scene:
+            item = make()
+            self.scene.addItem(item)
+            self.added += 1
+        self._wanted[key] = item
+        return item
 
     def apply(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
-        self.clear()
+        self.badges, self.triggered, self.frame = {}, [], None
+        self._wanted = {}
         for name, item in nodes.items():
             sentence = why.hover.get(name, name)
-            item.setToolTip(f"{sentence}\n{HELP}" if item.breakable() else sentence)
+            tip = f"{sentence}\n{HELP}" if item.breakable() else sentence
+            if self._tips.get(name) != (id(item), tip):
+                item.setToolTip(tip)
+                self._tips[name] = (id(item), tip)
         self._draw_triggers(why, nodes, edges)
         self._draw_group(why, nodes)
         for name, texts in why.badges.items():
             self._badges_on(name, list(texts), nodes)
         for name in why.finished:
             self._badges_on(name, ["✓ pending"], nodes)
+        for key, item in self._keyed.items():
+            if self._wanted.get(key) is not item and item.scene() is self.scene:
+                self.scene.removeItem(item)
+                self.removed += 1
+        self._keyed, self._wanted = self._wanted, {}
+        self.items = list(self._keyed.values())
 
     def _badges_on(self, name: str, texts: list[str], nodes: Mapping[str, NodeItem]) -> None:
         item = nodes.get(name)
@@ -148,9 +177,9 @@ class WhyOverlay:
         box = item.box
         y = box.y - box.h / 2 - 9.0 - 18.0 * len(self.badges.get(name, []))
         for text in texts:
-            badge = Badge(text, _kind(text), QPointF(box.x, y))
-            self._add(badge)
-            self.badges.setdefault(name, []).append(badge)
+            at = QPointF(box.x, y)
+            badge = self._add(("badge", id(item), text, box.x, y), lambda t=text, at=at: Badge(t, _kind(t), at))
+            self.badges.setdefault(name, []).append(badge)  # type: ignore[arg-type]
             y -= 18.0
 
     def _draw_triggers(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
@@ -170,18 +199,13 @@ class WhyOverlay:
                 pair = hits[0] if hits else pair
             if pair not in wanted:
                 continue
-            glow = QGraphicsPathItem(edge.path())
-            pen = QPen(TRIGGER_COLOUR, 7.0)
-            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-            glow.setPen(pen)
-            glow.setZValue(-1)
-            glow.setToolTip(f"{pair[0]} → {pair[1]}: this triggered {pair[1]}")
-            self._add(glow)
+            self._add(("glow", id(edge), pair), lambda edge=edge, pair=pair: _glow(edge, pair))
             self.triggered.append((s, t))
             label = wanted[pair]
             if label and pair not in labelled and not edge.edge.label:
                 labelled.add(pair)
-                self._add(Badge(label, _kind(label), edge.path().pointAtPercent(0.5)))
+                self._add(("edge label", id(edge), label),
+                          lambda edge=edge, label=label: Badge(label, _kind(label), edge.path().pointAtPercent(0.5)))
         self.triggered = list(dict.fromkeys(self.triggered))
 
     def _draw_group(self, why: WhyMarks, nodes: Mapping[str, NodeItem]) -> None:
@@ -195,8 +219,21 @@ class WhyOverlay:
         rect = rect.adjusted(-14, -14 - 18.0 * max((len(why.badges.get(m.node_id, ())) for m in members), default=0),
                              14, 14)
         self.frame = rect
-        self._add(_Frame(rect))
+        box = (rect.x(), rect.y(), rect.width(), rect.height())
+        self._add(("frame", box), lambda: _Frame(QRectF(rect)))
         n = len(why.together)
         text = (f"superstep {why.step} · {n} tasks, same snapshot" if n > 1
                 else f"superstep {why.step}")
-        self._add(Badge(text, "group", QPointF(rect.left() + 6, rect.bottom() + 10), anchor="left"))
+        at = QPointF(rect.left() + 6, rect.bottom() + 10)
+        self._add(("group", text, at.x(), at.y()), lambda: Badge(text, "group", at, anchor="left"))
+
+
+def _glow(edge: EdgeItem, pair: tuple[str, str]) -> QGraphicsPathItem:
+    """The amber glow under an edge that triggered `pair[1]`."""
+    glow = QGraphicsPathItem(edge.path())
+    pen = QPen(TRIGGER_COLOUR, 7.0)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    glow.setPen(pen)
+    glow.setZValue(-1)
+    glow.setToolTip(f"{pair[0]} → {pair[1]}: this triggered {pair[1]}")
+    return glow
