@@ -66,3 +66,25 @@ def test_over_the_limit_fails_the_same_with_or_without_record(saver: Any, record
     app = _app(saver, MAX_DEPTH + 1)
     with pytest.raises(SerializationError, match=f"nested more than {MAX_DEPTH} levels"):
         app.invoke({}, {"configurable": {"thread_id": "t"}, "record": record})
+
+
+def test_export_redacts_a_secret_at_the_bottom_of_a_write_at_the_limit(tmp_path: Any) -> None:
+    """The record's wrapper levels must not carry a deep secret past the redactor."""
+    from engine.checkpoint.export import export_thread
+
+    def deep_secret(levels: int) -> Any:
+        v: Any = {"token": "sk-deep-secret"}
+        for _ in range(levels - 1):
+            v = {"a": v}
+        return v
+
+    src = SqliteSaver(str(tmp_path / "src.db"))
+    g = StateGraph(S)
+    g.add_node("n", lambda s: {"x": deep_secret(MAX_DEPTH - 1)})
+    g.set_entry_point("n")
+    g.set_finish_point("n")
+    g.compile(checkpointer=src).invoke({}, {"configurable": {"thread_id": "t"}, "record": True})
+    out = tmp_path / "out.db"
+    export_thread(src, "t", str(out), redact=["token"])
+    src.close()
+    assert b"sk-deep-secret" not in out.read_bytes()

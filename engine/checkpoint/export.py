@@ -29,7 +29,10 @@ from .ids import ns_thread_key
 __all__ = ["export_thread", "ExportSummary", "REDACTED", "namespace_owner"]
 
 REDACTED = "<redacted>"
-_MAX_DEPTH = 100
+_MAX_DEPTH = 100 + 16
+"""The serializer's nesting limit, plus room for the levels a task record wraps around a
+node's write in the metadata. Past it a container is redacted whole (fail closed), never
+copied unscrubbed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,7 +193,7 @@ def _redacted(c: Checkpoint, names: frozenset[str], found: set[str]) -> Checkpoi
 
 def _scrub(value: Any, names: frozenset[str], found: set[str], depth: int = 0, record: bool = False) -> Any:
     if depth > _MAX_DEPTH:
-        return value
+        return REDACTED if isinstance(value, (Mapping, list, tuple)) or _has_fields(value) else value
     if isinstance(value, Mapping) and type(value) in (dict,):
         out = {}
         for k, v in value.items():
@@ -209,6 +212,10 @@ def _scrub(value: Any, names: frozenset[str], found: set[str], depth: int = 0, r
     if isinstance(value, tuple) and type(value) is tuple:
         return tuple(_scrub(v, names, found, depth + 1, record) for v in value)
     return _scrub_fields(value, names, found, depth)
+
+
+def _has_fields(value: Any) -> bool:
+    return (dataclasses.is_dataclass(value) and not isinstance(value, type)) or callable(getattr(value, "model_copy", None))
 
 
 def _scrub_fields(value: Any, names: frozenset[str], found: set[str], depth: int) -> Any:
