@@ -155,8 +155,8 @@ def test_batches_on_a_connection_handed_in_or_without_pipelines(given: str, pg_u
             super().engine_save_many(jobs)
 
     redone: list[int] = []
-    one_by_one = postgres_module._one_by_one
-    monkeypatch.setattr(postgres_module, "_one_by_one", lambda s, jobs: (redone.append(len(jobs)), one_by_one(s, jobs)))
+    one_by_one = postgres_module.save_each
+    monkeypatch.setattr(postgres_module, "save_each", lambda s, jobs: (redone.append(len(jobs)), one_by_one(s, jobs)))
     saver = Counting(conn if conn is not None else pg_url)
     lock, (hook, reached) = locked_until_step(saver, pg_url, 8)
     try:
@@ -202,8 +202,8 @@ def test_a_batch_stops_at_writes_for_a_missing_checkpoint(pg_url: str, monkeypat
     """The store's batch call directly: one transaction when all is well; otherwise what
     comes before the culprit is stored, its own error is raised, nothing after it is stored."""
     redone: list[int] = []
-    one_by_one = postgres_module._one_by_one
-    monkeypatch.setattr(postgres_module, "_one_by_one", lambda s, jobs: (redone.append(len(jobs)), one_by_one(s, jobs)))
+    one_by_one = postgres_module.save_each
+    monkeypatch.setattr(postgres_module, "save_each", lambda s, jobs: (redone.append(len(jobs)), one_by_one(s, jobs)))
     saver = PostgresSaver(pg_url)
     try:
         graph = counter(limit=1).compile(checkpointer=saver)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 if TYPE_CHECKING:
     from .data import Checkpoint, PendingWrite
 
-__all__ = ["PutJob", "WritesJob", "SaveJob", "Appended"]
+__all__ = ["PutJob", "WritesJob", "SaveJob", "Appended", "save_each"]
 
 Appended: TypeAlias = "Mapping[str, tuple[str, Sequence[Any]]] | None"
 """Channel -> (the version it grew from, the items appended): lets a store save a list's tail."""
@@ -32,3 +32,14 @@ class WritesJob(NamedTuple):
 
 
 SaveJob: TypeAlias = "PutJob | WritesJob"
+
+
+def save_each(saver: Any, jobs: Sequence[SaveJob]) -> None:
+    """Store `jobs` in order, one `put` or `put_writes` call each (a subclass's own
+    override included). Raises at the first that fails; those before it are stored."""
+    for job in jobs:
+        if type(job) is PutJob:
+            saver.put(job.checkpoint, appended=job.appended)
+        else:
+            assert type(job) is WritesJob
+            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)

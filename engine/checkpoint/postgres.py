@@ -37,7 +37,7 @@ from .records import (
     no_stored_version_error,
     too_big_error,
 )
-from .jobs import PutJob, SaveJob, WritesJob
+from .jobs import PutJob, SaveJob, WritesJob, save_each
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
@@ -209,15 +209,6 @@ def _pipelines() -> bool:
 
 
 _PIPELINES: bool | None = None
-
-
-def _one_by_one(saver: Any, jobs: Sequence[SaveJob]) -> None:
-    for job in jobs:
-        if type(job) is PutJob:
-            saver.put(job.checkpoint, appended=job.appended)
-        else:
-            assert type(job) is WritesJob
-            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)
 
 
 class PostgresSaver(BaseCheckpointSaver):
@@ -431,7 +422,7 @@ class PostgresSaver(BaseCheckpointSaver):
         culprit are stored and its own error is raised (none after it is tried)."""
         cls = type(self)
         if cls.put is not PostgresSaver.put or cls.put_writes is not PostgresSaver.put_writes:
-            _one_by_one(self, jobs)  # a subclass's own put or put_writes is called, as inline
+            save_each(self, jobs)  # a subclass's own put or put_writes is called, as inline
             return
         stored: dict[tuple[str, str], dict[str, _Info]] = {}
         try:
@@ -457,7 +448,7 @@ class PostgresSaver(BaseCheckpointSaver):
             with self._conn() as conn:
                 conn.execute_many_in_one(statements)
         except Exception:  # noqa: BLE001 - redone one by one, which raises the culprit's own error
-            _one_by_one(self, jobs)
+            save_each(self, jobs)
             return
         for (thread_id, checkpoint_id), info in stored.items():
             self._remember(thread_id, checkpoint_id, info)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.jobs import Appended, PutJob, SaveJob, WritesJob
+from ..checkpoint.jobs import Appended, PutJob, SaveJob, WritesJob, save_each
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -95,12 +95,7 @@ def store_jobs(saver: Any, jobs: Sequence[SaveJob]) -> None:
     if many is not None and len(jobs) > 1:
         many(jobs)
         return
-    for job in jobs:
-        if type(job) is PutJob:
-            saver.put(job.checkpoint, appended=job.appended)
-        else:
-            assert type(job) is WritesJob
-            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)
+    save_each(saver, jobs)
 
 
 class BackgroundSaves:
