@@ -55,6 +55,29 @@ def test_the_debug_dock_is_usable_at_1280x720(open_window, qtbot, tmp_path: Path
     window.grab().save(str(tmp_path / "debug-dock-1280x720.png"))
 
 
+def test_on_a_tall_window_the_debug_dock_is_wide_beside_events(open_window, qtbot, tmp_path: Path) -> None:
+    """At 1600x1000 the Debug dock goes beside Events, wide enough for a field history's
+    before and after columns; at 1280x720 (above) it goes to the right column."""
+    from PySide6.QtCore import Qt
+
+    db = tmp_path / "subs.sqlite"
+    subgraph_store(db).close()
+    window = open_window(database=db, thread_id="t1")
+    from studio.window.docks import apply_default_sizes
+
+    window.resize(1600, 1000)
+    window.docks.default_state = None
+    apply_default_sizes(window, window.docks)
+    qtbot.waitUntil(lambda: window.height() == 1000, timeout=5000)
+    qtbot.wait(50)  # let the docks settle after the resize (layout only)
+    tools, panel = window.debug_tools, window.debug_tools.panel
+    tools.show_tab(2)
+    qtbot.wait(50)
+    assert window.dockWidgetArea(tools.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert window.docks.events in window.tabifiedDockWidgets(tools.dock)
+    assert panel.field_view.viewport().width() >= 400, panel.field_view.viewport().width()
+
+
 def test_stop_is_enabled_only_while_something_can_be_stopped(open_window, qtbot) -> None:
     window = open_window(EXAMPLES / "router.py")
     stop = window.actions.stop

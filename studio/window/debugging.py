@@ -117,6 +117,10 @@ class ReplayDialog(QDialog):
         return [n for n, box in self.boxes.items() if box.isChecked()]
 
 
+TALL_WINDOW = 900
+"""Window height (px) from which the Debug dock goes beside Events rather than in the right column."""
+
+
 class DebugTools(QObject):
     """The Debug dock and menu of one window (see the module docstring)."""
 
@@ -128,13 +132,14 @@ class DebugTools(QObject):
         self.dock = QDockWidget("Debug", window)
         self.dock.setObjectName("dock-debug")
         self.dock.setWidget(self.panel)
-        # a tab beside Reducer diffs in the right column: full height there, where the bottom
-        # row (under a third of a 1280x720 window) showed a table row or two
+        # hidden until asked for (Debug menu, View menu); placed when first shown (_place)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         window.tabifyDockWidget(window.docks.diff, self.dock)  # type: ignore[attr-defined]
-        # hidden until asked for (Debug menu, View menu)
         self.dock.hide()
-        window.menus["View"].addAction(self.dock.toggleViewAction())  # type: ignore[attr-defined]
+        self._placed = False
+        toggle = self.dock.toggleViewAction()
+        toggle.triggered.connect(lambda checked: self._place() if checked else None)
+        window.menus["View"].addAction(toggle)  # type: ignore[attr-defined]
         menu = window.menuBar().addMenu("&Debug")
         self.replay_action = QAction("Replay from here…", window, objectName="replayAction")
         self.replay_action.setToolTip("Re-run from the selected checkpoint, answering chosen nodes from the recording")
@@ -179,7 +184,26 @@ class DebugTools(QObject):
         session.graphLoaded.connect(lambda *_: p.set_nodes(self._nodes()))
 
     # -- helpers -----------------------------------------------------------------------
+    def _place(self) -> None:
+        """Where the dock goes the first time it is shown: on a tall window, a tab beside
+        Events, whose width lets the tables show before and after side by side; on a short
+        one (under TALL_WINDOW px, e.g. 1280x720), a tab beside Reducer diffs in the right
+        column, whose full height shows several rows where the bottom row shows one."""
+        if self._placed:
+            return
+        self._placed = True
+        window, docks = self.window, self.window.docks  # type: ignore[attr-defined]
+        if window.height() < TALL_WINDOW or window.dockWidgetArea(self.dock) != Qt.DockWidgetArea.RightDockWidgetArea:
+            return  # short, or the user's saved layout put it elsewhere
+        shown = self.dock.isVisible()
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        window.tabifyDockWidget(docks.events, self.dock)
+        if shown:
+            self.dock.show()
+            self.dock.raise_()
+
     def show_tab(self, index: int) -> None:
+        self._place()
         self.dock.show()
         self.dock.raise_()
         self.panel.tabs.setCurrentIndex(index)
