@@ -112,7 +112,7 @@ def cmd_history(args: argparse.Namespace, out: TextIO | None = None, err: TextIO
         def unreadable(cid: str, ns: str, reason: str) -> None:
             nonlocal skipped
             skipped += 1
-            text = f"checkpoint {cid} could not be read: {_text(reason)}; the rest is listed"
+            text = f"checkpoint {cid} could not be read: {' '.join(reason.split()) or 'no reason given'}; the rest is listed"
             if args.json:
                 out.write(json.dumps({"checkpoint_id": cid, "checkpoint_ns": ns, "unreadable": text},
                                      ensure_ascii=False) + "\n")
