@@ -2,7 +2,9 @@
 data in a temp dir, stopped (and the dir removed) afterwards.
 
 The binaries come from Debian's `postgresql` package (`/usr/lib/postgresql/*/bin`, which
-.ci/run installs when missing), from `$PATH`, or from the `pgserver` wheel if installed.
+.ci/run installs when missing), from `$PATH`, or from the `pgserver` wheel (a test
+dependency); a build with the `vector` extension (pgvector, which pgserver's has and
+Debian's repositories here lack) is preferred, for the stores' semantic search.
 PostgreSQL refuses to run as root, so under root (as in CI) the server runs as `nobody`
 through `setpriv`, with a data dir that user owns.
 
@@ -31,7 +33,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["PgServer", "PgUnavailable", "start", "find_bin_dir", "in_ci"]
+__all__ = ["PgServer", "PgUnavailable", "start", "find_bin_dir", "has_pgvector", "in_ci"]
 
 
 class PgUnavailable(RuntimeError):
@@ -51,10 +53,18 @@ def find_bin_dir() -> Path | None:
     spec = importlib.util.find_spec("pgserver")  # located, not imported (its import has side effects)
     if spec is not None and spec.origin:
         candidates.append(str(Path(spec.origin).parent / "pginstall" / "bin"))
-    for c in candidates:
-        if (Path(c) / "initdb").exists() and (Path(c) / "postgres").exists():
-            return Path(c)
-    return None
+    usable = [Path(c) for c in candidates if (Path(c) / "initdb").exists() and (Path(c) / "postgres").exists()]
+    # the stores' semantic search needs pgvector: a build that has it first (pgserver's does)
+    usable.sort(key=lambda b: not has_pgvector(b))
+    return usable[0] if usable else None
+
+
+def has_pgvector(bin_dir: Path) -> bool:
+    """Whether the PostgreSQL build at `bin_dir` ships the `vector` extension (pgvector)."""
+    shares = [bin_dir.parent / "share" / "postgresql" / "extension", bin_dir.parent / "share" / "extension"]
+    if str(bin_dir).startswith("/usr/lib/postgresql/"):
+        shares.append(Path("/usr/share/postgresql") / bin_dir.parent.name / "extension")
+    return any((d / "vector.control").exists() for d in shares)
 
 
 def _free_port() -> int:
@@ -171,13 +181,14 @@ def _as_user() -> tuple[list[str], int | None, int | None]:
     return [setpriv, f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups"], user.pw_uid, user.pw_gid
 
 
-def start(*, timeout: float = 60.0) -> PgServer:
-    """Start a server; raises PgUnavailable (with why) when none can start here."""
+def start(*, timeout: float = 60.0, bin_dir: Path | None = None) -> PgServer:
+    """Start a server (from `bin_dir`, default `find_bin_dir()`); raises PgUnavailable (with
+    why) when none can start here."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
         raise PgUnavailable("psycopg is not installed (pip install -e '.[test]')") from None
-    bin_dir = find_bin_dir()
+    bin_dir = bin_dir or find_bin_dir()
     if bin_dir is None:
         raise PgUnavailable("no PostgreSQL binaries (apt-get install postgresql, or pip install pgserver)")
     prefix, uid, gid = _as_user()

@@ -20,7 +20,7 @@ PUBLIC: frozenset[str] = frozenset({
     "managed.is_last_step", "prebuilt", "prebuilt.chat_agent_executor", "prebuilt.interrupt",
     "prebuilt.tool_node", "prebuilt.tool_validator", "runtime", "store", "store.base",
     "store.base.batch", "store.base.embed", "store.memory", "store.sqlite", "store.sqlite.aio",
-    "store.postgres", "store.postgres.aio", "stream", "types", "typing", "utils",
+    "store.sqlite.base", "store.postgres", "store.postgres.aio", "store.postgres.base", "stream", "types", "typing", "utils",
     "utils.config", "utils.runnable", "version", "warnings",
 })
 """LangGraph's public modules (relative to `langgraph`); anything else is not served."""
@@ -59,6 +59,10 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "managed": ("engine.managed", "engine"),
     "managed.base": ("engine.managed", "engine"),
     "managed.is_last_step": ("engine.managed", "engine"),
+    "store.base.batch": ("engine.store.batched", "engine.store"),
+    "store.base.embed": ("engine.store.embed", "engine.store"),
+    "store.sqlite.base": ("engine.store.sqlite", "engine.store"),
+    "store.postgres.base": ("engine.store.postgres", "engine.store"),
 }
 """Chains that differ from the default (a module the engine names differently)."""
 

@@ -1,8 +1,43 @@
-"""Long-term memory shared across threads: `BaseStore` and `InMemoryStore` (LangGraph's API).
+"""Long-term memory shared across threads: LangGraph's store API in the engine's words.
 
-A store is handed to `compile(store=...)`; nodes reach it through a parameter named
-`store`, `runtime.store` or `get_store()`."""
-from .base import BaseStore, InvalidNamespaceError, Item, SearchItem
+`InMemoryStore` (this process), `SqliteStore`/`AsyncSqliteStore` (a file) and
+`PostgresStore`/`AsyncPostgresStore` (a server) hold items under namespaces, with time to
+live and, given `index=`, semantic search over a user's embeddings function. A store is
+handed to `compile(store=...)`; nodes reach it through a parameter named `store`,
+`runtime.store` or `get_store()`."""
+from .base import BaseStore, namespace_matches
+from .batched import AsyncBatchedBaseStore
+from .embed import EmbeddingError, Embeddings, ensure_embeddings, get_text_at_path, tokenize_path
+from .items import InvalidNamespaceError, Item, SearchItem, check_namespace, matches_filter
 from .memory import InMemoryStore
+from .pg_connect import PgVectorMissingError, StoreConnectionError
+from .postgres import PostgresStore
+from .postgres_aio import AsyncPostgresStore
+from .sql_core import ItemTooLargeError, ItemValueError
+from .sqlite import SqliteStore, StoreNotSetUpError
+from .sqlite_aio import AsyncSqliteStore
+from .ops import (
+    NOT_PROVIDED,
+    GetOp,
+    IndexConfig,
+    ListNamespacesOp,
+    MatchCondition,
+    NamespaceMatchType,
+    NamespacePath,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    TTLConfig,
+)
 
-__all__ = ["BaseStore", "InMemoryStore", "Item", "SearchItem", "InvalidNamespaceError"]
+__all__ = [
+    "BaseStore", "InMemoryStore", "SqliteStore", "AsyncSqliteStore", "PostgresStore", "AsyncPostgresStore",
+    "AsyncBatchedBaseStore", "StoreConnectionError", "PgVectorMissingError", "StoreNotSetUpError",
+    "ItemTooLargeError", "ItemValueError", "Item", "SearchItem", "InvalidNamespaceError", "EmbeddingError",
+    "GetOp", "PutOp", "SearchOp", "ListNamespacesOp", "MatchCondition", "NamespacePath",
+    "NamespaceMatchType", "Op", "Result", "IndexConfig", "TTLConfig", "NOT_PROVIDED", "NotProvided",
+    "Embeddings", "ensure_embeddings", "get_text_at_path", "tokenize_path", "check_namespace",
+    "matches_filter", "namespace_matches",
+]

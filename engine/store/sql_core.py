@@ -1,0 +1,284 @@
+"""The SQL of the SQLite and PostgreSQL stores, one logic for both dialects.
+
+Tables are LangGraph's (`store`, `store_vectors`, `store_migrations`; a namespace is its
+labels joined by "."), so a store file or database written by LangGraph opens here and
+the other way round. Values are JSON text (orjson), never pickled. The store calls
+`run_batch` inside one transaction with the vectors already computed, so a batch is
+written whole or not at all.
+
+Filters are applied in Python to rows streamed in order (SQL narrows by namespace prefix
+and expiry, and pages in SQL when there is no filter). Semantic search ranks in SQL with
+pgvector's `<=>` on PostgreSQL; on SQLite the stored vectors are read and cosine is
+computed in Python, because this machine's Python cannot load extensions (sqlite-vec).
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+from . import ttl as clock
+from .base import namespace_matches
+from .embed import cosine
+from .items import Item, SearchItem, matches_filter
+from .ops import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
+
+__all__ = ["Dialect", "SQLITE", "POSTGRES", "run_batch", "sweep", "encode_puts", "ItemTooLargeError",
+           "MAX_ITEM_BYTES", "to_namespace", "from_namespace", "like_prefix", "ItemValueError"]
+
+MAX_ITEM_BYTES = 32 * 1024 * 1024
+"""The largest JSON value a SQL store accepts by default (`max_item_bytes=` changes it)."""
+
+_COLUMNS = "prefix, key, value, created_at, updated_at, expires_at, ttl_minutes"
+
+
+class ItemValueError(ValueError):
+    """A value a SQL store cannot keep: not JSON, or too large."""
+
+
+class ItemTooLargeError(ItemValueError):
+    """A value whose JSON passes the store's `max_item_bytes`."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialect:
+    """What differs between SQLite and PostgreSQL in the store's SQL."""
+
+    name: str
+    placeholder: str
+    value_param: str
+    value_column: str
+    vector_param: str
+    score: str = "1 - (v.embedding <=> {q})"
+    stamp: Callable[[datetime], Any]
+    read_stamp: Callable[[Any], datetime]
+    encode_vector: Callable[[list[float]], Any]
+    decode_vector: Callable[[Any], list[float]]
+
+    def sql(self, text: str) -> str:
+        return text.replace("?", self.placeholder) if self.placeholder != "?" else text
+
+
+def _sqlite_stamp(at: datetime) -> str:
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _read_stamp(value: Any) -> datetime:
+    at = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+
+
+def _pack(vec: list[float]) -> bytes:
+    return struct.pack(f"<{len(vec)}f", *vec)
+
+
+def _unpack(blob: Any) -> list[float]:
+    if isinstance(blob, (bytes, memoryview)):
+        data = bytes(blob)
+        return list(struct.unpack(f"<{len(data) // 4}f", data))
+    if isinstance(blob, str):
+        return [float(x) for x in orjson.loads(blob)]
+    return [float(x) for x in blob]
+
+
+SQLITE = Dialect(name="sqlite", placeholder="?", value_param="?", value_column="value", vector_param="?",
+                 stamp=_sqlite_stamp, read_stamp=_read_stamp, encode_vector=_pack, decode_vector=_unpack)
+POSTGRES = Dialect(name="postgres", placeholder="%s", value_param="%s::jsonb", value_column="value::text",
+                   vector_param="%s::vector", stamp=lambda at: at, read_stamp=_read_stamp,
+                   encode_vector=lambda v: "[" + ",".join(repr(float(x)) for x in v) + "]",
+                   decode_vector=_unpack)
+
+
+def to_namespace(prefix: str) -> tuple[str, ...]:
+    return tuple(prefix.split("."))
+
+
+def from_namespace(namespace: Sequence[str]) -> str:
+    return ".".join(namespace)
+
+
+def like_prefix(namespace: Sequence[str]) -> str:
+    """A LIKE pattern (escape "\\") for the namespaces under `namespace`."""
+    text = from_namespace(namespace)
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + ".%"
+
+
+def encode_puts(ops: Sequence[Op], max_bytes: int) -> dict[int, str]:
+    """The JSON of each put's value by position; raises before anything is written."""
+    out: dict[int, str] = {}
+    for i, op in enumerate(ops):
+        if not isinstance(op, PutOp) or op.value is None:
+            continue
+        where = f"{op.namespace!r}/{op.key!r}"
+        try:
+            text = orjson.dumps(dict(op.value)).decode()
+        except TypeError as exc:
+            raise ItemValueError(f"store value at {where} is not JSON ({exc}); store plain data: "
+                                 "dicts, lists, strings, numbers, booleans, None") from None
+        if len(text) > max_bytes:
+            raise ItemTooLargeError(f"store value at {where} is {len(text):,} bytes of JSON, more than this "
+                                    f"store's max_item_bytes={max_bytes:,}; store less, or split it over keys")
+        out[i] = text
+    return out
+
+
+class _Batch:
+    """One batch on one cursor: the operations in order, each answered."""
+
+    def __init__(self, cur: Any, d: Dialect, indexed: bool, ranked_in_sql: bool) -> None:
+        self.cur, self.d, self.indexed, self.ranked_in_sql = cur, d, indexed, ranked_in_sql
+        self.at = clock.now()
+        self.alive = f"(expires_at IS NULL OR expires_at > {d.placeholder})"
+
+    def q(self, text: str, params: Sequence[Any] = ()) -> Any:
+        self.cur.execute(self.d.sql(text), tuple(params))
+        return self.cur
+
+    def _item(self, row: Sequence[Any], namespace: tuple[str, ...] | None = None) -> Item:
+        return Item(value=orjson.loads(row[2]), key=row[1], namespace=namespace or to_namespace(row[0]),
+                    created_at=self.d.read_stamp(row[3]), updated_at=self.d.read_stamp(row[4]))
+
+    def refresh(self, rows: Sequence[Sequence[Any]]) -> None:
+        for row in rows:
+            if row[6] is not None:
+                self.q("UPDATE store SET expires_at = ? WHERE prefix = ? AND key = ?",
+                       (self.d.stamp(clock.expiry(float(row[6]), self.at) or self.at), row[0], row[1]))
+
+    def get(self, op: GetOp) -> Item | None:
+        prefix = from_namespace(op.namespace)
+        rows = self.q(f"SELECT prefix, key, {self.d.value_column}, created_at, updated_at, expires_at, ttl_minutes "
+                      f"FROM store WHERE prefix = ? AND key = ? AND {self.alive}",
+                      (prefix, op.key, self.d.stamp(self.at))).fetchall()
+        if not rows:
+            return None
+        if op.refresh_ttl:
+            self.refresh(rows)
+        return self._item(rows[0], tuple(op.namespace))
+
+    def put(self, op: PutOp, text: str | None, vectors: list[tuple[str, list[float]]]) -> None:
+        prefix = from_namespace(op.namespace)
+        if text is None:
+            if self.indexed:
+                self.q("DELETE FROM store_vectors WHERE prefix = ? AND key = ?", (prefix, op.key))
+            self.q("DELETE FROM store WHERE prefix = ? AND key = ?", (prefix, op.key))
+            return
+        at = self.d.stamp(self.at)
+        expires = clock.expiry(op.ttl, self.at)
+        self.q(f"INSERT INTO store ({_COLUMNS}) VALUES (?, ?, {self.d.value_param}, ?, ?, ?, ?) "
+               "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
+               "expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes",
+               (prefix, op.key, text, at, at, self.d.stamp(expires) if expires else None, op.ttl))
+        if not self.indexed:
+            return
+        self.q("DELETE FROM store_vectors WHERE prefix = ? AND key = ?", (prefix, op.key))
+        for field, vec in vectors:
+            self.q("INSERT INTO store_vectors (prefix, key, field_name, embedding, created_at, updated_at) "
+                   f"VALUES (?, ?, ?, {self.d.vector_param}, ?, ?)",
+                   (prefix, op.key, field, self.d.encode_vector(vec), at, at))
+
+    def _where(self, prefix: Sequence[str]) -> tuple[str, list[Any]]:
+        if not prefix:
+            return self.alive, [self.d.stamp(self.at)]
+        return (f"(s.prefix = ? OR s.prefix LIKE ? ESCAPE '\\') AND {self.alive}",
+                [from_namespace(prefix), like_prefix(prefix), self.d.stamp(self.at)])
+
+    def _rows(self, op: SearchOp, query: list[float] | None) -> Iterator[tuple[Sequence[Any], float | None]]:
+        where, params = self._where(op.namespace_prefix)
+        cols = f"s.prefix, s.key, s.{self.d.value_column}, s.created_at, s.updated_at, s.expires_at, s.ttl_minutes"
+        if query is None:
+            page = "" if op.filter else f" LIMIT {int(op.limit)} OFFSET {int(op.offset)}"
+            cur = self.q(f"SELECT {cols} FROM store s WHERE {where} "
+                         f"ORDER BY s.updated_at DESC, s.prefix, s.key{page}", params)
+            for row in cur.fetchall():
+                yield row, None
+            return
+        if self.ranked_in_sql:
+            score = f"MAX({self.d.score.format(q=self.d.vector_param)})"
+            cur = self.q(f"SELECT {cols}, {score} AS score FROM store s LEFT JOIN store_vectors v "
+                         f"ON v.prefix = s.prefix AND v.key = s.key WHERE {where} "
+                         "GROUP BY s.prefix, s.key ORDER BY score DESC NULLS LAST, s.updated_at DESC",
+                         [self.d.encode_vector(query), *params])
+            for row in cur.fetchall():
+                yield row[:7], (float(row[7]) if row[7] is not None else None)
+            return
+        yield from self._ranked_in_python(cols, where, params, query)
+
+    def _ranked_in_python(self, cols: str, where: str, params: list[Any],
+                          query: list[float]) -> Iterator[tuple[Sequence[Any], float | None]]:
+        rows = self.q(f"SELECT {cols}, v.embedding FROM store s LEFT JOIN store_vectors v "
+                      f"ON v.prefix = s.prefix AND v.key = s.key WHERE {where} ORDER BY s.updated_at DESC",
+                      params).fetchall()
+        best: dict[tuple[str, str], tuple[Sequence[Any], float | None]] = {}
+        for row in rows:
+            score = cosine(query, self.d.decode_vector(row[7])) if row[7] is not None else None
+            have = best.get((row[0], row[1]))
+            if have is None or (score is not None and (have[1] is None or score > have[1])):
+                best[(row[0], row[1])] = (row[:7], score)
+        yield from sorted(best.values(), key=lambda pair: (pair[1] is None, -(pair[1] or 0.0)))
+
+    def search(self, op: SearchOp, query: list[float] | None) -> list[SearchItem]:
+        paged_in_sql = query is None and not op.filter
+        skip = 0 if paged_in_sql else op.offset
+        found: list[tuple[Sequence[Any], float | None]] = []
+        for row, score in self._rows(op, query):
+            item = self._item(row)
+            if not matches_filter(item.value, op.filter):
+                continue
+            if skip:
+                skip -= 1
+                continue
+            found.append((row, score))
+            if len(found) >= op.limit:
+                break
+        if op.refresh_ttl:
+            self.refresh([row for row, _ in found])
+        out = []
+        for row, score in found:
+            item = self._item(row)
+            out.append(SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score))
+        return out
+
+    def list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        rows = self.q(f"SELECT DISTINCT prefix FROM store WHERE {self.alive}", (self.d.stamp(self.at),)).fetchall()
+        out: dict[tuple[str, ...], None] = {}
+        for namespace in sorted((to_namespace(r[0]) for r in rows), key=from_namespace):
+            if namespace_matches(namespace, op.match_conditions):
+                out[namespace[:op.max_depth] if op.max_depth is not None else namespace] = None
+        return sorted(out, key=from_namespace)[op.offset:op.offset + op.limit]
+
+
+def run_batch(cur: Any, d: Dialect, ops: Sequence[Op], texts: dict[int, str],
+              vectors: dict[int, list[tuple[str, list[float]]]], queries: dict[int, list[float]],
+              *, indexed: bool = False, ranked_in_sql: bool = False) -> list[Result]:
+    """Answer `ops` on `cur` (the caller holds the transaction): `texts` are the puts' JSON,
+    `vectors` their (field, vector) pairs and `queries` the searches' vectors, by position."""
+    batch = _Batch(cur, d, indexed, ranked_in_sql)
+    results: list[Result] = []
+    for i, op in enumerate(ops):
+        if isinstance(op, GetOp):
+            results.append(batch.get(op))
+        elif isinstance(op, PutOp):
+            batch.put(op, texts.get(i), vectors.get(i, []))
+            results.append(None)
+        elif isinstance(op, SearchOp):
+            results.append(batch.search(op, queries.get(i)))
+        elif isinstance(op, ListNamespacesOp):
+            results.append(batch.list_namespaces(op))
+        else:
+            raise TypeError(f"not a store operation: {op!r:.80}")
+    return results
+
+
+def sweep(cur: Any, d: Dialect, *, indexed: bool) -> int:
+    """Delete the expired items (and their vectors); how many items went."""
+    at = d.stamp(clock.now())
+    if indexed:
+        cur.execute(d.sql("DELETE FROM store_vectors WHERE EXISTS (SELECT 1 FROM store s WHERE s.prefix = "
+                          "store_vectors.prefix AND s.key = store_vectors.key AND s.expires_at IS NOT NULL "
+                          "AND s.expires_at <= ?)"), (at,))
+    cur.execute(d.sql("DELETE FROM store WHERE expires_at IS NOT NULL AND expires_at <= ?"), (at,))
+    return int(cur.rowcount or 0)
