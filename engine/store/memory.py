@@ -13,13 +13,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from . import ttl as clock
 from .base import BaseStore, namespace_matches
 from .embed import cosine
 from .index import Index, make_index
 from .items import Item, SearchItem, matches_filter
 from .ops import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
-from .ttl import Sweeper, check_ttl_config
+from .ttl import Sweeper, check_ttl_config, current, expiry
 
 __all__ = ["InMemoryStore"]
 
@@ -88,11 +87,11 @@ class InMemoryStore(BaseStore):
         exp = self._expires.get(where)
         if exp is None:
             return True
-        at = clock.now()
+        at = current()
         if at >= exp[0]:
             return False
         if refresh:
-            self._expires[where] = (clock.expiry(exp[1], at) or exp[0], exp[1])
+            self._expires[where] = (expiry(exp[1], at) or exp[0], exp[1])
         return True
 
     def _get(self, op: GetOp) -> Item | None:
@@ -113,7 +112,7 @@ class InMemoryStore(BaseStore):
             self._vectors.pop((namespace, key), None)
             self._expires.pop((namespace, key), None)
             return
-        at = clock.now()
+        at = current()
         items = self._data.setdefault(namespace, {})
         old = items.get(key)
         fresh = old is None or not self._alive((namespace, key), False)
@@ -122,7 +121,7 @@ class InMemoryStore(BaseStore):
         if vectors or op.index is not False or fresh:
             self._vectors[(namespace, key)] = vectors or []
         if op.ttl is not None:
-            self._expires[(namespace, key)] = (clock.expiry(op.ttl, at) or at, op.ttl)
+            self._expires[(namespace, key)] = (expiry(op.ttl, at) or at, op.ttl)
         else:
             self._expires.pop((namespace, key), None)
 
@@ -159,6 +158,12 @@ class InMemoryStore(BaseStore):
         return list(out)[op.offset:op.offset + op.limit]
 
     # time to live
+
+    def expires_at(self, namespace: tuple[str, ...], key: str) -> datetime | None:
+        """When the item expires (None: never, or no such item); does not refresh it."""
+        with self._lock:
+            exp = self._expires.get((tuple(namespace), key))
+        return exp[0] if exp else None
 
     def sweep_ttl(self) -> int:
         """Delete the expired items; how many were deleted."""

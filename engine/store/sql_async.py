@@ -7,7 +7,9 @@ the batch's one transaction runs in a thread, so the loop never waits on the dat
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import Any
 
 from .base import BaseStore
@@ -15,7 +17,31 @@ from .ops import Op, Result
 from .sql_store import SqlStore
 from .ttl import AsyncSweeper
 
-__all__ = ["AsyncSqlStore"]
+__all__ = ["AsyncSqlStore", "AsyncCursor"]
+
+
+class AsyncCursor:
+    """A sync DB-API cursor whose calls are awaited (each runs on the cursor's one thread)."""
+
+    def __init__(self, cur: Any, worker: ThreadPoolExecutor) -> None:
+        self._cur, self._worker = cur, worker
+
+    async def _call(self, name: str, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._worker, getattr(self._cur, name), *args)
+
+    async def execute(self, sql: Any, params: Any = None) -> AsyncCursor:
+        await self._call("execute", sql, params) if params is not None else await self._call("execute", sql)
+        return self
+
+    async def fetchone(self) -> Any:
+        return await self._call("fetchone")
+
+    async def fetchall(self) -> list[Any]:
+        return list(await self._call("fetchall"))
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cur.rowcount)
 
 
 class AsyncSqlStore(BaseStore):
@@ -31,7 +57,15 @@ class AsyncSqlStore(BaseStore):
         self._sweeper: AsyncSweeper | None = None
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return self.inner.batch(ops)
+        """The sync calls, from a thread without a running event loop (on the loop's own
+        thread they would block it: use the `a` methods there)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self.inner.batch(ops)
+        raise asyncio.InvalidStateError(
+            f"a sync call to {type(self).__name__} on the event loop's thread would block the loop: "
+            "await its async twin (aget, aput, asearch, ...) or call from another thread")
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
@@ -58,6 +92,24 @@ class AsyncSqlStore(BaseStore):
     async def aclose(self) -> None:
         await self.stop_ttl_sweeper()
         await asyncio.to_thread(self.inner.close)  # type: ignore[attr-defined]
+
+    @asynccontextmanager
+    async def _cursor(self) -> AsyncIterator[AsyncCursor]:
+        """A cursor inside one transaction of the store's connection, with awaitable calls
+        (for a caller's own statements: migrations, checks). One worker thread holds it."""
+        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="retrograph-store-cursor")
+        loop = asyncio.get_running_loop()
+        opened = self.inner._transaction()
+        try:
+            cur = await loop.run_in_executor(worker, opened.__enter__)
+            try:
+                yield AsyncCursor(cur, worker)
+            except BaseException as exc:
+                await loop.run_in_executor(worker, opened.__exit__, type(exc), exc, exc.__traceback__)
+                raise
+            await loop.run_in_executor(worker, opened.__exit__, None, None, None)
+        finally:
+            worker.shutdown(wait=True)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "inner":

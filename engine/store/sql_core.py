@@ -21,11 +21,11 @@ from typing import Any
 
 import orjson
 
-from . import ttl as clock
 from .base import namespace_matches
 from .embed import cosine
 from .items import Item, SearchItem, matches_filter
 from .ops import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
+from .ttl import current, expiry
 
 __all__ = ["Dialect", "SQLITE", "POSTGRES", "run_batch", "sweep", "encode_puts", "ItemTooLargeError",
            "MAX_ITEM_BYTES", "to_namespace", "from_namespace", "like_prefix", "ItemValueError"]
@@ -131,7 +131,7 @@ class _Batch:
 
     def __init__(self, cur: Any, d: Dialect, indexed: bool, ranked_in_sql: bool) -> None:
         self.cur, self.d, self.indexed, self.ranked_in_sql = cur, d, indexed, ranked_in_sql
-        self.at = clock.now()
+        self.at = current()
         self.alive = f"(expires_at IS NULL OR expires_at > {d.placeholder})"
 
     def q(self, text: str, params: Sequence[Any] = ()) -> Any:
@@ -146,7 +146,7 @@ class _Batch:
         for row in rows:
             if row[6] is not None:
                 self.q("UPDATE store SET expires_at = ? WHERE prefix = ? AND key = ?",
-                       (self.d.stamp(clock.expiry(float(row[6]), self.at) or self.at), row[0], row[1]))
+                       (self.d.stamp(expiry(float(row[6]), self.at) or self.at), row[0], row[1]))
 
     def get(self, op: GetOp) -> Item | None:
         prefix = from_namespace(op.namespace)
@@ -167,7 +167,7 @@ class _Batch:
             self.q("DELETE FROM store WHERE prefix = ? AND key = ?", (prefix, op.key))
             return
         at = self.d.stamp(self.at)
-        expires = clock.expiry(op.ttl, self.at)
+        expires = expiry(op.ttl, self.at)
         self.q(f"INSERT INTO store ({_COLUMNS}) VALUES (?, ?, {self.d.value_param}, ?, ?, ?, ?) "
                "ON CONFLICT (prefix, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at, "
                "expires_at = excluded.expires_at, ttl_minutes = excluded.ttl_minutes",
@@ -275,7 +275,7 @@ def run_batch(cur: Any, d: Dialect, ops: Sequence[Op], texts: dict[int, str],
 
 def sweep(cur: Any, d: Dialect, *, indexed: bool) -> int:
     """Delete the expired items (and their vectors); how many items went."""
-    at = d.stamp(clock.now())
+    at = d.stamp(current())
     if indexed:
         cur.execute(d.sql("DELETE FROM store_vectors WHERE EXISTS (SELECT 1 FROM store s WHERE s.prefix = "
                           "store_vectors.prefix AND s.key = store_vectors.key AND s.expires_at IS NOT NULL "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any
 
 from .base import BaseStore
@@ -58,6 +59,10 @@ class SqlStore(BaseStore):
     def _transaction(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
+    def _cursor(self) -> AbstractContextManager[Any]:
+        """A cursor inside one transaction (committed on exit), for a caller's own statements."""
+        return self._transaction()
+
     @property
     def _ranked_in_sql(self) -> bool:
         return False
@@ -98,6 +103,14 @@ class SqlStore(BaseStore):
         return self.run_prepared(ops, self.prepare(ops))
 
     # time to live
+
+    def expires_at(self, namespace: tuple[str, ...], key: str) -> datetime | None:
+        """When the item expires (None: never, or no such item); does not refresh it."""
+        with self._transaction() as cur:
+            cur.execute(self.dialect.sql("SELECT expires_at FROM store WHERE prefix = ? AND key = ?"),
+                        (".".join(namespace), key))
+            row = cur.fetchone()
+        return self.dialect.read_stamp(row[0]) if row and row[0] is not None else None
 
     def sweep_ttl(self) -> int:
         """Delete the expired items now; how many were deleted."""

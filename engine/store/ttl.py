@@ -11,12 +11,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-__all__ = ["now", "expiry", "check_ttl_config", "Sweeper", "AsyncSweeper"]
+__all__ = ["now", "current", "expiry", "check_ttl_config", "Sweeper", "AsyncSweeper"]
 
 
 def now() -> datetime:
     """The current UTC time (the one clock of every store)."""
     return datetime.now(timezone.utc)
+
+
+def current() -> datetime:
+    """`now()` looked up at each call, so a test that patches `ttl.now` moves every store's time."""
+    return now()
 
 
 def expiry(minutes: float | None, at: datetime | None = None) -> datetime | None:

@@ -70,6 +70,10 @@ def run_window(args: argparse.Namespace) -> int:
     from studio.core.store import db_target
 
     db = db_target(args.db) if args.db else default_db_path()
+    from studio.core.longterm import is_store_file
+
+    if args.command == "open" and not getattr(args, "graph", None) and is_store_file(db):
+        return _run_store_window(app, loop, db, args)  # a long-term memory store file, read-only
     session = Session(db)
     window = MainWindow(session, remember_layout=not args.screenshot)
     if args.command == "open":
@@ -106,3 +110,25 @@ def run_window(args: argparse.Namespace) -> int:
     with loop:
         loop.run_forever()
     return code
+
+
+def _run_store_window(app: QApplication, loop: Any, path: Any, args: argparse.Namespace) -> int:
+    """`retrograph open memory.db` on a SQLite store file: browse it read-only."""
+    from studio.window.store_dock import StoreWindow
+
+    window = StoreWindow(path)
+    if args.screenshot:
+        width, _, height = str(args.size).partition("x")
+        window.resize(QSize(int(width or 1600), int(height or 1000)))
+        window.show()
+        app.processEvents()
+        ok = window.grab().save(str(args.screenshot))
+        window.close()
+        if ok:
+            print(f"retrograph: wrote {args.screenshot}")
+        return 0 if ok else 1
+    window.resize(1200, 800)
+    window.show()
+    with loop:
+        loop.run_forever()
+    return 0

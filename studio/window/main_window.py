@@ -79,6 +79,9 @@ class MainWindow(QMainWindow):
         from .debugging import DebugTools
 
         self.debug_tools = DebugTools(self)  # the Debug dock and menu (debugging.py)
+        from .store_dock import StoreDock
+
+        self.store_dock = StoreDock(self)  # the Store dock: long-term memory (store_dock.py)
         self.remember_layout = remember_layout
         self.teaching = Teaching(self)
         self._restored = remember_layout and restore_layout(self, self.settings)
