@@ -31,10 +31,10 @@ def test_the_debug_dock_is_usable_at_1280x720(open_window, qtbot, tmp_path: Path
     subgraph_store(db).close()
     window = open_window(database=db, thread_id="t1")
     _at_1280x720(qtbot, window)
-    tools, panel = window.debug_tools, window.debug_tools.panel
+    tools, panel = window.session.debugging, window.debug_dock.panel
     right = window.docks.state.width()
     for index, view in ((0, panel.watch_view), (2, panel.field_view), (3, panel.search_view)):
-        tools.show_tab(index)
+        window.debug_dock.show_tab(index)
         qtbot.wait(20)
         rows = view.viewport().height() // view.verticalHeader().defaultSectionSize()
         assert rows >= 5, f"tab {index} shows {rows} rows"
@@ -51,7 +51,7 @@ def test_the_debug_dock_is_usable_at_1280x720(open_window, qtbot, tmp_path: Path
     window.actions.back.trigger()
     wait_ready(qtbot, window)
     qtbot.wait(50)
-    assert window.docks.state.width() == right and tools.dock.width() == right
+    assert window.docks.state.width() == right and window.debug_dock.dock.width() == right
     window.grab().save(str(tmp_path / "debug-dock-1280x720.png"))
 
 
@@ -70,11 +70,11 @@ def test_on_a_tall_window_the_debug_dock_is_wide_beside_events(open_window, qtbo
     apply_default_sizes(window, window.docks)
     qtbot.waitUntil(lambda: window.height() == 1000, timeout=5000)
     qtbot.wait(50)  # let the docks settle after the resize (layout only)
-    tools, panel = window.debug_tools, window.debug_tools.panel
-    tools.show_tab(2)
+    tools, panel = window.session.debugging, window.debug_dock.panel
+    window.debug_dock.show_tab(2)
     qtbot.wait(50)
-    assert window.dockWidgetArea(tools.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
-    assert window.docks.events in window.tabifiedDockWidgets(tools.dock)
+    assert window.dockWidgetArea(window.debug_dock.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert window.docks.events in window.tabifiedDockWidgets(window.debug_dock.dock)
     assert panel.field_view.viewport().width() >= 400, panel.field_view.viewport().width()
 
 

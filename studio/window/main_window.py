@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWind
 
 from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, fit_toolbar
 from .banner import ErrorBanner
-from studio.cli.commands import parse_json_input
+from .debugging import DebugDock
+from studio.core.jsontext import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, fit_to_screen, restore_layout, save_layout
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
@@ -76,9 +77,7 @@ class MainWindow(QMainWindow):
         self._connect_actions()
         self._connect_session()
         connect_panels(self.panels, session, self)
-        from .debugging import DebugTools
-
-        self.debug_tools = DebugTools(self)  # the Debug dock and menu (debugging.py)
+        self.debug_dock = DebugDock(self, session, self.docks, view)  # the Debug dock and menu
         self.remember_layout = remember_layout
         self.teaching = Teaching(self)
         self._restored = remember_layout and restore_layout(self, self.settings)
