@@ -80,10 +80,6 @@ class RedactDialog(QDialog):
         return [k.strip() for k in self.keys.text().split(",") if k.strip()]
 
 
-TALL_WINDOW = 900
-"""Window height (px) from which the Debug dock goes beside Events rather than in the right column."""
-
-
 class DebugDock(QObject):
     """The Debug dock and menu of one window, wired to `session.debugging`."""
 
@@ -97,14 +93,14 @@ class DebugDock(QObject):
         self.dock = QDockWidget("Debug", window)
         self.dock.setObjectName("dock-debug")
         self.dock.setWidget(self.panel)
-        # hidden until asked for (Debug menu, View menu); placed when first shown (_place)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-        window.tabifyDockWidget(docks.diff, self.dock)
+        # hidden until asked for (Debug menu, View menu); the window's arrangement places it:
+        # a tab beside Events on a wide window (room for before and after side by side), in
+        # the left column's tabs on a compact one (its full height)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        window.tabifyDockWidget(docks.events, self.dock)
         self.dock.hide()
-        self._placed = False
-        toggle = self.dock.toggleViewAction()
-        toggle.triggered.connect(lambda checked: self._place() if checked else None)
-        view_menu.addAction(toggle)
+        docks.add_extra(self.dock, "events", "timeline")
+        view_menu.addAction(self.dock.toggleViewAction())
         menu = window.menuBar().addMenu("&Debug")
         self.replay_action = QAction("Replay from here…", window, objectName="replayAction")
         self.replay_action.setToolTip("Re-run from the selected checkpoint, answering chosen nodes from the recording")
@@ -143,26 +139,7 @@ class DebugDock(QObject):
         session.viewChanged.connect(p.set_current)
         session.graphLoaded.connect(lambda *_: p.set_nodes(tools.node_names()))
 
-    def _place(self) -> None:
-        """Where the dock goes the first time it is shown: on a tall window, a tab beside
-        Events, whose width lets the tables show before and after side by side; on a short
-        one (under TALL_WINDOW px, e.g. 1280x720), a tab beside Reducer diffs in the right
-        column, whose full height shows several rows where the bottom row shows one."""
-        if self._placed:
-            return
-        self._placed = True
-        window, docks = self.window, self.docks
-        if window.height() < TALL_WINDOW or window.dockWidgetArea(self.dock) != Qt.DockWidgetArea.RightDockWidgetArea:
-            return  # short, or the user's saved layout put it elsewhere
-        shown = self.dock.isVisible()
-        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
-        window.tabifyDockWidget(docks.events, self.dock)
-        if shown:
-            self.dock.show()
-            self.dock.raise_()
-
     def show_tab(self, index: int) -> None:
-        self._place()
         self.dock.show()
         self.dock.raise_()
         self.panel.tabs.setCurrentIndex(index)
