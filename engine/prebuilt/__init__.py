@@ -13,6 +13,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a child process by
     ) from exc
 
 from .injection import InjectedState, InjectedStore, InjectedToolCallId, ToolRuntime
+from .agent_parts import AgentStatePydantic, StructuredResponse
 from .react_agent import AgentState, create_react_agent
 from .runnable import RunnableCallable, RunnableLike
 from .tool_call import (
@@ -28,4 +29,4 @@ from .validation import ValidationNode
 __all__ = ["ToolNode", "tools_condition", "create_react_agent", "AgentState", "InjectedState",
            "InjectedStore", "InjectedToolCallId", "ToolInvocationError", "ToolRuntime", "ToolCallRequest",
            "ToolCallWrapper", "AsyncToolCallWrapper", "ToolCallWithContext", "msg_content_output",
-           "RunnableCallable", "RunnableLike", "ValidationNode"]
+           "RunnableCallable", "RunnableLike", "ValidationNode", "AgentStatePydantic", "StructuredResponse"]

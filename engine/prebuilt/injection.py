@@ -10,16 +10,17 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, Union
+from typing import Any, Generic, Union
 
 from langchain_core.tools import BaseTool, InjectedToolArg, InjectedToolCallId
 from langchain_core.tools.base import _DirectlyInjectedToolArg, _is_injected_arg_type, get_all_basemodel_annotations
+from typing_extensions import TypeVar
 
 __all__ = ["InjectedState", "InjectedStore", "InjectedToolCallId", "ToolRuntime", "Injections", "injections_of",
            "inject", "STORE_MISSING"]
 
-ContextT = TypeVar("ContextT")
-StateT = TypeVar("StateT")
+ContextT = TypeVar("ContextT", default=None)
+StateT = TypeVar("StateT", default=dict)  # type: ignore[misc]  # a default, as LangGraph's: ToolRuntime[Ctx]
 
 STORE_MISSING = ("Cannot inject store into tools with InjectedStore annotations - "
                  "please compile your graph with a store.")

@@ -148,6 +148,11 @@ class RunnableCallable(Runnable[Any, Any]):
             kwargs[kw] = value
         return args, kwargs
 
+    def _tagged(self, config: RunnableConfig) -> RunnableConfig:
+        if not self.tags:
+            return config
+        return {**config, "tags": [*(config.get("tags") or []), *self.tags]}
+
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         if self.func is None:
             raise TypeError(f'No synchronous function provided to "{self.name}".\nEither initialize with a '
@@ -155,7 +160,7 @@ class RunnableCallable(Runnable[Any, Any]):
         config = ensure_config(config)
         args, kw = self._call_args(input, config, kwargs)
         if self.trace:
-            manager = get_callback_manager_for_config(config, self.tags)
+            manager = get_callback_manager_for_config(self._tagged(config))
             run = manager.on_chain_start(None, input, name=config.get("run_name") or self.get_name(),
                                          run_id=config.pop("run_id", None))
             try:
@@ -178,7 +183,7 @@ class RunnableCallable(Runnable[Any, Any]):
         config = ensure_config(config)
         args, kw = self._call_args(input, config, kwargs)
         if self.trace:
-            manager = get_async_callback_manager_for_config(config, self.tags)
+            manager = get_async_callback_manager_for_config(self._tagged(config))
             run = await manager.on_chain_start(None, input, name=config.get("run_name") or self.get_name(),
                                                run_id=config.pop("run_id", None))
             try:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import inspect
 from collections.abc import Callable, Sequence
-from copy import deepcopy
+from copy import copy, deepcopy
 from dataclasses import replace
 from typing import Any, cast
 
@@ -22,11 +21,11 @@ from langchain_core.messages import AIMessage, AnyMessage, RemoveMessage, ToolMe
 from langchain_core.messages.tool import ToolOutputMixin
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import get_config_list, get_executor_for_config
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as make_tool
 from pydantic import ValidationError
 
-from ..constants import END
+from ..constants import END, READ_KEY
 from ..errors import GraphBubbleUp
 from ..messages import REMOVE_ALL_MESSAGES
 from ..runtime.injected import DEFAULT_RUNTIME
@@ -59,35 +58,44 @@ class _Carried(ToolOutputMixin):  # type: ignore[misc]  # langchain-core (an opt
         self.command = command
 
 
-def _carry_fn(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def lift(out: Any) -> Any:
-        if isinstance(out, Command):
-            return _Carried(out)
-        if isinstance(out, list) and out and all(isinstance(o, (Command, ToolMessage)) for o in out):
-            return [_Carried(o) if isinstance(o, Command) else o for o in out]
-        return out
+def _lift(out: Any) -> Any:
+    if isinstance(out, Command):
+        return _Carried(out)
+    if isinstance(out, list) and out and all(isinstance(o, (Command, ToolMessage)) for o in out):
+        return [_Carried(o) if isinstance(o, Command) else o for o in out]
+    return out
 
-    if inspect.iscoroutinefunction(fn):
-        @functools.wraps(fn)
-        async def acarried(*a: Any, **k: Any) -> Any:
-            return lift(await fn(*a, **k))
-        return acarried
 
-    @functools.wraps(fn)
-    def carried(*a: Any, **k: Any) -> Any:
-        return lift(fn(*a, **k))
-    return carried
+_CARRYING: dict[type, type] = {}
+
+
+def _carrying_class(cls: type[BaseTool]) -> type[BaseTool]:
+    """`cls` with `_run`/`_arun` lifting a returned Command (langchain-core would make it text)."""
+    if cls not in _CARRYING:
+        run, arun = cls._run, cls._arun
+
+        @functools.wraps(run)  # langchain-core reads _run's parameters and hints
+        def _run(self: Any, *a: Any, **k: Any) -> Any:
+            return _lift(run(self, *a, **k))
+
+        methods: dict[str, Any] = {"_run": _run, "__module__": cls.__module__}
+        if arun is not BaseTool._arun:  # the default _arun calls _run: lifted already
+            @functools.wraps(arun)
+            async def _arun(self: Any, *a: Any, **k: Any) -> Any:
+                return _lift(await arun(self, *a, **k))
+            methods["_arun"] = _arun
+        _CARRYING[cls] = type(cls.__name__, (cls,), methods)
+    return _CARRYING[cls]
 
 
 def _runnable_tool(tool: BaseTool, cache: dict[int, BaseTool]) -> BaseTool:
-    """The tool as ToolNode invokes it: a StructuredTool's functions lifted so a returned
-    Command survives langchain-core's wrapping into a ToolMessage."""
-    if not isinstance(tool, StructuredTool):
-        return tool
+    """The tool as ToolNode invokes it: a copy whose returned Commands survive
+    langchain-core's wrapping of a tool's output into a ToolMessage."""
     key = id(tool)
     if key not in cache:
-        update = {k: _carry_fn(getattr(tool, k)) for k in ("func", "coroutine") if getattr(tool, k, None)}
-        cache[key] = tool.model_copy(update=update)
+        carried = copy(tool)
+        object.__setattr__(carried, "__class__", _carrying_class(type(tool)))
+        cache[key] = carried
     return cache[key]
 
 
@@ -155,7 +163,7 @@ class ToolNode(RunnableCallable):
         calls, kind = self._parse_input(input)
         runtime = runtime or DEFAULT_RUNTIME
         tools = list(self._tools_by_name.values())
-        runtimes = [ToolRuntime(state=self._extract_state(input), tool_call_id=call["id"], config=cfg,
+        runtimes = [ToolRuntime(state=self._extract_state(input, cfg), tool_call_id=call["id"], config=cfg,
                                 context=getattr(runtime, "context", None), store=getattr(runtime, "store", None),
                                 stream_writer=getattr(runtime, "stream_writer", None) or (lambda _c: None),
                                 tools=tools, execution_info=getattr(runtime, "execution_info", None),
@@ -197,11 +205,15 @@ class ToolNode(RunnableCallable):
             raise ValueError("No AIMessage found in input")
         return list(last_ai.tool_calls), kind
 
-    def _extract_state(self, input: Any) -> Any:
+    def _extract_state(self, input: Any, config: RunnableConfig) -> Any:
+        """The state tools see: the Send payload's, the graph's (read from the channels when
+        the payload holds tool calls only), or the input itself."""
         if isinstance(input, dict) and input.get("__type") == TOOL_CALL_WITH_CONTEXT:
             return input.get("state")
         if isinstance(input, list) and input and isinstance(input[-1], dict) and input[-1].get("type") == "tool_call":
-            return {}
+            read = (config.get("configurable") or {}).get(READ_KEY)
+            channels = getattr(read, "args", ())[1:2]
+            return read(list(channels[0]), True) if read is not None and channels else {}
         return input
 
     def _unknown(self, call: Any) -> ToolMessage:
@@ -230,8 +242,8 @@ class ToolNode(RunnableCallable):
         call, tool = request.tool_call, request.tool
         if tool is None:
             return self._unknown(call)
+        args = {**self._inject_tool_args(call, request.runtime, tool), "type": "tool_call"}  # its errors raise
         try:
-            args = {**self._inject_tool_args(call, request.runtime, tool), "type": "tool_call"}
             try:
                 out = _runnable_tool(tool, self._invocable).invoke(args, request.runtime.config)
             except ValidationError as exc:
@@ -246,8 +258,8 @@ class ToolNode(RunnableCallable):
         call, tool = request.tool_call, request.tool
         if tool is None:
             return self._unknown(call)
+        args = {**self._inject_tool_args(call, request.runtime, tool), "type": "tool_call"}  # its errors raise
         try:
-            args = {**self._inject_tool_args(call, request.runtime, tool), "type": "tool_call"}
             try:
                 out = await _runnable_tool(tool, self._invocable).ainvoke(args, request.runtime.config)
             except ValidationError as exc:

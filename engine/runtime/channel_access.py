@@ -9,7 +9,8 @@ parameter) gets them.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..constants import READ_KEY, SEND_KEY
@@ -20,6 +21,16 @@ if TYPE_CHECKING:
     from .run import Run
 
 __all__ = ["with_channel_access"]
+
+
+def _read(ctx: TaskContext, channels: Mapping[str, Any], run: Run, select: str | Sequence[str],
+          fresh: bool = False) -> Any:
+    values: dict[str, Any] = run.values
+    if fresh and ctx.pushed:
+        values, _ = apply_own_writes(values, list(ctx.pushed), channels)
+    if isinstance(select, str):
+        return values.get(select)
+    return {k: values[k] for k in select if k in values}
 
 
 def with_channel_access(ctx: TaskContext, run: Run) -> dict[str, Any]:
@@ -35,13 +46,7 @@ def with_channel_access(ctx: TaskContext, run: Run) -> dict[str, Any]:
             ctx.pushed = []
         ctx.pushed.extend((k, v) for k, v in writes)
 
-    def read(select: str | Sequence[str], fresh: bool = False) -> Any:
-        values: dict[str, Any] = run.values
-        if fresh and ctx.pushed:
-            values, _ = apply_own_writes(values, list(ctx.pushed), channels)
-        if isinstance(select, str):
-            return values.get(select)
-        return {k: values.get(k) for k in select}
-
+    # a partial whose second argument is the channels, as LangGraph's: ToolNode reads their names from it
+    read = functools.partial(_read, ctx, channels, run)
     config = ctx.config
     return {**config, "configurable": {**(config.get("configurable") or {}), READ_KEY: read, SEND_KEY: send}}
