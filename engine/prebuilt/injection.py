@@ -7,6 +7,7 @@ the graph's value is put in its place (`inject`).
 """
 from __future__ import annotations
 
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ __all__ = ["InjectedState", "InjectedStore", "InjectedToolCallId", "ToolRuntime"
            "inject", "STORE_MISSING"]
 
 ContextT = TypeVar("ContextT", default=None)
-StateT = TypeVar("StateT", default=dict)  # type: ignore[misc]  # a default, as LangGraph's: ToolRuntime[Ctx]
+StateT = TypeVar("StateT", default=dict[str, Any])  # a default, as LangGraph's: ToolRuntime[Ctx]
 
 STORE_MISSING = ("Cannot inject store into tools with InjectedStore annotations - "
                  "please compile your graph with a store.")
@@ -91,7 +92,7 @@ def _marks(hint: Any, kind: type) -> list[Any]:
         args = typing.get_args(hint)
         found = [m for m in args[1:] if isinstance(m, kind) or (isinstance(m, type) and issubclass(m, kind))]
         return found or _marks(args[0], kind)
-    if origin is Union or origin is getattr(__import__("types"), "UnionType"):
+    if origin is Union or origin is types.UnionType:
         return [m for a in typing.get_args(hint) for m in _marks(a, kind)]
     if isinstance(origin, type) and issubclass(origin, kind):
         return [hint]

@@ -155,7 +155,7 @@ def _schemas(state_schema: Any, response_format: Any, pre_model_hook: Any) -> tu
         return state_schema, create_model("CallModelInputSchema", llm_input_messages=(list[AnyMessage], ...),
                                           __base__=state_schema)
 
-    class CallModelInputSchema(state_schema):  # type: ignore[misc,valid-type]
+    class CallModelInputSchema(state_schema):  # type: ignore[misc]
         llm_input_messages: list[AnyMessage]
 
     return state_schema, CallModelInputSchema

@@ -68,7 +68,7 @@ def patch_configurable(config: RunnableConfig | None, patch: dict[str, Any]) -> 
     """A copy of `config` whose `configurable` has `patch`'s keys set."""
     if config is None:
         return {CONF: dict(patch)}
-    return {**config, CONF: {**(config.get(CONF) or {}), **patch}}  # type: ignore[typeddict-item]
+    return {**config, CONF: {**(config.get(CONF) or {}), **patch}}
 
 
 def _accepted(fn: Callable[..., Any]) -> dict[str, tuple[str | None, Any]]:
@@ -99,7 +99,7 @@ def _runtime(config: RunnableConfig) -> Any:
     return runtime_for(ctx) if ctx is not None else None
 
 
-class RunnableCallable(Runnable[Any, Any]):
+class RunnableCallable(Runnable[Any, Any]):  # type: ignore[misc]  # langchain-core (an optional extra) is checked as Any
     """A Runnable made of `func` (sync) and `afunc` (async; `ainvoke` falls back to `func`)."""
 
     def __init__(self, func: Callable[..., Any] | None, afunc: Callable[..., Awaitable[Any]] | None = None, *,
@@ -189,7 +189,7 @@ class RunnableCallable(Runnable[Any, Any]):
             try:
                 child = patch_config(config, callbacks=run.get_child())
                 with set_config_context(child) as context:
-                    out = await asyncio.create_task(self.afunc(*args, **kw), context=context)  # type: ignore[arg-type]
+                    out: Any = await asyncio.create_task(self.afunc(*args, **kw), context=context)  # type: ignore[arg-type]
             except BaseException as exc:
                 await run.on_chain_error(exc)
                 raise
