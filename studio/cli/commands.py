@@ -198,6 +198,22 @@ def _run_input(args: argparse.Namespace, loaded: Any, err: TextIO) -> tuple[Any,
     return value, None
 
 
+def _with_db(graph: Any, db: str | None, err: TextIO) -> tuple[Any, int | None]:
+    """The graph saving to `--db` (a SQLite file or a PostgreSQL URL), or the exit code of
+    a database that cannot be opened."""
+    if not db:
+        return graph, None
+    from engine.checkpoint import PostgresSaver, SqliteSaver
+    from engine.checkpoint.reading import is_postgres_url
+
+    try:
+        return graph.with_checkpointer(PostgresSaver(db) if is_postgres_url(db) else SqliteSaver(db)), None
+    except Exception as exc:
+        from engine.checkpoint.reading import describe_target  # a URL's password is not printed
+
+        return graph, _fail(err, f"cannot open --db {describe_target(db)}: {one_line(exc)}")
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run the graph to the end (or an interrupt) and print one JSON line per stream chunk.
 
@@ -210,17 +226,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     value, code = _run_input(args, loaded, err)
     if code is not None:
         return code
-    graph = loaded.graph
-    if args.db:
-        from engine.checkpoint import PostgresSaver, SqliteSaver
-        from engine.checkpoint.reading import is_postgres_url
-
-        try:
-            graph = graph.with_checkpointer(PostgresSaver(args.db) if is_postgres_url(args.db) else SqliteSaver(args.db))
-        except Exception as exc:
-            from engine.checkpoint.reading import describe_target  # a URL's password is not printed
-
-            return _fail(err, f"cannot open --db {describe_target(args.db)}: {one_line(exc)}")
+    graph, code = _with_db(loaded.graph, args.db, err)
+    if code is not None:
+        return code
     if args.resume is not None and graph.checkpointer is None:
         return _fail(err, "--resume needs --db FILE: the database the interrupted run was saved in")
     thread = args.thread
