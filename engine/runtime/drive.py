@@ -61,67 +61,111 @@ async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamColl
     each caller decides what a failure means to it. The graph's `step_timeout` bounds each
     superstep. When the caller gives up (cancelled, or the generator closed), the run is
     cancelled: nothing more runs, what was saved stays."""
-    chunks = collector.chunks if collector is not None else None
-    step_timeout = run.graph.step_timeout
-    began: int | None = None  # the step whose superstep `before_superstep` was told of
     overrides = run.saver if type(run.saver) is RoutedSaver else None  # async save overrides to await
     if overrides is not None:
         overrides.bind(asyncio.get_running_loop())
     try:
-        if run.status == "new":
-            await run.start()
-        while True:
-            if chunks:
-                while chunks:
-                    yield chunks.popleft()
-            if run.status != "ready":
-                break
-            if hooks is not None:
-                if began != run.step:
-                    began = run.step
-                    if await hooks.before_superstep(run):
-                        return
-                    if began != run.step:  # the hook made the superstep itself (a replayed
-                        continue           # edit): the next one is looked at afresh
-                if hooks.stepwise:
-                    await hooks.before_move(run)
-                    if run.status != "ready":
-                        break
-            if run.pending:
-                if hooks is not None and hooks.stepwise:
-                    await run.run_task()
-                elif step_timeout is not None:
-                    async with aclosing(_timed_step(run, collector, step_timeout)) as live:
-                        async for chunk in live:
-                            yield chunk
-                elif collector is not None and (collector.wake is not None or len(run.pending) > 1):
-                    if collector.wake is None:  # siblings: each task's chunks go out as it ends
-                        collector.wake = Waker()
-                        run.subscribe(collector.wake)
-                    async with aclosing(_live(run, collector)) as live:
-                        async for chunk in live:
-                            yield chunk
-                else:
-                    await run.run_pending()
-                if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
-                    return
-                continue
-            if not run.ready_to_commit:
-                break
-            if hooks is None:
-                run.commit(report=False)
-            elif await hooks.after_commit(run, run.commit()):
-                return
-        if overrides is not None:
-            await _settle(run, overrides)
-        if chunks:
-            while chunks:
-                yield chunks.popleft()
+        async with aclosing(_moves(run, hooks, collector, overrides)) as moves:
+            async for chunk in moves:
+                yield chunk
     except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
         run.cancel()                                  # what was saved stays (and "exit" saves)
         if overrides is not None:
             await _settle(run, overrides)
         raise
+
+
+async def _moves(run: Run, hooks: DriveHooks | None, collector: StreamCollector | None,
+                 overrides: RoutedSaver | None) -> AsyncGenerator[Any, None]:
+    """The loop of `drive()`: start when new, then run the pending tasks and commit, again,
+    until the run ends or pauses (then the async save overrides are awaited and the last
+    chunks go out) or a hook stops it; the collector's chunks as they come."""
+    chunks = collector.chunks if collector is not None else None
+    step_timeout = run.graph.step_timeout
+    began: int | None = None  # the step whose superstep `before_superstep` was told of
+    if run.status == "new":
+        await run.start()
+    while True:
+        if chunks:
+            while chunks:
+                yield chunks.popleft()
+        if run.status != "ready":
+            break
+        if hooks is not None:
+            began, verdict = await _before_move(run, hooks, began)
+            if verdict is not _GO:
+                if verdict is _STOP:
+                    return
+                if verdict is _AGAIN:
+                    continue
+                break  # the run ended while its gate was awaited
+        if run.pending:
+            if hooks is not None and hooks.stepwise:
+                await run.run_task()
+            elif _streams_tasks(run, collector, step_timeout):
+                async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
+                    async for chunk in live:
+                        yield chunk
+            else:
+                await run.run_pending()
+            if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
+                return
+            continue
+        if not run.ready_to_commit:
+            break
+        if hooks is None:
+            run.commit(report=False)
+        elif await hooks.after_commit(run, run.commit()):
+            return
+    if overrides is not None:
+        await _settle(run, overrides)
+    if chunks:
+        while chunks:
+            yield chunks.popleft()
+
+
+def _streams_tasks(run: Run, collector: StreamCollector | None, step_timeout: float | None) -> bool:
+    """Whether the superstep's chunks go out while its tasks run (`_streamed_tasks`)."""
+    return step_timeout is not None or (
+        collector is not None and (collector.wake is not None or len(run.pending) > 1))
+
+
+_GO, _STOP, _AGAIN, _ENDED = "go", "stop", "again", "ended"
+"""What the hooks before a move decided: make it, end the drive, look at the (new)
+superstep afresh, or stop because the run ended meanwhile."""
+
+
+async def _before_move(run: Run, hooks: DriveHooks, began: int | None) -> tuple[int | None, str]:
+    """The hooks asked before a move: `before_superstep` once per superstep (`began`: the
+    step it was last told of), then a stepwise gate."""
+    if began != run.step:
+        began = run.step
+        if await hooks.before_superstep(run):
+            return began, _STOP
+        if began != run.step:  # the hook made the superstep itself (a replayed edit): the
+            return began, _AGAIN  # next one is looked at afresh
+    if hooks.stepwise:
+        await hooks.before_move(run)
+        if run.status != "ready":
+            return began, _ENDED
+    return began, _GO
+
+
+async def _streamed_tasks(run: Run, collector: StreamCollector | None,
+                          step_timeout: float | None) -> AsyncGenerator[Any, None]:
+    """The superstep's tasks run while their chunks go out as they come: under the graph's
+    `step_timeout`, or because siblings run (each task's chunks go out as it ends)."""
+    if step_timeout is not None:
+        gen = _timed_step(run, collector, step_timeout)
+    else:
+        assert collector is not None
+        if collector.wake is None:
+            collector.wake = Waker()
+            run.subscribe(collector.wake)
+        gen = _live(run, collector)
+    async with aclosing(gen) as live:
+        async for chunk in live:
+            yield chunk
 
 
 async def _settle(run: Run, overrides: RoutedSaver) -> None:

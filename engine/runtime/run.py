@@ -52,6 +52,7 @@ from ..types import Command, Interrupt, Send
 from .commit import RunCommit
 from .context import TaskContext, current_task
 from .caching import cache_key
+from .channel_access import with_channel_access
 from .drive import DriveHooks, drive
 from .durability import BackgroundSaves, HeldSaves, saves_for
 from .injected import coerce_context
@@ -422,6 +423,8 @@ class Run(RunStart, RunCommit):
                           resume_map=resume_map.get(task.id) if resume_map else None)
         if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
             ctx.node_error = task.arg
+        if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
+            ctx.config = with_channel_access(ctx, self)
         timeout = runner.timeout if task.timeout is None else task.timeout
         if timeout is not None and timeout.refresh_on == "auto":
             ctx.writer = _with_heartbeat(ctx.writer, ctx)

@@ -3,28 +3,21 @@
 v1 chunks are the bare payload (or `(mode, payload)` with several modes); v2 chunks are
 `{"type": mode, "ns": namespace, "data": payload}` dicts (`engine.outputs`). Payloads
 follow LangGraph's shapes, so code written against its stream reads ours unchanged.
+
+Each mode is a small view (`stream_views.py`: `on(event) -> chunks`); the collector
+keeps what the views share (the last values shown, a subgraph's namespace, the
+checkpoint payload) and dispatches each event by its type through a table built once
+per run to the views of the requested modes.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.task_status import writes_result
-from ..constants import INTERRUPT_KEY, PUSH_PATH, START
-from .events import (
-    CustomData,
-    RunEvent,
-    RunInterrupted,
-    RunStarted,
-    StepCommitted,
-    TaskFailed,
-    TaskFinished,
-    TaskInterrupted,
-    TaskStarted,
-)
+from ..constants import INTERRUPT_KEY
+from .events import RunEvent, RunStarted, StepCommitted
+from .stream_views import ORDER, VIEWS, Chunk, lg_triggers
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -39,6 +32,8 @@ the task's `state` in a checkpoint payload."""
 STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "messages", "events")
 """`events` is Retrograph's own: the raw event objects the studio renders."""
 
+Handler = Callable[[Any], Sequence[Chunk]]
+
 
 def check_modes(modes: Sequence[str], what: str = "stream_mode") -> None:
     unknown = [m for m in modes if m not in STREAM_MODES]
@@ -48,27 +43,16 @@ def check_modes(modes: Sequence[str], what: str = "stream_mode") -> None:
         )
 
 
-def lg_triggers(name: str, trigger: str) -> tuple[str, ...]:
-    """A planned task's trigger as LangGraph names it in "tasks"/"debug" payloads."""
-    if trigger.startswith("send:") or trigger in ("send", "call"):  # "call": an @entrypoint's task call
-        return (PUSH_PATH,)
-    if trigger == "input":  # an @entrypoint's node, planned with the input
-        return (START,)
-    out: list[str] = []
-    for part in trigger.split(","):
-        if part.startswith("join:"):
-            for t in (f"branch:to:{name}", f"{part}:{name}"):
-                if t not in out:
-                    out.append(t)
-        elif f"branch:to:{name}" not in out:
-            out.append(f"branch:to:{name}")
-    return tuple(out)
-
-
-def _interrupt_dict(i: Any) -> Any:
-    if dataclasses.is_dataclass(i) and not isinstance(i, type):
-        return {**dataclasses.asdict(i), **({} if hasattr(i, "response_schema") else {"response_schema": None})}
-    return i
+def dispatch_table(views: Sequence[Any]) -> dict[type[RunEvent], tuple[Handler, ...]]:
+    """Event type -> the `on` of each view that wants it, in the order their chunks go out."""
+    table: dict[type[RunEvent], list[Any]] = {}
+    for view in views:
+        for kind in view.events:
+            table.setdefault(kind, []).append(view)
+    for kind, order in ORDER.items():
+        if kind in table:
+            table[kind].sort(key=lambda v: order.index(v.mode) if v.mode in order else len(order))
+    return {kind: tuple(v.on for v in wanted) for kind, wanted in table.items()}
 
 
 class StreamCollector:
@@ -118,6 +102,16 @@ class StreamCollector:
         the task runs (None for a plain node); None: no task shows one."""
         self.exit_durability = exit_durability
         """durability="exit": no checkpoint is saved as another's parent, so payloads name none."""
+        self._table = dispatch_table([view(self) for mode, view in VIEWS.items() if mode in self.modes])
+        """Event type -> the views of the requested modes that want it (built once per run)."""
+
+    @property
+    def in_subgraph(self) -> bool:
+        """The event being handled is a subgraph's (streamed with `subgraphs`)."""
+        return bool(self._ns)
+
+    def output_values(self, values: Any) -> Any:
+        return self._out(values)
 
     def _out(self, values: Any) -> Any:
         """The output state as the values stream shows it (restricted to output_keys); a
@@ -183,16 +177,27 @@ class StreamCollector:
             conf["checkpoint_map"] = {**parents, ns: checkpoint_id}
         return {"configurable": conf}
 
-    def _debug(self, kind: str, step: int, payload: dict[str, Any]) -> None:
-        if "debug" in self.modes:
-            self._put("debug", {"step": step, "timestamp": datetime.now(timezone.utc).isoformat(),
-                                "type": kind, "payload": payload})
+    def checkpoint_payload(self, event: Any) -> dict[str, Any] | None:
+        """The checkpoint a StepCommitted made, or a RunStarted starts from, as the
+        "checkpoints" and "debug" modes show it (None: no checkpointer, or none to show)."""
+        if not self.saves:
+            return None
+        if isinstance(event, RunStarted):
+            if event.mode == "input":
+                if not event.next:
+                    return None
+                source = "input"
+            elif not event.checkpoint_id:
+                return None
+            else:  # as LangGraph: the checkpoint it goes on from
+                source = event.source
+        else:
+            source = event.source
+        return self._checkpoint(event.step, event.checkpoint_id, event.parent_id, source, event.values, event.next)
 
     def _checkpoint(self, step: int, checkpoint_id: str, parent_id: str | None, source: str,
-                    values: Any, nxt: Sequence[PlannedTask]) -> None:
-        if not self.saves or ("checkpoints" not in self.modes and "debug" not in self.modes):
-            return
-        payload = {
+                    values: Any, nxt: Sequence[PlannedTask]) -> dict[str, Any]:
+        return {
             "config": self._config(checkpoint_id),
             "parent_config": None if self.exit_durability else self._config(parent_id),
             "values": self._typed(self._out(values)) if self.v2 and not self._ns else self._out(values),
@@ -201,9 +206,6 @@ class StreamCollector:
             "next": [t.name for t in nxt],
             "tasks": [{"id": t.id, "name": t.name, "interrupts": (), "state": self._task_state(t)} for t in nxt],
         }
-        if "checkpoints" in self.modes:
-            self._put("checkpoints", payload)
-        self._debug("checkpoint", step, payload)
 
     def _task_state(self, task: PlannedTask) -> Any:
         if self.task_state is None or self.thread_id is None:
@@ -211,11 +213,6 @@ class StreamCollector:
         ns = self._ns or self.home_ns
         below = ns[len(self.home_ns) + 1:] if self.home_ns and self._ns else self._ns
         return self.task_state(ns, below, task.name, task.id, self.thread_id)
-
-    def _task_result(self, step: int, payload: dict[str, Any]) -> None:
-        if "tasks" in self.modes:
-            self._put("tasks", payload)
-        self._debug("task_result", step, payload)
 
     def __call__(self, event: RunEvent) -> None:
         modes = self.modes
@@ -239,79 +236,15 @@ class StreamCollector:
             self.values, self._ns = outer, ""
 
     def _handle(self, event: RunEvent) -> None:
-        modes = self.modes
-        if isinstance(event, TaskFinished):
-            if event.name == START:
-                return
-            if "updates" in modes:
-                # an entrypoint's node update is unwrapped to its return value; a task call's is the value
-                unwrap = self.unwrap if event.trigger != "call" else None
-                update = event.update if unwrap is None else unwrap(event.update)
-                if self.unwrap is None and type(update) is dict and (event.dropped_keys or not update):
-                    # as LangGraph: only the keys written to state; nothing written shows as None
-                    update = {k: v for k, v in update.items() if k not in event.dropped_keys} or None
-                writes = event.writes
-                if len(writes) > 1 and type(update) is dict and len({k for k, _ in writes}) < len(writes):
-                    # as LangGraph: a key written twice shows each write as an update of its own
-                    update = [{k: v} for k, v in writes if k in update]
-                if self.output_keys is not None and isinstance(update, dict):
-                    keys = (self.output_keys,) if isinstance(self.output_keys, str) else self.output_keys
-                    update = {k: v for k, v in update.items() if k in keys}
-                chunk = {event.name: update}
-                if event.replayed or event.cached:
-                    chunk["__metadata__"] = {"cached": True}
-                self._put("updates", chunk)
-            if ("tasks" in modes or "debug" in modes) and not event.cached:
-                self._task_result(event.step, {"id": event.task_id, "name": event.name, "error": None,
-                                               "result": writes_result(event.writes), "interrupts": []})
-        elif isinstance(event, StepCommitted):
+        if isinstance(event, StepCommitted):
             self.values = self._out(event.values)
-            if "values" in modes and event.diffs:
-                self._put("values", self.values)
-            self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source,
-                             event.values, event.next)
-        elif isinstance(event, TaskStarted):
-            if event.name == START or event.trigger.startswith("error_handler:"):
-                return
-            if "tasks" in modes or "debug" in modes:
-                payload = {"id": event.task_id, "name": event.name, "input": event.input,
-                           "triggers": lg_triggers(event.name, event.trigger)}
-                if "tasks" in modes:
-                    self._put("tasks", payload)
-                self._debug("task", event.step, payload)
-        elif isinstance(event, (TaskFailed, TaskInterrupted)):
-            if isinstance(event, TaskInterrupted):
-                if not event.interrupts:  # its subgraph paused at a breakpoint: the top graph reports it
-                    return
-                if "updates" in modes:
-                    self._put("updates", {INTERRUPT_KEY: event.interrupts})
-                if "values" in modes:
-                    self._put("values", self.values, event.interrupts)
-            if "tasks" in modes or "debug" in modes:
-                self._task_result(event.step, {
-                    "id": event.task_id, "name": event.name,
-                    "error": event.error if isinstance(event, TaskFailed) else None, "result": {},
-                    "interrupts": [] if isinstance(event, TaskFailed) else [_interrupt_dict(i) for i in event.interrupts]})
-        elif isinstance(event, RunInterrupted):
-            # a breakpoint, here or in a subgraph (its task paused, with no interrupt of its
-            # own): one `{"__interrupt__": ()}`, from the top graph only
-            if (event.reason != "interrupt" or not event.interrupts) and not self._ns and "updates" in modes:
-                self._put("updates", {INTERRUPT_KEY: ()})
-            if event.reason == "interrupt" and "values" in modes:
-                preview = self._out(event.values)
-                if preview != self.values:
-                    self._put("values", preview)
         elif isinstance(event, RunStarted):
             if event.parents:
                 self._parents[self._ns or self.home_ns] = event.parents
             self.values = self._out(event.values)
-            if event.mode == "input" and event.next:
-                self._checkpoint(event.step, event.checkpoint_id, event.parent_id, "input", event.values, event.next)
-            elif event.mode != "input" and event.checkpoint_id:  # as LangGraph: the checkpoint it goes on from
-                self._checkpoint(event.step, event.checkpoint_id, event.parent_id, event.source, event.values,
-                                 event.next)
-            if "values" in modes and event.mode != "input":  # as LangGraph, even with nothing left to run
-                self._put("values", self.values)
-        elif isinstance(event, CustomData):
-            if "custom" in modes:
-                self._put("custom", event.payload)
+        handlers = self._table.get(type(event))
+        if handlers is None:
+            return
+        for on in handlers:
+            for mode, chunk, interrupts in on(event):
+                self._put(mode, chunk, interrupts)

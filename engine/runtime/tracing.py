@@ -172,6 +172,121 @@ def messages_handler(put: Callable[..., None], subgraphs: bool = False) -> Any:
     return _HANDLER_CLASS(put, subgraphs)
 
 
+def _is_command(value: Any) -> bool:
+    return type(value).__name__ == "Command" and hasattr(value, "update")
+
+
+def _messages_in(value: Any, message: type) -> list[Any]:
+    """The messages (of class `message`) in a node's input or output: a message, a state,
+    an update, a Command's update, a list of updates and Commands."""
+    if isinstance(value, message):
+        return [value]
+    if _is_command(value):
+        value = value.update
+    elif isinstance(value, (list, tuple)) and any(_is_command(v) or isinstance(v, Mapping) for v in value):
+        return [m for v in value for m in _messages_in(v, message)]  # a list of updates and Commands
+    if isinstance(value, Mapping):
+        values = list(value.values())
+    elif isinstance(value, (list, tuple)):
+        values = list(value)
+    else:
+        values = [getattr(value, k) for k in getattr(type(value), "model_fields", {})] or \
+                 list(getattr(value, "__dict__", {}).values())
+    found: list[Any] = []
+    for item in values:
+        if isinstance(item, message):
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            found.extend(x for x in item if isinstance(x, message))
+    return found
+
+
+class _MessagesMoves:
+    """What the `messages` mode's callback handler does (`_make_handler_class` puts it on
+    langchain-core's handler class, imported only when the mode is used)."""
+
+    run_inline = True
+    message_class: Any = object
+    generation: Any = object
+    generation_chunk: Any = object
+
+    def __init__(self, put: Callable[..., None], subgraphs: bool) -> None:
+        self.put = put
+        self.subgraphs = subgraphs
+        self.meta: dict[uuid.UUID, dict[str, Any]] = {}
+        self.seen: set[Any] = set()
+        self.home: tuple[str, ...] = ()
+        """The namespace of the streamed graph (not () when a node streams a graph)."""
+
+    def _wanted(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> bool:
+        if not metadata or "langgraph_node" not in metadata or (tags and "nostream" in tags):
+            return False
+        return self.subgraphs or len(_graph_ns(metadata)) <= len(self.home)
+
+    def _send(self, message: Any, meta: dict[str, Any], dedupe: bool) -> None:
+        if dedupe and message.id is not None and message.id in self.seen:
+            return
+        if message.id is None:
+            message.id = str(uuid.uuid4())
+        self.seen.add(message.id)
+        self.put((message, meta), _graph_ns(meta))
+
+    def push(self, message: Any, metadata: Mapping[str, Any]) -> None:
+        """A message a node pushed itself (`push_message`), sent as it is."""
+        if self._wanted(metadata, None):
+            self._send(message, dict(metadata), dedupe=False)
+
+    def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
+        return output
+
+    def tap_output_iter(self, run_id: Any, output: Any) -> Any:
+        return output
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: uuid.UUID,
+                            tags: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
+                            **kwargs: Any) -> None:
+        if self._wanted(metadata, tags):
+            meta = dict(metadata or {})
+            mine = [t for t in tags or () if not t.startswith("seq:step")]
+            if mine:
+                meta["tags"] = mine
+            self.meta[run_id] = meta
+
+    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: uuid.UUID, **kwargs: Any) -> None:
+        meta = self.meta.get(run_id)
+        if meta is not None and isinstance(chunk, self.generation_chunk):
+            self._send(chunk.message, meta, dedupe=False)
+
+    def on_llm_end(self, response: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
+        meta = self.meta.pop(run_id, None)
+        if meta is not None and response.generations and response.generations[0]:
+            generation = response.generations[0][0]
+            if isinstance(generation, self.generation):
+                self._send(generation.message, meta, dedupe=True)
+
+    def on_llm_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
+        self.meta.pop(run_id, None)
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: uuid.UUID,
+                       tags: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
+                       **kwargs: Any) -> None:
+        if not self._wanted(metadata, tags) or kwargs.get("name") != (metadata or {}).get("langgraph_node"):
+            return
+        self.meta[run_id] = dict(metadata or {})
+        for message in _messages_in(inputs, self.message_class):
+            if message.id is not None:
+                self.seen.add(message.id)
+
+    def on_chain_end(self, outputs: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
+        meta = self.meta.pop(run_id, None)
+        if meta is not None:
+            for message in _messages_in(outputs, self.message_class):
+                self._send(message, meta, dedupe=True)
+
+    def on_chain_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
+        self.meta.pop(run_id, None)
+
+
 def _make_handler_class() -> Any:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.messages import BaseMessage
@@ -182,108 +297,7 @@ def _make_handler_class() -> Any:
     except ImportError:  # pragma: no cover - older langchain-core
         Streaming = object
 
-    def is_command(value: Any) -> bool:
-        return type(value).__name__ == "Command" and hasattr(value, "update")
-
-    def messages_in(value: Any) -> list[Any]:
-        if isinstance(value, BaseMessage):
-            return [value]
-        if is_command(value):
-            value = value.update
-        elif isinstance(value, (list, tuple)) and any(is_command(v) or isinstance(v, Mapping) for v in value):
-            return [m for v in value for m in messages_in(v)]  # a list of updates and Commands
-        if isinstance(value, Mapping):
-            values = list(value.values())
-        elif isinstance(value, (list, tuple)):
-            values = list(value)
-        else:
-            values = [getattr(value, k) for k in getattr(type(value), "model_fields", {})] or \
-                     list(getattr(value, "__dict__", {}).values())
-        found: list[Any] = []
-        for item in values:
-            if isinstance(item, BaseMessage):
-                found.append(item)
-            elif isinstance(item, (list, tuple)):
-                found.extend(x for x in item if isinstance(x, BaseMessage))
-        return found
-
-    class MessagesHandler(BaseCallbackHandler, Streaming):  # type: ignore[misc]
-        run_inline = True
-
-        def __init__(self, put: Callable[..., None], subgraphs: bool) -> None:
-            self.put = put
-            self.subgraphs = subgraphs
-            self.meta: dict[uuid.UUID, dict[str, Any]] = {}
-            self.seen: set[Any] = set()
-            self.home: tuple[str, ...] = ()
-            """The namespace of the streamed graph (not () when a node streams a graph)."""
-
-        def _wanted(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> bool:
-            if not metadata or "langgraph_node" not in metadata or (tags and "nostream" in tags):
-                return False
-            return self.subgraphs or len(_graph_ns(metadata)) <= len(self.home)
-
-        def _send(self, message: Any, meta: dict[str, Any], dedupe: bool) -> None:
-            if dedupe and message.id is not None and message.id in self.seen:
-                return
-            if message.id is None:
-                message.id = str(uuid.uuid4())
-            self.seen.add(message.id)
-            self.put((message, meta), _graph_ns(meta))
-
-        def push(self, message: Any, metadata: Mapping[str, Any]) -> None:
-            """A message a node pushed itself (`push_message`), sent as it is."""
-            if self._wanted(metadata, None):
-                self._send(message, dict(metadata), dedupe=False)
-
-        def tap_output_aiter(self, run_id: Any, output: Any) -> Any:
-            return output
-
-        def tap_output_iter(self, run_id: Any, output: Any) -> Any:
-            return output
-
-        def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: uuid.UUID,
-                                tags: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
-                                **kwargs: Any) -> None:
-            if self._wanted(metadata, tags):
-                meta = dict(metadata or {})
-                mine = [t for t in tags or () if not t.startswith("seq:step")]
-                if mine:
-                    meta["tags"] = mine
-                self.meta[run_id] = meta
-
-        def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: uuid.UUID, **kwargs: Any) -> None:
-            meta = self.meta.get(run_id)
-            if meta is not None and isinstance(chunk, ChatGenerationChunk):
-                self._send(chunk.message, meta, dedupe=False)
-
-        def on_llm_end(self, response: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
-            meta = self.meta.pop(run_id, None)
-            if meta is not None and response.generations and response.generations[0]:
-                generation = response.generations[0][0]
-                if isinstance(generation, ChatGeneration):
-                    self._send(generation.message, meta, dedupe=True)
-
-        def on_llm_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
-            self.meta.pop(run_id, None)
-
-        def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: uuid.UUID,
-                           tags: Sequence[str] | None = None, metadata: dict[str, Any] | None = None,
-                           **kwargs: Any) -> None:
-            if not self._wanted(metadata, tags) or kwargs.get("name") != (metadata or {}).get("langgraph_node"):
-                return
-            self.meta[run_id] = dict(metadata or {})
-            for message in messages_in(inputs):
-                if message.id is not None:
-                    self.seen.add(message.id)
-
-        def on_chain_end(self, outputs: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
-            meta = self.meta.pop(run_id, None)
-            if meta is not None:
-                for message in messages_in(outputs):
-                    self._send(message, meta, dedupe=True)
-
-        def on_chain_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
-            self.meta.pop(run_id, None)
+    class MessagesHandler(_MessagesMoves, BaseCallbackHandler, Streaming):  # type: ignore[misc]
+        message_class, generation, generation_chunk = BaseMessage, ChatGeneration, ChatGenerationChunk
 
     return MessagesHandler

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from studio.core.jsonable import jsonable
+from studio.core.jsontext import parse_json_input
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "one_line", "SUBCOMMANDS"]
 
@@ -126,20 +127,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def parse_json_input(text: str | None) -> tuple[Any, str | None]:
-    """(value, None) or (None, a message naming the line and column of the mistake)."""
-    if text is None or not text.strip():
-        return None, None
-    from studio.core.jsontext import loads
-
-    try:
-        return loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-    except ValueError as exc:  # JsonTextError: too deep, too many digits
-        return None, f"The input cannot be taken: {exc}."
-
-
 SLOW_IMPORT_S = 5.0  # after this long, say that the graph file's top-level code is still running
 
 
@@ -211,6 +198,22 @@ def _run_input(args: argparse.Namespace, loaded: Any, err: TextIO) -> tuple[Any,
     return value, None
 
 
+def _with_db(graph: Any, db: str | None, err: TextIO) -> tuple[Any, int | None]:
+    """The graph saving to `--db` (a SQLite file or a PostgreSQL URL), or the exit code of
+    a database that cannot be opened."""
+    if not db:
+        return graph, None
+    from engine.checkpoint import PostgresSaver, SqliteSaver
+    from engine.checkpoint.reading import is_postgres_url
+
+    try:
+        return graph.with_checkpointer(PostgresSaver(db) if is_postgres_url(db) else SqliteSaver(db)), None
+    except Exception as exc:
+        from engine.checkpoint.reading import describe_target  # a URL's password is not printed
+
+        return graph, _fail(err, f"cannot open --db {describe_target(db)}: {one_line(exc)}")
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run the graph to the end (or an interrupt) and print one JSON line per stream chunk.
 
@@ -223,17 +226,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     value, code = _run_input(args, loaded, err)
     if code is not None:
         return code
-    graph = loaded.graph
-    if args.db:
-        from engine.checkpoint import PostgresSaver, SqliteSaver
-        from engine.checkpoint.reading import is_postgres_url
-
-        try:
-            graph = graph.with_checkpointer(PostgresSaver(args.db) if is_postgres_url(args.db) else SqliteSaver(args.db))
-        except Exception as exc:
-            from engine.checkpoint.reading import describe_target  # a URL's password is not printed
-
-            return _fail(err, f"cannot open --db {describe_target(args.db)}: {one_line(exc)}")
+    graph, code = _with_db(loaded.graph, args.db, err)
+    if code is not None:
+        return code
     if args.resume is not None and graph.checkpointer is None:
         return _fail(err, "--resume needs --db FILE: the database the interrupted run was saved in")
     thread = args.thread
