@@ -70,10 +70,9 @@ def test_the_store_dock_shows_memories_their_ttl_and_who_wrote_them(open_window,
     panel.search.setText("portuguese")
     assert panel.items_table.rowCount() == 1
     writes = _cells(panel.writes_table)
-    assert [(w[0], w[2], w[4]) for w in writes] == [
-        ("remember", "put", "m0"), ("remember", "put", "m1"), ("forget", "delete", "m0"),
-        ("forget", "put", "profile")]
-    assert all(w[1] for w in writes)  # each with its task
+    assert [(w[0], w[1], w[2], w[4]) for w in writes] == [
+        ("1", "remember", "put", "m0"), ("1", "remember", "put", "m1"), ("2", "forget", "delete", "m0"),
+        ("2", "forget", "put", "profile")]  # the superstep each was made in
 
 
 def test_open_on_a_langgraph_store_file_browses_it_read_only(tmp_path: Path) -> None:

@@ -28,6 +28,8 @@ class StoreWrite:
 
     node: str | None
     task_id: str | None
+    step: int | None
+    """The superstep the writing task ran in (its run's last committed step + 1)."""
     namespace: tuple[str, ...]
     key: str
     value: dict[str, Any] | None
@@ -52,7 +54,9 @@ class RecordingStore(BaseStore):
     def _note(self, ops: list[Op]) -> None:
         task = current_task.get()
         at = current()
-        found = [StoreWrite(node=task.name if task else None, task_id=task.task_id if task else None,
+        done = getattr(task.run, "step", None) if task is not None else None
+        step = done + 1 if isinstance(done, int) else None
+        found = [StoreWrite(node=task.name if task else None, task_id=task.task_id if task else None, step=step,
                             namespace=tuple(op.namespace), key=op.key,
                             value=dict(op.value) if op.value is not None else None, ttl=op.ttl, at=at)
                  for op in ops if isinstance(op, PutOp)]

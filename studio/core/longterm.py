@@ -37,6 +37,7 @@ class MemoryWrite:
 
     node: str
     task_id: str
+    step: int | None
     kind: str
     namespace: tuple[str, ...]
     key: str
@@ -92,7 +93,7 @@ class LiveMemory:
         recorded = getattr(self.store, "writes", None)
         if not callable(recorded):
             return []
-        return [MemoryWrite(node=w.node or "(outside a node)", task_id=w.task_id or "", kind=w.kind,
+        return [MemoryWrite(node=w.node or "(outside a node)", task_id=w.task_id or "", step=w.step, kind=w.kind,
                             namespace=w.namespace, key=w.key, value=_json(w.value) if w.value is not None else "")
                 for w in recorded()]
 

@@ -76,7 +76,7 @@ class StorePanel(QWidget):
         self.namespace_list = QListWidget(objectName="storeNamespaces")
         self.namespace_list.currentItemChanged.connect(lambda *_: self._show_items())
         self.items_table = _table(["key", "value", "updated", "expires"], "storeItems")
-        self.writes_table = _table(["node", "task", "op", "namespace", "key", "value"], "storeWrites")
+        self.writes_table = _table(["step", "node", "op", "namespace", "key", "value"], "storeWrites")
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.namespace_list)
         right = QWidget()
@@ -125,7 +125,8 @@ class StorePanel(QWidget):
             self.namespace_list.setCurrentRow(0)
         self.namespace_list.blockSignals(False)
         self._show_items()
-        _fill(self.writes_table, [(w.node, w.task_id[-8:], w.kind, " / ".join(w.namespace), w.key, w.value)
+        _fill(self.writes_table, [("" if w.step is None else str(w.step), w.node, w.kind,
+                                   " / ".join(w.namespace), w.key, w.value)
                                   for w in self._writes()])
 
     def _current(self) -> tuple[str, ...] | None:

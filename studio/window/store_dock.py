@@ -6,9 +6,10 @@ after each step; `StoreWindow` browses a SQLite store file read-only.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from studio.core.longterm import LiveMemory, MemoryFile
@@ -27,20 +28,31 @@ def _show(panel: StorePanel, source: LiveMemory | MemoryFile | None) -> None:
                      source.writes)
 
 
+class _FirstShow(QObject):
+    def __init__(self, then: Callable[[], None]) -> None:
+        super().__init__()
+        self.then, self.done = then, False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if not self.done and event.type() == QEvent.Type.Show:
+            self.done = True
+            QTimer.singleShot(0, self.then)
+        return False
+
+
 class StoreDock:
     """A "Store" dock tabbed with the window's reducer diffs, fed from the session."""
 
     def __init__(self, window: QMainWindow) -> None:
         self.window = window
+        self.filter = _FirstShow(self._place)
         self.panel = StorePanel()
         self.dock = QDockWidget("Store", window)
         self.dock.setObjectName("dock-store")
         self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-        diff = getattr(getattr(window, "docks", None), "diff", None)
-        if diff is not None:
-            window.tabifyDockWidget(diff, self.dock)
-            diff.raise_()
+        self._place()
+        window.installEventFilter(self.filter)
         menus = getattr(window, "menus", {})
         if "View" in menus:
             menus["View"].addAction(self.dock.toggleViewAction())
@@ -50,6 +62,13 @@ class StoreDock:
             session.graphLoaded.connect(lambda *_: self.reload())
             session.headChanged.connect(lambda *_: self.panel.refresh() if self.source else None)
         self.reload()
+
+    def _place(self) -> None:
+        """A tab beside the reducer diffs (again once the window laid out its docks)."""
+        diff = getattr(getattr(self.window, "docks", None), "diff", None)
+        if diff is not None and not self.dock.isFloating():
+            self.window.tabifyDockWidget(diff, self.dock)
+            diff.raise_()
 
     def reload(self) -> None:
         session = getattr(self.window, "session", None)
