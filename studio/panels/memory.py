@@ -69,7 +69,7 @@ class StorePanel(QWidget):
         self._writes: Writes = lambda: ()
         self.source_label = QLabel("No store: compile the graph with store=..., or open a store file",
                                    objectName="storeSource")
-        self.source_label.setWordWrap(True)
+        self.source_label.setToolTip("Where the items come from")
         self.search = QLineEdit(objectName="storeSearch")
         self.search.setPlaceholderText("Search keys and values of the namespace…")
         self.search.textChanged.connect(self._show_items)

@@ -6,10 +6,9 @@ after each step; `StoreWindow` browses a SQLite store file read-only.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from studio.core.longterm import LiveMemory, MemoryFile
@@ -28,31 +27,21 @@ def _show(panel: StorePanel, source: LiveMemory | MemoryFile | None) -> None:
                      source.writes)
 
 
-class _FirstShow(QObject):
-    def __init__(self, then: Callable[[], None]) -> None:
-        super().__init__()
-        self.then, self.done = then, False
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if not self.done and event.type() == QEvent.Type.Show:
-            self.done = True
-            QTimer.singleShot(0, self.then)
-        return False
-
-
 class StoreDock:
     """A "Store" dock tabbed with the window's reducer diffs, fed from the session."""
 
     def __init__(self, window: QMainWindow) -> None:
         self.window = window
-        self.filter = _FirstShow(self._place)
         self.panel = StorePanel()
         self.dock = QDockWidget("Store", window)
         self.dock.setObjectName("dock-store")
         self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        docks = getattr(window, "docks", None)
+        if docks is not None:  # every arrangement of the window puts it beside the diffs
+            docks.add_extra(self.dock, "diff", "diff")
         self._place()
-        window.installEventFilter(self.filter)
+        self.dock.hide()  # until a graph with a store loads (View ▸ Store shows it any time)
         menus = getattr(window, "menus", {})
         if "View" in menus:
             menus["View"].addAction(self.dock.toggleViewAction())
@@ -64,7 +53,7 @@ class StoreDock:
         self.reload()
 
     def _place(self) -> None:
-        """A tab beside the reducer diffs (again once the window laid out its docks)."""
+        """A tab beside the reducer diffs."""
         diff = getattr(getattr(self.window, "docks", None), "diff", None)
         if diff is not None and not self.dock.isFloating():
             self.window.tabifyDockWidget(diff, self.dock)
@@ -74,6 +63,9 @@ class StoreDock:
         session = getattr(self.window, "session", None)
         self.source = memory_of(session.graph) if session is not None and session.graph is not None else None
         _show(self.panel, self.source)
+        if self.source is not None and not self.dock.isVisible():  # shown for a graph that has a store
+            self.dock.show()
+            self.dock.raise_()
 
 
 class StoreWindow(QMainWindow):
