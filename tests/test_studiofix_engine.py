@@ -395,7 +395,7 @@ def test_item7_a_fork_that_keeps_its_step_goes_on_at_n_plus_1(tmp_path) -> None:
 
     async def one_step() -> None:
         run = graph.new_run(None, old.config)
-        run.fork_same_step = True  # what the studio asks for
+        run.set_options(fork_same_step=True)  # what the studio asks for
         await run.start()
         await run.run_task()
         run.commit()

@@ -29,6 +29,7 @@ from ..runtime.nested import nested_outcome, nested_run
 from ..runtime.replay import with_map
 from ..runtime.drive import Waker, drive
 from ..runtime.run import FROM_GRAPH, Run
+from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
 from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
@@ -224,6 +225,7 @@ class CompiledStateGraph:
         control: Any = None,
         checkpointer: Any = FROM_GRAPH,
         checkpoint_ns: str | None = None,
+        options: RunOptions | None = None,
     ) -> Run:
         """The one way a Run of this graph is made: by invoke/stream, by a subgraph's task, by
         update_state, and by a debugger that advances it move by move (start, run_task, commit).
@@ -232,7 +234,9 @@ class CompiledStateGraph:
         None, a call from inside a running node (`graph.invoke` in a node) gets that task's
         child Run (saved under the task's namespace, its events going to the parent's
         listeners); elsewhere a run of its own. A `checkpoint_ns` places the run exactly there.
-        `checkpointer`: the saver to use instead of the graph's (None: save nothing)."""
+        `checkpointer`: the saver to use instead of the graph's (None: save nothing).
+        `options`: how the run differs from a plain invoke (resume, subgraph, time travel,
+        recording; `engine.runtime.options`)."""
         config = self._config(config)
         if checkpoint_ns is None:
             child = nested_run(self, input, config, inline_sync)
@@ -244,7 +248,7 @@ class CompiledStateGraph:
                 return child
         return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                    inline_sync=inline_sync, durability=durability, context=context, control=control,
-                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "")
+                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         """`drive()` with what invoke/stream add: the graph's callback run ends after the last

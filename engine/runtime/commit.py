@@ -17,6 +17,7 @@ from ..constants import END, START
 from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
 from ..types import Command, Send
 from .diff import ChannelDiff, ChannelWrite
+from .execute import route_output
 from .run_fields import RunFields
 from .events import RunInterrupted, StepCommitted
 from ..channels.reducer import reducer_error
@@ -99,7 +100,7 @@ class RunCommit(RunFields):
         results: dict[str, TaskResult] = {}
         for task, (values, _) in zip(tasks, updates):
             result = TaskResult(task=task)
-            self._route(graph.runners[task.name], task, values, result)  # (task.name: as_node)
+            route_output(cast("Run", self), graph.runners[task.name], task, values, result)  # (task.name: as_node)
             results[task.id] = result
         if keep_writes and base.id and self.saver is not None:
             self._keep_update_writes(base, list(results.values()))
@@ -190,7 +191,8 @@ class RunCommit(RunFields):
         plan = self._next_plan(cid, ordered, barriers)
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
         metadata = self._metadata()
-        if self.record or self.answers is not None:  # a recording run or a recorded replay (task_record.py)
+        options = self.options
+        if options.record or options.answers is not None:  # a recording run or a recorded replay (task_record.py)
             metadata[RECORD_KEY] = task_records(ordered)
         ckpt = Checkpoint(
             id=cid, thread_id=self.store_key, parent_id=parent.id or None, step=parent.step + 1,
@@ -273,8 +275,9 @@ class RunCommit(RunFields):
         if not self.plan and not after:  # (a breakpoint after the last node still pauses, as LangGraph)
             self._finish("done")
             return
-        if self.control is not None and self.control.drain_requested and self.plan:
-            drained = GraphDrained(self.control.drain_reason or "shutdown")
+        control = self.options.control
+        if control is not None and control.drain_requested and self.plan:
+            drained = GraphDrained(control.drain_reason or "shutdown")
             self._fail(drained)  # saved so far; invoke(None, config) goes on from here
             raise drained
         if not (after or self.interrupt_before):
