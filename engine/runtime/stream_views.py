@@ -7,7 +7,7 @@ of the requested modes, and frames each chunk (v1 or v2, namespace, printing). W
 view reads besides the event (the last values shown, the checkpoint payload, the task
 `state`) it asks of the collector, which it gets as `out`.
 
-To add a stream mode: write its view here, name it in `VIEWS` (and `STREAM_MODES`).
+To add a stream mode: write its view here and name it in `VIEWS` (`STREAM_MODES` follows).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .events import (
 if TYPE_CHECKING:
     from .stream import StreamCollector
 
-__all__ = ["Chunk", "ModeView", "VIEWS", "ORDER", "lg_triggers"]
+__all__ = ["Chunk", "ModeView", "VIEWS", "OTHER_MODES", "CHUNK_ORDER", "ORDER", "lg_triggers"]
 
 Chunk = tuple[str, Any, "tuple[Any, ...] | None"]
 """(mode, payload, interrupts: a `values` chunk's pending interrupts, else None)."""
@@ -211,10 +211,16 @@ class CustomView(ModeView):
 
 
 VIEWS: dict[str, type[ModeView]] = {
-    view.mode: view for view in (UpdatesView, ValuesView, CheckpointsView, TasksView, DebugView, CustomView)}
-"""The modes made from Run events by a view ("messages" comes from the LangChain callback
-handler, "events" is the events themselves)."""
+    view.mode: view for view in (ValuesView, UpdatesView, DebugView, TasksView, CheckpointsView, CustomView)}
+"""The modes made from Run events by a view, in the order `STREAM_MODES` names them
+("messages" comes from the LangChain callback handler, "events" is the events themselves)."""
+
+OTHER_MODES = ("messages", "events")
+
+CHUNK_ORDER: tuple[str, ...] = ("updates", "values", "checkpoints", "tasks", "debug", "custom")
+"""The order in which the chunks of one event go out, mode by mode, as LangGraph's do (a
+mode not named here comes after these)."""
 
 ORDER: dict[type[RunEvent], tuple[str, ...]] = {RunStarted: ("checkpoints", "debug", "values")}
-"""Where the chunks of one event go out in another order than `VIEWS`' (as LangGraph's):
-a run that starts shows its checkpoint before its values."""
+"""Where one event's chunks go out in another order than `CHUNK_ORDER`: a run that starts
+shows its checkpoint before its values."""
