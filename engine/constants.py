@@ -3,7 +3,7 @@ from __future__ import annotations
 
 __all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY",
            "ERROR_HANDLER_PREFIX", "DEFAULT_ERROR_HANDLER",
-           "RUNTIME_KEY"]
+           "RUNTIME_KEY", "READ_KEY", "SEND_KEY"]
 
 START = "__start__"
 """The virtual entry node: edges from it name the graph's entry points."""
@@ -29,6 +29,15 @@ RUNTIME_KEY = "__pregel_runtime"
 """A `configurable` key under which a caller may seed a runtime object (anything with
 `context` and `store`): a run given no context takes its context, and its store when it
 has one (LangGraph's slot of that name, which a server's graph factory fills)."""
+
+READ_KEY = "__pregel_read"
+"""A `configurable` key a node given its config finds `read(select, fresh=False)` under: the
+value of one state key (`select` a key) or a dict of several; `fresh` adds the node's own
+writes so far (LangGraph's slot of that name, which deepagents' file backend reads)."""
+
+SEND_KEY = "__pregel_send"
+"""A `configurable` key a node given its config finds `send([(key, value), ...])` under:
+state writes made while the node runs, applied before what it returns."""
 
 ERROR_HANDLER_PREFIX = "__error_handler__"
 """A node's own error handler runs as the node `__error_handler__<node>` (LangGraph's name)."""

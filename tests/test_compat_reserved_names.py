@@ -57,7 +57,7 @@ def test_other_private_modules_stay_unserved(compat_on) -> None:
     with pytest.raises(ModuleNotFoundError, match="not supported yet by Retrograph"):
         import langgraph._internal._queue  # noqa: F401
     with pytest.raises(ImportError):
-        from langgraph._internal._constants import CONFIG_KEY_SEND  # noqa: F401
+        from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER  # noqa: F401
 
 
 def test_node_finished_hook_hears_every_level_in_order() -> None:

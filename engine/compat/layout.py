@@ -41,9 +41,14 @@ INTERNAL: tuple[str, ...] = ("pregel", "channels", "_internal")
 SERVED_PRIVATE: dict[str, tuple[str, ...]] = {
     "_internal": (),
     "_internal._constants": ("engine.compat.internal_names",),
+    "_internal._runnable": ("engine.prebuilt.runnable",),
+    "_internal._config": ("engine.prebuilt.runnable",),
+    "_internal._typing": ("engine.compat.internal_typing",),
 }
 """Private modules served anyway, each with only the names listed by its engine module:
-the reserved strings the engine's public data carries (task paths, write channels)."""
+the reserved strings the engine's public data carries (task paths, write channels), and
+the few private names the agent libraries import (RunnableCallable, patch_configurable,
+DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "graph.message": ("engine.messages", "engine.graph", "engine"),
@@ -55,7 +60,8 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "checkpoint.serde.jsonplus": ("engine.checkpoint.serde",),
     "checkpoint.serde.types": ("engine.checkpoint.serde",),
     "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt"),
-    "prebuilt.tool_validator": ("engine.prebuilt.tool_node", "engine.prebuilt"),
+    "prebuilt.tool_validator": ("engine.prebuilt.validation", "engine.prebuilt.tool_node", "engine.prebuilt"),
+    "utils.runnable": ("engine.prebuilt.runnable",),
     "managed": ("engine.managed", "engine"),
     "managed.base": ("engine.managed", "engine"),
     "managed.is_last_step": ("engine.managed", "engine"),

@@ -60,6 +60,21 @@ class CompiledNode:
             raise TypeError(f"node `{self.name}` has no function to call")
         return self.bound(*args, **kwargs)
 
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        """Run the node on `input` alone, outside the graph (its Runnable's `invoke`, or its function)."""
+        if self.bound is None:
+            raise TypeError(f"node `{self.name}` has no function to call")
+        if hasattr(self.bound, "invoke"):
+            return self.bound.invoke(input, config, **kwargs)
+        return self.bound(input)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        """The async form of `invoke`."""
+        if self.bound is not None and hasattr(self.bound, "ainvoke"):
+            return await self.bound.ainvoke(input, config, **kwargs)
+        out = self.invoke(input, config, **kwargs)
+        return await out if hasattr(out, "__await__") else out
+
     def __repr__(self) -> str:
         return f"CompiledNode({self.name!r}, bound={self.bound!r})"
 

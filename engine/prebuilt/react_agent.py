@@ -1,80 +1,169 @@
 """`create_react_agent`: a chat model that calls tools in a loop until it answers.
 
-The graph is LangGraph's: `agent` (the model) and `tools` (a ToolNode); after `agent`,
-each tool call goes to `tools` as its own task (version "v2", a Send per call) or all at
-once ("v1"); `tools` goes back to `agent` unless every tool called returns directly.
-The model is told when the run is about to run out of steps (`remaining_steps`, once
-the engine provides that managed value) instead of calling tools it cannot finish.
+The graph is LangGraph's: `agent` (the model) and `tools` (a ToolNode), with optional
+`pre_model_hook` (before each model call; it may give `llm_input_messages`),
+`post_model_hook` (after it) and `generate_structured_response` (at the end, when a
+`response_format` is given). After `agent`, each tool call goes to `tools` as its own
+task (version "v2", a Send per call) or all at once ("v1"); `tools` goes back to the
+entry unless every tool called returns directly. The model may be a callable
+`(state, runtime) -> model` chosen at each call (sync or async). The model is told when
+the run is about to run out of steps instead of calling tools it cannot finish.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, TypedDict
+import inspect
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal, get_type_hints
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import Runnable, RunnableBinding
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+from pydantic import BaseModel, create_model
 
-from ..constants import END, START
+from ..constants import END
 from ..graph import StateGraph
-from ..managed import RemainingSteps
-from ..messages import add_messages
-from ..types import Send
-from .tool_node import TOOL_CALL_WITH_CONTEXT, ToolNode
+from .agent_parts import (
+    NEED_MORE_STEPS,
+    AgentState,
+    AgentStatePydantic,
+    AgentStateWithStructuredResponse,
+    AgentStateWithStructuredResponsePydantic,
+    prompt_runnable,
+    should_bind_tools,
+    state_value,
+    underlying_model,
+    validate_chat_history,
+)
+from .runnable import RunnableCallable
+from .tool_call import TOOL_CALL_WITH_CONTEXT
+from .tool_node import ToolNode
 
-__all__ = ["AgentState", "create_react_agent", "NEED_MORE_STEPS"]
+__all__ = ["AgentState", "AgentStatePydantic", "AgentStateWithStructuredResponse",
+           "AgentStateWithStructuredResponsePydantic", "create_react_agent", "create_tool_calling_executor",
+           "NEED_MORE_STEPS"]
 
-NEED_MORE_STEPS = "Sorry, need more steps to process this request."
+try:  # LangGraph's warning class, once the engine has it
+    from ..warnings import LangGraphDeprecatedSinceV10 as _Deprecated  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - depends on what the engine serves
+    _Deprecated = DeprecationWarning  # type: ignore[misc,assignment,unused-ignore]
 
-
-
-
-class AgentState(TypedDict, total=False):
-    """The agent's state: its conversation (and the steps it has left, when known)."""
-
-    messages: Annotated[Sequence[BaseMessage], add_messages]
-    remaining_steps: RemainingSteps
-
-
-class _StructuredState(AgentState, total=False):
-    structured_response: Any
-
-
-def _prompt_runner(prompt: Any) -> Callable[[Any, dict[str, Any]], Any]:
-    """state -> the messages the model is given."""
-    if prompt is None:
-        return lambda state, config: _messages(state)
-    if isinstance(prompt, str):
-        system = SystemMessage(content=prompt)
-        return lambda state, config: [system, *_messages(state)]
-    if isinstance(prompt, SystemMessage):
-        return lambda state, config: [prompt, *_messages(state)]
-    if isinstance(prompt, Runnable):
-        return lambda state, config: prompt.invoke(state, config)
-    if callable(prompt):
-        return lambda state, config: prompt(state)
-    raise TypeError(f"create_react_agent: prompt must be a str, a SystemMessage, a callable or a Runnable, "
-                    f"not {type(prompt).__name__}")
+_ASYNC_ONLY = ("Async model callable provided but agent invoked synchronously. Use agent.ainvoke() or "
+               "agent.astream(), or provide a sync model callable.")
 
 
-def _messages(state: Any) -> list[Any]:
-    return list(state["messages"] if isinstance(state, dict) else state.messages)
+class _Agent:
+    """The model side of one agent: resolves the model, calls it, shapes its answer."""
+
+    def __init__(self, model: Any, tools: list[Any], builtin: list[dict[str, Any]], prompt: Any,
+                 state_schema: Any, pre_model_hook: Any, name: str | None) -> None:
+        self.dynamic = not isinstance(model, (str, Runnable)) and callable(model)
+        self.async_dynamic = self.dynamic and inspect.iscoroutinefunction(model)
+        self.model, self.prompt, self.name = model, prompt, name
+        self.state_schema, self.pre_model_hook = state_schema, pre_model_hook
+        self.return_direct = {t.name for t in tools if t.return_direct}
+        self.static: Runnable[Any, Any] | None = None
+        if not self.dynamic:
+            if isinstance(model, str):
+                try:
+                    from langchain.chat_models import init_chat_model  # type: ignore[import-not-found,unused-ignore]
+                except ImportError:
+                    raise ImportError("Please install langchain (`pip install langchain`) to use "
+                                      "'<provider>:<model>' string syntax for `model` parameter.") from None
+                model = init_chat_model(model)
+            if (tools or builtin) and should_bind_tools(model, tools, builtin=len(builtin)):
+                model = model.bind_tools([*tools, *builtin])
+            self.static = prompt_runnable(prompt) | model
+
+    def resolve(self, state: Any, runtime: Any) -> Any:
+        if self.async_dynamic:
+            raise RuntimeError(_ASYNC_ONLY)
+        return prompt_runnable(self.prompt) | self.model(state, runtime) if self.dynamic else self.static
+
+    async def aresolve(self, state: Any, runtime: Any) -> Any:
+        if self.async_dynamic:
+            return prompt_runnable(self.prompt) | await self.model(state, runtime)
+        return self.resolve(state, runtime)
+
+    def model_input(self, state: Any) -> Any:
+        messages = state_value(state, "messages")
+        wanted = "'messages' key"
+        if self.pre_model_hook is not None:
+            messages, wanted = state_value(state, "llm_input_messages") or messages, "'llm_input_messages' or 'messages' key"
+        if messages is None:
+            raise ValueError(f"Expected input to call_model to have {wanted}, but got {state}")
+        validate_chat_history(messages)
+        if isinstance(state, dict):
+            state["messages"] = messages
+        else:
+            state.messages = messages
+        return state
+
+    def answer(self, state: Any, response: Any) -> dict[str, Any]:
+        response.name = self.name
+        calls = response.tool_calls if isinstance(response, AIMessage) else []
+        remaining = state_value(state, "remaining_steps")
+        if remaining is not None:
+            all_direct = isinstance(response, AIMessage) and all(c["name"] in self.return_direct for c in calls)
+            if (remaining < 1 and all_direct) or (remaining < 2 and calls):
+                return {"messages": [AIMessage(id=response.id, content=NEED_MORE_STEPS)]}
+        return {"messages": [response]}
+
+    def call_model(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
+        if self.async_dynamic:
+            raise RuntimeError(_ASYNC_ONLY)
+        given = self.model_input(state)
+        return self.answer(state, self.resolve(state, runtime).invoke(given, config))
+
+    async def acall_model(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
+        given = self.model_input(state)
+        return self.answer(state, await (await self.aresolve(state, runtime)).ainvoke(given, config))
 
 
-def _get(state: Any, key: str, default: Any = None) -> Any:
-    return state.get(key, default) if isinstance(state, dict) else getattr(state, key, default)
+def _structured_node(agent: _Agent, response_format: Any) -> RunnableCallable:
+    def prepared(state: Any) -> tuple[list[Any], Any]:
+        messages = list(state_value(state, "messages"))
+        if isinstance(response_format, tuple):
+            system, schema = response_format
+            return [SystemMessage(content=system), *messages], schema
+        return messages, response_format
+
+    def generate_structured_response(state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
+        messages, schema = prepared(state)
+        model = underlying_model(agent.resolve(state, runtime)).with_structured_output(schema)
+        return {"structured_response": model.invoke(messages, config)}
+
+    async def agenerate_structured_response(state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
+        messages, schema = prepared(state)
+        model = underlying_model(await agent.aresolve(state, runtime)).with_structured_output(schema)
+        return {"structured_response": await model.ainvoke(messages, config)}
+
+    return RunnableCallable(generate_structured_response, agenerate_structured_response)
 
 
-def _bound(model: Any, tools: list[Any]) -> Any:
-    """The model with the tools bound, unless they already are (or there are none)."""
-    if not tools or not isinstance(model, BaseChatModel):
-        return model
-    if isinstance(model, RunnableBinding) and "tools" in model.kwargs:
-        return model
-    try:
-        return model.bind_tools(tools)
-    except NotImplementedError:  # a scripted model that picks its tool calls itself
-        return model
+def _schemas(state_schema: Any, response_format: Any, pre_model_hook: Any) -> tuple[Any, Any]:
+    """(the graph's state schema, the `agent` node's input schema)."""
+    if state_schema is not None:
+        required = {"messages", "remaining_steps"} | ({"structured_response"} if response_format is not None else set())
+        missing = required - set(get_type_hints(state_schema))
+        if missing:
+            raise ValueError(f"Missing required key(s) {missing} in state_schema")
+    else:
+        state_schema = AgentStateWithStructuredResponse if response_format is not None else AgentState
+    if pre_model_hook is None:
+        return state_schema, state_schema
+    if isinstance(state_schema, type) and issubclass(state_schema, BaseModel):
+        return state_schema, create_model("CallModelInputSchema", llm_input_messages=(list[AnyMessage], ...),
+                                          __base__=state_schema)
+
+    class CallModelInputSchema(state_schema):  # type: ignore[misc]
+        llm_input_messages: list[AnyMessage]
+
+    return state_schema, CallModelInputSchema
+
+
+def _tool_sends(calls: Sequence[Any], state: Any) -> list[Any]:
+    from ..types import Send
+    return [Send("tools", {"__type": TOOL_CALL_WITH_CONTEXT, "tool_call": c, "state": state}) for c in calls]
 
 
 def create_react_agent(
@@ -83,6 +172,8 @@ def create_react_agent(
     *,
     prompt: Any = None,
     response_format: Any = None,
+    pre_model_hook: Any = None,
+    post_model_hook: Any = None,
     state_schema: Any = None,
     context_schema: Any = None,
     checkpointer: Any = None,
@@ -92,96 +183,105 @@ def create_react_agent(
     debug: bool = False,
     version: Literal["v1", "v2"] = "v2",
     name: str | None = None,
-    **kwargs: Any,
+    **deprecated_kwargs: Any,
 ) -> Any:
     """A compiled agent graph: `agent` calls the model, `tools` runs its tool calls."""
-    unsupported = sorted(k for k, v in kwargs.items() if v is not None)
-    if unsupported:
-        raise TypeError(f"create_react_agent() got unexpected or not yet supported keyword argument(s): "
-                        f"{', '.join(unsupported)} (not supported yet by Retrograph)")
+    if "config_schema" in deprecated_kwargs:
+        warnings.warn("`config_schema` is deprecated and will be removed. Please use `context_schema` instead.",
+                      category=_Deprecated, stacklevel=2)
+        given = deprecated_kwargs.pop("config_schema")
+        context_schema = context_schema if context_schema is not None else given
+    if deprecated_kwargs:
+        raise TypeError(f"create_react_agent() got unexpected keyword arguments: {deprecated_kwargs}")
     if version not in ("v1", "v2"):
-        raise ValueError(f"create_react_agent: version must be 'v1' or 'v2', not {version!r}")
-    if isinstance(model, str):
-        raise TypeError("create_react_agent: a model given by name needs langchain's init_chat_model, "
-                        "which Retrograph does not call; pass a chat model object")
-    tool_node = tools if isinstance(tools, ToolNode) else ToolNode(list(tools))
+        raise ValueError(f"Invalid version {version}. Supported versions are 'v1' and 'v2'.")
+    state_schema, input_schema = _schemas(state_schema, response_format, pre_model_hook)
+    builtin: list[dict[str, Any]] = []
+    if isinstance(tools, ToolNode):
+        tool_node = tools
+    else:
+        builtin = [t for t in tools if isinstance(t, dict)]
+        tool_node = ToolNode([t for t in tools if not isinstance(t, dict)])
     tool_list = list(tool_node.tools_by_name.values())
-    return_direct = {t.name for t in tool_list if getattr(t, "return_direct", False)}
-    llm = _bound(model, tool_list)
-    build_input = _prompt_runner(prompt)
+    agent = _Agent(model, tool_list, builtin, prompt, state_schema, pre_model_hook, name)
 
-    def needs_more_steps(state: Any, response: Any) -> bool:
-        calls = getattr(response, "tool_calls", None) or []
-        remaining = _get(state, "remaining_steps")
-        if remaining is None:
-            return bool(_get(state, "is_last_step", False)) and bool(calls)
-        all_direct = bool(calls) and all(c["name"] in return_direct for c in calls)
-        return (remaining < 1 and all_direct) or (remaining < 2 and bool(calls))
-
-    def agent(state: Any, config: dict[str, Any]) -> dict[str, Any]:
-        response = llm.invoke(build_input(state, config), config)
-        if name and isinstance(response, AIMessage):
-            response.name = name
-        if needs_more_steps(state, response):
-            response = AIMessage(id=response.id, content=NEED_MORE_STEPS)
-        return {"messages": [response]}
-
-    schema = state_schema or (_StructuredState if response_format is not None else AgentState)
-    builder = StateGraph(schema, context_schema=context_schema) if context_schema else StateGraph(schema)
-    builder.add_node("agent", agent)
-    builder.add_edge(START, "agent")
-    after_model = "generate_structured_response" if response_format is not None else END
+    graph = StateGraph(state_schema, context_schema=context_schema)
+    graph.add_node("agent", RunnableCallable(agent.call_model, agent.acall_model), input_schema=input_schema)
+    entry = "agent"
+    if pre_model_hook is not None:
+        graph.add_node("pre_model_hook", pre_model_hook)
+        graph.add_edge("pre_model_hook", "agent")
+        entry = "pre_model_hook"
+    graph.set_entry_point(entry)
+    if post_model_hook is not None:
+        graph.add_node("post_model_hook", post_model_hook)
+        graph.add_edge("agent", "post_model_hook")
     if response_format is not None:
-        builder.add_node("generate_structured_response", _structured(model, response_format))
-        builder.add_edge("generate_structured_response", END)
+        graph.add_node("generate_structured_response", _structured_node(agent, response_format))
+    last = "generate_structured_response" if response_format is not None else END
     if not tool_list:
-        builder.add_edge("agent", after_model)
-        return _compile(builder, checkpointer, store, interrupt_before, interrupt_after, debug, name)
+        if response_format is not None:
+            graph.add_edge("post_model_hook" if post_model_hook is not None else "agent", last)
+        return _compile(graph, checkpointer, store, interrupt_before, interrupt_after, debug, name)
+    graph.add_node("tools", tool_node)
+    _route_model(graph, version, post_model_hook is not None, last, entry)
+    _route_tools(graph, agent.return_direct, entry)
+    return _compile(graph, checkpointer, store, interrupt_before, interrupt_after, debug, name)
 
+
+def _route_model(graph: StateGraph, version: str, post_hook: bool, last: str, entry: str) -> None:
     def should_continue(state: Any) -> Any:
-        last = _messages(state)[-1]
-        calls = getattr(last, "tool_calls", None) if isinstance(last, AIMessage) else None
-        if not calls:
-            return after_model
+        message = state_value(state, "messages")[-1]
+        if not isinstance(message, AIMessage) or not message.tool_calls:
+            return "post_model_hook" if post_hook else last
         if version == "v1":
             return "tools"
-        return [Send("tools", {"__type": TOOL_CALL_WITH_CONTEXT, "tool_call": call, "state": state})
-                for call in calls]
+        return "post_model_hook" if post_hook else _tool_sends(message.tool_calls, state)
 
-    builder.add_node("tools", tool_node)
-    builder.add_conditional_edges("agent", should_continue, ["tools", after_model])
-    if return_direct:
-        def after_tools(state: Any) -> str:
-            for m in reversed(_messages(state)):
-                if not isinstance(m, ToolMessage):
-                    break
-                if m.name in return_direct:
-                    return END
-            return "agent"
+    graph.add_conditional_edges("agent", should_continue, ["post_model_hook"] if post_hook else ["tools", last])
+    if not post_hook:
+        return
 
-        builder.add_conditional_edges("tools", after_tools, ["agent", END])
-    else:
-        builder.add_edge("tools", "agent")
-    return _compile(builder, checkpointer, store, interrupt_before, interrupt_after, debug, name)
+    def post_model_hook_router(state: Any) -> Any:
+        messages = state_value(state, "messages")
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        last_ai = next(m for m in reversed(messages) if isinstance(m, AIMessage))
+        pending = [c for c in last_ai.tool_calls if c["id"] not in answered]
+        if pending:
+            return _tool_sends(pending, state)
+        if isinstance(messages[-1], ToolMessage):
+            return entry
+        return last
 
-
-def _structured(model: Any, response_format: Any) -> Callable[[Any, dict[str, Any]], dict[str, Any]]:
-    system, schema = response_format if isinstance(response_format, tuple) else (None, response_format)
-
-    def generate_structured_response(state: Any, config: dict[str, Any]) -> dict[str, Any]:
-        messages = _messages(state)
-        if system is not None:
-            messages = [SystemMessage(content=system), *messages]
-        structured = model.with_structured_output(schema)
-        return {"structured_response": structured.invoke(messages, config)}
-
-    return generate_structured_response
+    graph.add_conditional_edges("post_model_hook", post_model_hook_router, [entry, "tools", last])
 
 
-def _compile(builder: StateGraph, checkpointer: Any, store: Any, before: Any, after: Any, debug: bool,
+def _route_tools(graph: StateGraph, return_direct: set[str], entry: str) -> None:
+    if not return_direct:
+        graph.add_edge("tools", entry)
+        return
+
+    def route_tool_responses(state: Any) -> str:
+        message: Any = None
+        for message in reversed(state_value(state, "messages")):
+            if not isinstance(message, ToolMessage):
+                break
+            if message.name in return_direct:
+                return END
+        if isinstance(message, AIMessage) and any(c["name"] in return_direct for c in message.tool_calls):
+            return END
+        return entry
+
+    graph.add_conditional_edges("tools", route_tool_responses, [entry, END])
+
+
+def _compile(graph: StateGraph, checkpointer: Any, store: Any, before: Any, after: Any, debug: bool,
              name: str | None) -> Any:
     options: dict[str, Any] = {"checkpointer": checkpointer, "interrupt_before": before,
                                "interrupt_after": after, "debug": debug, "name": name or "LangGraph"}
     if store is not None:
         options["store"] = store
-    return builder.compile(**options)
+    return graph.compile(**options)
+
+
+create_tool_calling_executor = create_react_agent

@@ -23,6 +23,7 @@ from ..constants import END, START
 from ..errors import GraphInterrupt, InvalidRouteError, InvalidUpdateError, NodeCancelledError
 from ..types import Command, Interrupt, Send
 from .caching import cache_key
+from .channel_access import with_channel_access
 from .context import TaskContext, current_task
 from .events import CustomData, TaskStarted
 from .nested import ParentCommand, run_subgraph, task_namespace
@@ -85,6 +86,8 @@ def prepare(run: Run, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
                       resume_map=resume_map.get(task.id) if resume_map else None)
     if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
         ctx.node_error = task.arg
+    if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
+        ctx.config = with_channel_access(ctx, run)
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)

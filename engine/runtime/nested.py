@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import ns_thread_key
+from ..constants import READ_KEY, SEND_KEY
 from ..errors import GraphInterrupt, ParentCommand
 from ..types import Command
 from .context import current_task
@@ -87,7 +88,7 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
     saver = _child_saver(parent, graph)
     outer = ctx.config  # the task's config: it carries the task's callbacks
     configurable = {k: v for k, v in (outer.get("configurable") or {}).items()
-                    if k not in ("checkpoint_id", "checkpoint_map")}
+                    if k not in ("checkpoint_id", "checkpoint_map", READ_KEY, SEND_KEY)}  # read/send: the outer task's
     configurable["checkpoint_ns"] = ns
     config = {k: v for k, v in outer.items() if k not in ("configurable", "recursion_limit")}
     for key, value in (given or {}).items():

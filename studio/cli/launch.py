@@ -55,17 +55,47 @@ def default_db_path() -> Path:
     return folder / "runs.sqlite"
 
 
-def run_window(args: argparse.Namespace) -> int:
-    """Open the studio window for `retrograph FILE` / `retrograph open DB`."""
-    from studio.window.docks import apply_default_sizes
-    from studio.window.main_window import MainWindow
-    from studio.session.session import Session
+def _splash(app: QApplication, what: str) -> Any:
+    """A small window shown at once, while the studio's own modules import (the engine, the
+    panels: a second or more on a loaded machine), saying what it waits for."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QPainter, QPixmap
+    from PySide6.QtWidgets import QSplashScreen
 
+    pixmap = QPixmap(460, 120)
+    pixmap.fill(QColor("#1f2430"))
+    painter = QPainter(pixmap)
+    font = painter.font()
+    font.setPointSize(15)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(QColor("#e6e6e6"))
+    painter.drawText(24, 48, "Retrograph Studio")
+    painter.end()
+    splash = QSplashScreen(pixmap)
+    splash.showMessage(f"  starting the debugger for {what}…", Qt.AlignmentFlag.AlignBottom | Qt.AlignmentFlag.AlignLeft,
+                       QColor("#a0a8b8"))
+    splash.show()
+    app.processEvents()
+    return splash
+
+
+def run_window(args: argparse.Namespace) -> int:
+    """Open the studio window for `retrograph FILE` / `retrograph open DB`. The window shows
+    before the graph file has imported (that runs on a worker thread, the window says so)."""
     try:
         app = make_app()
     except PlatformUnavailable as exc:
         print(f"retrograph: {exc}", file=sys.stderr)
         return 2
+    target = getattr(args, "graph", None) if args.command != "open" else getattr(args, "db", None)
+    # never a URL on screen: it may carry a password
+    label = "a database" if "://" in str(target) else Path(str(target or "the studio")).name
+    splash = None if args.screenshot else _splash(app, label)
+    from studio.window.docks import apply_default_sizes
+    from studio.window.main_window import MainWindow
+    from studio.session.session import Session
+
     loop = make_loop(app)
     from studio.core.store import db_target
 
@@ -103,6 +133,8 @@ def run_window(args: argparse.Namespace) -> int:
             code = 1
         return code
     window.show()
+    if splash is not None:
+        splash.finish(window)
     with loop:
         loop.run_forever()
     return code

@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from pathlib import Path
 
+from studio.assets import asset
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
 __all__ = ["fit_toolbar", "Actions", "build_actions", "build_toolbar", "build_menus", "ICONS", "STEPPING"]
 
-ICONS = Path(__file__).resolve().parents[2] / "resources" / "icons"
+ICONS = asset("icons")
 
 STEPPING = ("step", "step_superstep", "continue_", "run_to", "step_into", "restart", "new_run")
 """Actions disabled while a command is in flight (or without the graph's code)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from studio.assets import asset
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
@@ -18,6 +19,7 @@ from .banner import ErrorBanner
 from studio.cli.commands import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
 from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, fit_to_screen, restore_layout, save_layout
+from studio.core.loader import parse_spec
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.session.session import Session
 from .teaching import Teaching
@@ -26,7 +28,7 @@ from .wiring import Panels, connect_panels, make_panels
 
 __all__ = ["MainWindow", "STYLE_SHEET"]
 
-STYLE_SHEET = Path(__file__).resolve().parents[2] / "resources" / "style.qss"
+STYLE_SHEET = asset("style.qss")
 
 
 class MainWindow(QMainWindow):
@@ -161,6 +163,8 @@ class MainWindow(QMainWindow):
             self.banner.show_error(ErrorReport(kind="input", title="Invalid --input", message=problem,
                                              hint="Fix it in Run ▸ New run… (Ctrl+N); your text is kept there."))
         started = self.session.open_graph(spec, thread_id=thread_id, input=value, example_input=not problem)
+        if started:
+            self.panels.graph.show_waiting(f"importing {parse_spec(spec)[0].name}…")
         return started and not problem
 
     def open_database(self, path: str | Path, graph_spec: str | None = None, *, thread_id: str | None = None) -> bool:

@@ -4,14 +4,14 @@ the diff."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from studio.assets import asset
 from PySide6.QtCore import QByteArray, QSize, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar
 
 __all__ = ["Presentation", "scale_fonts", "ZOOMS", "HIGH_CONTRAST_SHEET"]
 
-HIGH_CONTRAST_SHEET = Path(__file__).resolve().parents[2] / "resources" / "high_contrast.qss"
+HIGH_CONTRAST_SHEET = asset("high_contrast.qss")
 ZOOMS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
 """The zoom levels Ctrl+= and Ctrl+- step through."""
 _BASE_PT = 10.0

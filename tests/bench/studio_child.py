@@ -1,7 +1,8 @@
 """One studio benchmark in a process of its own (offscreen Qt), reporting JSON.
 
 `python -m tests.bench.studio_child WORKLOAD '{"arg": ...}'` prints one JSON line: the
-figures, or `{"status": "pending", "why": ...}` while the panels it needs are not there.
+figures. A workload that cannot run fails the process loudly (a traceback and a non-zero
+exit), so the suite's row says "error" and its smoke test fails: no row is ever left "pending".
 A process of its own keeps Qt out of the engine benchmarks and makes its peak RSS the
 studio's own.
 """
@@ -26,32 +27,21 @@ _PANELS = ("GraphPanel", "StatePanel", "DiffPanel", "TimelinePanel", "EventsPane
 __all__ = ["main"]
 
 
-class Pending(Exception):
-    """The studio code this workload measures is not written yet."""
-
-
 def _graph_panel() -> Any:
     """The graph panel class (studio/panels/graph/panel.py)."""
-    if not (ROOT / "studio" / "panels" / "graph_view.py").exists():
-        raise Pending("studio/panels/graph/panel.py is not there yet")
-    try:
-        from studio.panels.graph.panel import GraphPanel
-    except ImportError as exc:
-        raise Pending(f"studio/panels/graph/panel.py does not import yet ({exc})") from None
+    from studio.panels.graph.panel import GraphPanel
+
     return GraphPanel
 
 
 def _require_window() -> None:
-    """The window's panels are the real ones (the window uses stand-ins until
-    `studio.panels` exports every panel)."""
+    """The window's panels are the real ones: a panel that `studio.panels` lost is an error."""
     _graph_panel()
-    try:
-        from studio import panels
-    except ImportError as exc:
-        raise Pending(f"studio.panels does not import yet ({exc})") from None
+    from studio import panels
+
     missing = [n for n in _PANELS if not hasattr(panels, n)]
     if missing:
-        raise Pending(f"studio.panels does not export {', '.join(missing)} yet (the window shows stand-ins)")
+        raise RuntimeError(f"studio.panels does not export {', '.join(missing)}: the benchmark cannot run")
 
 
 def _peak_rss_mb() -> float:
@@ -253,11 +243,8 @@ def main(argv: list[str]) -> int:
     app.setQuitOnLastWindowClosed(False)  # closing one panel must not stop the loop
     loop = make_loop(app)
     workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload}[name]
-    try:
-        with loop:
-            result = loop.run_until_complete(workload(app, **args))
-    except Pending as why:
-        result = {"status": "pending", "why": str(why)}
+    with loop:
+        result = loop.run_until_complete(workload(app, **args))
     print(json.dumps(result), flush=True)
     return 0
 

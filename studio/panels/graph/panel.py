@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
+    QColor,
     QContextMenuEvent,
     QFontMetricsF,
     QKeyEvent,
@@ -250,9 +251,28 @@ class GraphPanel(QWidget):
         self._pending = self._generation
         self._started = time.perf_counter()
         self.title.setText(view.name or "Graph")
-        self.status.setText("laying out…")
+        self.status.setText(f"laying out {len(view.nodes)} nodes…")
+        self._show_waiting_text(f"laying out {len(view.nodes)} nodes…")
         self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals,
                                     label_sizes=edge_label_sizes(view)))
+
+    def show_waiting(self, text: str) -> None:
+        """Say what the panel waits for ("importing react_agent.py…") until a graph is drawn."""
+        self.status.setText(text)
+        self._show_waiting_text(text)
+
+    def _show_waiting_text(self, text: str) -> None:
+        if self._nodes or self._clusters:
+            return  # a graph is on screen (a reload): the status line says it
+        self.scene.clear()
+        item = self.scene.addSimpleText(text)
+        item.setBrush(QColor(MUTED))
+        font = item.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        item.setFont(font)
+        self.scene.setSceneRect(item.boundingRect().adjusted(-40, -40, 40, 40))
+        self.canvas.resetTransform()
+        self.canvas.centerOn(item)
 
     def is_layout_pending(self) -> bool:
         return bool(self._pending)
