@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ..checkpoint.task_status import writes_result
 from ..constants import INTERRUPT_KEY, PUSH_PATH, START
@@ -30,10 +30,7 @@ from .events import (
     TaskStarted,
 )
 
-if TYPE_CHECKING:
-    from .stream import StreamCollector
-
-__all__ = ["Chunk", "ModeView", "VIEWS", "OTHER_MODES", "CHUNK_ORDER", "ORDER", "lg_triggers"]
+__all__ = ["Chunk", "ModeView", "StreamState", "VIEWS", "OTHER_MODES", "CHUNK_ORDER", "ORDER", "lg_triggers"]
 
 Chunk = tuple[str, Any, "tuple[Any, ...] | None"]
 """(mode, payload, interrupts: a `values` chunk's pending interrupts, else None)."""
@@ -86,13 +83,27 @@ def _result_payload(event: RunEvent) -> dict[str, Any] | None:
     return None
 
 
+class StreamState(Protocol):
+    """What the views read of the collector that dispatches to them (stream.py)."""
+
+    values: Any
+    """The last (output) values the stream showed, in the namespace being handled."""
+    unwrap: Any
+    output_keys: Any
+
+    @property
+    def in_subgraph(self) -> bool: ...
+    def output_values(self, values: Any) -> Any: ...
+    def checkpoint_payload(self, event: Any) -> dict[str, Any] | None: ...
+
+
 class ModeView:
     """A stream mode's view: `on(event)` returns its chunks for the events it wants."""
 
     mode: ClassVar[str]
     events: ClassVar[tuple[type[RunEvent], ...]]
 
-    def __init__(self, out: StreamCollector) -> None:
+    def __init__(self, out: StreamState) -> None:
         self.out = out
 
     def on(self, event: Any) -> Sequence[Chunk]:
