@@ -34,14 +34,7 @@ def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[P
     channels = graph.schema.channels
     thread_id, ns = split_thread_key(ckpt.thread_id)
     values: Any = {k: v for k, v in ckpt.values.items() if k in channels}  # a root state: one value
-    plan = ckpt.tasks
-    inputs = [w for w in pending if is_input_write(w, ckpt.id)]
-    if inputs:  # a Command given as input: its update and goto act on this checkpoint
-        values, plan = apply_input_writes(graph, ckpt.id, values, plan, inputs)
-        pending = [w for w in pending if not is_input_write(w, ckpt.id)]
-    pushed = [t for t in plan if t.is_send and t.name != START]
-    if pushed and len(pushed) < len(plan):  # as LangGraph lists them: Sends first, then nodes
-        plan = (*pushed, *(t for t in plan if not t.is_send or t.name == START))
+    values, plan, pending = _plan_shown(graph, ckpt, values, pending)
     did = superstep_record(graph, ckpt, plan, pending, child, live=live)
     tasks = tuple(
         TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=d.error, interrupts=d.interrupts,
@@ -49,12 +42,7 @@ def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[P
         for i, (t, d) in enumerate(zip(plan, did))
     )
     if live:
-        saved = [(w.channel, w.value) for d in did for w in d.output if w.channel in channels]
-        if saved:
-            try:
-                values = apply_own_writes(values, saved, channels)[0]
-            except Exception:  # conflicting writes: the commit will report them; show the checkpoint
-                pass
+        values = _with_finished_writes(values, did, channels)
     parents = ckpt.metadata.get("parents") if ns else None
     if graph.schema.root:  # the state is one value
         values = graph.schema.output(values)
@@ -70,6 +58,32 @@ def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[P
         tasks=tasks,
         interrupts=tuple(i for t in tasks for i in t.interrupts),
     )
+
+
+def _plan_shown(graph: CompiledStateGraph, ckpt: Checkpoint, values: Any, pending: Sequence[PendingWrite],
+                ) -> tuple[Any, tuple[Any, ...], Sequence[PendingWrite]]:
+    """(values, plan, pending writes) with a Command given as input applied, the plan in
+    LangGraph's order (Sends first, then nodes)."""
+    plan = ckpt.tasks
+    inputs = [w for w in pending if is_input_write(w, ckpt.id)]
+    if inputs:  # a Command given as input: its update and goto act on this checkpoint
+        values, plan = apply_input_writes(graph, ckpt.id, values, plan, inputs)
+        pending = [w for w in pending if not is_input_write(w, ckpt.id)]
+    pushed = [t for t in plan if t.is_send and t.name != START]
+    if pushed and len(pushed) < len(plan):
+        plan = (*pushed, *(t for t in plan if not t.is_send or t.name == START))
+    return values, plan, pending
+
+
+def _with_finished_writes(values: Any, did: Sequence[Any], channels: Any) -> Any:
+    """The head's values with the saved writes of its superstep's finished tasks applied."""
+    saved = [(w.channel, w.value) for d in did for w in d.output if w.channel in channels]
+    if not saved:
+        return values
+    try:
+        return apply_own_writes(values, saved, channels)[0]
+    except Exception:  # conflicting writes: the commit will report them; show the checkpoint
+        return values
 
 
 def task_state_of(graph: CompiledStateGraph, thread_id: str, ns: str, task_id: str, name: str, saver: Any) -> Any:

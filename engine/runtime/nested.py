@@ -98,27 +98,9 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
         else:
             config[key] = value
     config["configurable"] = configurable
-    fresh = not stateful
     options = parent.options
     replay = options.replay
-    if saver is not None:
-        if replay is not None and ns in replay.targets:  # the caller named this subgraph's checkpoint
-            configurable["checkpoint_id"] = replay.targets.pop(ns)
-            input = _resume_input(ctx, replay)
-        elif replay is not None and replay.bound is not None and replay.first_visit(ns):
-            found = checkpoint_before(saver, ns_thread_key(parent.thread_id or "", ns), replay.bound)
-            fresh = found is None  # its state as of the replayed parent checkpoint, else empty
-            if found is not None:
-                configurable["checkpoint_id"] = found.id
-        elif options.resuming:
-            latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
-            # unfinished: continue it, not the input. In the superstep the parent resumed,
-            # a finished one continues too (as LangGraph): its nodes do not run again and
-            # the task gets its state as it is (an update_state on it included)
-            if latest is not None and latest.tasks:
-                input = _resume_input(ctx, None)
-            elif latest is not None and parent.step + 1 == parent.first_step:
-                input = None  # nothing in it waits for the resume value: the node keeps it
+    input, fresh = _where_child_starts(parent, ctx, saver, ns, input, configurable, fresh=not stateful)
     # a recording (or a recorded replay) records inside too
     record = options.record or options.answers is not None
     parents = None
@@ -134,6 +116,35 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
     if for_child is not None:  # a recorded replay answers the subgraph's nodes from its records
         child.set_options(answers=for_child(ctx, child))
     return child
+
+
+def _where_child_starts(parent: Run, ctx: TaskContext, saver: Any, ns: str, input: Any,
+                        configurable: dict[str, Any], *, fresh: bool) -> tuple[Any, bool]:
+    """(the child's input, whether it starts a fresh history): the subgraph's checkpoint the
+    caller named, its state as of a replayed parent checkpoint, or, when the parent
+    resumes, its own unfinished history; `configurable` gets the checkpoint id it starts at."""
+    if saver is None:
+        return input, fresh
+    options = parent.options
+    replay = options.replay
+    if replay is not None and ns in replay.targets:  # the caller named this subgraph's checkpoint
+        configurable["checkpoint_id"] = replay.targets.pop(ns)
+        input = _resume_input(ctx, replay)
+    elif replay is not None and replay.bound is not None and replay.first_visit(ns):
+        found = checkpoint_before(saver, ns_thread_key(parent.thread_id or "", ns), replay.bound)
+        fresh = found is None  # its state as of the replayed parent checkpoint, else empty
+        if found is not None:
+            configurable["checkpoint_id"] = found.id
+    elif options.resuming:
+        latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
+        # unfinished: continue it, not the input. In the superstep the parent resumed,
+        # a finished one continues too (as LangGraph): its nodes do not run again and
+        # the task gets its state as it is (an update_state on it included)
+        if latest is not None and latest.tasks:
+            input = _resume_input(ctx, None)
+        elif latest is not None and parent.step + 1 == parent.first_step:
+            input = None  # nothing in it waits for the resume value: the node keeps it
+    return input, fresh
 
 
 def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | None:

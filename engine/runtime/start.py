@@ -55,6 +55,20 @@ class RunStart(RunFields):
                 "This graph has a checkpointer, so each run needs a thread: pass "
                 "config={'configurable': {'thread_id': 'some-id'}} to invoke/stream."
             )
+        addressed, base = self._load_base(cfg)
+        is_command = isinstance(self.input, Command)
+        resume = self.input.resume if is_command else None
+        if self.input is None or (is_command and (resume is not None or base is not None)):
+            mode = self._start_resume(base, addressed, resume)
+            if is_command and (self.input.update is not None or self.input.goto_targets()):
+                self._apply_command_input(self.input)
+        else:
+            mode = self._start_input(base)
+        self.status = "ready"
+        return self._report_start(mode)
+
+    def _load_base(self, cfg: Mapping[str, Any]) -> tuple[str | None, Checkpoint | None]:
+        """(the checkpoint id the config names, the checkpoint the run starts from)."""
         addressed = cfg.get("checkpoint_id")
         if cfg.get("checkpoint_ns") and not self.namespace and self.saver is not None:
             # a subgraph's own checkpoint config, given to the top graph: replay the top graph
@@ -69,15 +83,11 @@ class RunStart(RunFields):
                     f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
                     "pick one from get_state_history()"
                 )
-        is_command = isinstance(self.input, Command)
-        resume = self.input.resume if is_command else None
-        if self.input is None or (is_command and (resume is not None or base is not None)):
-            mode = self._start_resume(base, addressed, resume)
-            if is_command and (self.input.update is not None or self.input.goto_targets()):
-                self._apply_command_input(self.input)
-        else:
-            mode = self._start_input(base)
-        self.status = "ready"
+        return addressed, base
+
+    def _report_start(self, mode: str) -> RunStarted:
+        """RunStarted, then the results a continued run got back (each task's event again),
+        then, with nothing to run, the run's end."""
         started = RunStarted(
             **self._base(step=self.step),
             checkpoint_id=self.checkpoint.id if self.checkpoint else "",
