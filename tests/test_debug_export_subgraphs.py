@@ -168,7 +168,7 @@ def test_the_window_shows_an_exported_runs_subgraph_rows_under_their_step(open_w
     tip = next(r.id for r in s.history.rows() if r.step == 2 and "sub" in r.nodes and r.id != s.head_id)
     again = tmp_path / "again.sqlite"
     with qtbot.waitSignal(s.message, timeout=15000, check_params_cb=lambda text: "Exported" in text) as said:
-        window.debug_tools.export(str(again), ["password"], branch=tip)
+        window.session.debugging.export(str(again), ["password"], branch=tip)
     assert "and 4 subgraph checkpoints" in said.args[0]
     dst = SqliteSaver(str(again))
     assert dst.get("t").id == tip and len(dst.namespaces("t")) == 1

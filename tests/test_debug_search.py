@@ -238,8 +238,8 @@ def test_the_search_tab_searches_every_thread_and_jumps_to_a_match(open_window, 
     db = tmp_path / "subs.sqlite"
     subgraph_store(db).close()
     window = open_window(database=db, thread_id="t1")
-    tools, panel, s = window.debug_tools, window.debug_tools.panel, window.session
-    tools.show_tab(3)
+    tools, panel, s = window.session.debugging, window.debug_dock.panel, window.session
+    window.debug_dock.show_tab(3)
     panel.search_scope.setCurrentIndex(panel.search_scope.findData("all"))
     panel.search_mode.setCurrentIndex(panel.search_mode.findData("text"))
     panel.search_edit.setText("deep-t2")
@@ -271,8 +271,8 @@ def test_the_search_tab_searches_every_thread_and_jumps_to_a_match(open_window, 
 
 def test_the_search_tab_pauses_continues_and_cancels(open_window, qtbot, big_store: Path) -> None:
     window = open_window(database=big_store, thread_id="t000")
-    tools, panel = window.debug_tools, window.debug_tools.panel
-    tools.show_tab(3)
+    tools, panel = window.session.debugging, window.debug_dock.panel
+    window.debug_dock.show_tab(3)
     tools.search_limit = 300
     tools.search("value", "text", "all")
     qtbot.waitUntil(lambda: not tools.pending, timeout=15000)
@@ -348,8 +348,8 @@ def test_the_search_tab_says_why_an_expression_fails(open_window, qtbot, tmp_pat
     db = tmp_path / "subs.sqlite"
     subgraph_store(db).close()
     window = open_window(database=db, thread_id="t1")
-    tools, panel = window.debug_tools, window.debug_tools.panel
-    tools.show_tab(3)
+    tools, panel = window.session.debugging, window.debug_dock.panel
+    window.debug_dock.show_tab(3)
     tools.search('n > "x"', "expression", "all")
     qtbot.waitUntil(lambda: tools.search_run is not None and tools.search_run.done and not tools.pending, timeout=15000)
     error = panel.errors["search"]

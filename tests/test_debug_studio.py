@@ -47,7 +47,7 @@ LOOP = """
 
 
 def settle(qtbot, window) -> None:
-    tools = window.debug_tools
+    tools = window.session.debugging
     qtbot.waitUntil(lambda: not tools.pending and not tools._refresh.isActive() and not tools._marks.isActive(),
                     timeout=15000)
 
@@ -58,7 +58,7 @@ def _window(open_window, tmp_path: Path):
 
 def test_watches_show_a_value_for_every_checkpoint(open_window, qtbot, tmp_path: Path) -> None:
     window = _window(open_window, tmp_path)
-    tools, panel = window.debug_tools, window.debug_tools.panel
+    tools, panel = window.session.debugging, window.debug_dock.panel
     act(qtbot, window, "continue_")
     panel.watch_edit.setText("len(log)")
     panel.watch_edit.returnPressed.emit()
@@ -80,8 +80,8 @@ def test_watches_show_a_value_for_every_checkpoint(open_window, qtbot, tmp_path:
 
 def test_conditional_breakpoints_stop_a_continue(open_window, qtbot, tmp_path: Path) -> None:
     window = _window(open_window, tmp_path)
-    panel, s = window.debug_tools.panel, window.session
-    window.debug_tools.show_tab(1)
+    panel, s = window.debug_dock.panel, window.session
+    window.debug_dock.show_tab(1)
     panel.condition_kind.setCurrentIndex(panel.condition_kind.findData("expression"))  # stop when true
     panel.condition_edit.setText("n >= 2")
     panel.condition_node.setCurrentIndex(panel.condition_node.findData("think"))
@@ -91,26 +91,26 @@ def test_conditional_breakpoints_stop_a_continue(open_window, qtbot, tmp_path: P
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "breakpoint" and "`n >= 2` became true after `think`" in outcome.message
     assert s.state.values["n"] == 2
-    window.debug_tools.remove_condition(0)
+    window.session.debugging.remove_condition(0)
     # a key change written by a given node, stopping before the write is committed
-    window.debug_tools.add_condition("change", "plan.steps", "think", "before")
+    window.session.debugging.add_condition("change", "plan.steps", "think", "before")
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "breakpoint" and "`think` is about to write `plan`" in outcome.message
     assert s.state.values["n"] == 2  # not committed yet
-    window.debug_tools.remove_condition(0)
-    window.debug_tools.add_condition("change", "plan.steps", None, "after")
+    window.session.debugging.remove_condition(0)
+    window.session.debugging.add_condition("change", "plan.steps", None, "after")
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "breakpoint" and "`plan.steps` changed (['a', 'b'] → ['a']), written by `think`" in outcome.message
     # bad inputs are named
-    window.debug_tools.add_condition("expression", "n >>> 1", "", "after")
+    window.session.debugging.add_condition("expression", "n >>> 1", "", "after")
     assert "`n >>> 1` is not a valid expression" in panel.errors["condition"].text()
-    window.debug_tools.add_condition("change", "n", "nope", "after")
+    window.session.debugging.add_condition("change", "n", "nope", "after")
     assert "no node `nope`" in panel.errors["condition"].text()
 
 
 def test_field_history_lists_each_change_and_a_click_jumps(open_window, qtbot, tmp_path: Path) -> None:
     window = _window(open_window, tmp_path)
-    panel, s = window.debug_tools.panel, window.session
+    panel, s = window.debug_dock.panel, window.session
     act(qtbot, window, "continue_")
     panel.field_edit.setText("plan.steps")
     panel.field_edit.returnPressed.emit()
@@ -134,28 +134,28 @@ def test_field_history_lists_each_change_and_a_click_jumps(open_window, qtbot, t
 
 def test_search_covers_every_branch(open_window, qtbot, tmp_path: Path) -> None:
     window = _window(open_window, tmp_path)
-    panel, s = window.debug_tools.panel, window.session
+    panel, s = window.debug_dock.panel, window.session
     act(qtbot, window, "continue_")
     first_think = next(r.id for r in s.history.rows() if r.nodes == ("think",))
     head = s.head_id
     s.edit_and_fork(first_think, {"log": ["edited branch"]})
     qtbot.waitUntil(lambda: s.head_id != head, timeout=10000)
     wait_ready(qtbot, window)
-    window.debug_tools.search("edited branch", "text", "thread")
+    window.session.debugging.search("edited branch", "text", "thread")
     settle(qtbot, window)
     assert panel.search_model.rowCount() == 1 and "every branch searched" in panel.search_note.text()
     assert s.history.branches() == 1  # one fork point: the match is on the second branch
-    window.debug_tools.search("n == 3 and len(log) > 4", "expression")
+    window.session.debugging.search("n == 3 and len(log) > 4", "expression")
     settle(qtbot, window)
     assert panel.search_model.rowCount() >= 1 and "len(log) > 4" in panel.search_model.cells[0][4]
-    window.debug_tools.search("n ==", "expression")
+    window.session.debugging.search("n ==", "expression")
     settle(qtbot, window)
     assert "`n ==` is not a valid expression" in panel.errors["search"].text()
 
 
 def test_replay_from_the_studio_forks_and_marks_recorded_tasks(open_window, qtbot, tmp_path: Path) -> None:
     window = _window(open_window, tmp_path)
-    s, tools = window.session, window.debug_tools
+    s, tools = window.session, window.session.debugging
     act(qtbot, window, "continue_")
     before = {r.id for r in s.history.rows()}
     first = min(s.history.rows(), key=lambda r: r.step).id
@@ -193,9 +193,9 @@ def test_replay_marks_tasks_answered_inside_a_subgraph(open_window, qtbot, tmp_p
     own row in the timeline says so, and the dialog offers the inner nodes."""
     example = Path(__file__).resolve().parent.parent / "resources" / "examples" / "subgraph.py"
     window = open_window(example)
-    s, tools = window.session, window.debug_tools
+    s, tools = window.session, window.session.debugging
     act(qtbot, window, "continue_")
-    assert "research:extract" in tools._replay_nodes()
+    assert "research:extract" in tools.replay_nodes()
     first = min(s.history.rows(), key=lambda r: r.step).id
     run_command(qtbot, window, lambda: tools.replay(first, ["research:extract"]))
     settle(qtbot, window)

@@ -31,17 +31,17 @@ def test_the_debug_dock_is_usable_at_1280x720(open_window, qtbot, tmp_path: Path
     subgraph_store(db).close()
     window = open_window(database=db, thread_id="t1")
     _at_1280x720(qtbot, window)
-    tools, panel = window.debug_tools, window.debug_tools.panel
+    tools, panel = window.session.debugging, window.debug_dock.panel
     right = window.docks.state.width()
     for index, view in ((0, panel.watch_view), (2, panel.field_view), (3, panel.search_view)):
-        tools.show_tab(index)
+        window.debug_dock.show_tab(index)
         qtbot.wait(20)
         rows = view.viewport().height() // view.verticalHeader().defaultSectionSize()
         assert rows >= 5, f"tab {index} shows {rows} rows"
     # the query field is not squeezed by the mode and scope boxes
     assert panel.search_edit.width() >= 200, panel.search_edit.width()
     assert panel.search_scope.isVisibleTo(panel) and panel.search_mode.isVisibleTo(panel)
-    # the right column keeps its width with the Debug dock in it, and when an older checkpoint is viewed
+    # the right column keeps its width with the Debug dock shown, and when an older checkpoint is viewed
     assert window.docks.state.width() == right
     tools.search("deep", "text", "all")
     qtbot.waitUntil(lambda: tools.search_run.done and not tools.pending, timeout=15000)
@@ -51,13 +51,16 @@ def test_the_debug_dock_is_usable_at_1280x720(open_window, qtbot, tmp_path: Path
     window.actions.back.trigger()
     wait_ready(qtbot, window)
     qtbot.wait(50)
-    assert window.docks.state.width() == right and tools.dock.width() == right
+    # on a compact window the Debug dock is a tab of the left column (its full height)
+    debug = window.debug_dock.dock
+    assert window.dockWidgetArea(debug) == window.dockWidgetArea(window.docks.timeline)
+    assert window.docks.state.width() == right and debug.width() == window.docks.timeline.width()
     window.grab().save(str(tmp_path / "debug-dock-1280x720.png"))
 
 
 def test_on_a_tall_window_the_debug_dock_is_wide_beside_events(open_window, qtbot, tmp_path: Path) -> None:
     """At 1600x1000 the Debug dock goes beside Events, wide enough for a field history's
-    before and after columns; at 1280x720 (above) it goes to the right column."""
+    before and after columns; at 1280x720 (above) it is a tab of the left column."""
     from PySide6.QtCore import Qt
 
     db = tmp_path / "subs.sqlite"
@@ -70,11 +73,11 @@ def test_on_a_tall_window_the_debug_dock_is_wide_beside_events(open_window, qtbo
     apply_default_sizes(window, window.docks)
     qtbot.waitUntil(lambda: window.height() == 1000, timeout=5000)
     qtbot.wait(50)  # let the docks settle after the resize (layout only)
-    tools, panel = window.debug_tools, window.debug_tools.panel
-    tools.show_tab(2)
+    panel = window.debug_dock.panel
+    window.debug_dock.show_tab(2)
     qtbot.wait(50)
-    assert window.dockWidgetArea(tools.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
-    assert window.docks.events in window.tabifiedDockWidgets(tools.dock)
+    assert window.dockWidgetArea(window.debug_dock.dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert window.docks.events in window.tabifiedDockWidgets(window.debug_dock.dock)
     assert panel.field_view.viewport().width() >= 400, panel.field_view.viewport().width()
 
 

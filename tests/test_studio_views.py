@@ -188,4 +188,4 @@ def test_default_docks_leave_the_graph_the_most_room(open_window, qtbot, tmp_pat
     for dock in window.docks.all():
         assert dock.width() < graph, dock.objectName()
     assert window.docks.inspector.width() >= 320  # the resume editor has room
-    assert window.docks.events.width() >= window.docks.timeline.width()
+    assert window.docks.events.width() >= window.docks.timeline.width(), [(d.objectName(), d.width(), d.minimumSizeHint().width(), d.isVisible()) for d in window.docks.all() + [e for e, _, _ in window.docks.extras]]

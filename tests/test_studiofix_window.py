@@ -120,6 +120,8 @@ def test_item12_everything_reachable_at_1280x720(open_window, qtbot, tmp_path: P
         button = bar.widgetForAction(action)
         assert button is not None and _inside(button, window), f"{action.text()} is not on the toolbar"
     for dock in window.docks.all():
+        dock.raise_()  # a tab of the compact layout's left column comes to the front
+        qtbot.wait(20)
         assert _inside(dock, window) and dock.width() >= 200 and dock.height() >= 150, dock.objectName()
         for button in dock.widget().findChildren(QAbstractButton):
             if button.isVisibleTo(dock.widget()) and button.text():

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from studio.core.jsonable import jsonable
+from studio.core.jsontext import parse_json_input
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "one_line", "SUBCOMMANDS"]
 
@@ -124,20 +125,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             parser.exit(2, f"retrograph: --thread {thread.encode('utf-8', 'surrogateescape')!r} is not UTF-8 "
                            "text; give the thread's id as text\n")
     return args
-
-
-def parse_json_input(text: str | None) -> tuple[Any, str | None]:
-    """(value, None) or (None, a message naming the line and column of the mistake)."""
-    if text is None or not text.strip():
-        return None, None
-    from studio.core.jsontext import loads
-
-    try:
-        return loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
-    except ValueError as exc:  # JsonTextError: too deep, too many digits
-        return None, f"The input cannot be taken: {exc}."
 
 
 SLOW_IMPORT_S = 5.0  # after this long, say that the graph file's top-level code is still running

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["loads", "JsonTextError", "MAX_INT_DIGITS"]
+__all__ = ["loads", "parse_json_input", "JsonTextError", "MAX_INT_DIGITS"]
 
 MAX_INT_DIGITS = 100_000
 
@@ -87,3 +87,16 @@ def loads(text: str) -> Any:
             raise JsonTextError(f"{where} holds a lone surrogate (a \\ud800-\\udfff escape without its pair), "
                                 "which is not text a checkpoint can store; remove it")
     return value
+
+
+def parse_json_input(text: str | None) -> tuple[Any, str | None]:
+    """(value, None) or (None, a message naming the line and column of the mistake);
+    (None, None) for no text."""
+    if text is None or not text.strip():
+        return None, None
+    try:
+        return loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"The input is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}."
+    except ValueError as exc:  # JsonTextError: too deep, too many digits
+        return None, f"The input cannot be taken: {exc}."

@@ -27,7 +27,7 @@ from engine.checkpoint.reading import skipping
 from .expressions import MISSING_VALUE, Expression, ExpressionError
 from .jsonable import jsonable
 
-__all__ = ["SearchHit", "Matcher", "StoreSearch", "PAGE"]
+__all__ = ["SearchHit", "Matcher", "StoreSearch", "PAGE", "search_note"]
 
 PAGE = 200
 """Checkpoints read per page (one trip to the reader thread)."""
@@ -263,3 +263,24 @@ class StoreSearch:
             skipped = f"; checkpoint {cid} could not be read: {reason}{more}; the rest is searched"
         return (f"{self.matched:,} match{'es' if self.matched != 1 else ''} in {self.scanned:,} checkpoints{of}"
                 f"{where} ({state}){skipped}")
+
+
+def search_note(search: StoreSearch, shown: int, most: int) -> tuple[str, str]:
+    """(the status line of a search that stopped, an error for the search box or "").
+    `shown` matches are listed, `most` is the most the list holds."""
+    if search.cancelled:
+        note = f"{shown:,} matches shown; search cancelled after {search.scanned:,} checkpoints."
+    elif search.done:
+        note = f"{shown:,} match{'es' if shown != 1 else ''} in {search.scanned:,} checkpoints " \
+               f"of {search.threads:,} thread{'s' if search.threads != 1 else ''}, every branch searched."
+    elif shown >= most:
+        note = f"{shown:,} matches shown, the most this list holds; {search.scanned:,} checkpoints searched " \
+               "so far. Narrow the search to see the others."
+    else:
+        note = f"{shown:,} matches shown; {search.scanned:,} checkpoints searched so far, more to search: " \
+               "Continue for the next matches."
+    why = search.failures()
+    why = why[:1].upper() + why[1:] + "." if why else ""
+    if search.failed_everywhere:  # a wrong expression (a type error on every state): say why, not "0 matches"
+        return note, why
+    return (note + " " + why if why else note), ""

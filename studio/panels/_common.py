@@ -38,6 +38,8 @@ __all__ = [
     "colour",
     "tool_button",
     "title_label",
+    "tree_with_detail",
+    "DetailSplitter",
     "paint_badge",
     "badge_font",
     "metrics_of",
@@ -106,13 +108,43 @@ def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def tree_with_detail(tree: QWidget) -> tuple[QPlainTextEdit, QSplitter]:
-    """A read-only monospace pane under `tree` that shows the selected row's full value."""
+class DetailSplitter(QSplitter):
+    """A view over its detail pane: the pane gets `detail_height` px while the splitter is
+    at least `fold_below` px tall, and folds away (0 px) on a shorter one, where each pixel
+    is a row of the view (the full value is then in the rows' tooltips). Once the user
+    drags the handle, the sizes are theirs."""
+
+    def __init__(self, detail_height: int, fold_below: int = 330, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.detail_height, self.fold_below = detail_height, fold_below
+        self.user_sized = False
+        self.splitterMoved.connect(self._on_moved)
+        self.setChildrenCollapsible(True)
+
+    def _on_moved(self, *_: object) -> None:
+        self.user_sized = True
+
+    @property
+    def folded(self) -> bool:
+        return self.count() > 1 and self.sizes()[-1] == 0
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        if self.user_sized or self.count() < 2:
+            return
+        height = self.height()
+        detail = self.detail_height if height >= self.fold_below else 0
+        self.setSizes([max(height - detail, 0), detail])
+
+
+def tree_with_detail(tree: QWidget, detail_height: int = 72) -> tuple[QPlainTextEdit, QSplitter]:
+    """A read-only monospace pane under `tree` that shows the selected row's full value
+    (folded away on a short panel: `DetailSplitter`)."""
     detail = QPlainTextEdit()
     detail.setReadOnly(True)
     detail.setFont(mono_font())
     detail.setPlaceholderText("Select a row to see its full value.")
-    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter = DetailSplitter(detail_height)
     splitter.addWidget(tree)
     splitter.addWidget(detail)
     return detail, splitter
@@ -322,7 +354,7 @@ class BadgeDelegate(QStyledItemDelegate):
         painter.setFont(opt.font)
         if len(lines) == 1:
             text_rect = rect.adjusted(indent, 0, 0, 0)
-            elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(text_rect.width()))
+            elided = metrics.elidedText(text, opt.textElideMode, int(text_rect.width()))
             painter.drawText(text_rect, _LEFT_MIDDLE, elided)
         else:  # the first line after the badge, the next ones under it from the left
             for n, line in enumerate(lines):

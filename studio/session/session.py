@@ -8,7 +8,8 @@ checkpoint is viewed); the work is done by collaborators that share that state:
 - `Loading`: import graph files, open databases and threads, reload, poll for news;
 - `TimeTravel`: view, rewind, edit-and-fork, compare checkpoints;
 - `RunEvents`: the Run's events -> state and records;
-- `Presenter`: state -> the plain records of `studio.core.records` the panels get.
+- `Presenter`: state -> the plain records of `studio.core.records` the panels get;
+- `DebugTools`: watches, conditional breakpoints, field history, search, recorded replay, export.
 
 Commands are coroutines scheduled on the qasync loop. One stepping command runs at a
 time: another one asked for meanwhile is refused with a message (the window also
@@ -46,6 +47,7 @@ from studio.core.records import (
 )
 from studio.core.state import SessionState
 
+from .debugging import DebugTools
 from .events import RunEvents
 from .explaining import Explaining
 from .loading import Loading
@@ -71,6 +73,7 @@ class Session(SessionSignals):
         self.loading = Loading(state, self, self.presenter, self.tasks, self.travel, poll_ms=poll_ms)
         self.events = RunEvents(state, self, self.presenter)
         self.explaining = Explaining(state, self)
+        self.debugging = DebugTools(state, self)
 
     def _on_run_event(self, event: Any) -> None:
         self.explaining.on_run_event(event)
@@ -410,6 +413,7 @@ class Session(SessionSignals):
         s = self.state
         if s.closed:
             return
+        self.debugging.close()
         s.closed = True
         self.loading.close()
         self.presenter.soon.stop()

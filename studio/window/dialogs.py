@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.cli.commands import parse_json_input
+from studio.core.jsontext import parse_json_input
 from studio.core.records import ThreadSummary
 
 __all__ = ["InputDialog", "ThreadPicker", "input_text_for"]

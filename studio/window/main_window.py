@@ -10,15 +10,16 @@ import asyncio
 from pathlib import Path
 
 from studio.assets import asset
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
 
 from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, fit_toolbar
 from .banner import ErrorBanner
-from studio.cli.commands import parse_json_input
+from .debugging import DebugDock
+from studio.core.jsontext import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
-from .docks import LAYOUT_VERSION, Docks, apply_default_sizes, build_docks, fit_to_screen, restore_layout, save_layout
+from .docks import Docks, apply_default_sizes, build_docks, fit_to_screen, initial_size, restore_layout, save_layout, size_class
 from studio.core.loader import parse_spec
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.session.session import Session
@@ -78,16 +79,30 @@ class MainWindow(QMainWindow):
         self._connect_actions()
         self._connect_session()
         connect_panels(self.panels, session, self)
-        from .debugging import DebugTools
-
-        self.debug_tools = DebugTools(self)  # the Debug dock and menu (debugging.py)
+        self.debug_dock = DebugDock(self, session, self.docks, view)  # the Debug dock and menu
         self.remember_layout = remember_layout
         self.teaching = Teaching(self)
         self._restored = remember_layout and restore_layout(self, self.settings)
+        self._initial: QSize | None = None
+        """The size given here, to be maximized when shown (a screen smaller than 2000x1250),
+        unless someone resized the window before showing it."""
         if not self._restored:
-            self.resize(1600, 1000)
+            size, maximize = initial_size(self)
+            self.resize(size)
+            fit_to_screen(self)
+            self._initial = self.size() if maximize else None
         fit_to_screen(self)
+        self._chosen = self.size()
+        """The size chosen here: refitted to the screen once shown and framed (a window that
+        someone resized before showing it keeps their size)."""
         self._sized = False
+        self._arranging = False
+        self.layout_is_default = False
+        """The docks are as `apply_default_sizes` left them (no dock moved since): crossing
+        the compact/wide size rearranges them for the new size."""
+        for dock in self.docks.all():
+            dock.dockLocationChanged.connect(self._on_dock_moved)
+            dock.topLevelChanged.connect(self._on_dock_moved)
         self._on_busy_changed(False)
 
     # -- construction helpers ----------------------------------------------------------
@@ -318,24 +333,45 @@ class MainWindow(QMainWindow):
         self.panels.start_compare()
 
     def _on_reset_layout(self) -> None:
-        if self.docks.default_state is not None:
-            for dock in self.docks.all():
-                dock.setFloating(False)
-                dock.show()
-            self.restoreState(self.docks.default_state, LAYOUT_VERSION)
+        """The default arrangement and sizes for the window's current size."""
+        self.arrange_default()
+
+    def arrange_default(self) -> None:
+        self._arranging = True
+        try:
+            apply_default_sizes(self, self.docks)
+        finally:
+            self._arranging = False
+        self.layout_is_default = True
+
+    def _on_dock_moved(self, *_: object) -> None:
+        if not self._arranging:
+            self.layout_is_default = False
 
     # -- showing and closing -------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
         if not self._sized:
             self._sized = True
+            if self._initial is not None and self.size() == self._initial:
+                self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
             if not self._restored:
-                apply_default_sizes(self, self.docks)
+                self.arrange_default()
+            # the window manager's frame (title bar) is known once the window is mapped
+            if self.size() == self._chosen:
+                QTimer.singleShot(50, lambda: fit_to_screen(self))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             fit_toolbar(self.toolbar, self.actions, event.size().width())  # the thread selector stays on screen
+        if self._sized and self.layout_is_default and self.docks.arrangement \
+                and size_class(event.size().width(), event.size().height()) != self.docks.arrangement:
+            QTimer.singleShot(0, self._rearrange_for_size)
+
+    def _rearrange_for_size(self) -> None:
+        if self.layout_is_default and size_class(self.width(), self.height()) != self.docks.arrangement:
+            self.arrange_default()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self.remember_layout:

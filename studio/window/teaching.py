@@ -85,10 +85,12 @@ class Teaching:
         window.tabifyDockWidget(docks.events, self.superstep_dock)
         # shown by a lesson, or View/Teach ▸ Superstep: hidden, it costs the window no room
         self.superstep_dock.hide()
+        docks.add_extra(self.superstep_dock, "events", "timeline")
         self.lesson_dock = _dock(window, "Lesson", "dock-lesson", self.lesson)
         window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.lesson_dock)
         window.tabifyDockWidget(docks.inspector, self.lesson_dock)
         self.lesson_dock.hide()
+        docks.add_extra(self.lesson_dock, "inspector", "timeline")
         self.autoplay = Autoplay(session, scrub=lambda: self.scrubber.step_by(1), parent=window)
         self.actions = TeachActions(
             play=_action(window, "▶ Play", "Autoplay: step by itself at the chosen speed", ["F8"], True),

@@ -145,6 +145,7 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
     session.diffChanged.connect(panels.diff.set_diff)
     session.timelineReset.connect(tl.set_rows)
     session.timelineRowAdded.connect(tl.add_row)
+    session.debugging.recordedMarks.connect(tl.mark_recorded)
     session.headChanged.connect(tl.set_head)
     session.viewChanged.connect(on_view)
     session.eventsCleared.connect(ev.clear)

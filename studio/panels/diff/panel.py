@@ -58,6 +58,7 @@ class DiffPanel(QWidget):
         self.tree = QTreeView()
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a value's start and end; the whole on hover
         self.tree.setAlternatingRowColors(False)
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -70,10 +71,10 @@ class DiffPanel(QWidget):
         header.resizeSection(0, 120)
         header.resizeSection(1, 100)
         self.tree.selectionModel().currentChanged.connect(self._on_current_changed)
-        self.detail, splitter = tree_with_detail(self.tree)
+        self.detail, splitter = tree_with_detail(self.tree)  # small, folded on a short panel; drag it taller
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 0)
-        splitter.setSizes([10_000, 72])  # the detail pane stays small; drag it taller
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
@@ -148,8 +149,14 @@ class DiffPanel(QWidget):
         rows = [r for r in diff.rows if not r.dropped] if diff is not None else []
         lines = [f"{r.key}: {self.reducer_line(r)}" for r in rows]
         self.reducers.setProperty("lines", lines)
-        html = "<br>".join(f"<b>{escape(r.key)}</b> · {escape(self.reducer_line(r))}" for r in rows)
+        # keys merged the same way share one line ("n, f0, f1 · last value: …"), so the
+        # notes take a line or two, not one per key, under the table
+        by_note: dict[str, list[str]] = {}
+        for r in rows:
+            by_note.setdefault(self.reducer_line(r), []).append(r.key)
+        html = "<br>".join(f"<b>{escape(', '.join(keys))}</b> · {escape(note)}" for note, keys in by_note.items())
         self.reducers.setText(html)
+        self.reducers.setToolTip("How each key's reducer merged this step's writes:\n" + "\n".join(lines))
         self.reducers.setVisible(bool(rows))
 
     def _add_key(self, row: DiffRow):  # -> QStandardItem

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QTextBrowser,
     QTreeView,
@@ -24,7 +23,17 @@ from PySide6.QtWidgets import (
 )
 
 from studio.core.valuefmt import as_message, is_message, pretty, role_kind
-from studio.panels._common import BADGE_COLOURS, MUTED, BadgeDelegate, FullTextRole, KindRole, escape, mono_font, title_label
+from studio.panels._common import (
+    BADGE_COLOURS,
+    MUTED,
+    BadgeDelegate,
+    DetailSplitter,
+    FullTextRole,
+    KindRole,
+    escape,
+    mono_font,
+    title_label,
+)
 from .model import StateModel
 
 __all__ = ["StatePanel", "conversation_html"]
@@ -111,6 +120,7 @@ class StatePanel(QWidget):
         self.tree = QTreeView()
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a value's start and end; the whole on hover
         self.tree.setAlternatingRowColors(True)
         self.tree.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tree.setItemDelegateForColumn(1, BadgeDelegate(self.tree))
@@ -144,12 +154,12 @@ class StatePanel(QWidget):
         detail_layout.addWidget(self.detail_path)
         detail_layout.addWidget(self.detail)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter = DetailSplitter(84)  # the detail pane stays small (folded on a short panel); drag it taller
         splitter.addWidget(self.tree)
         splitter.addWidget(detail_box)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 0)
-        splitter.setSizes([10_000, 84])  # the detail pane stays small; drag it taller
+        self.splitter = splitter
 
         # the title has the whole width (it names the step and whether it is read-only);
         # the edit button sits beside the filter, which gives way on a narrow dock
