@@ -34,6 +34,7 @@ from .policies import CachePolicy, TimeoutPolicy
 from .runtime.timeouts import run_timed
 from .runtime.context import TaskContext, current_task
 from .runtime.events import TaskFailed, TaskFinished, TaskStarted
+from .task_future import TaskFuture
 from .types import RetryPolicy, StateSnapshot
 
 __all__ = ["entrypoint", "task", "TaskFuture", "EntrypointGraph", "CachePolicy"]
@@ -46,48 +47,6 @@ USED = "__interrupts_used__"
 resumed entrypoint that skips the call still hands the next answer to the next interrupt."""
 END_KEY = "__end__"
 PREVIOUS_KEY = "__previous__"
-
-
-class TaskFuture(Generic[T]):
-    """What calling a task returns: `.result()` in sync code, `await` in async code."""
-
-    def __init__(self, *, value: Any = None, error: BaseException | None = None,
-                 pending: asyncio.Future[T] | None = None) -> None:
-        self._value, self._error, self._pending = value, error, pending
-
-    def done(self) -> bool:
-        return self._pending is None or self._pending.done()
-
-    def result(self, timeout: float | None = None) -> T:
-        if self._pending is not None:
-            if not self._pending.done():
-                raise RuntimeError("this task is async and still running: `await` its future instead of .result()")
-            return self._pending.result()
-        if self._error is not None:
-            raise self._error
-        return self._value  # type: ignore[no-any-return]
-
-    def exception(self) -> BaseException | None:
-        if self._pending is not None:
-            return self._pending.exception() if self._pending.done() else None
-        return self._error
-
-    def cancel(self) -> bool:
-        """Cancel an async task call still running (its result is never saved, so a resumed
-        entrypoint runs it again); False when it already ended or ran synchronously."""
-        return self._pending is not None and self._pending.cancel()
-
-    def cancelled(self) -> bool:
-        return self._pending is not None and self._pending.cancelled()
-
-    def __await__(self) -> Any:
-        if self._pending is not None:
-            return self._pending.__await__()
-        return _ready(self).__await__()
-
-
-async def _ready(future: TaskFuture[Any]) -> Any:
-    return future.result()
 
 
 class _Scope:

@@ -29,6 +29,7 @@ EXPECTED_ROWS = (
     "step cost after 300 steps / after 10, a 300-step thread",
     "get_state, last checkpoint of a 300-step append-only thread",
     "step cost after 300 steps / after 10, a 300-step append-only thread",
+    "studio: `retrograph react_agent.py` until the window is shown",
     "studio: 20-node, 40-edge graph laid out and drawn",
     "studio: one node step",
     "studio: 500-checkpoint thread opened, timeline shown",

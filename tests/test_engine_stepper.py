@@ -278,7 +278,7 @@ def test_step_into_a_subgraph_with_a_gate():
 
     async def scenario():
         run = graph.new_run({"log": []})
-        run.gate = gate
+        run.set_options(gate=gate)
         run.subscribe(events.append)
         await run.superstep()
         result = await run.run_task()  # the whole subgraph, move by move through the gate

@@ -7,7 +7,7 @@ import json
 import threading
 from pathlib import Path
 
-from test_studiofix_edits import _with_editor
+from test_state_edits_in_the_window import _with_editor
 from test_studio_support import (  # noqa: F401 (fixtures)
     act,
     open_window,

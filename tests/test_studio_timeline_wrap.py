@@ -54,7 +54,7 @@ def visible_rows(table) -> range:
     return range(max(first, 0), (last if last >= 0 else table.model().rowCount() - 1) + 1)
 
 
-def test_item12_node_lists_wrap_at_1280x720_and_only_their_rows_grow(open_window, qtbot, tmp_path: Path) -> None:
+def test_node_lists_wrap_at_1280x720_and_only_their_rows_grow(open_window, qtbot, tmp_path: Path) -> None:
     from studio.window.docks import apply_default_sizes
 
     window = open_window(EXAMPLES / "parallel_search.py")

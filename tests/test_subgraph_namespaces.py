@@ -223,7 +223,7 @@ def test_stepping_into_a_subgraph_after_a_resume_shows_only_what_is_left(saver: 
 
     async def scenario() -> Any:
         run = g.new_run(Command(resume="ok"), T)
-        run.gate = gate
+        run.set_options(gate=gate)
         await run.run_to_end()
         return run
 

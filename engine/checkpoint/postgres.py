@@ -38,6 +38,7 @@ from .records import (
     too_big_error,
 )
 from .jobs import PutJob, SaveJob, WritesJob, save_each
+from .postgres_sql import FIND, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
@@ -52,7 +53,7 @@ _MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a t
 
 
 class _Info(NamedTuple):
-    """What a put needs to know of a stored value (a `_INFO` row, or one it stored)."""
+    """What a put needs to know of a stored value (a `INFO` row, or one it stored)."""
 
     version: str
     kind: int  # _VALUE, _LIST or _APPEND
@@ -62,7 +63,7 @@ class _Info(NamedTuple):
 
 
 class _Row(NamedTuple):
-    """A checkpoint row read with `_ROW` (the header) or `_FULL` (all of it)."""
+    """A checkpoint row read with `ROW` (the header) or `FULL` (all of it)."""
 
     seq: int
     id: Any
@@ -77,7 +78,7 @@ class _Row(NamedTuple):
 
 
 class _Part(NamedTuple):
-    """One stored piece of a channel's value, a `_LOAD` row: a value, or the list and
+    """One stored piece of a channel's value, a `LOAD` row: a value, or the list and
     the appends on it (depth 0 the newest)."""
 
     channel: str
@@ -90,111 +91,13 @@ class _Part(NamedTuple):
 
 _NO_INFO = _Info("", _VALUE, None, 0, False)
 
-_INSERT_CHECKPOINT = """
-    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions,
-                                       extras, inline)
-    VALUES (%(t)s, %(id)s, %(parent)s, %(step)s, %(source)s, %(at)s, %(next)s, %(ran)s, %(versions)s, %(extras)s,
-            %(inline)s::jsonb)
-"""
-_INSERT_VALUES = """
-    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
-    SELECT %(t)s, x.channel, %(id)s, x.base, x.kind, x.data, x.count, x.size, x.tagged
-    FROM unnest(%(ch)s::text[], %(base)s::text[], %(kind)s::smallint[], %(data)s::bytea[], %(count)s::bigint[],
-                %(size)s::bigint[], %(tagged)s::boolean[]) AS x(channel, base, kind, data, count, size, tagged)
-"""
-
-
-def _put_sql(values: bool) -> str:
-    """One statement (so one transaction): the checkpoint row and, when it changed any
-    stored value, those values."""
-    if not values:
-        return _INSERT_CHECKPOINT
-    return f"WITH c AS ({_INSERT_CHECKPOINT}), v AS ({_INSERT_VALUES}) SELECT 1"
-
-
-_PUT_SQL = {v: _put_sql(v) for v in (False, True)}
-_CHECKPOINT_COLUMNS = ("t", "id", "parent", "step", "source", "at", "next", "ran", "versions", "extras", "inline")
-_VALUE_COLUMNS = ("ch", "base", "kind", "data", "count", "size", "tagged")
-_INSERT_MANY = """
-    INSERT INTO retrograph_checkpoints(thread_id, id, parent_id, step, source, created_at, next, nodes_ran, versions,
-                                       extras, inline)
-    SELECT x.t, x.id, x.parent, x.step, x.source, x.at, x.next, x.ran, x.versions, x.extras, x.inline::jsonb
-    FROM unnest(%(t)s::text[], %(id)s::text[], %(parent)s::text[], %(step)s::bigint[], %(source)s::text[],
-                %(at)s::text[], %(next)s::bytea[], %(ran)s::bytea[], %(versions)s::bytea[], %(extras)s::bytea[],
-                %(inline)s::text[]) WITH ORDINALITY AS x(t, id, parent, step, source, at, next, ran, versions, extras,
-                                                         inline, n)
-    ORDER BY x.n
-"""
-_INSERT_MANY_VALUES = """
-    INSERT INTO retrograph_values(thread_id, channel, version, base, kind, data, count, size, tagged)
-    SELECT x.t, x.channel, x.version, x.base, x.kind, x.data, x.count, x.size, x.tagged
-    FROM unnest(%(vt)s::text[], %(ch)s::text[], %(ver)s::text[], %(base)s::text[], %(kind)s::smallint[],
-                %(data)s::bytea[], %(count)s::bigint[], %(size)s::bigint[], %(tagged)s::boolean[])
-         AS x(t, channel, version, base, kind, data, count, size, tagged)
-"""
-_PUT_MANY_SQL = {False: _INSERT_MANY, True: f"WITH c AS ({_INSERT_MANY}), v AS ({_INSERT_MANY_VALUES}) SELECT 1"}
-"""Several checkpoints (and their values) in one statement, in the order given: the rows
-get their `seq` in that order."""
-
-
-def _put_many(puts: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
-    """One statement storing the checkpoints whose single-put parameters are `puts`."""
-    params: dict[str, Any] = {name: [p[name] for p in puts] for name in _CHECKPOINT_COLUMNS}
-    with_values = [p for p in puts if "ch" in p]
-    if with_values:
-        for name in _VALUE_COLUMNS:
-            params[name] = [x for p in with_values for x in p[name]]
-        params["vt"] = [p["t"] for p in with_values for _ in p["ch"]]
-        params["ver"] = [p["id"] for p in with_values for _ in p["ch"]]
-    return _PUT_MANY_SQL[bool(with_values)], params
-
-
-_INFO = """
-SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-WHERE v.thread_id = %(t)s
-UNION ALL
-SELECT n.channel, n.version, 0, NULL, length(c.inline ->> n.channel), true FROM retrograph_checkpoints c
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
-WHERE c.thread_id = %(t)s AND c.inline ? n.channel
-"""
-_LOAD = """
-WITH RECURSIVE r(channel, version, base, kind, data, count, size, tagged, depth) AS (
-    SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, 0
-    FROM retrograph_values v
-    JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-    WHERE v.thread_id = %(t)s
-  UNION ALL
-    SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, r.depth + 1
-    FROM r JOIN retrograph_values v ON v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base
-    WHERE r.kind = 2 AND r.depth < %(max_depth)s
-)
-SELECT channel, depth, kind, data, size, tagged FROM r
-UNION ALL
-SELECT n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM retrograph_checkpoints c
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
-WHERE c.thread_id = %(t)s AND c.inline ? n.channel
-"""
-_ROW = "seq, id, parent_id, step, source, created_at, next, nodes_ran"
-_FULL = _ROW + ", versions, extras"
-_INSERT_WRITES = """
-INSERT INTO retrograph_writes(thread_id, checkpoint, task_id, task_name, channel, value)
-SELECT %(t)s, %(c)s, w.task_id, w.task_name, w.channel, w.value
-FROM unnest(%(ids)s::text[], %(names)s::text[], %(chs)s::text[], %(vals)s::bytea[])
-     WITH ORDINALITY AS w(task_id, task_name, channel, value, n)
-WHERE EXISTS (SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %(t)s AND id = %(c)s)
-ORDER BY w.n
-"""
-_FIND = "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s"
-
-
 class _Mismatch(Exception):
     """A statement of a batch touched other rows than it should (its checkpoint is missing)."""
 
 
 def _count(cur: Any, sql: str) -> int:
     """Rows a statement of `_prepare_writes` found or inserted."""
-    return len(cur.fetchall()) if sql is _FIND else cur.rowcount
+    return len(cur.fetchall()) if sql is FIND else cur.rowcount
 
 
 def _pipelines() -> bool:
@@ -345,7 +248,7 @@ class PostgresSaver(BaseCheckpointSaver):
             with self._conn() as conn:
                 pairs = list(needed)
                 for ch, ver, kind, count, size, tagged in conn.execute(
-                    _INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
+                    INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
                 ):
                     needed[(ch, ver)] = _Info(ver, kind, count, size, tagged)
         info: dict[str, _Info] = {}
@@ -392,9 +295,9 @@ class PostgresSaver(BaseCheckpointSaver):
             "inline": orjson.dumps(inline).decode() if inline else None,
         }
         if rows:
-            for i, name in enumerate(_VALUE_COLUMNS):
+            for i, name in enumerate(VALUE_COLUMNS):
                 params[name] = [r[i] for r in rows]
-        return _PUT_SQL[bool(rows)], params, info
+        return PUT_SQL[bool(rows)], params, info
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)
@@ -409,8 +312,8 @@ class PostgresSaver(BaseCheckpointSaver):
         the checkpoint is there (no writes: a look-up of the checkpoint)."""
         rows = encode_writes(self.serde, writes)
         if not rows:
-            return _FIND, (thread_id, checkpoint_id), 1
-        return _INSERT_WRITES, {
+            return FIND, (thread_id, checkpoint_id), 1
+        return INSERT_WRITES, {
             "t": thread_id, "c": checkpoint_id, "ids": [r[0] for r in rows], "names": [r[1] for r in rows],
             "chs": [r[2] for r in rows], "vals": [r[3] for r in rows],
         }, len(rows)
@@ -436,7 +339,7 @@ class PostgresSaver(BaseCheckpointSaver):
                     puts.append(params)
                     continue
                 if puts:
-                    statements.append((*_put_many(puts), -1))
+                    statements.append((*put_many(puts), -1))
                     puts = []
                 assert type(job) is WritesJob
                 sql, params, expected = self._prepare_writes(job.thread_key, job.checkpoint_id, job.writes)
@@ -444,7 +347,7 @@ class PostgresSaver(BaseCheckpointSaver):
                     expected = -1  # its checkpoint is stored by this transaction: nothing to check
                 statements.append((sql, params, expected))
             if puts:
-                statements.append((*_put_many(puts), -1))
+                statements.append((*put_many(puts), -1))
             with self._conn() as conn:
                 conn.execute_many_in_one(statements)
         except Exception:  # noqa: BLE001 - redone one by one, which raises the culprit's own error
@@ -478,19 +381,19 @@ class PostgresSaver(BaseCheckpointSaver):
         with self._conn() as conn:
             if checkpoint_id is None:
                 row = conn.execute(
-                    f"SELECT {_FULL} FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
+                    f"SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
                     (thread_id,),
                 ).fetchone()
             else:
                 row = conn.execute(
-                    f"SELECT {_FULL} FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s",
+                    f"SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s",
                     (thread_id, checkpoint_id),
                 ).fetchone()
             if row is None:
                 return None
             row = _Row(*row)
             versions = self._check(row, _parse_versions, row.versions)
-            found = [_Part._make(r) for r in conn.execute(_LOAD, {
+            found = [_Part._make(r) for r in conn.execute(LOAD, {
                 "t": thread_id, "ch": list(versions), "ver": list(versions.values()), "max_depth": _MAX_CHAIN,
             })] if versions else []
         return self._decode(thread_id, row, versions, found)
@@ -569,7 +472,7 @@ class PostgresSaver(BaseCheckpointSaver):
             page = size if left < 0 else min(left, size)
             with self._conn() as conn:
                 rows = conn.execute(
-                    f"SELECT {_ROW} FROM retrograph_checkpoints WHERE thread_id = %s AND seq < %s"
+                    f"SELECT {ROW} FROM retrograph_checkpoints WHERE thread_id = %s AND seq < %s"
                     " ORDER BY seq DESC LIMIT %s",
                     (thread_id, bound if bound is not None else 2**63 - 1, page),
                 ).fetchall()

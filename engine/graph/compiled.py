@@ -6,48 +6,51 @@ same Run to a debugger that advances it one move at a time.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import copy
 import dataclasses
 import functools
-import threading
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
-    BaseCheckpointSaver,
     Checkpoint,
     PendingWrite,
     ns_thread_key,
-    split_thread_key,
 )
-from ..constants import DEFAULT_ERROR_HANDLER, ERROR_HANDLER_PREFIX, INTERRUPT_KEY, PULL_PATH, PUSH_PATH, START
+from ..constants import INTERRUPT_KEY
 from ..errors import MissingThreadIdError
-from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.nested import nested_outcome, nested_run
-from ..runtime.replay import with_map
 from ..runtime.drive import Waker, drive
 from ..runtime.run import FROM_GRAPH, Run
+from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
-from ..runtime.task import NodeRunner, apply_own_writes
 from ..schema import StateSchema
 from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
-from ..policies import TimeoutPolicy
-from ..types import StateSnapshot, TaskInfo
+from ..types import StateSnapshot
 
+from .call_args import (
+    INVOKE_ARGS,
+    STREAM_ARGS,
+    check_checkpointer,
+    check_kwargs,
+    checked_durability,
+    configs_for,
+    from_a_task,
+    last_values,
+)
 from .compiled_node import CompiledNode, compiled_nodes
-from .nested_state import graph_for_namespace, task_state_config, task_state_namespace
-from .task_results import superstep_record
+from .runners import node_runners
+from .nested_state import graph_for_namespace, task_state_config
+from .snapshots import snapshot_of
+from .sync_bridge import iterate_sync, run_sync
 
 if TYPE_CHECKING:
     from .builder import StateGraph
 
 __all__ = ["CompiledStateGraph"]
-
-DEFAULT_HANDLER = DEFAULT_ERROR_HANDLER
 
 
 class CompiledStateGraph:
@@ -68,7 +71,7 @@ class CompiledStateGraph:
         self.store = store
         self.cache = cache
         self.name = name
-        _check_checkpointer(checkpointer)
+        check_checkpointer(checkpointer)
         self.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
         self.persistence: bool | None = checkpointer if checkpointer is True or checkpointer is False else None
         """As a subgraph: True keeps its state across calls (one namespace per node), False
@@ -82,38 +85,7 @@ class CompiledStateGraph:
                          if b.input_schema is not None]  # a router's keys are channels too
         self.schema = StateSchema(builder.state_schema, builder.input_schema, builder.output_schema,
                                   node_schemas=node_schemas)
-        self.joins: dict[str, tuple[tuple[str, ...], str]] = {}
-        joins_of: dict[str, list[str]] = {}
-        for sources, target in builder.waiting_edges:
-            join = f"join:{'+'.join(sources)}:{target}"
-            self.joins[join] = (sources, target)
-            for s in sources:
-                joins_of.setdefault(s, []).append(join)
-        edges_of: dict[str, list[str]] = {}
-        for src, dst in builder.edges:
-            if dst not in edges_of.setdefault(src, []):
-                edges_of[src].append(dst)
-        self.runners: dict[str, NodeRunner] = {
-            START: NodeRunner(START, None, edges_of.get(START, ()),
-                              tuple(builder.branches.get(START, {}).values()), ()),
-        }
-        defaults = builder.node_defaults
-        for name_, spec in builder.nodes.items():
-            timeout = TimeoutPolicy.coerce(spec.timeout) or defaults.get("timeout")
-            self.runners[name_] = NodeRunner(name_, spec.fn, edges_of.get(name_, ()),
-                                             tuple(builder.branches.get(name_, {}).values()),
-                                             joins_of.get(name_, ()), retry=spec.retry or defaults.get("retry"),
-                                             cache_policy=spec.cache_policy or defaults.get("cache_policy"),
-                                             timeout=timeout,
-                                             input_view=None if spec.input_schema is None
-                                             else NodeInput(spec.input_schema))
-        self._add_error_handlers(builder)
-        slow_sync = [n for n, r in self.runners.items() if r.timeout is not None and not r.is_async]
-        if slow_sync:
-            raise ValueError(
-                f"node(s) {', '.join(f'`{n}`' for n in slow_sync)}: timeouts are only supported for async nodes "
-                "(a sync function cannot be stopped safely while it runs); make it `async def` or drop the timeout"
-            )
+        self.runners, self.joins = node_runners(builder)
         self.bound_config: dict[str, Any] = {}
         """Config merged under every call's config (see `with_config`)."""
         self.step_timeout: float | None = None
@@ -130,25 +102,6 @@ class CompiledStateGraph:
         """The state's channels by key (LangGraph's `graph.channels`): how each key is
         written, e.g. a reducer channel for an `Annotated[list, operator.add]` key."""
         return self.schema.channels
-
-    def _add_error_handlers(self, builder: StateGraph) -> None:
-        """A runner per error handler (`__error_handler__<node>`, or the graph's default
-        `__default_error_handler__`), linked from the nodes it serves."""
-        default = builder.node_defaults.get("error_handler")
-        if default is not None and DEFAULT_HANDLER in builder.nodes:
-            raise ValueError(f"node `{DEFAULT_HANDLER}` collides with the default error handler that "
-                             "set_node_defaults(error_handler=...) adds under that name; rename the node")
-        if default is not None:
-            self.runners[DEFAULT_HANDLER] = NodeRunner(DEFAULT_HANDLER, default, (), (), ())
-            self.runners[DEFAULT_HANDLER].handles_errors = True
-        for name_, spec in builder.nodes.items():
-            if spec.error_handler is not None:
-                handler = f"{ERROR_HANDLER_PREFIX}{name_}"
-                self.runners[handler] = NodeRunner(handler, spec.error_handler, (), (), ())
-                self.runners[handler].handles_errors = True
-                self.runners[name_].error_handler = handler
-            elif default is not None:
-                self.runners[name_].error_handler = DEFAULT_HANDLER
 
     def _register_types(self) -> None:
         serde = getattr(self.checkpointer, "serde", None)
@@ -182,7 +135,7 @@ class CompiledStateGraph:
                 setattr(graph, key, names)
         if "checkpointer" in update:
             checkpointer = update.pop("checkpointer")
-            _check_checkpointer(checkpointer)
+            check_checkpointer(checkpointer)
             graph.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
             graph.persistence = checkpointer if checkpointer is True or checkpointer is False else None
             graph._register_types()
@@ -224,6 +177,7 @@ class CompiledStateGraph:
         control: Any = None,
         checkpointer: Any = FROM_GRAPH,
         checkpoint_ns: str | None = None,
+        options: RunOptions | None = None,
     ) -> Run:
         """The one way a Run of this graph is made: by invoke/stream, by a subgraph's task, by
         update_state, and by a debugger that advances it move by move (start, run_task, commit).
@@ -232,7 +186,9 @@ class CompiledStateGraph:
         None, a call from inside a running node (`graph.invoke` in a node) gets that task's
         child Run (saved under the task's namespace, its events going to the parent's
         listeners); elsewhere a run of its own. A `checkpoint_ns` places the run exactly there.
-        `checkpointer`: the saver to use instead of the graph's (None: save nothing)."""
+        `checkpointer`: the saver to use instead of the graph's (None: save nothing).
+        `options`: how the run differs from a plain invoke (resume, subgraph, time travel,
+        recording; `engine.runtime.options`)."""
         config = self._config(config)
         if checkpoint_ns is None:
             child = nested_run(self, input, config, inline_sync)
@@ -244,7 +200,7 @@ class CompiledStateGraph:
                 return child
         return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
                    inline_sync=inline_sync, durability=durability, context=context, control=control,
-                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "")
+                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         """`drive()` with what invoke/stream add: the graph's callback run ends after the last
@@ -286,8 +242,8 @@ class CompiledStateGraph:
     ) -> AsyncIterator[Any]:
         """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default); with
         `subgraphs`, also the subgraphs' chunks, each as `(namespace, chunk)` (or `(namespace, mode, chunk)`)."""
-        durability = _durability(durability, kwargs, "stream")
-        if stream_mode is None and _from_a_task(config):  # as LangGraph: a node streaming with its config
+        durability = checked_durability(durability, kwargs, "stream")
+        if stream_mode is None and from_a_task(config):  # as LangGraph: a node streaming with its config
             stream_mode = "values"
         modes = ["updates"] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
             else list(stream_mode)
@@ -350,7 +306,7 @@ class CompiledStateGraph:
 
         With another `stream_mode` than "values", the list of that mode's chunks; with
         `version="v2"`, a GraphOutput (or a list of stream parts)."""
-        durability = _durability(durability, kwargs, "invoke")
+        durability = checked_durability(durability, kwargs, "invoke")
         if stream_mode != "values" or print_mode or debug or output_keys is not None:
             chunks = [c async for c in self.astream(
                 input, config, context=context, stream_mode=stream_mode, print_mode=print_mode,
@@ -359,7 +315,7 @@ class CompiledStateGraph:
                 subgraphs=subgraphs and stream_mode != "values")]
             if stream_mode != "values":
                 return chunks
-            return _last_values(chunks, version, output_keys)
+            return last_values(chunks, version, output_keys)
         if version not in ("v1", "v2"):
             raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
         run = self.new_run(input, config, inline_sync=_inline_sync, interrupt_before=interrupt_before,
@@ -405,18 +361,18 @@ class CompiledStateGraph:
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""
-        _check_kwargs("invoke", kwargs, _INVOKE_ARGS)
-        return _run_sync(self.ainvoke(input, config, _inline_sync=True, **kwargs))
+        check_kwargs("invoke", kwargs, INVOKE_ARGS)
+        return run_sync(self.ainvoke(input, config, _inline_sync=True, **kwargs))
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[Any]:
         """Synchronous astream."""
-        _check_kwargs("stream", kwargs, _STREAM_ARGS)
-        return _iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
+        check_kwargs("stream", kwargs, STREAM_ARGS)
+        return iterate_sync(self.astream(input, config, _inline_sync=True, **kwargs))
 
     def batch(self, inputs: Sequence[Any], config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
               *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         """invoke() each input (with its own config when a list is given), in order."""
-        configs = _configs_for(inputs, config)
+        configs = configs_for(inputs, config)
         out: list[Any] = []
         for item, cfg in zip(inputs, configs):
             try:
@@ -431,7 +387,7 @@ class CompiledStateGraph:
                      config: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
                      *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         """ainvoke() the inputs concurrently; results in input order."""
-        configs = _configs_for(inputs, config)
+        configs = configs_for(inputs, config)
         return list(await asyncio.gather(*(self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs)),
                                          return_exceptions=return_exceptions))
 
@@ -486,67 +442,8 @@ class CompiledStateGraph:
     def snapshot(self, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
                  child: Checkpoint | None = None, *, saver: Any = None, subgraphs: bool = False,
                  live: bool = False) -> StateSnapshot:
-        """A checkpoint as get_state() shows it. `live` (the thread's head, as get_state()
-        without a checkpoint id): the saved writes of tasks that already finished in its
-        unfinished superstep are applied, `next` leaves those tasks out and only
-        unanswered interrupts show. Otherwise it is the record of its superstep: the values
-        it started from, every task with what it did (see task_results.py). `child`, the
-        checkpoint its superstep made, tells what a task whose writes were not kept wrote.
-        A task of a subgraph node carries the subgraph's config, or with `subgraphs` (and
-        the `saver`) the subgraph's own snapshot."""
-        channels = self.schema.channels
-        thread_id, ns = split_thread_key(ckpt.thread_id)
-        values: Any = {k: v for k, v in ckpt.values.items() if k in channels}  # a root state: one value
-        plan = ckpt.tasks
-        inputs = [w for w in pending if is_input_write(w, ckpt.id)]
-        if inputs:  # a Command given as input: its update and goto act on this checkpoint
-            values, plan = apply_input_writes(self, ckpt.id, values, plan, inputs)
-            pending = [w for w in pending if not is_input_write(w, ckpt.id)]
-        pushed = [t for t in plan if t.is_send and t.name != START]
-        if pushed and len(pushed) < len(plan):  # as LangGraph lists them: Sends first, then nodes
-            plan = (*pushed, *(t for t in plan if not t.is_send or t.name == START))
-        did = superstep_record(self, ckpt, plan, pending, child, live=live)
-        tasks = tuple(
-            TaskInfo(id=t.id, name=t.name, path=_task_path(t, i), error=d.error, interrupts=d.interrupts,
-                     result=d.result, state=self._task_state(thread_id, ns, t.id, t.name, saver if subgraphs else None))
-            for i, (t, d) in enumerate(zip(plan, did))
-        )
-        if live:
-            saved = [(w.channel, w.value) for d in did for w in d.output if w.channel in channels]
-            if saved:
-                try:
-                    values = apply_own_writes(values, saved, channels)[0]
-                except Exception:  # conflicting writes: the commit will report them; show the checkpoint
-                    pass
-        parents = ckpt.metadata.get("parents") if ns else None
-        if self.schema.root:  # the state is one value
-            values = self.schema.output(values)
-            tasks = tuple(t._replace(result=self.schema.unwrap_update(t.result)) for t in tasks)
-        return StateSnapshot(
-            values=values,
-            next=tuple(t.name for t, d in zip(plan, did) if not (live and d.finished)),
-            config=with_map(self.checkpoint_config(thread_id, ckpt.id, ns) or {}, parents),
-            metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
-            created_at=ckpt.created_at,
-            parent_config=None if not ckpt.parent_id else with_map(self.checkpoint_config(thread_id, ckpt.parent_id, ns) or {},
-                                                      parents),
-            tasks=tasks,
-            interrupts=tuple(i for t in tasks for i in t.interrupts),
-        )
-
-    def _task_state(self, thread_id: str, ns: str, task_id: str, name: str, saver: Any) -> Any:
-        """None for a plain node; a subgraph's config, or (given a saver) its latest snapshot."""
-        found = task_state_namespace(self, ns, name, task_id)
-        if found is None:
-            return None
-        sub, sub_ns = found
-        if saver is None:
-            return {"configurable": {"thread_id": thread_id, "checkpoint_ns": sub_ns}}
-        key = ns_thread_key(thread_id, sub_ns)
-        ckpt = saver.get(key)
-        if ckpt is None:
-            return None
-        return sub.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=True, live=True)
+        """A checkpoint as get_state() shows it (see `engine.graph.snapshots.snapshot_of`)."""
+        return snapshot_of(self, ckpt, pending, child, saver=saver, subgraphs=subgraphs, live=live)
 
     def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's latest checkpoint (or the one the config names), in the namespace the
@@ -676,158 +573,4 @@ class CompiledStateGraph:
 
 _COPYABLE = frozenset({"name", "checkpointer", "store", "cache", "interrupt_before_nodes", "interrupt_after_nodes",
                        "step_timeout", "config"})
-_INVOKE_ARGS = frozenset({"context", "stream_mode", "print_mode", "output_keys", "interrupt_before",
-                          "interrupt_after", "durability", "control", "debug", "version", "checkpoint_during"})
-_STREAM_ARGS = _INVOKE_ARGS | {"subgraphs"}
-_INVOKE_ARGS = _STREAM_ARGS  # LangGraph's invoke passes `subgraphs` on to its stream
-
-
-def _from_a_task(config: Mapping[str, Any] | None) -> bool:
-    """Whether `config` is the one a running node received (it names the task's namespace)."""
-    if not config:
-        return False
-    ns = (config.get("configurable") or {}).get("checkpoint_ns")
-    if not ns:
-        return False
-    from ..runtime.context import current_task
-
-    return current_task.get() is not None
-
-
-def _configs_for(inputs: Sequence[Any], config: Any) -> list[Any]:
-    if isinstance(config, (list, tuple)):
-        if len(config) != len(inputs):
-            raise ValueError(f"batch(): {len(inputs)} inputs but {len(config)} configs; give one config or one each")
-        return list(config)
-    return [config] * len(inputs)
-
-
-def _check_kwargs(where: str, kwargs: Mapping[str, Any], known: frozenset[str]) -> None:
-    unknown = sorted(k for k in kwargs if k not in known)
-    if unknown:
-        raise TypeError(f"{where}() got unexpected keyword argument(s): {', '.join(map(repr, unknown))} "
-                        f"(it takes: {', '.join(sorted(known - {'checkpoint_during'}))})")
-
-
-def _durability(durability: str | None, kwargs: dict[str, Any], where: str) -> str | None:
-    """`durability=`, or the deprecated `checkpoint_during=`; any other keyword is an error."""
-    during = kwargs.pop("checkpoint_during", None)
-    _check_kwargs(where, kwargs, _STREAM_ARGS if where == "stream" else _INVOKE_ARGS)
-    if during is not None:
-        if durability is not None:
-            raise ValueError("pass durability= or checkpoint_during=, not both (checkpoint_during is deprecated)")
-        durability = "async" if during else "exit"
-    if durability is not None and durability not in ("sync", "async", "exit"):
-        raise ValueError(f"unknown durability {durability!r}: use 'sync', 'async' or 'exit'")
-    return durability
-
-
-def _last_values(chunks: list[Any], version: str, output_keys: Any) -> Any:
-    """invoke()'s result from a values stream: the last chunk (GraphOutput in v2)."""
-    if version == "v2":
-        last = chunks[-1] if chunks else {"data": None, "interrupts": ()}
-        return GraphOutput(last["data"], tuple(last.get("interrupts") or ()))
-    latest: Any = None
-    interrupts: list[Any] = []
-    for chunk in chunks:  # as LangGraph: the last state, with every interrupt the stream showed
-        if isinstance(chunk, dict) and INTERRUPT_KEY in chunk:
-            interrupts.extend(chunk[INTERRUPT_KEY])
-            chunk = {k: v for k, v in chunk.items() if k != INTERRUPT_KEY}
-        latest = chunk
-    if interrupts and isinstance(latest, dict):
-        return {**latest, INTERRUPT_KEY: interrupts}
-    return latest
-
-
-_SAVER_METHODS = ("get", "put", "put_writes", "pending_writes", "list")
-
-
-def _check_checkpointer(checkpointer: Any) -> None:
-    """compile(checkpointer=...) takes a saver, True, False or None; anything else is a
-    TypeError now rather than an AttributeError in the middle of a run."""
-    if checkpointer is None or checkpointer is True or checkpointer is False:
-        return
-    if isinstance(checkpointer, BaseCheckpointSaver) or all(
-            callable(getattr(checkpointer, m, None)) for m in _SAVER_METHODS):
-        return
-    raise TypeError(
-        f"Invalid checkpointer provided. Expected a checkpoint saver (InMemorySaver, SqliteSaver...), "
-        f"True, False or None; got {type(checkpointer).__name__}: {checkpointer!r:.80}."
-    )
-
-
-def _task_path(task: Any, index: int) -> tuple[Any, ...]:
-    if task.is_send and task.name != START:  # the input task is kept as a send, shown as LangGraph's pull
-        return (PUSH_PATH, index, False)  # Sends come first in a snapshot: index among them
-    return (PULL_PATH, task.name)
-
-
 _LIVE_MODES = frozenset({"messages", "custom"})
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _run_sync(coro: Any) -> Any:
-    """Run a coroutine to the end from sync code, also when called inside a running loop."""
-    if not _loop_running():
-        loop = asyncio.new_event_loop()
-        try:
-            return loop.run_until_complete(coro)
-        finally:
-            _close_loop(loop)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = _run_sync(coro)
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["error"] = exc
-
-    context = contextvars.copy_context()  # a graph invoked inside a node finds its task
-    thread = threading.Thread(target=context.run, args=(target,), name="retrograph-invoke")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
-    try:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
-        loop.close()
-
-
-def _iterate_sync(agen: Any) -> Iterator[Any]:
-    """Iterate an async generator from sync code, chunk by chunk."""
-    if _loop_running():
-        # Inside someone's event loop (a notebook, a GUI): collect on a helper thread.
-        yield from _run_sync(_collect(agen))
-        return
-    loop = asyncio.new_event_loop()
-    try:
-        while True:
-            try:
-                chunk = loop.run_until_complete(agen.__anext__())
-            except StopAsyncIteration:
-                break
-            yield chunk
-    finally:
-        try:
-            loop.run_until_complete(agen.aclose())
-        finally:
-            _close_loop(loop)
-
-
-async def _collect(agen: Any) -> list[Any]:
-    return [chunk async for chunk in agen]
-
-

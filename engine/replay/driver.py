@@ -132,7 +132,7 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
     await run.start()
     fork_id = run.checkpoint.id if run.checkpoint is not None else start.id
     answers = Answers(run, branch, frozenset(nodes), thread_id=thread_id, saver=saver, offset=run.step)
-    run.answers = answers
+    run.set_options(answers=answers)
     steps = _Steps(answers)
     try:
         await run.drive(steps)

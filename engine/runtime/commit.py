@@ -10,16 +10,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
-from ..channels import MISSING
 from ..checkpoint.base import Checkpoint, CheckpointSource, PendingWrite, PlannedTask, new_task_id, now_iso
 from ..checkpoint.task_status import CONTROL_CHANNELS
-from ..constants import END, START
-from ..errors import GraphDrained, GraphRecursionError, InvalidRouteError, InvalidUpdateError
-from ..types import Command, Send
-from .diff import ChannelDiff, ChannelWrite
+from ..constants import START
+from ..errors import GraphDrained, GraphRecursionError, InvalidUpdateError
+from ..types import Command
+from .execute import route_output
+from .folding import fold_writes
+from .planning import DEFER, next_plan
 from .run_fields import RunFields
 from .events import RunInterrupted, StepCommitted
-from ..channels.reducer import reducer_error
 from .task import TaskResult, _as_items
 from .task_record import RECORD_KEY, task_records
 
@@ -99,7 +99,7 @@ class RunCommit(RunFields):
         results: dict[str, TaskResult] = {}
         for task, (values, _) in zip(tasks, updates):
             result = TaskResult(task=task)
-            self._route(graph.runners[task.name], task, values, result)  # (task.name: as_node)
+            route_output(cast("Run", self), graph.runners[task.name], task, values, result)  # (task.name: as_node)
             results[task.id] = result
         if keep_writes and base.id and self.saver is not None:
             self._keep_update_writes(base, list(results.values()))
@@ -146,51 +146,17 @@ class RunCommit(RunFields):
         graph = self.graph
         channels = graph.schema.channels
         ordered = [self.results[t.id] for t in self.plan]
-        grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
-        for result in ordered:
-            for key, value in result.writes:
-                grouped.setdefault(key, []).append((result, value))
         parent = self.checkpoint
         assert parent is not None
         cid = self._new_id()
-        values = self.values
-        new_values = dict(values)
-        versions = dict(parent.versions)
-        diffs: list[ChannelDiff] = []
-        appended: dict[str, tuple[str, Sequence[Any]]] = {}
-        for key, writes in grouped.items():
-            old = values.get(key, MISSING)
-            writer = writes[0][0]
-            if key in writer.applied and all(r is writer for r, _ in writes):
-                applied = writer.applied[key]  # the router already folded this task's writes
-            else:
-                try:
-                    applied = channels[key].apply(old, [v for _, v in writes])
-                except Exception as exc:
-                    named = _named(exc, key, channels[key], writes)
-                    if named is exc:
-                        raise
-                    raise named from exc
-            new_values[key] = applied.value
-            previous_version = versions.get(key)
-            versions[key] = cid
-            if applied.appended is not None and previous_version is not None:
-                appended[key] = (previous_version, applied.appended)
-            if report:
-                diffs.append(ChannelDiff(
-                    key=key, reducer=channels[key].reducer_name, before=old,
-                    writes=tuple(ChannelWrite(node=r.task.name, task_id=r.task.id, value=v) for r, v in writes),
-                    after=applied.value,
-                    appended=tuple(applied.appended) if applied.appended is not None else None,
-                ))
-        for key in new_values:
-            if key not in versions:  # a reducer's empty value, never stored yet
-                versions[key] = cid
+        new_values, versions, diffs, appended = fold_writes(channels, self.values, parent.versions, cid, ordered,
+                                                            report)
         barriers = dict(parent.barriers)
-        plan = self._next_plan(cid, ordered, barriers)
+        plan = next_plan(graph, cid, ordered, barriers)
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
         metadata = self._metadata()
-        if self.record or self.answers is not None:  # a recording run or a recorded replay (task_record.py)
+        options = self.options
+        if options.record or options.answers is not None:  # a recording run or a recorded replay (task_record.py)
             metadata[RECORD_KEY] = task_records(ordered)
         ckpt = Checkpoint(
             id=cid, thread_id=self.store_key, parent_id=parent.id or None, step=parent.step + 1,
@@ -212,53 +178,6 @@ class RunCommit(RunFields):
             self._after_commit(nodes_ran)
         return committed
 
-    def _next_plan(self, cid: str, ordered: Sequence[TaskResult],
-                   barriers: dict[str, tuple[str, ...]]) -> tuple[PlannedTask, ...]:
-        """Nodes triggered by this superstep (sorted by name), then Sends in emission order."""
-        graph = self.graph
-        if graph.joins:
-            _consume_joins(graph.joins, ordered, barriers)
-        if len(ordered) == 1 and not graph.deferred:  # the common case: one task, one route, no Send, no join
-            only = ordered[0]
-            if len(only.routes) == 1 and not only.sends and not graph.runners[only.task.name].joins:
-                target, why = only.routes[0]
-                if target == END:
-                    return ()
-                return (PlannedTask(id=new_task_id(cid, 0), name=target, trigger=why),)
-        triggered: dict[str, list[str]] = {}
-        sends: list[tuple[Send, str]] = []
-        for result in ordered:
-            name = result.task.name
-            for target, why in result.routes:
-                reasons = triggered.setdefault(target, [])
-                if why not in reasons:
-                    reasons.append(why)
-            for send in result.sends:
-                sends.append((send, f"send:{name}"))
-            for join in graph.runners[name].joins if name in graph.runners else ():
-                sources, target = graph.joins[join]
-                seen = barriers.get(join, ())
-                if name not in seen:
-                    seen = seen + (name,)
-                barriers[join] = seen  # kept until `target` runs (_consume_joins)
-                if set(seen) >= set(sources):
-                    triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
-        if graph.deferred:
-            _hold_deferred(graph.deferred, triggered, barriers, bool(sends))
-        tasks: list[PlannedTask] = []
-
-        for i, name in enumerate(sorted(n for n in triggered if n != END)):
-            tasks.append(PlannedTask(id=new_task_id(cid, i), name=name, trigger=",".join(triggered[name])))
-        for send, why in sends:
-            if send.node not in graph.runners or send.node == START:
-                raise InvalidRouteError(
-                    f"Send({send.node!r}, ...) names no node of this graph (nodes: {', '.join(graph.node_names)})"
-                )
-            i = len(tasks)
-            tasks.append(PlannedTask(id=new_task_id(cid, i), name=send.node, trigger=why,
-                                     is_send=True, arg=send.arg, timeout=send.timeout))
-        return tuple(tasks)
-
     def _after_commit(self, nodes_ran: tuple[str, ...]) -> None:
         if self.step - self._first_step >= self.recursion_limit:
             # as LangGraph: the superstep that reaches the limit is saved, then the run stops,
@@ -273,8 +192,9 @@ class RunCommit(RunFields):
         if not self.plan and not after:  # (a breakpoint after the last node still pauses, as LangGraph)
             self._finish("done")
             return
-        if self.control is not None and self.control.drain_requested and self.plan:
-            drained = GraphDrained(self.control.drain_reason or "shutdown")
+        control = self.options.control
+        if control is not None and control.drain_requested and self.plan:
+            drained = GraphDrained(control.drain_reason or "shutdown")
             self._fail(drained)  # saved so far; invoke(None, config) goes on from here
             raise drained
         if not (after or self.interrupt_before):
@@ -301,43 +221,3 @@ class RunCommit(RunFields):
             put(saver, ckpt, appended=appended or None)
         else:
             saver.put(ckpt, appended=appended or None)
-
-
-def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:
-    """A reducer's own error, restated with the key and the node whose write it folded."""
-    reducer = getattr(channel, "reducer_name", None)
-    if reducer is None or isinstance(exc, InvalidUpdateError):
-        return exc
-    at = getattr(exc, "write_index", None)
-    nodes = [r.task.name for r, _ in writes]
-    node = nodes[at] if isinstance(at, int) and 0 <= at < len(nodes) else ", ".join(dict.fromkeys(nodes))
-    return reducer_error(exc, key, reducer, node)
-
-
-DEFER = "defer:"
-"""Barrier key of a deferred node that was triggered and waits for the run to drain."""
-
-
-def _consume_joins(joins: Mapping[str, tuple[tuple[str, ...], str]], ordered: Sequence[TaskResult],
-                   barriers: dict[str, tuple[str, ...]]) -> None:
-    """A complete join is used up by its target's run, not when the target is planned (as
-    LangGraph's barrier channel is): until then an update_state, or another write of a
-    source, leaves the target due, and a fork before it still runs it."""
-    ran = {r.task.name for r in ordered if not r.task.is_send}
-    for join, (sources, target) in joins.items():
-        if target in ran and join in barriers and set(barriers[join]) >= set(sources):
-            del barriers[join]
-
-
-def _hold_deferred(deferred: frozenset[str], triggered: dict[str, list[str]],
-                   barriers: dict[str, tuple[str, ...]], has_sends: bool) -> None:
-    """`defer=True` as a planning decision: a triggered deferred node waits (in the
-    checkpoint's barriers, so it survives a restart) until nothing else would run, then
-    runs once with every reason it was triggered for."""
-    for name in [n for n in triggered if n in deferred]:
-        waiting = barriers.get(DEFER + name, ())
-        barriers[DEFER + name] = waiting + tuple(w for w in triggered.pop(name) if w not in waiting)
-    if has_sends or any(n != END for n in triggered):
-        return
-    for key in [k for k in barriers if k.startswith(DEFER)]:
-        triggered[key[len(DEFER):]] = list(barriers.pop(key))

@@ -81,9 +81,9 @@ def interrupt(value: Any) -> Any:
     if index < len(ctx.resume):
         return ctx.resume[index]
     run = ctx.run
-    held = getattr(run, "null_resume", None)
+    held = run.options.null_resume if run is not None else None
     if held is not None and run.checkpoint is not None and held[0] == run.checkpoint.id:
-        run.null_resume = None  # a resume value no paused task took: the first interrupt takes it
+        run.set_options(null_resume=None)  # a resume value no paused task took: the first interrupt takes it
         ctx.resume.append(held[1])
         return held[1]
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, index))])

@@ -154,7 +154,7 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
             server = ServerInfo(assistant_id=str(conf.get("assistant_id", "")), graph_id=str(conf.get("graph_id", "")),
                                 user=conf.get("langgraph_auth_user"))
         rt = Runtime(context=run.context, store=run.store, stream_writer=ctx.writer, execution_info=info,
-                     previous=ctx.previous, control=run.control, heartbeat=ctx.heartbeat, server_info=server)
+                     previous=ctx.previous, control=run.options.control, heartbeat=ctx.heartbeat, server_info=server)
     ctx.runtime = rt
     return rt
 

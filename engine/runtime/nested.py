@@ -15,8 +15,7 @@ gate the child runs at full speed, as invoke() would run it.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import ns_thread_key
@@ -25,20 +24,18 @@ from ..errors import GraphInterrupt, ParentCommand
 from ..types import Command
 from .context import current_task
 from .drive import DriveHooks
+from .options import Gate, RunOptions
 from .replay import NO_RESUME, Replay, checkpoint_before
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .context import TaskContext
-    from .events import RunEvent
     from .run import Run
 
 __all__ = ["run_subgraph", "nested_run", "Gate", "ParentCommand", "task_namespace", "stateful_namespace",
            "node_of_segment"]
 
 
-Gate = Callable[["Run"], Awaitable[None]]
-"""Awaited with the (child) run before each of its moves: a task, or a commit."""
 
 _TASK_ID = re.compile(r":[^|]*")
 
@@ -77,7 +74,7 @@ def _child_saver(parent: Run, graph: Any) -> Any:
 
 
 def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool,
-               given: Mapping[str, Any] | None = None) -> Run:
+               given: Mapping[str, Any] | None = None, gate: Gate | None = None) -> Run:
     """The child Run of `graph` for the task `ctx` of `parent`: its namespace, its store,
     and whether it continues its own unfinished history (the parent is resuming).
     `given`: the config the node passed to invoke/stream, merged over the task's."""
@@ -101,40 +98,53 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
         else:
             config[key] = value
     config["configurable"] = configurable
-    fresh = not stateful
-    replay = parent.replay
+    options = parent.options
+    replay = options.replay
+    input, fresh = _where_child_starts(parent, ctx, saver, ns, input, configurable, fresh=not stateful)
+    # a recording (or a recorded replay) records inside too
+    record = options.record or options.answers is not None
+    parents = None
     if saver is not None:
-        if replay is not None and ns in replay.targets:  # the caller named this subgraph's checkpoint
-            configurable["checkpoint_id"] = replay.targets.pop(ns)
-            input = _resume_input(ctx, replay)
-        elif replay is not None and replay.bound is not None and replay.first_visit(ns):
-            found = checkpoint_before(saver, ns_thread_key(parent.thread_id or "", ns), replay.bound)
-            fresh = found is None  # its state as of the replayed parent checkpoint, else empty
-            if found is not None:
-                configurable["checkpoint_id"] = found.id
-        elif parent.resuming:
-            latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
-            # unfinished: continue it, not the input. In the superstep the parent resumed,
-            # a finished one continues too (as LangGraph): its nodes do not run again and
-            # the task gets its state as it is (an update_state on it included)
-            if latest is not None and latest.tasks:
-                input = _resume_input(ctx, None)
-            elif latest is not None and parent.step + 1 == parent._first_step:
-                input = None  # nothing in it waits for the resume value: the node keeps it
-    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
-                               durability=parent.durability)
-    child.fresh = fresh
-    child.namespace = parent.namespace + (ctx.name,)
-    if parent.record or parent.answers is not None:  # a recording (or a recorded replay) records inside too
-        child.record = True
-        for_child = getattr(parent.answers, "for_child", None)
-        if for_child is not None:  # a recorded replay answers the subgraph's nodes from its records
-            child.answers = for_child(ctx, child)
-    if saver is not None:
-        child.replay = replay
         assert parent.checkpoint is not None
-        child.parents = {**(parent.parents or {}), parent.checkpoint_ns: parent.checkpoint.id}
+        parents = {**(options.parents or {}), parent.checkpoint_ns: parent.checkpoint.id}
+    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
+                               durability=parent.durability, options=RunOptions(
+                                   fresh=fresh, record=record, replay=replay if saver is not None else None,
+                                   parents=parents, gate=gate, control=options.control))
+    child.namespace = parent.namespace + (ctx.name,)
+    for_child = getattr(options.answers, "for_child", None)
+    if for_child is not None:  # a recorded replay answers the subgraph's nodes from its records
+        child.set_options(answers=for_child(ctx, child))
     return child
+
+
+def _where_child_starts(parent: Run, ctx: TaskContext, saver: Any, ns: str, input: Any,
+                        configurable: dict[str, Any], *, fresh: bool) -> tuple[Any, bool]:
+    """(the child's input, whether it starts a fresh history): the subgraph's checkpoint the
+    caller named, its state as of a replayed parent checkpoint, or, when the parent
+    resumes, its own unfinished history; `configurable` gets the checkpoint id it starts at."""
+    if saver is None:
+        return input, fresh
+    options = parent.options
+    replay = options.replay
+    if replay is not None and ns in replay.targets:  # the caller named this subgraph's checkpoint
+        configurable["checkpoint_id"] = replay.targets.pop(ns)
+        input = _resume_input(ctx, replay)
+    elif replay is not None and replay.bound is not None and replay.first_visit(ns):
+        found = checkpoint_before(saver, ns_thread_key(parent.thread_id or "", ns), replay.bound)
+        fresh = found is None  # its state as of the replayed parent checkpoint, else empty
+        if found is not None:
+            configurable["checkpoint_id"] = found.id
+    elif options.resuming:
+        latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
+        # unfinished: continue it, not the input. In the superstep the parent resumed,
+        # a finished one continues too (as LangGraph): its nodes do not run again and
+        # the task gets its state as it is (an update_state on it included)
+        if latest is not None and latest.tasks:
+            input = _resume_input(ctx, None)
+        elif latest is not None and parent.step + 1 == parent.first_step:
+            input = None  # nothing in it waits for the resume value: the node keeps it
+    return input, fresh
 
 
 def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | None:
@@ -148,7 +158,7 @@ def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | Non
         ctx.calls = len(ctx.resume)
         # only a value this run gave the task: the answers it took before are the
         # subgraph's own history already (its pending interrupt is asked again)
-        fresh = ctx.run is not None and ctx.task_id in (ctx.run._resume_new or ())
+        fresh = ctx.run is not None and ctx.run.gave_resume(ctx.task_id)
         return Command(resume=ctx.resume[-1]) if fresh else None
     if replay is not None and replay.resume is not NO_RESUME:
         value, replay.resume = replay.resume, NO_RESUME
@@ -178,15 +188,12 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
     ctx = current_task.get()
     assert ctx is not None and ctx.run is parent
     # its sync nodes run on the caller's thread only when nothing runs beside it
-    child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync and len(parent.plan) == 1)
-    child.gate = parent.gate
+    gate = parent.options.gate
+    child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync and len(parent.plan) == 1,
+                       gate=gate)
     if parent.listeners:
-        child.subscribe(parent._emit)
-    parent.child = child
-    try:
-        await child.drive(None if child.gate is None else _Gated(child.gate))
-    finally:
-        parent.child = None
+        child.subscribe(parent.forward)
+    await child.drive(None if gate is None else _Gated(gate))
     return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
 
 
@@ -211,27 +218,8 @@ def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_
         return None  # not inside a node, or a graph with a store of its own: a run of its own
     child = open_child(parent, ctx, graph, input, inline_sync=inline_sync, given=config)
     if parent.listeners:
-        child.subscribe(_forward(parent))
+        child.subscribe(parent.forward)
     return child
-
-
-def _forward(parent: Run) -> Callable[[RunEvent], None]:
-    """Hand a nested run's events to the parent's listeners on the parent's loop."""
-    lock = threading.Lock()
-
-    def forward(event: RunEvent) -> None:
-        if not parent.listeners:
-            return
-        loop = parent._loop
-        if threading.get_ident() == parent._loop_thread or loop is None or loop.is_closed():
-            parent._emit(event)
-        elif parent.inline_sync and len(parent.plan) == 1:
-            with lock:  # the parent's loop is blocked in this node: deliver now, in order
-                parent._emit(event)
-        else:
-            loop.call_soon_threadsafe(parent._emit, event)
-
-    return forward
 
 
 def nested_outcome(child: Run, graph: Any) -> Any:

@@ -14,13 +14,9 @@ Three moves, and nothing else executes a graph:
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
 import threading
-import time
-import traceback as tb
 import uuid
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -40,26 +36,17 @@ from ..checkpoint.base import (
     ns_thread_key,
 )
 from ..checkpoint.routing import routed
-from ..constants import END, NODE_FINISHED_KEY, RUNTIME_KEY, START
+from ..constants import NODE_FINISHED_KEY, RUNTIME_KEY, START
 from ..errors import (
-    GraphInterrupt,
-    NodeCancelledError,
     NodeError,
-    InvalidRouteError,
-    InvalidUpdateError,
 )
-from ..types import Command, Interrupt, Send
+from ..types import Interrupt
 from .commit import RunCommit
-from .context import TaskContext, current_task
-from .caching import cache_key
-from .channel_access import with_channel_access
+from .context import current_task
 from .drive import DriveHooks, drive
 from .durability import BackgroundSaves, HeldSaves, saves_for
 from .injected import coerce_context
-from .progress import unwatch_callbacks, watch_callbacks
-from .timeouts import run_timed
 from .events import (
-    CustomData,
     RunEvent,
     RunFinished,
     RunInterrupted,
@@ -68,34 +55,25 @@ from .events import (
     TaskFailed,
     TaskFinished,
     TaskInterrupted,
-    TaskStarted,
 )
-from .nested import Gate, ParentCommand, run_subgraph, task_namespace
+from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
+from .nested import ParentCommand
+from .options import PLAIN, RunOptions
 from .start import RunStart
-from .workers import WORKERS
 from .task import (
-    NodeRunner,
     TaskResult,
     apply_own_writes,
-    call_router,
-    normalize_update,
 )
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
-    from .replay import Replay
     from .tracing import GraphTrace
 
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT", "NOT_ANSWERED", "FROM_GRAPH"]
 
 DEFAULT_RECURSION_LIMIT = 10007
-_BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
 FROM_GRAPH: Any = object()
 """`checkpointer=` default of a new Run: the graph's own checkpointer."""
-NOT_ANSWERED: Any = object()
-"""What `Run.answers` returns for a task the records do not answer (the node runs)."""
-HANDLER_TRIGGER = "error_handler:"
-"""Trigger of an error handler's task: `error_handler:<the node that failed>`."""
 
 
 class Run(RunStart, RunCommit):
@@ -111,11 +89,10 @@ class Run(RunStart, RunCommit):
     # instance dict the mixins give.
     __slots__ = (
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
-        "saver", "namespace", "checkpoint_ns", "resuming", "fresh", "gate", "child", "run_id", "thread_id",
+        "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_resume_new", "_durable_ids", "_id_prefix",
-        "_id_count", "durability", "_held", "context", "tracer", "store", "control", "fork_same_step", "replay",
-        "parents", "null_resume", "record", "answers", "_node_finished",
+        "_id_count", "durability", "_held", "context", "tracer", "store", "_node_finished", "_forward_lock",
     )
 
     def __init__(
@@ -132,6 +109,7 @@ class Run(RunStart, RunCommit):
         context: Any = None,
         control: Any = None,
         checkpoint_ns: str = "",
+        options: RunOptions | None = None,
     ) -> None:
         self.graph = graph
         self.config: dict[str, Any] = dict(config or {})
@@ -148,27 +126,6 @@ class Run(RunStart, RunCommit):
         """The node path of a subgraph's run inside its parents (empty for the top run)."""
         self.checkpoint_ns = checkpoint_ns
         """A subgraph run's checkpoint namespace, LangGraph's "node:task_id|node:task_id" form."""
-        self.resuming = False
-        """Started by continuing a saved checkpoint (resume, breakpoint, crash): a subgraph
-        task of this run then continues its own unfinished history instead of starting anew."""
-        self.fresh = False
-        """A stateless subgraph's run: an input starts a new history even where its namespace has one."""
-        self.fork_same_step = False
-        """Starting at an older checkpoint N saves a copy of it (source "fork") that owns the
-        new branch's writes; LangGraph numbers the copy N+1, so the branch's first commit is
-        N+2. A debugger sets True: the copy keeps step N and the branch goes on at N+1."""
-        self.gate: Gate | None = None
-        """Awaited before each move of a child (subgraph) run: a debugger's "step into"."""
-        self.child: Run | None = None
-        """The subgraph run in progress inside the current task, if any."""
-        self.replay: Replay | None = None
-        """Set when this run (or the one it is a subgraph of) time-travels: where subgraphs start."""
-        self.null_resume: tuple[str, Any] | None = None
-        """(checkpoint id, value): a resume value no paused task took; the first interrupt()
-        of that checkpoint's superstep with no resume value of its own returns it (LangGraph's)."""
-        self.parents: dict[str, str] | None = None
-        """A subgraph run's ancestors' checkpoints by namespace, kept in its checkpoints'
-        metadata["parents"] (LangGraph's), so its checkpoints lead back to theirs."""
         # a random id made without uuid.uuid4(): code that patches uuid4 for deterministic
         # message ids (LangGraph's tests do) gets the same ids as under LangGraph
         self.run_id = str(uuid.UUID(bytes=os.urandom(16), version=4))
@@ -225,21 +182,39 @@ class Run(RunStart, RunCommit):
             self.store = seeded.store
         self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
         """LangGraph's node-finished hook from the config, told each node that finishes well."""
-        self.control = control if control is not None else (outer.control if outer is not None else None)
-        self.record = bool(self.config.pop("record", False))
-        """config["record"]: each committed checkpoint keeps its tasks' writes (and resume
-        values) in its metadata, so a replay can answer nodes from them (engine/replay).
-        Taken out of the config, so nodes (and LangChain callbacks) never see it."""
-        self.answers: Callable[[PlannedTask], Any] | None = None
-        """Set by a recorded replay: a task's recorded output (NOT_ANSWERED to run the node).
-        Its `for_child(ctx, child_run)`, when it has one, gives each subgraph run a hook of its
-        own (runtime/nested.py); it may `preset_resume` the task it is asked about."""
+        opts = options or PLAIN
+        if control is None:
+            control = opts.control if opts.control is not None else (outer.options.control if outer is not None else None)
+        # config["record"] is taken out of the config, so nodes (and LangChain callbacks) never see it
+        record = bool(self.config.pop("record", False)) or opts.record
+        if control is not opts.control or record != opts.record:
+            opts = replace(opts, control=control, record=record)
+        self.options: RunOptions = opts
+        """How this run differs from a plain invoke (resume, subgraph, time travel, recording):
+        see `engine.runtime.options`."""
+        self._forward_lock: threading.Lock | None = None
 
     def preset_resume(self, task_id: str, values: Sequence[Any]) -> None:
         """Hand resume values to a pending task before it runs: its n-th interrupt() returns
         the n-th value (a recorded replay gives the values the recorded run was resumed with)."""
         self._resume_for[task_id] = list(values)
         self._resume_new = {*(self._resume_new or ()), task_id}
+
+    def set_options(self, **changes: Any) -> RunOptions:
+        """Replace some of the run's options (a debugger's gate for "step into", a recorded
+        replay's answers once the run has started); returns the new options."""
+        self.options = replace(self.options, **changes)
+        return self.options
+
+    def gave_resume(self, task_id: str) -> bool:
+        """Whether this run handed `task_id` a resume value (not only the answers it took
+        before): a subgraph inside it continues with the newest value."""
+        return task_id in (self._resume_new or ())
+
+    @property
+    def first_step(self) -> int:
+        """The step of the first superstep this run executes (set by `start()`)."""
+        return self._first_step
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
@@ -299,7 +274,7 @@ class Run(RunStart, RunCommit):
         task = pending[0] if task_id is None else next((t for t in pending if t.id == task_id), None)
         if task is None:
             raise ValueError(f"no pending task with id {task_id!r}")
-        result = await self._execute(task)
+        result = await execute(self, task)
         try:
             self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
         except Exception as exc:  # the saver failed: the run ends, RunFinished last
@@ -320,7 +295,7 @@ class Run(RunStart, RunCommit):
         if not pending:
             return []
         if len(pending) == 1:
-            result = await self._execute(pending[0])
+            result = await execute(self, pending[0])
             try:
                 self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
             except Exception as exc:  # the saver failed: the run ends, RunFinished last
@@ -328,363 +303,16 @@ class Run(RunStart, RunCommit):
                 raise
             self._after_tasks_check()
             return [result]
-        batchable = [t for t in pending if self._plain_sync(t)]
+        batchable = [t for t in pending if plain_sync(self, t)]
         done_results: list[TaskResult] = []
-        if len(batchable) == len(pending) and self.answers is None:
-            done_results = await self._run_sync_batch(pending)
+        if len(batchable) == len(pending) and self.options.answers is None:
+            done_results = await run_sync_batch(self, pending)
             self._after_tasks_check()
             return done_results
-        limit = self.config.get("max_concurrency")
-        gate: asyncio.Semaphore | None = None
-        if limit is not None and limit < len(pending):  # config["max_concurrency"]: a bounded superstep
-            gate = asyncio.Semaphore(max(1, int(limit)))
-            futures = [asyncio.ensure_future(self._gated(gate, t)) for t in pending]
-        else:
-            futures = [asyncio.ensure_future(self._execute(t)) for t in pending]
-        save_error: Exception | None = None
-        try:
-            remaining = set(futures)
-            while remaining:
-                finished, remaining = await asyncio.wait(remaining, return_when=asyncio.FIRST_COMPLETED)
-                failed: BaseException | None = None
-                for fut in sorted(finished, key=futures.index):
-                    result = fut.result()
-                    done_results.append(result)
-                    try:
-                        self._record(result, durable=True)
-                    except Exception as exc:  # the saver failed: siblings are still reported
-                        save_error = save_error or exc
-                    if result.error is not None:
-                        if not result.handled:
-                            failed = failed or result.error
-                        elif (handler := self._handler_task(result)) is not None:
-                            # as LangGraph: the error handler starts now, beside the siblings
-                            started = asyncio.ensure_future(
-                                self._execute(handler) if gate is None else self._gated(gate, handler))
-                            futures.append(started)
-                            remaining.add(started)
-                if failed is not None and remaining:
-                    # as LangGraph: an unhandled error cancels the siblings still running (what
-                    # finished stays saved; a retry of the superstep runs only the rest)
-                    for fut in remaining:
-                        fut.cancel()
-                    await asyncio.wait(remaining)
-                    self._fail(failed)
-                    return done_results
-        except asyncio.CancelledError:
-            for fut in futures:
-                fut.cancel()
-            await asyncio.wait(futures)  # each node has handled its cancellation when this returns
-            raise
-        except Exception as exc:  # an engine fault: the run ends with RunFinished all the same
-            self._fail(exc)
-            raise
-        if save_error is not None:
-            self._fail(save_error)
-            raise save_error
-        self._after_tasks_check()
+        done_results = await run_concurrently(self, pending)
+        if self.status == "ready":
+            self._after_tasks_check()
         return done_results
-
-    async def _gated(self, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
-        async with gate:
-            return await self._execute(task)
-
-    def _writer_for(self, task: PlannedTask) -> Callable[[Any], None]:
-        def write(payload: Any) -> None:
-            event = CustomData(**self._base(), task_id=task.id, name=task.name, payload=payload)
-            if threading.get_ident() == self._loop_thread or self._loop is None:
-                self._emit(event)
-            else:
-                self._loop.call_soon_threadsafe(self._emit, event)
-
-        return write
-
-    def _prepare(self, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
-        """A task's runner, its context (for interrupt() and the stream writer) and input."""
-        runner: NodeRunner = self.graph.runners[task.name]
-        schema = self.graph.schema
-        if task.is_send:
-            state = task.arg
-        elif runner.input_view is not None:
-            state = runner.input_view(schema.with_managed(self.values, self.step + 1, self._stop))
-        elif schema.managed:
-            state = schema.node_input(schema.with_managed(self.values, self.step + 1, self._stop))
-        else:
-            state = schema.node_input(self.values)
-        config = self.config if self.tracer is None else \
-            self.tracer.task_config(task, self.step + 1, state, self.thread_id, self._push_index(task))
-        if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
-            config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
-                self.checkpoint_ns, task.name, task.id)}}
-        resume_for, resume_map = self._resume_for, self._resume_map  # empty unless resuming
-        ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=self._writer_for(task),
-                          resume=list(resume_for.get(task.id, ())) if resume_for else [],
-                          parent=current_task.get(), run=self,
-                          resume_map=resume_map.get(task.id) if resume_map else None)
-        if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
-            ctx.node_error = task.arg
-        if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
-            ctx.config = with_channel_access(ctx, self)
-        timeout = runner.timeout if task.timeout is None else task.timeout
-        if timeout is not None and timeout.refresh_on == "auto":
-            ctx.writer = _with_heartbeat(ctx.writer, ctx)
-        if self._listeners:
-            self._emit(TaskStarted(**self._base(), task_id=task.id, name=task.name, trigger=task.trigger,
-                                   input=state))
-        return runner, ctx, state
-
-    def _push_index(self, task: PlannedTask) -> int:
-        """A Send task's position among the superstep's Sends (LangGraph's push path index);
-        only asked for when the run reports to callbacks."""
-        if not task.is_send:
-            return 0
-        sends = (t for t in self.plan if t.is_send)
-        return next((i for i, t in enumerate(sends) if t is task), 0)
-
-    def _conclude(self, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
-                  error: BaseException | None, trace: str, started: float) -> TaskResult:
-        """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
-        result = TaskResult(task=task)
-        if error is not None and isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
-            output, error = error.command, None
-        if error is None:
-            try:
-                self._route(runner, task, output, result, ctx.pushed)
-            except Exception as exc:  # a router's or an update's error, reported as the node's
-                error, trace = exc, tb.format_exc()
-        if isinstance(error, GraphInterrupt):
-            result.interrupts = tuple(i for i in error.interrupts if isinstance(i, Interrupt))
-            result.paused = not result.interrupts  # a subgraph stopped at one of its breakpoints
-            result.writes, result.routes, result.sends = [], [], []
-        elif error is not None:
-            result.error, result.traceback = error, trace
-            result.writes, result.routes, result.sends = [], [], []
-        result.resume = ctx.resume
-        result.duration_s = time.perf_counter() - started
-        if self.tracer is not None:
-            unwrap = getattr(self.graph.schema, "unwrap_update", None)  # an entrypoint shows its return value
-            self.tracer.task_end(task, output if unwrap is None or error is not None else unwrap(output), error)
-        return result
-
-    async def _execute(self, task: PlannedTask) -> TaskResult:
-        runner, ctx, state = self._prepare(task)
-        started = time.perf_counter()
-        if self.answers is not None:  # a recorded replay: the node's output from the records
-            answer = self.answers(task)
-            if answer is not NOT_ANSWERED:
-                result = self._conclude(task, runner, ctx, answer, None, "", started)
-                result.recorded = result.ok
-                return result
-            if not ctx.resume and self._resume_for.get(task.id):  # the hook handed it recorded resume values
-                ctx.resume = list(self._resume_for[task.id])
-        key = None
-        if runner.cache_policy is not None and self.graph.cache is not None:
-            key = cache_key(runner.cache_policy, task.name, state)
-            found = self.graph.cache.get([key]) if key is not None else {}
-            if key in found:
-                result = self._conclude(task, runner, ctx, found[key], None, "", started)
-                result.cached = result.ok
-                return result
-        token = current_task.set(ctx)
-        lc_token = None if self.tracer is None else self.tracer.context_var.set(ctx.config)
-        timeout = runner.timeout if task.timeout is None else task.timeout  # a Send's own wins
-        watched = watch_callbacks(ctx) if timeout is not None and timeout.refresh_on == "auto" else None
-        output: Any = None
-        error: BaseException | None = None
-        trace = ""
-        try:
-            attempt = 1
-            while True:
-                try:
-                    if timeout is None:
-                        output = await self._call(runner, task, state, ctx)
-                    else:
-                        output = await run_timed(self._call(runner, task, state, ctx), timeout, task.name, ctx)
-                    break
-                except (GraphInterrupt, ParentCommand):
-                    raise
-                except Exception as exc:
-                    policies = runner.retry
-                    if policies is None:
-                        raise
-                    policy = next((p for p in policies if p.should_retry(exc)), None)
-                    if policy is None or attempt >= policy.max_attempts:
-                        raise
-                    delay = policy.delay(attempt)
-                    if self.inline_sync and len(self.plan) == 1 and not runner.is_async:
-                        time.sleep(delay)  # a sync invoke waits on its own thread, as LangGraph's does
-                    else:
-                        await asyncio.sleep(delay)
-                    attempt += 1
-                    ctx.calls = 0
-                    ctx.attempt = attempt
-                    if ctx.first_attempt_time is None:
-                        ctx.first_attempt_time = time.time() - (time.perf_counter() - started)
-        except asyncio.CancelledError as exc:
-            running = asyncio.current_task()
-            if running is None or running.cancelling():  # cancelled from outside: torn down
-                raise
-            # the node raised it itself: a failure of the node like any other, as in LangGraph
-            error, trace = NodeCancelledError(task.name), tb.format_exc()
-            error.__cause__ = exc
-        except Exception as exc:  # the node's own error: kept and reported unchanged
-            error, trace = exc, tb.format_exc()
-        finally:
-            current_task.reset(token)
-            if watched is not None:
-                unwatch_callbacks(watched)
-            if lc_token is not None:
-                self.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
-        if key is not None and error is None:
-            self.graph.cache.set({key: (output, runner.cache_policy.ttl)})
-        if runner.async_router and error is None:  # an async router is awaited off the loop
-            return await asyncio.get_running_loop().run_in_executor(
-                None, contextvars.copy_context().run, self._conclude, task, runner, ctx, output, error, trace, started)
-        return self._conclude(task, runner, ctx, output, error, trace, started)
-
-    async def _run_sync_batch(self, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
-        """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
-        queue, instead of one asyncio task and one executor job per task. Each result is
-        recorded (and its writes saved) as soon as it comes back."""
-        loop = asyncio.get_running_loop()
-        jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
-        for task in tasks:
-            runner, ctx, state = self._prepare(task)
-            context = contextvars.copy_context()
-            context.run(current_task.set, ctx)
-            if self.tracer is not None:
-                context.run(self.tracer.context_var.set, ctx.config)
-            jobs.append((task, runner, ctx, state, context))
-        back: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
-
-        def worker() -> None:
-            while True:
-                try:
-                    task, runner, ctx, state, context = jobs.popleft()
-                except IndexError:
-                    return
-                started = time.perf_counter()
-                outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, Exception | None, str, float]
-                try:
-                    outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
-                               None, "", started)
-                except Exception as exc:
-                    outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
-                loop.call_soon_threadsafe(back.put_nowait, outcome)
-
-        count = min(len(tasks), _BATCH_WORKERS, max(1, int(self.config.get("max_concurrency") or _BATCH_WORKERS)))
-        workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(count)]
-        results: list[TaskResult] = []
-        save_error: Exception | None = None
-        handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
-        try:
-            for _ in range(len(tasks)):
-                result = self._conclude(*await back.get())
-                results.append(result)
-                try:
-                    self._record(result, durable=True)
-                except Exception as exc:  # the saver failed: siblings are still reported
-                    save_error = save_error or exc
-                if result.handled and (handler := self._handler_task(result)) is not None:
-                    handlers.append(asyncio.ensure_future(self._execute(handler)))
-            for future in handlers:
-                result = await future
-                results.append(result)
-                try:
-                    self._record(result, durable=True)
-                except Exception as exc:
-                    save_error = save_error or exc
-        except asyncio.CancelledError:
-            jobs.clear()  # tasks not started yet never start; running ones are abandoned
-            for future in handlers:
-                future.cancel()
-            raise
-        except Exception as exc:
-            save_error = save_error or exc
-        finally:
-            jobs.clear()
-        await asyncio.gather(*workers, return_exceptions=True)
-        if save_error is not None:
-            self._fail(save_error)
-            raise save_error
-        return results
-
-    def _plain_sync(self, task: PlannedTask) -> bool:
-        return task.name != START and self.graph.runners[task.name].plain_sync and task.timeout is None
-
-    async def _call(self, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
-        """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
-        if task.name == START:
-            return self._start_output(task)
-        if runner.is_subgraph:
-            return await run_subgraph(self, runner.fn, task, state)
-        if runner.is_async:
-            return await runner.call_async(state, ctx.config, ctx.writer)
-        if self.inline_sync and len(self.plan) == 1:
-            return runner.call_sync(state, ctx.config, ctx.writer)
-        context = contextvars.copy_context()
-        # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
-        return await asyncio.wrap_future(WORKERS.submit(context.run, runner.call_sync, state, ctx.config, ctx.writer))
-
-    def _start_output(self, task: PlannedTask) -> Any:
-        """The hidden __start__ task writes the input into the state."""
-        value = task.arg
-        if isinstance(value, Command):  # Command(update=, goto=) as the input
-            return value
-        if self.graph.schema.root:  # the value itself; _route makes it the root channel's write
-            return value
-        items = _input_items(value)
-        keys = self.graph.schema.input_keys
-        return {k: v for k, v in items if k in keys}
-
-    def _route(self, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
-               pushed: list[tuple[str, Any]] | None = None) -> None:
-        graph = self.graph
-        if graph.schema.root:
-            output = graph.schema.wrap_update(output)
-        writes, dropped, update, command = normalize_update(task.name, output, graph.schema.channels)
-        if pushed:  # written while the node ran (push_message): first, as LangGraph applies them
-            writes = [*pushed, *writes]
-            parts = [{k: v} for k, v in pushed] + ([] if update is None else [update])
-            update = parts[0] if len(parts) == 1 else parts  # LangGraph's updates: one entry per write
-        result.writes, result.dropped, result.update = writes, dropped, update
-        source = task.name
-        for target in runner.edges:
-            result.routes.append((target, f"edge:{source}"))
-        if command is not None:
-            if command.graph == Command.PARENT:
-                if not self.namespace:  # as LangGraph: no parent graph, so it leaves invoke()
-                    raise ParentCommand(command)
-                raise ParentCommand(replace(command, graph=None))
-            for goto in command.goto_targets():
-                if isinstance(goto, Send):
-                    result.sends.append(goto)
-                    result.command_sends += 1
-                elif goto not in graph.runners or goto == START:
-
-                    if goto != END:
-                        raise InvalidRouteError(
-                            f"node `{source}` returned Command(goto={goto!r}), which is not a node of this graph "
-                            f"(nodes: {', '.join(graph.node_names)})"
-                        )
-                else:
-                    result.routes.append((goto, f"command:{source}"))
-        if runner.branches:
-            applied_values: Mapping[str, Any]
-            applied_values, result.applied = apply_own_writes(self.values, writes, graph.schema.channels)
-            if graph.schema.managed:
-                applied_values = graph.schema.with_managed(applied_values, self.step + 1, self._stop)
-            view = graph.schema.node_input(applied_values)
-            wider = view
-            if dropped and type(view) is dict and isinstance(update, dict):
-                # as LangGraph: keys the node returned that the state has not reach its
-                # routers, unless a router's parameter is hinted with a schema
-                wider = {**{k: update[k] for k in dropped if k in update}, **view}
-            for branch, wants_config, own_view, hinted in runner.branches:
-                seen = own_view(applied_values) if own_view is not None else view if hinted else wider
-                names, sends = call_router(branch, seen, self.config, graph.node_set, wants_config)
-                result.routes.extend((n, f"branch:{source}") for n in names)
-                result.sends.extend(sends)
 
     def _record(self, result: TaskResult, *, durable: bool) -> None:
         """Keep a finished task's result; save it as pending writes so it never runs twice."""
@@ -753,6 +381,23 @@ class Run(RunStart, RunCommit):
         current checkpoint, as the run's own writes are (durability respected)."""
         if self.saver is not None and self.checkpoint is not None:
             self._put_writes(writes)
+
+    def forward(self, event: RunEvent) -> None:
+        """Hand an event of a child run (a subgraph, a graph invoked in a node) to this run's
+        listeners: at once on the run's loop thread, else on its loop, in order; when the
+        loop is blocked in the node that runs the child (a sync invoke's one task), at once."""
+        if not self._listeners:
+            return
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread or loop.is_closed():
+            self._emit(event)
+        elif self.inline_sync and len(self.plan) == 1:
+            if self._forward_lock is None:
+                self._forward_lock = threading.Lock()
+            with self._forward_lock:  # the parent's loop is blocked in this node: deliver now, in order
+                self._emit(event)
+        else:
+            loop.call_soon_threadsafe(self._emit, event)
 
     def emit_threadsafe(self, event: RunEvent) -> None:
         """Emit an event from any thread (a node's worker thread included)."""
@@ -909,29 +554,6 @@ class Run(RunStart, RunCommit):
         if status == "failed" and self.error is not None:
             raise self.error
         return status
-
-
-def _with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:
-    """A stream writer whose every write also counts as progress (idle timeouts)."""
-    def write(payload: Any) -> None:
-        ctx.heartbeat()
-        writer(payload)
-
-    return write
-
-
-def _input_items(value: Any) -> list[tuple[str, Any]]:
-    if isinstance(value, Mapping):
-        return list(value.items())
-    from .task import _as_items
-
-    items = _as_items(value)
-    if items is None:
-        raise InvalidUpdateError(
-            f"the graph's input must be a dict of state keys (or an instance of the state schema), "
-            f"got {type(value).__name__}: {value!r:.80}"
-        )
-    return items
 
 
 def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph
     from .durability import BackgroundSaves, HeldSaves
     from .events import RunEvent, RunStatus, StepCommitted
-    from .replay import Replay
-    from .task import NodeRunner, TaskResult
+    from .options import RunOptions
+    from .task import TaskResult
     from .tracing import GraphTrace
 
 __all__ = ["RunFields"]
@@ -35,12 +35,7 @@ class RunFields:
     saver: Any
     namespace: tuple[str, ...]
     checkpoint_ns: str
-    resuming: bool
-    fresh: bool
-    fork_same_step: bool
-    replay: Replay | None
-    null_resume: tuple[str, Any] | None
-    parents: dict[str, str] | None
+    options: RunOptions
     thread_id: str | None
     store_key: str
     status: RunStatus
@@ -59,9 +54,6 @@ class RunFields:
     _durable_ids: bool
     _held: HeldSaves | BackgroundSaves | None
     tracer: GraphTrace | None
-    control: Any
-    record: bool
-    answers: Callable[[PlannedTask], Any] | None
 
     if TYPE_CHECKING:  # moves defined by Run itself or by the other mixin
         @property
@@ -70,6 +62,7 @@ class RunFields:
         def step(self) -> int: ...
         @property
         def ready_to_commit(self) -> bool: ...
+        def set_options(self, **changes: Any) -> RunOptions: ...
         def _base(self, **fields: Any) -> dict[str, Any]: ...
         def _emit(self, event: RunEvent) -> None: ...
         def _emit_finished(self, result: TaskResult) -> None: ...
@@ -79,8 +72,6 @@ class RunFields:
         def _after_tasks_check(self) -> None: ...
         def _plan_error_handler(self, failed: TaskResult, handler: str) -> None: ...
         def _put_writes(self, writes: list[PendingWrite]) -> None: ...
-        def _route(self, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
-                   pushed: list[tuple[str, Any]] | None = None) -> None: ...
         def _save(self, ckpt: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None: ...
         def _metadata(self) -> dict[str, Any]: ...
         def _set_checkpoint(self, ckpt: Checkpoint, owned: bool = False) -> None: ...

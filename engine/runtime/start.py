@@ -55,20 +55,7 @@ class RunStart(RunFields):
                 "This graph has a checkpointer, so each run needs a thread: pass "
                 "config={'configurable': {'thread_id': 'some-id'}} to invoke/stream."
             )
-        addressed = cfg.get("checkpoint_id")
-        if cfg.get("checkpoint_ns") and not self.namespace and self.saver is not None:
-            # a subgraph's own checkpoint config, given to the top graph: replay the top graph
-            # from that subgraph's parent checkpoint, and the subgraph from its own
-            addressed, targets = address_subgraph(self.saver, self.thread_id or "", cfg)
-            self.replay = Replay(targets=targets)
-        base = None
-        if self.saver is not None:
-            base = self.saver.get(self.store_key, addressed)
-            if addressed and base is None:
-                raise ValueError(
-                    f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
-                    "pick one from get_state_history()"
-                )
+        addressed, base = self._load_base(cfg)
         is_command = isinstance(self.input, Command)
         resume = self.input.resume if is_command else None
         if self.input is None or (is_command and (resume is not None or base is not None)):
@@ -78,6 +65,29 @@ class RunStart(RunFields):
         else:
             mode = self._start_input(base)
         self.status = "ready"
+        return self._report_start(mode)
+
+    def _load_base(self, cfg: Mapping[str, Any]) -> tuple[str | None, Checkpoint | None]:
+        """(the checkpoint id the config names, the checkpoint the run starts from)."""
+        addressed = cfg.get("checkpoint_id")
+        if cfg.get("checkpoint_ns") and not self.namespace and self.saver is not None:
+            # a subgraph's own checkpoint config, given to the top graph: replay the top graph
+            # from that subgraph's parent checkpoint, and the subgraph from its own
+            addressed, targets = address_subgraph(self.saver, self.thread_id or "", cfg)
+            self.set_options(replay=Replay(targets=targets))
+        base = None
+        if self.saver is not None:
+            base = self.saver.get(self.store_key, addressed)
+            if addressed and base is None:
+                raise ValueError(
+                    f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
+                    "pick one from get_state_history()"
+                )
+        return addressed, base
+
+    def _report_start(self, mode: str) -> RunStarted:
+        """RunStarted, then the results a continued run got back (each task's event again),
+        then, with nothing to run, the run's end."""
         started = RunStarted(
             **self._base(step=self.step),
             checkpoint_id=self.checkpoint.id if self.checkpoint else "",
@@ -86,7 +96,7 @@ class RunStart(RunFields):
             values=self.values,
             parent_id=self.checkpoint.parent_id if self.checkpoint else None,
             source=self.checkpoint.source if self.checkpoint else "",
-            parents=self.parents,
+            parents=self.options.parents,
             barriers=self.checkpoint.barriers if self.checkpoint else {},
         )
         self._emit(started)
@@ -108,7 +118,7 @@ class RunStart(RunFields):
 
     def _start_input(self, base: Checkpoint | None) -> str:
         schema = self.graph.schema
-        if self.fresh:  # a stateless subgraph: each call starts a history of its own
+        if self.options.fresh:  # a stateless subgraph: each call starts a history of its own
             base = None
         values = dict(base.values) if base is not None else schema.initial_values()
         cid = new_checkpoint_id()
@@ -144,22 +154,25 @@ class RunStart(RunFields):
             # subgraphs start from their state as of this checkpoint (as of the edited one
             # for an update or a fork)
             bound = base.id if base.source not in ("update", "fork") else (base.parent_id or base.id)
-            self.replay = self.replay or Replay()
-            self.replay.bound = bound
-        elif resume is not None and self.replay is not None:
-            self.replay.resume = resume
+            replay = self.options.replay
+            if replay is None:
+                replay = self.set_options(replay=Replay()).replay
+                assert replay is not None
+            replay.bound = bound
+        elif resume is not None and self.options.replay is not None:
+            self.options.replay.resume = resume
         if time_travel and (base.source not in ("update", "fork") or superseded):
             mode = "fork"
             # the copy owns the new branch's writes (the old branch's stay under `base`);
             # a debugger numbers it as `base` so the branch's first commit is step N+1
             fork_id = new_checkpoint_id()
-            base = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if self.fork_same_step else 1),
+            base = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if self.options.fork_same_step else 1),
                            source="fork", created_at=now_iso(), metadata=self._metadata(),
                            tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
             self._save(base)
         else:
             pending = self.saver.pending_writes(self.store_key, base.id) if self.saver else []
-            self.resuming = True
+            self.set_options(resuming=True)
         self._set_checkpoint(base)
         self._first_step = base.step + 1
         self._load_pending(pending, keep_resume=not time_travel)
@@ -188,8 +201,9 @@ class RunStart(RunFields):
         included) are never persisted."""
         meta = self.config.get("metadata")
         out = dict(meta) if meta and isinstance(meta, Mapping) else {}
-        if self.parents:
-            out["parents"] = self.parents
+        parents = self.options.parents
+        if parents:
+            out["parents"] = parents
         return out
 
     def _set_checkpoint(self, ckpt: Checkpoint, owned: bool = False) -> None:
@@ -245,7 +259,7 @@ class RunStart(RunFields):
         waiting = [r for r in self.results.values() if r.interrupts]
         if not waiting:  # as LangGraph: a run paused at a static breakpoint (or done) goes on,
             if self.checkpoint is not None:  # and the first interrupt() to come takes the value
-                self.null_resume = (self.checkpoint.id, resume)
+                self.set_options(null_resume=(self.checkpoint.id, resume))
             return
         by_id = {i.id: r for r in waiting for i in r.interrupts}
         if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):

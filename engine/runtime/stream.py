@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..constants import INTERRUPT_KEY
 from .events import RunEvent, RunStarted, StepCommitted
-from .stream_views import ORDER, VIEWS, Chunk, lg_triggers
+from .stream_views import CHUNK_ORDER, ORDER, OTHER_MODES, VIEWS, Chunk, lg_triggers
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -29,7 +29,7 @@ TaskState = Callable[[str, str, str, str, str], Any]
 """(checkpoint_ns, the same below the streamed graph, node name, task id, thread id) ->
 the task's `state` in a checkpoint payload."""
 
-STREAM_MODES = ("values", "updates", "debug", "tasks", "checkpoints", "custom", "messages", "events")
+STREAM_MODES: tuple[str, ...] = (*VIEWS, *OTHER_MODES)
 """`events` is Retrograph's own: the raw event objects the studio renders."""
 
 Handler = Callable[[Any], Sequence[Chunk]]
@@ -49,9 +49,9 @@ def dispatch_table(views: Sequence[Any]) -> dict[type[RunEvent], tuple[Handler, 
     for view in views:
         for kind in view.events:
             table.setdefault(kind, []).append(view)
-    for kind, order in ORDER.items():
-        if kind in table:
-            table[kind].sort(key=lambda v: order.index(v.mode) if v.mode in order else len(order))
+    for kind, wanted in table.items():
+        order = ORDER.get(kind, CHUNK_ORDER)
+        wanted.sort(key=lambda v: order.index(v.mode) if v.mode in order else len(order))
     return {kind: tuple(v.on for v in wanted) for kind, wanted in table.items()}
 
 

@@ -7,14 +7,14 @@ of the requested modes, and frames each chunk (v1 or v2, namespace, printing). W
 view reads besides the event (the last values shown, the checkpoint payload, the task
 `state`) it asks of the collector, which it gets as `out`.
 
-To add a stream mode: write its view here, name it in `VIEWS` (and `STREAM_MODES`).
+To add a stream mode: write its view here and name it in `VIEWS` (`STREAM_MODES` follows).
 """
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ..checkpoint.task_status import writes_result
 from ..constants import INTERRUPT_KEY, PUSH_PATH, START
@@ -30,10 +30,7 @@ from .events import (
     TaskStarted,
 )
 
-if TYPE_CHECKING:
-    from .stream import StreamCollector
-
-__all__ = ["Chunk", "ModeView", "VIEWS", "ORDER", "lg_triggers"]
+__all__ = ["Chunk", "ModeView", "StreamState", "VIEWS", "OTHER_MODES", "CHUNK_ORDER", "ORDER", "lg_triggers"]
 
 Chunk = tuple[str, Any, "tuple[Any, ...] | None"]
 """(mode, payload, interrupts: a `values` chunk's pending interrupts, else None)."""
@@ -86,13 +83,27 @@ def _result_payload(event: RunEvent) -> dict[str, Any] | None:
     return None
 
 
+class StreamState(Protocol):
+    """What the views read of the collector that dispatches to them (stream.py)."""
+
+    values: Any
+    """The last (output) values the stream showed, in the namespace being handled."""
+    unwrap: Any
+    output_keys: Any
+
+    @property
+    def in_subgraph(self) -> bool: ...
+    def output_values(self, values: Any) -> Any: ...
+    def checkpoint_payload(self, event: Any) -> dict[str, Any] | None: ...
+
+
 class ModeView:
     """A stream mode's view: `on(event)` returns its chunks for the events it wants."""
 
     mode: ClassVar[str]
     events: ClassVar[tuple[type[RunEvent], ...]]
 
-    def __init__(self, out: StreamCollector) -> None:
+    def __init__(self, out: StreamState) -> None:
         self.out = out
 
     def on(self, event: Any) -> Sequence[Chunk]:
@@ -211,10 +222,16 @@ class CustomView(ModeView):
 
 
 VIEWS: dict[str, type[ModeView]] = {
-    view.mode: view for view in (UpdatesView, ValuesView, CheckpointsView, TasksView, DebugView, CustomView)}
-"""The modes made from Run events by a view ("messages" comes from the LangChain callback
-handler, "events" is the events themselves)."""
+    view.mode: view for view in (ValuesView, UpdatesView, DebugView, TasksView, CheckpointsView, CustomView)}
+"""The modes made from Run events by a view, in the order `STREAM_MODES` names them
+("messages" comes from the LangChain callback handler, "events" is the events themselves)."""
+
+OTHER_MODES = ("messages", "events")
+
+CHUNK_ORDER: tuple[str, ...] = ("updates", "values", "checkpoints", "tasks", "debug", "custom")
+"""The order in which the chunks of one event go out, mode by mode, as LangGraph's do (a
+mode not named here comes after these)."""
 
 ORDER: dict[type[RunEvent], tuple[str, ...]] = {RunStarted: ("checkpoints", "debug", "values")}
-"""Where the chunks of one event go out in another order than `VIEWS`' (as LangGraph's):
-a run that starts shows its checkpoint before its values."""
+"""Where one event's chunks go out in another order than `CHUNK_ORDER`: a run that starts
+shows its checkpoint before its values."""

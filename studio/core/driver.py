@@ -192,7 +192,7 @@ class RunDriver:
 
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
         run: Run = self.graph.new_run(run_input, config)
-        run.fork_same_step = True  # a rewound branch goes on at step N+1 (its "fork" copy keeps step N)
+        run.set_options(fork_same_step=True)  # a rewound branch goes on at step N+1 (its "fork" copy keeps step N)
         self.run = run
         self._unsubscribe = run.subscribe(self._on_event)
         await run.start()
@@ -322,7 +322,7 @@ class RunDriver:
         if task is None or not is_subgraph(getattr(self.graph.nodes.get(task.name), "bound", None)):
             return await self.step_node()
         self.gate = InnerGate()
-        run.gate = self.gate
+        run.set_options(gate=self.gate)
         self.inside = task.name
         self._outer = asyncio.ensure_future(run.run_task(task.id))
         return await self._until_parked(entered=True)
@@ -373,7 +373,7 @@ class RunDriver:
 
     def _leave_inside(self, *, cancel: bool) -> None:
         if self.run is not None:
-            self.run.gate = None
+            self.run.set_options(gate=None)
         if cancel and self._outer is not None and not self._outer.done():
             self._outer.cancel()
         self.gate, self.inside, self._outer = None, None, None

@@ -105,6 +105,27 @@ async def _until(check: Any, timeout_s: float = 120.0) -> None:
 
 
 # -- workloads ------------------------------------------------------------------------------------
+async def startup_workload(app: Any, graph_file: str, db: str) -> dict[str, Any]:
+    """`retrograph FILE` in this fresh process, in run_window's order: the studio's modules
+    imported, the window made and shown, then the graph imported (off the UI thread) and
+    drawn. Reports wall-clock instants (time.time()); the parent subtracts its spawn time."""
+    from studio.session.session import Session
+    from studio.window.main_window import MainWindow
+
+    window = MainWindow(Session(Path(db)), remember_layout=False)
+    window.resize(1280, 720)
+    window.open_graph(graph_file)
+    window.show()
+    await asyncio.sleep(0)  # one turn of the loop: the window's first paint
+    shown_at = time.time()
+    waiting = window.panels.graph.status.text()
+    graph = window.panels.graph
+    await _until(lambda: window.session.graph is not None and bool(graph.node_ids()) and not graph.is_layout_pending())
+    drawn_at = time.time()
+    window.close()
+    return {"shown_at": shown_at, "drawn_at": drawn_at, "waiting_text": waiting}
+
+
 async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict[str, Any]:
     """Lay out and draw the graph in a fresh GraphPanel, `repeats` times (plus a cold run)."""
     GraphPanel = _graph_panel()
@@ -242,7 +263,8 @@ def main(argv: list[str]) -> int:
     app = make_app()
     app.setQuitOnLastWindowClosed(False)  # closing one panel must not stop the loop
     loop = make_loop(app)
-    workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload}[name]
+    workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload,
+                "startup": startup_workload}[name]
     with loop:
         result = loop.run_until_complete(workload(app, **args))
     print(json.dumps(result), flush=True)

@@ -18,7 +18,7 @@ def _marks(window, node: str):
     return window.panels.graph._nodes[node].marks
 
 
-def test_item14_send_counts_finished_tasks_and_end_lit(open_window, qtbot, tmp_path: Path) -> None:
+def test_send_counts_finished_tasks_and_end_lit(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(EXAMPLES / "map_reduce.py")
     s = window.session
     end = next(n for n, item in window.panels.graph._nodes.items() if item.box.kind == "end")
@@ -46,7 +46,7 @@ def test_item14_send_counts_finished_tasks_and_end_lit(open_window, qtbot, tmp_p
     window.panels.graph.grab().save(str(tmp_path / "graph.png"))
 
 
-def test_item14_a_finished_task_is_marked_until_its_superstep_commits(open_window, qtbot, tmp_path: Path) -> None:
+def test_a_finished_task_is_marked_until_its_superstep_commits(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(EXAMPLES / "parallel_search.py")
     s = window.session
     while len(set(s.state.next_nodes())) < 2:

@@ -29,7 +29,7 @@ class Opaque:
         return "Opaque(7)"
 
 
-def test_item4_messages_are_editable_objects_and_placeholders_cannot_pass_for_text() -> None:
+def test_messages_are_editable_objects_and_placeholders_cannot_pass_for_text() -> None:
     from studio.core.editable import EditError, to_editable
 
     hi, yo = HumanMessage("hi", id="h1"), AIMessage("yo", id="a1", response_metadata={"model": "m"})
@@ -83,7 +83,7 @@ def _graph_at_end():
     return graph, saver.get("t")
 
 
-def test_item5_plan_goes_through_the_reducer_or_replaces_by_choice() -> None:
+def test_plan_goes_through_the_reducer_or_replaces_by_choice() -> None:
     from studio.core.edits import plan_edit
 
     graph, base = _graph_at_end()
@@ -102,7 +102,7 @@ def test_item5_plan_goes_through_the_reducer_or_replaces_by_choice() -> None:
     assert [type(m).__name__ for m in msgs.update] == ["RemoveMessage", "AIMessage", "HumanMessage"]
 
 
-def test_item6_default_as_node_lets_the_run_go_on() -> None:
+def test_default_as_node_lets_the_run_go_on() -> None:
     from studio.core.edits import plan_edit
 
     graph, base = _graph_at_end()
@@ -180,7 +180,7 @@ def _with_editor(qtbot, window, checkpoint_id, fn, *, accept: bool = True):
     return seen["result"]
 
 
-def test_item4_messages_edited_added_and_removed_in_the_window(open_window, qtbot, tmp_path: Path) -> None:
+def test_messages_edited_added_and_removed_in_the_window(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chat", CHAT))
     s = window.session
     for _ in range(2):
@@ -215,7 +215,7 @@ def test_item4_messages_edited_added_and_removed_in_the_window(open_window, qtbo
     assert error.startswith("messages[0]: ") and "not a placeholder" in error and not enabled
 
 
-def test_item5_edit_through_the_reducer_or_replaced_in_the_window(open_window, qtbot, tmp_path: Path) -> None:
+def test_edit_through_the_reducer_or_replaced_in_the_window(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chat", CHAT))
     s = window.session
     for _ in range(2):
@@ -261,7 +261,7 @@ def test_item5_edit_through_the_reducer_or_replaced_in_the_window(open_window, q
     assert "replaced" in window.statusBar().currentMessage()
 
 
-def test_item6_choose_as_node_see_what_runs_next_and_f10_goes_on(open_window, qtbot, tmp_path: Path) -> None:
+def test_choose_as_node_see_what_runs_next_and_f10_goes_on(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chat", CHAT))
     s = window.session
     act(qtbot, window, "continue_")  # to the end: close ran, nothing is next

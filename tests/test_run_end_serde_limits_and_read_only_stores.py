@@ -41,7 +41,7 @@ class _FlakySaver(SqliteSaver):
 
 
 @pytest.mark.parametrize("kind", ["async", "sync"])
-def test_item24_run_finished_is_last_when_saving_writes_fails(tmp_path, kind) -> None:
+def test_run_finished_is_last_when_saving_writes_fails(tmp_path, kind) -> None:
     async def a_async(s):
         return {"items": ["a"]}
 
@@ -86,7 +86,7 @@ def test_item24_run_finished_is_last_when_saving_writes_fails(tmp_path, kind) ->
     assert run.status == "failed"
 
 
-def test_item23_deep_untagged_list_hits_the_depth_limit() -> None:
+def test_deep_untagged_list_hits_the_depth_limit() -> None:
     from engine.checkpoint.serde import MAX_DEPTH, Serializer
     from engine.errors import CheckpointDecodeError
 
@@ -99,7 +99,7 @@ def test_item23_deep_untagged_list_hits_the_depth_limit() -> None:
     assert len(Serializer().loads(wide)) == 5000
 
 
-def test_item23_deep_list_in_a_sqlite_file_is_refused(tmp_path) -> None:
+def test_deep_list_in_a_sqlite_file_is_refused(tmp_path) -> None:
     from engine.errors import CheckpointDecodeError
 
     class S(TypedDict):
@@ -127,7 +127,7 @@ def test_item23_deep_list_in_a_sqlite_file_is_refused(tmp_path) -> None:
         saver.close()
 
 
-def test_item25_zoneinfo_and_fold_round_trip() -> None:
+def test_zoneinfo_and_fold_round_trip() -> None:
     import datetime as dt
     from zoneinfo import ZoneInfo
 
@@ -143,7 +143,7 @@ def test_item25_zoneinfo_and_fold_round_trip() -> None:
     assert back[1].fold == 1 and back[1].tzinfo is None
 
 
-def test_item25_unknown_tag_is_written_back_unchanged() -> None:
+def test_unknown_tag_is_written_back_unchanged() -> None:
     import orjson
 
     from engine.checkpoint.registry import UnknownTypeWarning
@@ -156,7 +156,7 @@ def test_item25_unknown_tag_is_written_back_unchanged() -> None:
     assert orjson.loads(s.dumps(value)) == stored
 
 
-def test_item25_enum_in_the_state_schema_is_registered(tmp_path) -> None:
+def test_enum_in_the_state_schema_is_registered(tmp_path) -> None:
     b = StateGraph(_Colored)
     b.add_node("n", lambda s: {"color": Color.BLUE, "seen": [Color.RED]})
     b.add_edge(START, "n")
@@ -168,7 +168,7 @@ def test_item25_enum_in_the_state_schema_is_registered(tmp_path) -> None:
     saver.close()
 
 
-def test_item25_reducer_type_error_names_node_and_key() -> None:
+def test_reducer_type_error_names_node_and_key() -> None:
     class S(TypedDict):
         items: Annotated[list, operator.add]
 
@@ -202,7 +202,7 @@ def _four_channel_file(tmp_path, size: int):
     return path
 
 
-def test_item17_shared_segment_is_decoded_once(tmp_path) -> None:
+def test_shared_segment_is_decoded_once(tmp_path) -> None:
     import orjson
 
     path = _four_channel_file(tmp_path, 1000)
@@ -222,7 +222,7 @@ def test_item17_shared_segment_is_decoded_once(tmp_path) -> None:
     assert values["a"] is values["b"] is values["c"] is values["d"]  # one decode, shared
 
 
-def test_item17_total_decoded_size_of_a_checkpoint_is_bounded(tmp_path) -> None:
+def test_total_decoded_size_of_a_checkpoint_is_bounded(tmp_path) -> None:
     from engine.errors import CheckpointDecodeError
 
     path = _four_channel_file(tmp_path, 3000)
@@ -255,7 +255,7 @@ def _retrograph_file(folder):
     return path
 
 
-def test_item22_read_only_open_changes_and_creates_nothing(tmp_path) -> None:
+def test_read_only_open_changes_and_creates_nothing(tmp_path) -> None:
     from engine.errors import CheckpointError, NotARetrographDatabase
 
     folder = tmp_path / "files"
@@ -280,7 +280,7 @@ def test_item22_read_only_open_changes_and_creates_nothing(tmp_path) -> None:
     assert _snapshot(folder) == before  # no byte changed, no -wal/-shm/new file
 
 
-def test_item22_read_only_open_leaves_a_foreign_wal_alone_and_sees_new_writes(tmp_path) -> None:
+def test_read_only_open_leaves_a_foreign_wal_alone_and_sees_new_writes(tmp_path) -> None:
     folder = tmp_path / "files"
     folder.mkdir()
     path = _retrograph_file(folder)
@@ -297,7 +297,7 @@ def test_item22_read_only_open_leaves_a_foreign_wal_alone_and_sees_new_writes(tm
     writer.close()
 
 
-def test_item25_read_only_database_can_be_browsed(tmp_path) -> None:
+def test_read_only_database_can_be_browsed(tmp_path) -> None:
     import os
 
     folder = tmp_path / "ro"
@@ -314,7 +314,7 @@ def test_item25_read_only_database_can_be_browsed(tmp_path) -> None:
         os.chmod(folder, 0o755)
 
 
-def test_item22_read_only_saver_sees_checkpoints_written_after_it_opened(tmp_path) -> None:
+def test_read_only_saver_sees_checkpoints_written_after_it_opened(tmp_path) -> None:
     path = _retrograph_file(tmp_path)
     reader = SqliteSaver(str(path), read_only=True)
     assert len(list(reader.list_headers("t"))) == 3
@@ -329,7 +329,7 @@ def test_item22_read_only_saver_sees_checkpoints_written_after_it_opened(tmp_pat
     reader.close()
 
 
-def test_item19_cancel_abandons_a_stuck_sync_node_and_asyncio_run_returns() -> None:
+def test_cancel_abandons_a_stuck_sync_node_and_asyncio_run_returns() -> None:
     import threading
 
     from engine.runtime.run import Run
@@ -385,7 +385,7 @@ def _chain(saver):
     return builder.compile(checkpointer=saver)
 
 
-def test_item7_a_fork_that_keeps_its_step_goes_on_at_n_plus_1(tmp_path) -> None:
+def test_a_fork_that_keeps_its_step_goes_on_at_n_plus_1(tmp_path) -> None:
     graph = _chain(SqliteSaver(str(tmp_path / "t.db")))
     config = {"configurable": {"thread_id": "t"}}
     graph.invoke({"items": []}, config)
@@ -395,7 +395,7 @@ def test_item7_a_fork_that_keeps_its_step_goes_on_at_n_plus_1(tmp_path) -> None:
 
     async def one_step() -> None:
         run = graph.new_run(None, old.config)
-        run.fork_same_step = True  # what the studio asks for
+        run.set_options(fork_same_step=True)  # what the studio asks for
         await run.start()
         await run.run_task()
         run.commit()

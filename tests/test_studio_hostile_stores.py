@@ -31,7 +31,7 @@ BIG = """
 """
 
 
-def test_item15_huge_int_in_state_never_raises_into_qt(open_window, qtbot, tmp_path: Path) -> None:
+def test_huge_int_in_state_never_raises_into_qt(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "big", BIG))
     act(qtbot, window, "step")
     act(qtbot, window, "step")  # grow: 10**5000 lands in the state, the diff and the events
@@ -42,7 +42,7 @@ def test_item15_huge_int_in_state_never_raises_into_qt(open_window, qtbot, tmp_p
     assert window.session.error is None
 
 
-def test_item15_previews_are_total_functions() -> None:
+def test_previews_are_total_functions() -> None:
     from studio.core.convert import short
     from studio.core.valuefmt import children_of, has_children, preview, pretty, pretty_preview, search_text, type_label
 
@@ -105,7 +105,7 @@ def _tamper(db: Path, sql: str) -> None:
     conn.close()
 
 
-def test_item18_parent_cycle_across_the_whole_chain(open_window, qtbot, tmp_path: Path) -> None:
+def test_parent_cycle_across_the_whole_chain(open_window, qtbot, tmp_path: Path) -> None:
     db = _recorded(tmp_path)
     # the oldest checkpoint's parent becomes the newest: every row has a parent, no root
     _tamper(db, "UPDATE checkpoints SET parent = (SELECT max(cid) FROM checkpoints) "
@@ -127,7 +127,7 @@ def test_item18_parent_cycle_across_the_whole_chain(open_window, qtbot, tmp_path
     assert len(s.history.ancestors(s.head_id)) == 4
 
 
-def test_item18_two_row_cycle_and_history_walks(tmp_path: Path) -> None:
+def test_two_row_cycle_and_history_walks(tmp_path: Path) -> None:
     from studio.core.history import History
     from studio.core.records import TimelineRow
 
@@ -140,7 +140,7 @@ def test_item18_two_row_cycle_and_history_walks(tmp_path: Path) -> None:
     assert h.forward("c1", "c2") in ("c2", None)
 
 
-def test_item21_created_at_out_of_range(open_window, qtbot, tmp_path: Path) -> None:
+def test_created_at_out_of_range(open_window, qtbot, tmp_path: Path) -> None:
     db = _recorded(tmp_path)
     _tamper(db, "UPDATE checkpoints SET created_at = '0001-01-01T00:00:00+14:00' "
                 "WHERE cid = (SELECT min(cid) FROM checkpoints)")
@@ -152,7 +152,7 @@ def test_item21_created_at_out_of_range(open_window, qtbot, tmp_path: Path) -> N
     assert "0001-01-01" in texts and "9999-12-31" in texts
 
 
-def test_item20_live_tail_reads_every_new_checkpoint(open_window, qtbot, tmp_path: Path) -> None:
+def test_live_tail_reads_every_new_checkpoint(open_window, qtbot, tmp_path: Path) -> None:
     from engine import END as _END
     from engine import START as _START
     from engine import SqliteSaver, StateGraph
@@ -196,7 +196,7 @@ def _files(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.iterdir()) if p.suffix != ".py" and p.is_file()}
 
 
-def test_item22_open_writes_nothing_until_a_run_starts(open_window, qtbot, tmp_path: Path) -> None:
+def test_open_writes_nothing_until_a_run_starts(open_window, qtbot, tmp_path: Path) -> None:
     import sqlite3
 
     import shutil
@@ -226,7 +226,7 @@ def test_item22_open_writes_nothing_until_a_run_starts(open_window, qtbot, tmp_p
     assert _files(folder) == before
 
 
-def test_item22_a_run_started_after_opening_writes_to_the_file(open_window, qtbot, tmp_path: Path) -> None:
+def test_a_run_started_after_opening_writes_to_the_file(open_window, qtbot, tmp_path: Path) -> None:
     db = _recorded(tmp_path)
     window = open_window(database=db, graph=str(tmp_path / "chain.py"))
     s = window.session
@@ -242,7 +242,7 @@ def test_item22_a_run_started_after_opening_writes_to_the_file(open_window, qtbo
     check.close()
 
 
-def test_item22_empty_file_stays_empty(open_window, qtbot, tmp_path: Path) -> None:
+def test_empty_file_stays_empty(open_window, qtbot, tmp_path: Path) -> None:
     db = tmp_path / "empty.sqlite"
     db.write_bytes(b"")
     window = open_window(database=db)
@@ -272,7 +272,7 @@ WIDE = """
 """
 
 
-def test_item16_post_mortem_of_a_300_node_parallel_graph(open_window, qtbot, tmp_path: Path) -> None:
+def test_post_mortem_of_a_300_node_parallel_graph(open_window, qtbot, tmp_path: Path) -> None:
     from engine import SqliteSaver
     from studio.core.loader import load_graph
 

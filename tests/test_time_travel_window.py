@@ -51,7 +51,7 @@ def _click_row(qtbot, table, row: int, ctrl: bool = False) -> None:
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, mod, rect.center())
 
 
-def test_item1_ctrl_click_keeps_two_checkpoints_for_compare(open_window, qtbot, tmp_path: Path) -> None:
+def test_ctrl_click_keeps_two_checkpoints_for_compare(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chain", CHAIN))
     for _ in range(4):
         act(qtbot, window, "step")
@@ -70,7 +70,7 @@ def test_item1_ctrl_click_keeps_two_checkpoints_for_compare(open_window, qtbot, 
     assert {record.left_id, record.right_id} == set(tl.selected_ids())
 
 
-def test_item2_compare_dialog_names_sides_by_step_nodes_branch_and_time(open_window, qtbot, tmp_path: Path) -> None:
+def test_compare_dialog_names_sides_by_step_nodes_branch_and_time(open_window, qtbot, tmp_path: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from studio.panels.diff.compare import CompareDialog
@@ -122,7 +122,7 @@ def _active(window) -> set[tuple[str, str]]:
     return {(e.edge.source, e.edge.target) for e in window.panels.graph.edge_items() if e.active}
 
 
-def test_item3_active_edges_start_only_at_what_just_ran(open_window, qtbot, tmp_path: Path) -> None:
+def test_active_edges_start_only_at_what_just_ran(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "loopy", LOOPY))
     s = window.session
     while s.history.get(s.head_id) is None or s.history.get(s.head_id).nodes != ("check",):
@@ -135,7 +135,7 @@ def test_item3_active_edges_start_only_at_what_just_ran(open_window, qtbot, tmp_
     assert _active(window) == {("prepare", "check")}, _active(window)
 
 
-def test_item14_conditional_edges_are_labelled_with_their_branch(open_window, qtbot, tmp_path: Path) -> None:
+def test_conditional_edges_are_labelled_with_their_branch(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chain", CHAIN))
     labels = {(e.edge.source, e.edge.target): e.edge.label for e in window.panels.graph.edge_items()}
     assert labels[("prepare", "review")] == "router: needs review"
@@ -143,7 +143,7 @@ def test_item14_conditional_edges_are_labelled_with_their_branch(open_window, qt
     window.grab()
 
 
-def test_item5_an_edit_is_shown_as_an_edit_not_a_node_write(open_window, qtbot, tmp_path: Path) -> None:
+def test_an_edit_is_shown_as_an_edit_not_a_node_write(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chain", CHAIN))
     s = window.session
     for _ in range(2):
@@ -163,7 +163,7 @@ def test_item5_an_edit_is_shown_as_an_edit_not_a_node_write(open_window, qtbot, 
     assert "edited (update" in panel_text(window.panels.diff)
 
 
-def test_item8_inspector_follows_reload_and_restart(open_window, qtbot, tmp_path: Path) -> None:
+def test_inspector_follows_reload_and_restart(open_window, qtbot, tmp_path: Path) -> None:
     path = write_graph(tmp_path, "chain", CHAIN)
     window = open_window(path)
     s = window.session
@@ -186,7 +186,7 @@ def test_item8_inspector_follows_reload_and_restart(open_window, qtbot, tmp_path
     qtbot.waitUntil(lambda: "prepared again" in inspector.source.toPlainText(), timeout=5000)
 
 
-def test_item7_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot, tmp_path: Path) -> None:
+def test_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot, tmp_path: Path) -> None:
     window = open_window(write_graph(tmp_path, "chain", CHAIN))
     s = window.session
     for _ in range(4):
@@ -211,7 +211,7 @@ def test_item7_rewind_then_step_lists_only_the_node_that_ran(open_window, qtbot,
     assert shown.count("prepare") == 1, shown  # the fork row does not repeat prepare
 
 
-def test_item8_status_messages_go_when_they_stop_being_true(open_window, qtbot, tmp_path: Path) -> None:
+def test_status_messages_go_when_they_stop_being_true(open_window, qtbot, tmp_path: Path) -> None:
     path = write_graph(tmp_path, "chain", CHAIN)
     window = open_window(path)
     s, bar = window.session, window.statusBar()
@@ -227,7 +227,7 @@ def test_item8_status_messages_go_when_they_stop_being_true(open_window, qtbot, 
     assert "reloading" not in bar.currentMessage(), bar.currentMessage()  # the banner says what holds
 
 
-def test_item7_an_interrupt_on_a_rewound_branch_resumes(open_window, qtbot, tmp_path: Path) -> None:
+def test_an_interrupt_on_a_rewound_branch_resumes(open_window, qtbot, tmp_path: Path) -> None:
     from test_studio_support import EXAMPLES, answer
 
     window = open_window(EXAMPLES / "approval.py")

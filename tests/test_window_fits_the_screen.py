@@ -11,7 +11,7 @@ from test_studio_support import (  # noqa: F401 (fixtures)
 )
 
 
-def test_item12_window_fits_the_screen_and_restores_saved_geometry(qtbot, studio_loop, settings, tmp_path: Path) -> None:
+def test_window_fits_the_screen_and_restores_saved_geometry(qtbot, studio_loop, settings, tmp_path: Path) -> None:
     from PySide6.QtGui import QGuiApplication
 
     from studio.session.session import Session
@@ -61,7 +61,7 @@ def _in_view(widget, scroll) -> bool:
     return 0 <= top and top + min(widget.height(), 30) <= scroll.viewport().height()
 
 
-def test_item13_interrupt_editor_and_its_error_stay_in_view(open_window, qtbot, tmp_path: Path) -> None:
+def test_interrupt_editor_and_its_error_stay_in_view(open_window, qtbot, tmp_path: Path) -> None:
     from test_studio_support import act, write_graph
 
     window = open_window(write_graph(tmp_path, "asks", ASKS_A_LOT))
@@ -97,7 +97,7 @@ def _inside(widget, window) -> bool:
     return window.rect().contains(QRect(top_left, widget.size()))
 
 
-def test_item12_everything_reachable_at_1280x720(open_window, qtbot, tmp_path: Path) -> None:
+def test_everything_reachable_at_1280x720(open_window, qtbot, tmp_path: Path) -> None:
     from PySide6.QtWidgets import QAbstractButton
 
     from test_studio_support import EXAMPLES, act
@@ -166,7 +166,7 @@ MESSAGES = """
 """
 
 
-def test_item12_reducer_names_are_not_cut_at_1280x720(open_window, qtbot, tmp_path: Path) -> None:
+def test_reducer_names_are_not_cut_at_1280x720(open_window, qtbot, tmp_path: Path) -> None:
     from test_studio_support import act, write_graph
 
     from studio.window.docks import apply_default_sizes

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_item11_qt_platform_failure_names_the_libraries_or_the_display(tmp_path: Path) -> None:
+def test_qt_platform_failure_names_the_libraries_or_the_display(tmp_path: Path) -> None:
     from studio.cli.qtcheck import missing_libraries
 
     graph = tmp_path / "g.py"
@@ -31,14 +31,14 @@ def test_item11_qt_platform_failure_names_the_libraries_or_the_display(tmp_path:
     assert "offscreen" in lines[0]
 
 
-def test_item11_missing_libraries_are_found_by_loading_them() -> None:
+def test_missing_libraries_are_found_by_loading_them() -> None:
     from studio.cli.qtcheck import missing_libraries
 
     wanted = {"libc.so.6": "libc6", "libretrograph-none.so.7": "libretrograph-none7"}
     assert missing_libraries(wanted) == [("libretrograph-none.so.7", "libretrograph-none7")]
 
 
-def test_item11_readme_names_qt_libraries_no_shared_and_shift_f9() -> None:
+def test_readme_names_qt_libraries_no_shared_and_shift_f9() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "libxcb-cursor0" in readme and "libxcb-icccm4" in readme and "libxcb-keysyms1" in readme
     assert "../shared" not in readme

@@ -1,0 +1,459 @@
+"""Executing tasks: one node's call against the superstep's snapshot, and a superstep's
+tasks run together (concurrently, or a fan-out of plain sync nodes on a few workers).
+
+`execute()` prepares a task (its input view, its context for interrupt() and the stream
+writer), answers it from a recorded replay or the cache when it can, calls the node (its
+retry policy and timeout), and turns what it returned or raised into a `TaskResult`
+(`conclude`, `route_output`: writes, routes and sends). Nothing is applied here: the
+Run records the result and commits the superstep (commit.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+import traceback as tb
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..constants import END, START
+from ..errors import GraphInterrupt, InvalidRouteError, InvalidUpdateError, NodeCancelledError
+from ..types import Command, Interrupt, Send
+from .caching import cache_key
+from .channel_access import with_channel_access
+from .context import TaskContext, current_task
+from .events import CustomData, TaskStarted
+from .nested import ParentCommand, run_subgraph, task_namespace
+from .progress import unwatch_callbacks, watch_callbacks
+from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
+from .timeouts import run_timed
+from .workers import WORKERS
+
+if TYPE_CHECKING:
+    from ..checkpoint.base import PlannedTask
+    from .run import Run
+
+__all__ = ["execute", "run_concurrently", "run_sync_batch", "plain_sync", "route_output", "NOT_ANSWERED",
+           "HANDLER_TRIGGER"]
+
+_BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
+NOT_ANSWERED: Any = object()
+"""What `RunOptions.answers` returns for a task the records do not answer (the node runs)."""
+HANDLER_TRIGGER = "error_handler:"
+"""Trigger of an error handler's task: `error_handler:<the node that failed>`."""
+
+
+async def gated(run: Run, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
+    async with gate:
+        return await execute(run, task)
+
+
+def writer_for(run: Run, task: PlannedTask) -> Callable[[Any], None]:
+    def write(payload: Any) -> None:
+        event = CustomData(**run._base(), task_id=task.id, name=task.name, payload=payload)
+        if threading.get_ident() == run._loop_thread or run._loop is None:
+            run._emit(event)
+        else:
+            run._loop.call_soon_threadsafe(run._emit, event)
+
+    return write
+
+
+def prepare(run: Run, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
+    """A task's runner, its context (for interrupt() and the stream writer) and input."""
+    runner: NodeRunner = run.graph.runners[task.name]
+    schema = run.graph.schema
+    if task.is_send:
+        state = task.arg
+    elif runner.input_view is not None:
+        state = runner.input_view(schema.with_managed(run.values, run.step + 1, run._stop))
+    elif schema.managed:
+        state = schema.node_input(schema.with_managed(run.values, run.step + 1, run._stop))
+    else:
+        state = schema.node_input(run.values)
+    config = run.config if run.tracer is None else \
+        run.tracer.task_config(task, run.step + 1, state, run.thread_id, push_index(run, task))
+    if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
+        config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
+            run.checkpoint_ns, task.name, task.id)}}
+    resume_for, resume_map = run._resume_for, run._resume_map  # empty unless resuming
+    ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=writer_for(run, task),
+                      resume=list(resume_for.get(task.id, ())) if resume_for else [],
+                      parent=current_task.get(), run=run,
+                      resume_map=resume_map.get(task.id) if resume_map else None)
+    if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
+        ctx.node_error = task.arg
+    if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
+        ctx.config = with_channel_access(ctx, run)
+    timeout = runner.timeout if task.timeout is None else task.timeout
+    if timeout is not None and timeout.refresh_on == "auto":
+        ctx.writer = with_heartbeat(ctx.writer, ctx)
+    if run._listeners:
+        run._emit(TaskStarted(**run._base(), task_id=task.id, name=task.name, trigger=task.trigger,
+                               input=state))
+    return runner, ctx, state
+
+
+def push_index(run: Run, task: PlannedTask) -> int:
+    """A Send task's position among the superstep's Sends (LangGraph's push path index);
+    only asked for when the run reports to callbacks."""
+    if not task.is_send:
+        return 0
+    sends = (t for t in run.plan if t.is_send)
+    return next((i for i, t in enumerate(sends) if t is task), 0)
+
+
+def conclude(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
+              error: BaseException | None, trace: str, started: float) -> TaskResult:
+    """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
+    result = TaskResult(task=task)
+    if error is not None and isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
+        output, error = error.command, None
+    if error is None:
+        try:
+            route_output(run, runner, task, output, result, ctx.pushed)
+        except Exception as exc:  # a router's or an update's error, reported as the node's
+            error, trace = exc, tb.format_exc()
+    if isinstance(error, GraphInterrupt):
+        result.interrupts = tuple(i for i in error.interrupts if isinstance(i, Interrupt))
+        result.paused = not result.interrupts  # a subgraph stopped at one of its breakpoints
+        result.writes, result.routes, result.sends = [], [], []
+    elif error is not None:
+        result.error, result.traceback = error, trace
+        result.writes, result.routes, result.sends = [], [], []
+    result.resume = ctx.resume
+    result.duration_s = time.perf_counter() - started
+    if run.tracer is not None:
+        unwrap = getattr(run.graph.schema, "unwrap_update", None)  # an entrypoint shows its return value
+        run.tracer.task_end(task, output if unwrap is None or error is not None else unwrap(output), error)
+    return result
+
+
+async def execute(run: Run, task: PlannedTask) -> TaskResult:
+    """Run one task: its recorded answer or cached result when it has one, else the node
+    (with its retry policy and timeout), and what it returned turned into a TaskResult."""
+    runner, ctx, state = prepare(run, task)
+    started = time.perf_counter()
+    if run.options.answers is not None:  # a recorded replay: the node's output from the records
+        answered = _answered(run, task, runner, ctx, started)
+        if answered is not None:
+            return answered
+    key = None
+    if runner.cache_policy is not None and run.graph.cache is not None:
+        key = cache_key(runner.cache_policy, task.name, state)
+        found = run.graph.cache.get([key]) if key is not None else {}
+        if key in found:
+            result = conclude(run, task, runner, ctx, found[key], None, "", started)
+            result.cached = result.ok
+            return result
+    token = current_task.set(ctx)
+    lc_token = None if run.tracer is None else run.tracer.context_var.set(ctx.config)
+    timeout = runner.timeout if task.timeout is None else task.timeout  # a Send's own wins
+    watched = watch_callbacks(ctx) if timeout is not None and timeout.refresh_on == "auto" else None
+    output: Any = None
+    error: BaseException | None = None
+    trace = ""
+    try:
+        if timeout is None and runner.retry is None:
+            output = await call_node(run, runner, task, state, ctx)
+        else:
+            output = await _call_with_retries(run, runner, task, state, ctx, timeout, started)
+    except asyncio.CancelledError as exc:
+        running = asyncio.current_task()
+        if running is None or running.cancelling():  # cancelled from outside: torn down
+            raise
+        # the node raised it itself: a failure of the node like any other, as in LangGraph
+        error, trace = NodeCancelledError(task.name), tb.format_exc()
+        error.__cause__ = exc
+    except Exception as exc:  # the node's own error: kept and reported unchanged
+        error, trace = exc, tb.format_exc()
+    finally:
+        current_task.reset(token)
+        if watched is not None:
+            unwatch_callbacks(watched)
+        if lc_token is not None:
+            run.tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
+    if key is not None and error is None:
+        run.graph.cache.set({key: (output, runner.cache_policy.ttl)})
+    if runner.async_router and error is None:  # an async router is awaited off the loop
+        return await asyncio.get_running_loop().run_in_executor(
+            None, contextvars.copy_context().run, conclude, run, task, runner, ctx, output, error, trace, started)
+    return conclude(run, task, runner, ctx, output, error, trace, started)
+
+
+def _answered(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, started: float,
+              ) -> TaskResult | None:
+    """A recorded replay's answer for the task (None: the node runs, with the recorded
+    resume values the answers hook may have handed it)."""
+    assert run.options.answers is not None
+    answer = run.options.answers(task)
+    if answer is not NOT_ANSWERED:
+        result = conclude(run, task, runner, ctx, answer, None, "", started)
+        result.recorded = result.ok
+        return result
+    if not ctx.resume and run._resume_for.get(task.id):  # the hook handed it recorded resume values
+        ctx.resume = list(run._resume_for[task.id])
+    return None
+
+
+async def _call_with_retries(run: Run, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext,
+                             timeout: Any, started: float) -> Any:
+    """Call the node under its timeout, again after each error its retry policy retries."""
+    attempt = 1
+    while True:
+        try:
+            if timeout is None:
+                return await call_node(run, runner, task, state, ctx)
+            return await run_timed(call_node(run, runner, task, state, ctx), timeout, task.name, ctx)
+        except (GraphInterrupt, ParentCommand):
+            raise
+        except Exception as exc:
+            policies = runner.retry
+            if policies is None:
+                raise
+            policy = next((p for p in policies if p.should_retry(exc)), None)
+            if policy is None or attempt >= policy.max_attempts:
+                raise
+            delay = policy.delay(attempt)
+            if run.inline_sync and len(run.plan) == 1 and not runner.is_async:
+                time.sleep(delay)  # a sync invoke waits on its own thread, as LangGraph's does
+            else:
+                await asyncio.sleep(delay)
+            attempt += 1
+            ctx.calls = 0
+            ctx.attempt = attempt
+            if ctx.first_attempt_time is None:
+                ctx.first_attempt_time = time.time() - (time.perf_counter() - started)
+
+
+async def run_concurrently(run: Run, pending: Sequence[PlannedTask]) -> list[TaskResult]:
+    """Run the superstep's tasks concurrently (at most config["max_concurrency"] at once),
+    recording each as it ends; an error handler starts beside the siblings. As LangGraph:
+    a task's unhandled error cancels the siblings still running and fails the run."""
+    done_results: list[TaskResult] = []
+    limit = run.config.get("max_concurrency")
+    gate: asyncio.Semaphore | None = None
+    if limit is not None and limit < len(pending):  # config["max_concurrency"]: a bounded superstep
+        gate = asyncio.Semaphore(max(1, int(limit)))
+        futures = [asyncio.ensure_future(gated(run, gate, t)) for t in pending]
+    else:
+        futures = [asyncio.ensure_future(execute(run, t)) for t in pending]
+    save_error: Exception | None = None
+    try:
+        remaining = set(futures)
+        while remaining:
+            finished, remaining = await asyncio.wait(remaining, return_when=asyncio.FIRST_COMPLETED)
+            failed: BaseException | None = None
+            for fut in sorted(finished, key=futures.index):
+                result = fut.result()
+                done_results.append(result)
+                try:
+                    run._record(result, durable=True)
+                except Exception as exc:  # the saver failed: siblings are still reported
+                    save_error = save_error or exc
+                if result.error is not None:
+                    if not result.handled:
+                        failed = failed or result.error
+                    elif (handler := run._handler_task(result)) is not None:
+                        # as LangGraph: the error handler starts now, beside the siblings
+                        started = asyncio.ensure_future(
+                            execute(run, handler) if gate is None else gated(run, gate, handler))
+                        futures.append(started)
+                        remaining.add(started)
+            if failed is not None and remaining:
+                # as LangGraph: an unhandled error cancels the siblings still running (what
+                # finished stays saved; a retry of the superstep runs only the rest)
+                for fut in remaining:
+                    fut.cancel()
+                await asyncio.wait(remaining)
+                run._fail(failed)
+                return done_results
+    except asyncio.CancelledError:
+        for fut in futures:
+            fut.cancel()
+        await asyncio.wait(futures)  # each node has handled its cancellation when this returns
+        raise
+    except Exception as exc:  # an engine fault: the run ends with RunFinished all the same
+        run._fail(exc)
+        raise
+    if save_error is not None:
+        run._fail(save_error)
+        raise save_error
+    return done_results
+
+
+async def run_sync_batch(run: Run, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
+    """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
+    queue, instead of one asyncio task and one executor job per task. Each result is
+    recorded (and its writes saved) as soon as it comes back."""
+    loop = asyncio.get_running_loop()
+    jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
+    for task in tasks:
+        runner, ctx, state = prepare(run, task)
+        context = contextvars.copy_context()
+        context.run(current_task.set, ctx)
+        if run.tracer is not None:
+            context.run(run.tracer.context_var.set, ctx.config)
+        jobs.append((task, runner, ctx, state, context))
+    back: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+
+    def worker() -> None:
+        while True:
+            try:
+                task, runner, ctx, state, context = jobs.popleft()
+            except IndexError:
+                return
+            started = time.perf_counter()
+            outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, Exception | None, str, float]
+            try:
+                outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
+                           None, "", started)
+            except Exception as exc:
+                outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
+            loop.call_soon_threadsafe(back.put_nowait, outcome)
+
+    count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
+    workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(count)]
+    results: list[TaskResult] = []
+    save_error: Exception | None = None
+    handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
+    try:
+        for _ in range(len(tasks)):
+            result = conclude(run, *await back.get())
+            results.append(result)
+            try:
+                run._record(result, durable=True)
+            except Exception as exc:  # the saver failed: siblings are still reported
+                save_error = save_error or exc
+            if result.handled and (handler := run._handler_task(result)) is not None:
+                handlers.append(asyncio.ensure_future(execute(run, handler)))
+        for future in handlers:
+            result = await future
+            results.append(result)
+            try:
+                run._record(result, durable=True)
+            except Exception as exc:
+                save_error = save_error or exc
+    except asyncio.CancelledError:
+        jobs.clear()  # tasks not started yet never start; running ones are abandoned
+        for future in handlers:
+            future.cancel()
+        raise
+    except Exception as exc:
+        save_error = save_error or exc
+    finally:
+        jobs.clear()
+    await asyncio.gather(*workers, return_exceptions=True)
+    if save_error is not None:
+        run._fail(save_error)
+        raise save_error
+    return results
+
+
+def plain_sync(run: Run, task: PlannedTask) -> bool:
+    return task.name != START and run.graph.runners[task.name].plain_sync and task.timeout is None
+
+
+async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
+    """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
+    if task.name == START:
+        return start_output(run, task)
+    if runner.is_subgraph:
+        return await run_subgraph(run, runner.fn, task, state)
+    if runner.is_async:
+        return await runner.call_async(state, ctx.config, ctx.writer)
+    if run.inline_sync and len(run.plan) == 1:
+        return runner.call_sync(state, ctx.config, ctx.writer)
+    context = contextvars.copy_context()
+    # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
+    return await asyncio.wrap_future(WORKERS.submit(context.run, runner.call_sync, state, ctx.config, ctx.writer))
+
+
+def start_output(run: Run, task: PlannedTask) -> Any:
+    """The hidden __start__ task writes the input into the state."""
+    value = task.arg
+    if isinstance(value, Command):  # Command(update=, goto=) as the input
+        return value
+    if run.graph.schema.root:  # the value itself; _route makes it the root channel's write
+        return value
+    items = input_items(value)
+    keys = run.graph.schema.input_keys
+    return {k: v for k, v in items if k in keys}
+
+
+def route_output(run: Run, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
+           pushed: list[tuple[str, Any]] | None = None) -> None:
+    graph = run.graph
+    if graph.schema.root:
+        output = graph.schema.wrap_update(output)
+    writes, dropped, update, command = normalize_update(task.name, output, graph.schema.channels)
+    if pushed:  # written while the node ran (push_message): first, as LangGraph applies them
+        writes = [*pushed, *writes]
+        parts = [{k: v} for k, v in pushed] + ([] if update is None else [update])
+        update = parts[0] if len(parts) == 1 else parts  # LangGraph's updates: one entry per write
+    result.writes, result.dropped, result.update = writes, dropped, update
+    source = task.name
+    for target in runner.edges:
+        result.routes.append((target, f"edge:{source}"))
+    if command is not None:
+        if command.graph == Command.PARENT:
+            if not run.namespace:  # as LangGraph: no parent graph, so it leaves invoke()
+                raise ParentCommand(command)
+            raise ParentCommand(replace(command, graph=None))
+        for goto in command.goto_targets():
+            if isinstance(goto, Send):
+                result.sends.append(goto)
+                result.command_sends += 1
+            elif goto not in graph.runners or goto == START:
+
+                if goto != END:
+                    raise InvalidRouteError(
+                        f"node `{source}` returned Command(goto={goto!r}), which is not a node of this graph "
+                        f"(nodes: {', '.join(graph.node_names)})"
+                    )
+            else:
+                result.routes.append((goto, f"command:{source}"))
+    if runner.branches:
+        applied_values: Mapping[str, Any]
+        applied_values, result.applied = apply_own_writes(run.values, writes, graph.schema.channels)
+        if graph.schema.managed:
+            applied_values = graph.schema.with_managed(applied_values, run.step + 1, run._stop)
+        view = graph.schema.node_input(applied_values)
+        wider = view
+        if dropped and type(view) is dict and isinstance(update, dict):
+            # as LangGraph: keys the node returned that the state has not reach its
+            # routers, unless a router's parameter is hinted with a schema
+            wider = {**{k: update[k] for k in dropped if k in update}, **view}
+        for branch, wants_config, own_view, hinted in runner.branches:
+            seen = own_view(applied_values) if own_view is not None else view if hinted else wider
+            names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
+            result.routes.extend((n, f"branch:{source}") for n in names)
+            result.sends.extend(sends)
+
+
+def with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:
+    """A stream writer whose every write also counts as progress (idle timeouts)."""
+    def write(payload: Any) -> None:
+        ctx.heartbeat()
+        writer(payload)
+
+    return write
+
+
+def input_items(value: Any) -> list[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        return list(value.items())
+    from .task import _as_items
+
+    items = _as_items(value)
+    if items is None:
+        raise InvalidUpdateError(
+            f"the graph's input must be a dict of state keys (or an instance of the state schema), "
+            f"got {type(value).__name__}: {value!r:.80}"
+        )
+    return items
+
+

@@ -1,0 +1,78 @@
+"""Folding a superstep's writes through the channels: the pure core of a commit.
+
+`fold_writes` takes the values before the superstep, the tasks' results in LangGraph's
+order and the new checkpoint's id, and returns the new values, the channels' versions,
+a `ChannelDiff` per written key (when asked for) and, per list that was only appended
+to, the appended part (what a store saves instead of the whole list). It reads and
+changes nothing else: the Run saves and reports what it returns (commit.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..channels import MISSING
+from ..channels.reducer import reducer_error
+from ..errors import InvalidUpdateError
+from .diff import ChannelDiff, ChannelWrite
+from .task import TaskResult
+
+__all__ = ["fold_writes"]
+
+Appended = dict[str, tuple[str, Sequence[Any]]]
+"""key -> (the version the appended part follows, the appended part)."""
+
+
+def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
+                ordered: Sequence[TaskResult], report: bool,
+                ) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended]:
+    """(new values, versions, diffs (empty unless `report`), appended parts) of applying
+    the writes of `ordered` (every task's result of the superstep, in order) to `values`."""
+    grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
+    for result in ordered:
+        for key, value in result.writes:
+            grouped.setdefault(key, []).append((result, value))
+    new_values = dict(values)
+    versions = dict(base_versions)
+    diffs: list[ChannelDiff] = []
+    appended: dict[str, tuple[str, Sequence[Any]]] = {}
+    for key, writes in grouped.items():
+        old = values.get(key, MISSING)
+        writer = writes[0][0]
+        if key in writer.applied and all(r is writer for r, _ in writes):
+            applied = writer.applied[key]  # the router already folded this task's writes
+        else:
+            try:
+                applied = channels[key].apply(old, [v for _, v in writes])
+            except Exception as exc:
+                named = _named(exc, key, channels[key], writes)
+                if named is exc:
+                    raise
+                raise named from exc
+        new_values[key] = applied.value
+        previous_version = versions.get(key)
+        versions[key] = cid
+        if applied.appended is not None and previous_version is not None:
+            appended[key] = (previous_version, applied.appended)
+        if report:
+            diffs.append(ChannelDiff(
+                key=key, reducer=channels[key].reducer_name, before=old,
+                writes=tuple(ChannelWrite(node=r.task.name, task_id=r.task.id, value=v) for r, v in writes),
+                after=applied.value,
+                appended=tuple(applied.appended) if applied.appended is not None else None,
+            ))
+    for key in new_values:
+        if key not in versions:  # a reducer's empty value, never stored yet
+            versions[key] = cid
+    return new_values, versions, diffs, appended
+
+
+def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:
+    """A reducer's own error, restated with the key and the node whose write it folded."""
+    reducer = getattr(channel, "reducer_name", None)
+    if reducer is None or isinstance(exc, InvalidUpdateError):
+        return exc
+    at = getattr(exc, "write_index", None)
+    nodes = [r.task.name for r, _ in writes]
+    node = nodes[at] if isinstance(at, int) and 0 <= at < len(nodes) else ", ".join(dict.fromkeys(nodes))
+    return reducer_error(exc, key, reducer, node)
