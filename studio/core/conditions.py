@@ -14,6 +14,7 @@ that stays true stops once. Qt-free.
 """
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -77,6 +78,9 @@ class Conditions:
         self._truth: dict[int, bool] = {}
         self.errors: dict[int, str] = {}
         """Conditions whose evaluation failed at the last check (shown, not fatal)."""
+        self.hit: tuple[str, str] | None = None
+        """The condition that stopped the run last, and its value then (as shown): the
+        expression's value, or the change "old → new"."""
 
     def add(self, condition: BreakCondition) -> None:
         self.items.append(condition)
@@ -108,6 +112,7 @@ class Conditions:
         for i, c in enumerate(self.items):
             if c.kind == "expression" and c.when == "before" and (c.node is None or c.node in due):
                 if self._became_true(i, c, values):
+                    self.hit = (c.text, _value_of(c, values))
                     return f"Conditional breakpoint: `{c.text}` became true" + (
                         f", before `{c.node}` runs" if c.node else ", before the next step")
         return None
@@ -119,6 +124,7 @@ class Conditions:
                 root = path_root(c.text)
                 by = [n for n, k in writes if k == root and (c.node is None or n == c.node)]
                 if by:
+                    self.hit = (c.text, "about to be written")
                     return (f"Conditional breakpoint: `{', '.join(dict.fromkeys(by))}` is about to write "
                             f"`{root}` (its writes are not committed yet)")
         return None
@@ -134,6 +140,7 @@ class Conditions:
                     self._became_true(i, c, after)  # keep track, but stop only after that node
                     continue
                 if self._became_true(i, c, after):
+                    self.hit = (c.text, _value_of(c, after))
                     return f"Conditional breakpoint: `{c.text}` became true" + (f" after `{c.node}`" if c.node else "")
                 continue
             root = path_root(c.text)
@@ -147,8 +154,23 @@ class Conditions:
                 continue
             if not same(old, new):
                 by = c.node or ", ".join(writers)
+                self.hit = (c.text, f"{_short(old)} → {_short(new)}")
                 return f"Conditional breakpoint: `{c.text}` changed ({_short(old)} → {_short(new)}), written by `{by}`"
         return None
+
+
+def _value_of(c: BreakCondition, values: Mapping[str, Any]) -> str:
+    """What the expression of `c` gives on `values`, as shown in the "stopped because" banner;
+    for a comparison, its left side's value too (`True (len(messages) = 4)`)."""
+    try:
+        shown = _short(c.expression.evaluate(values))
+        tree = c.expression._tree
+        if isinstance(tree, ast.Compare):
+            left = ast.unparse(tree.left)
+            shown += f" ({left} = {_short(Expression.parse(left).evaluate(values))})"
+        return shown
+    except ExpressionError as e:
+        return f"cannot be evaluated: {e}"
 
 
 def _short(value: Any) -> str:

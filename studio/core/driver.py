@@ -43,6 +43,11 @@ class Outcome:
     reason: Reason
     message: str = ""
     nodes: tuple[str, ...] = ()
+    where: str = ""
+    """A breakpoint's side: "before" the nodes run, or "after" they committed."""
+    condition: str = ""
+    """A conditional breakpoint's expression (or path), with `value` what it gave."""
+    value: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,10 +282,13 @@ class RunDriver:
         or (with `target`) until `target` is about to run. Breakpoints at the spot the
         run is paused at now are passed, as a debugger's continue does."""
         self.pause_requested = False
-        if self.inside is not None:
+        if self.inside is not None:  # inside a subgraph: F5 runs it to its end, then stops in the parent
+            node = self.inside
             outcome = await self.step_out()
-            if outcome.reason != "stepped" or self.pause_requested:
+            if outcome.reason != "stepped":
                 return outcome
+            return Outcome(reason="stepped", nodes=outcome.nodes,
+                           message=f"Ran `{node}` to its end; back in the parent graph. F5 continues.")
         run = await self.ensure_run()
         stops = _Stops(self, target)
         await run.drive(stops)  # the engine's one driver; the breakpoints are its hooks
@@ -354,7 +362,8 @@ class RunDriver:
         return await self._until_parked()
 
     async def step_out(self) -> Outcome:
-        """Run the rest of the subgraph at full speed and finish its task."""
+        """Shift+F11: run the rest of the subgraph at full speed and finish its task (the
+        parent's superstep is committed when it was its last task)."""
         if self.inside is None or self.gate is None or self._outer is None:
             return Outcome(reason="stepped")
         self.gate.run_free()
@@ -401,6 +410,11 @@ class _Stops(DriveHooks):
         self.outcome = outcome
         return True
 
+    def on_condition(self, nodes: tuple[str, ...], why: str, where: str) -> Outcome:
+        """A conditional breakpoint's stop: its expression and the value it gave."""
+        text, value = self.conditions.hit or ("", "")
+        return Outcome(reason="breakpoint", nodes=nodes, message=why, where=where, condition=text, value=value)
+
     async def before_superstep(self, run: Run) -> bool:
         driver, conditions = self.driver, self.conditions
         due = {t.name for t in run.pending}
@@ -412,12 +426,13 @@ class _Stops(DriveHooks):
                                          message=f"Reached `{self.target}`: it runs next."))
             hit = tuple(sorted(due & driver.before))
             if hit:
-                return self.stop(Outcome(reason="breakpoint", nodes=hit, message=f"Breakpoint before {', '.join(hit)}."))
+                return self.stop(Outcome(reason="breakpoint", nodes=hit, where="before",
+                                         message=f"Breakpoint before {', '.join(hit)}."))
         if conditions is not None:
             if self.first:
                 conditions.prime(run.values)
             elif why := conditions.before_tasks(run.values, tuple(due)):
-                return self.stop(Outcome(reason="breakpoint", nodes=tuple(sorted(due)), message=why))
+                return self.stop(self.on_condition(tuple(sorted(due)), why, "before"))
         if driver.pause_requested:
             return self.stop(Outcome(reason="paused", message="Paused."))
         return False
@@ -427,7 +442,7 @@ class _Stops(DriveHooks):
             return self.stop(self.driver._end_of(run, self.nodes))
         if self.conditions is not None and not run.pending and (why := self.conditions.before_commit(
                 [(r.task.name, k) for r in run.results.values() for k, _ in r.writes])):
-            return self.stop(Outcome(reason="breakpoint", nodes=self.nodes, message=why))
+            return self.stop(self.on_condition(self.nodes, why, "before"))
         return False
 
     async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
@@ -439,10 +454,11 @@ class _Stops(DriveHooks):
             return False  # the drive ends; continue_ reports how
         after = tuple(sorted(set(nodes) & driver.after))
         if after:
-            return self.stop(Outcome(reason="breakpoint", nodes=after, message=f"Breakpoint after {', '.join(after)}."))
+            return self.stop(Outcome(reason="breakpoint", nodes=after, where="after",
+                                     message=f"Breakpoint after {', '.join(after)}."))
         if self.conditions is not None and committed is not None and (why := self.conditions.after_commit(
                 self.before_values, committed.values, nodes, {d.key: [w.node for w in d.writes] for d in committed.diffs})):
-            return self.stop(Outcome(reason="breakpoint", nodes=nodes, message=why))
+            return self.stop(self.on_condition(nodes, why, "after"))
         if driver.pause_requested:
             return self.stop(Outcome(reason="paused", message="Paused."))
         self.first = False

@@ -31,6 +31,8 @@ __all__ = [
     "CheckpointSource",
     "EventKind",
     "ErrorKind",
+    "StopKind",
+    "StopReport",
     "Status",
     "NodeShape",
     "EdgeShape",
@@ -255,6 +257,24 @@ class ErrorReport:
     detail: str = ""
     node: str | None = None
     hint: str = ""
+
+
+StopKind = Literal["breakpoint", "condition", "target", "interrupt", "error", "paused", "done", "inside", "stepped",
+                   "stopped"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopReport:
+    """Why the run stopped, as the banner above the graph says it: a `title` ("Paused on
+    breakpoint before `tools`"), a `detail` (the condition's value, the interrupt's question,
+    the error), and the `keys` to go on: (action name, its label with the key), e.g.
+    ("continue_", "Continue (F5)")."""
+
+    kind: StopKind
+    title: str
+    detail: str = ""
+    nodes: tuple[str, ...] = ()
+    keys: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -157,6 +158,10 @@ class InterruptPanel(QWidget):
         self.resume_button.setObjectName("primaryButton")
         self.resume_button.setToolTip("Resume the run with these values")
         self.resume_button.clicked.connect(self._on_resume_clicked)
+        resume_key = QShortcut(QKeySequence("Ctrl+Return"), self)  # from an editor: Resume without the mouse
+        resume_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        resume_key.activated.connect(self._on_resume_clicked)
+        self.resume_button.setToolTip("Resume the run with these values (Ctrl+Return)")
         self._list = QWidget()
         self._list_layout = QVBoxLayout(self._list)
         self._list_layout.setContentsMargins(0, 0, 0, 0)
@@ -254,7 +259,7 @@ class InterruptPanel(QWidget):
         ok = bool(self._cards) and not reason
         self.resume_button.setEnabled(ok)
         self.resume_button.setVisible(bool(self._cards))
-        self.resume_button.setToolTip(reason or "Resume the run with these values")
+        self.resume_button.setToolTip(reason or "Resume the run with these values (Ctrl+Return)")
         self.why.setText(reason)  # why Resume is disabled, always in view above the cards
         self.why.setVisible(bool(reason and self._cards))
         return ok

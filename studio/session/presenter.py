@@ -76,6 +76,7 @@ class Presenter:
         if s.error is not None and s.error.kind in ("node", "recorded"):
             self.set_error(None)
         self.signals.interruptsChanged.emit(())
+        self.signals.stopChanged.emit(None)  # the stop was the old head's
 
     def leave_subgraph(self) -> None:
         """Back from a subgraph: the parent's graph and marks again."""

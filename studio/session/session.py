@@ -43,9 +43,11 @@ from studio.core.records import (
     GraphShape,
     NodeDetails,
     SessionStatus,
+    StopReport,
     ThreadSummary,
 )
-from studio.core.state import SessionState
+from studio.core.state import SessionState, ran_nodes
+from studio.core.stops import KEYS, error_stop, stop_report
 
 from .debugging import DebugTools
 from .events import RunEvents
@@ -249,6 +251,7 @@ class Session(SessionSignals):
             return False
         s.command_name = name
         s.command = asyncio.ensure_future(self._guarded(name, factory))
+        self.stopChanged.emit(None)  # it no longer holds once the run moves again
         self.busyChanged.emit(True)
         self.presenter.emit_status()
         return True
@@ -276,6 +279,7 @@ class Session(SessionSignals):
                                   message=f"{type(exc).__name__}: {exc}", node=None,
                                   hint="The history is unchanged; rewind, edit the state, or fix the code "
                                        "and reload."))
+            self.stopChanged.emit(error_stop(s.error, ()))
         finally:
             s.command = None
             s.running.clear()
@@ -295,6 +299,10 @@ class Session(SessionSignals):
                     self.reload()
 
     def _on_outcome(self, outcome: Outcome) -> None:
+        s = self.state
+        pending = [(p.node, p.interrupt.value) for p in s.driver.interrupts]
+        self.stopChanged.emit(stop_report(outcome, interrupts=pending, error=s.error,
+                                          next_nodes=ran_nodes(s.next_nodes())))
         if outcome.message:
             self.message.emit(outcome.message)
         if outcome.reason in ("breakpoint", "paused", "target"):
@@ -315,6 +323,8 @@ class Session(SessionSignals):
                                      at=convert.clock()))
         p.flush_events()
         self.message.emit(text)
+        self.stopChanged.emit(StopReport(kind="stopped", title="Stopped", detail=text, keys=(
+            KEYS["step"], KEYS["restart"], KEYS["new"])))
 
     # -- stepping commands -------------------------------------------------------------
     def step(self) -> bool:
@@ -342,6 +352,13 @@ class Session(SessionSignals):
         the subgraph until its task ends); elsewhere the same as F10."""
         return self._submit("step into", self.state.driver.step_into)
 
+    def step_out(self) -> bool:
+        """Shift+F11: inside a subgraph, run the rest of it and stop in the parent."""
+        if self.state.driver.inside is None:
+            self.message.emit("Step out: not inside a subgraph (F11 on a subgraph node steps into it).")
+            return False
+        return self._submit("step out", self.state.driver.step_out)
+
     def pause(self) -> None:
         """Stop after the running task(s) finish (continue and run-to)."""
         if self.state.busy:
@@ -360,6 +377,9 @@ class Session(SessionSignals):
                 p.leave_subgraph()
             s.status = "stopped"
             self.message.emit("Stopped. F10 starts again from the head checkpoint.")
+            self.stopChanged.emit(StopReport(kind="stopped", title="Stopped",
+                                             detail="F10 starts again from the head checkpoint.",
+                                             keys=(KEYS["step"], KEYS["restart"], KEYS["new"])))
             p.emit_status()
 
     def restart(self) -> bool:

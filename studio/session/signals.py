@@ -30,4 +30,5 @@ class SessionSignals(QObject):
     message = Signal(str)               # a transient status-bar line
     commandFinished = Signal(str, object)  # command name, Outcome | Exception | None
     graphOpened = Signal(object, bool)  # the graph file's Path, whether it loaded
+    stopChanged = Signal(object)        # StopReport | None: why the run stopped (the banner over the graph)
     whyChanged = Signal(object)         # studio.core.records.WhyMarks: why the next tasks run

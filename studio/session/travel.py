@@ -13,6 +13,7 @@ from typing import Any
 from engine.checkpoint import ERROR, INTERRUPT
 from engine.checkpoint.ids import ns_thread_key
 from studio.core import convert
+from studio.core.stops import interrupt_stop
 from studio.core.driver import PendingInterrupt
 from studio.core.dryrun import run_in_slot
 from studio.core.edits import EditHow, EditPlanner, plan_edit
@@ -118,6 +119,8 @@ class TimeTravel:
             s.driver.adopt_interrupts([PendingInterrupt(task_id=w.task_id, node=w.task_name, interrupt=w.value)
                                        for w in pending if w.channel == INTERRUPT])
             p.emit_interrupts()
+            if s.driver.interrupts and not s.busy:  # a saved run waiting at an interrupt: say so
+                self.signals.stopChanged.emit(interrupt_stop([(w.node, w.interrupt.value) for w in s.driver.interrupts]))
             errors = [w for w in pending if w.channel == ERROR]
             if errors and s.error is None:
                 err = errors[-1]

@@ -12,7 +12,7 @@ __all__ = ["fit_toolbar", "Actions", "build_actions", "build_toolbar", "build_me
 
 ICONS = asset("icons")
 
-STEPPING = ("step", "step_superstep", "continue_", "run_to", "step_into", "restart", "new_run")
+STEPPING = ("step", "step_superstep", "continue_", "run_to", "step_into", "step_out", "restart", "new_run")
 """Actions disabled while a command is in flight (or without the graph's code)."""
 
 
@@ -28,6 +28,8 @@ class Actions:
     restart: QAction
     run_to: QAction
     step_into: QAction
+    step_out: QAction
+    answer: QAction
     toggle_breakpoint: QAction
     toggle_breakpoint_after: QAction
     back: QAction
@@ -94,6 +96,10 @@ def build_actions(window: QMainWindow) -> Actions:
                        "Ctrl+F10", ("run-to", sp.SP_MediaSeekForward)),
         step_into=_action(window, "Step &Into Subgraph", "Step the next node; a subgraph shows its inner graph",
                           "F11", ("step-into", sp.SP_ArrowDown)),
+        step_out=_action(window, "Step O&ut of Subgraph", "Run the rest of the subgraph; stop in the parent after it",
+                         "Shift+F11", ("step-out", sp.SP_ArrowUp)),
+        answer=_action(window, "&Answer Interrupt", "Type the resume value of the pending interrupt "
+                       "(Ctrl+Return resumes)", "Ctrl+I"),
         toggle_breakpoint=_action(window, "Toggle &Breakpoint", "Break before the selected node", "F9",
                                   ("breakpoint", sp.SP_DialogNoButton)),
         toggle_breakpoint_after=_action(window, "Toggle Breakpoint &After", "Break after the selected node",
@@ -174,7 +180,8 @@ def build_menus(window: QMainWindow, actions: Actions) -> dict[str, QMenu]:
         "&File": (actions.open_graph, actions.open_database, actions.pick_thread, None, actions.reload, None,
                   actions.quit),
         "&Run": (actions.new_run, actions.restart, None, actions.step, actions.step_superstep, actions.step_into,
-                 actions.run_to, None, actions.continue_, actions.pause, actions.stop, None,
+                 actions.step_out, actions.run_to, None, actions.continue_, actions.pause, actions.stop, None,
+                 actions.answer, None,
                  actions.toggle_breakpoint, actions.toggle_breakpoint_after),
         "&History": (actions.back, actions.forward, None, actions.rewind, actions.edit_fork, actions.compare),
         "&View": (actions.legend, None, actions.reset_layout),

@@ -102,13 +102,17 @@ def _dock(window: QMainWindow, title: str, name: str, widget: QWidget) -> QDockW
 
 
 def build_docks(window: QMainWindow, *, banner: QWidget, graph: QWidget, state: QWidget, diff: QWidget,
-                timeline: QWidget, events: QWidget, inspector: QWidget, interrupts: QWidget) -> Docks:
-    """The central column (banner over graph) and the docks, in the wide arrangement
-    (`apply_default_sizes` arranges them for the shown window's size)."""
+                timeline: QWidget, events: QWidget, inspector: QWidget, interrupts: QWidget,
+                stop_banner: QWidget | None = None) -> Docks:
+    """The central column (the "stopped because" banner and the error banner over the
+    graph) and the docks, in the wide arrangement (`apply_default_sizes` arranges them for
+    the shown window's size)."""
     centre = QWidget()
     column = QVBoxLayout(centre)
     column.setContentsMargins(0, 0, 0, 0)
     column.setSpacing(0)
+    if stop_banner is not None:
+        column.addWidget(stop_banner)
     column.addWidget(banner)
     column.addWidget(graph, 1)
     window.setCentralWidget(centre)

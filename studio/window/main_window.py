@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWind
 
 from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, fit_toolbar
 from .banner import ErrorBanner
+from .stop_banner import StopBanner
 from .debugging import DebugDock
 from studio.core.jsontext import parse_json_input
 from .dialogs import InputDialog, ThreadPicker, input_text_for
@@ -51,11 +52,12 @@ class MainWindow(QMainWindow):
         self._database_title = False
         self.threads: tuple[ThreadSummary, ...] = ()
         self.banner = ErrorBanner(self)
+        self.stop_banner = StopBanner(self)
         self.panels: Panels = make_panels(self)
         self.docks: Docks = build_docks(
             self, banner=self.banner, graph=self.panels.graph, state=self.panels.state, diff=self.panels.diff,
             timeline=self.panels.timeline, events=self.panels.events, inspector=self.panels.inspector,
-            interrupts=self.panels.interrupts)
+            interrupts=self.panels.interrupts, stop_banner=self.stop_banner)
         self.actions: Actions = build_actions(self)
         self.toolbar = build_toolbar(self, self.actions)
         self.thread_box = QComboBox(objectName="threadBox")
@@ -134,6 +136,8 @@ class MainWindow(QMainWindow):
         a.restart.triggered.connect(s.restart)
         a.run_to.triggered.connect(lambda: s.run_to())
         a.step_into.triggered.connect(s.step_into)
+        a.step_out.triggered.connect(s.step_out)
+        a.answer.triggered.connect(self._on_answer)
         a.toggle_breakpoint.triggered.connect(lambda: s.toggle_breakpoint(None, "before"))
         a.toggle_breakpoint_after.triggered.connect(lambda: s.toggle_breakpoint(None, "after"))
         a.back.triggered.connect(s.back)
@@ -159,6 +163,8 @@ class MainWindow(QMainWindow):
         s.busyChanged.connect(self._on_busy_changed)
         s.statusChanged.connect(self._on_status_changed)
         s.errorChanged.connect(self.banner.show_error)
+        s.stopChanged.connect(self.stop_banner.show_stop)
+        self.stop_banner.keyRequested.connect(self._on_stop_key)
         s.message.connect(self._on_message)
         # a status-bar message says how the last command ended ("breakpoint hit", "inside
         # research", "reloading"): it stops being true when the next command starts or an
@@ -256,6 +262,23 @@ class MainWindow(QMainWindow):
         self.status_state.style().polish(self.status_state)
         self.actions.stop.setEnabled(self._can_stop(status.busy))
         self._on_busy_changed(status.busy)
+
+    def _on_answer(self) -> None:
+        """Ctrl+I: the Interrupts dock forward, its first resume editor focused."""
+        editor = self.panels.interrupts.first_editor()
+        if editor is None:
+            self.session.message.emit("No interrupt is waiting for an answer.")
+            return
+        self.docks.interrupts.show()
+        self.docks.interrupts.raise_()
+        self.panels.interrupts.show_first_editor()
+        editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _on_stop_key(self, name: str) -> None:
+        """A key button of the "stopped because" banner: the action that key triggers."""
+        action = getattr(self.actions, name, None)
+        if action is not None and action.isEnabled():
+            action.trigger()
 
     def _on_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -1,0 +1,82 @@
+"""The "stopped because" banner above the graph: why the run stopped, and the keys to go on.
+
+It shows a `StopReport` (studio.core.records): "Paused on breakpoint before `tools`",
+"Paused on condition `len(messages) >= 4`" with its value, "Waiting at interrupt in
+`review`" with the question, an error, a pause, the end. Each key is a button too (the
+same window action the key triggers). It goes when the run moves again.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from studio.core.records import StopReport
+
+__all__ = ["StopBanner"]
+
+
+class StopBanner(QFrame):
+    """Hidden until `show_stop()` gets a report; `keyRequested(action name)` from its buttons."""
+
+    keyRequested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("stopBanner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.report: StopReport | None = None
+        self.title = QLabel(objectName="stopTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail = QLabel(objectName="stopDetail")
+        self.detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.keys = QHBoxLayout()
+        self.keys.setSpacing(4)
+        self.buttons: list[QPushButton] = []
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addLayout(self.keys)
+        close = QPushButton("×", objectName="stopClose")
+        close.setToolTip("Hide this banner (it comes back at the next stop)")
+        close.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        close.clicked.connect(self.hide)
+        head.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 4, 10, 4)
+        layout.setSpacing(2)
+        layout.addLayout(head)
+        layout.addWidget(self.detail)
+        self.hide()
+
+    def show_stop(self, report: StopReport | None) -> None:
+        self.report = report
+        if report is None:
+            self.hide()
+            return
+        self.setProperty("kind", report.kind)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.title.setText(report.title)
+        self.detail.setText(report.detail)
+        self.detail.setVisible(bool(report.detail))
+        for button in self.buttons:
+            self.keys.removeWidget(button)
+            button.deleteLater()
+        self.buttons = []
+        for name, label in report.keys:
+            button = QPushButton(label, objectName="stopKey")
+            button.setProperty("action", name)
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # the keys are the way; a click stays possible
+            button.clicked.connect(lambda _=False, n=name: self.keyRequested.emit(n))
+            self.keys.addWidget(button)
+            self.buttons.append(button)
+        self.show()
+
+    def text(self) -> str:
+        """What the banner says, as one string (title, detail, keys)."""
+        if self.report is None or not self.isVisible():
+            return ""
+        keys = " · ".join(label for _, label in self.report.keys)
+        return "\n".join(t for t in (self.report.title, self.report.detail, keys) if t)
