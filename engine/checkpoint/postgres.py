@@ -440,6 +440,15 @@ class PostgresSaver(BaseCheckpointSaver):
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row.id)[:60]!r}: {e}") from None
 
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        """One read of `retrograph_checkpoints_by_parent`."""
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT id FROM retrograph_checkpoints WHERE thread_id = %s AND parent_id = %s ORDER BY seq LIMIT 1",
+                (thread_id, checkpoint_id),
+            ).fetchone()
+        return row[0] if row is not None else None
+
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._conn() as conn:
             rows = conn.execute(

@@ -89,6 +89,14 @@ __all__ = ["SqliteSaver", "APPLICATION_ID", "SCHEMA_VERSION"]
 
 _TID = "(SELECT tid FROM threads WHERE thread_id = ?)"
 _SELECT_CHECKPOINT = f"SELECT 1 FROM checkpoints WHERE tid = {_TID} AND id = ?"
+_FORK_INDEX = "CREATE INDEX IF NOT EXISTS checkpoints_forks ON checkpoints(parent) WHERE parent <> cid - 1"
+"""The checkpoints that are not the next row after their parent (forks, updates of an
+older checkpoint, a parent in another thread): with the row after a checkpoint, the only
+places its oldest child can be, so `first_child` reads two rows whatever the history.
+A loop's checkpoint (the row after its parent) is not in it: nothing to update per step."""
+_FIRST_FORK = "SELECT id FROM checkpoints WHERE parent = ? AND parent <> cid - 1 ORDER BY cid LIMIT 1"
+_FIRST_AFTER = "SELECT id FROM checkpoints WHERE cid BETWEEN ? AND ? AND parent = ? ORDER BY cid LIMIT 1"
+
 _INSERT_WRITE = (
     "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value)"
     f" SELECT tid, id, ?, ?, ?, ? FROM checkpoints WHERE tid = {_TID} AND id = ?"
@@ -171,6 +179,10 @@ class SqliteSaver(BaseCheckpointSaver):
             self._conn = open_read_only(self.path, self.serde.max_bytes)
         elif self._conn is None:
             self._conn = open_database(self.path, self.serde.max_bytes)
+        self._forks: tuple[sqlite3.Connection | None, bool] = (None, False)
+        """(a connection, whether `checkpoints_forks` exists in its file)."""
+        if not read_only:
+            self._index_forks(self._conn)
 
     @classmethod
     def from_conn_string(cls, path: str | os.PathLike[str], **kwargs: Any) -> SqliteSaver:
@@ -214,6 +226,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 conn = open_database(self.path, self.serde.max_bytes)  # first write: now create
                 self._conn.close()
                 self._conn, self._stamp, self.read_only = conn, None, False
+                self._index_forks(conn)
                 self._cache = WriteCache(self.path)
                 self._segments.forget()
         if self.read_only:
@@ -228,6 +241,12 @@ class SqliteSaver(BaseCheckpointSaver):
             conn = self._db()
             with _atomic(conn, begin):
                 yield conn
+
+    def _index_forks(self, conn: sqlite3.Connection) -> None:
+        """Add `checkpoints_forks` to a file we write (files made before it lack it)."""
+        with self._lock, self._errors():
+            conn.execute(_FORK_INDEX)
+            self._forks = (conn, True)
 
     def close(self) -> None:
         with self._lock:
@@ -477,6 +496,28 @@ class SqliteSaver(BaseCheckpointSaver):
             return self.serde.loads(blob, plain=not tagged)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"channel `{key}`: {e}") from None
+
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        """Two indexed reads: the row after the checkpoint, else `checkpoints_forks`
+        (a file opened read-only that lacks the index: the rows after it, in order)."""
+        with self._lock, self._errors():
+            conn = self._db()
+            found = conn.execute(f"SELECT cid, tid FROM checkpoints WHERE tid = {_TID} AND id = ?",
+                                 (thread_id, checkpoint_id)).fetchone()
+            if found is None:
+                return None
+            cid, tid = found
+            if self._forks[0] is not conn:
+                self._forks = (conn, conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'checkpoints_forks'").fetchone()
+                    is not None)
+            if not self._forks[1]:
+                child = conn.execute(_FIRST_AFTER, (cid + 1, (tid << N_BITS) | N_MASK, cid)).fetchone()
+                return child[0] if child is not None else None
+            child = conn.execute(_FIRST_AFTER, (cid + 1, cid + 1, cid)).fetchone()
+            if child is None:
+                child = conn.execute(_FIRST_FORK, (cid,)).fetchone()
+            return child[0] if child is not None else None
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._lock, self._errors():
