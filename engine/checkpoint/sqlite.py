@@ -10,13 +10,12 @@ checkpoints after it refer to it (sqlite_rows.py). A small value (not a list) li
 checkpoint's row; an appended list is stored as its new items (segments.py). Row numbers
 carry their thread, so a thread's history is one range of the checkpoints table.
 
-Speed: a superstep that changes small values is one INSERT, its own transaction; the
-saver remembers the last checkpoints it wrote, so a put reads nothing back.
+Speed: a superstep that changes small values is one INSERT, its own transaction; the saver
+remembers the last checkpoints it wrote, so a put reads nothing back.
 
 Safety: opening never writes to a file that is not Retrograph's (sqlite_schema.py);
 loading never runs code (serde.py); SQLite itself refuses to hand over any value above
-`max_value_bytes` (`SQLITE_LIMIT_LENGTH`), so a hostile file cannot make a load exhaust
-memory.
+`max_value_bytes` (`SQLITE_LIMIT_LENGTH`): a hostile file cannot make a load exhaust memory.
 """
 from __future__ import annotations
 
@@ -51,6 +50,7 @@ from .records import (
 )
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .sqlite_children import first_child, has_fork_index, index_forks
 from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
 from .sqlite_rows import (
     COUNT,
@@ -89,14 +89,6 @@ __all__ = ["SqliteSaver", "APPLICATION_ID", "SCHEMA_VERSION"]
 
 _TID = "(SELECT tid FROM threads WHERE thread_id = ?)"
 _SELECT_CHECKPOINT = f"SELECT 1 FROM checkpoints WHERE tid = {_TID} AND id = ?"
-_FORK_INDEX = "CREATE INDEX IF NOT EXISTS checkpoints_forks ON checkpoints(parent) WHERE parent <> cid - 1"
-"""The checkpoints that are not the next row after their parent (forks, updates of an
-older checkpoint, a parent in another thread): with the row after a checkpoint, the only
-places its oldest child can be, so `first_child` reads two rows whatever the history.
-A loop's checkpoint (the row after its parent) is not in it: nothing to update per step."""
-_FIRST_FORK = "SELECT id FROM checkpoints WHERE parent = ? AND parent <> cid - 1 ORDER BY cid LIMIT 1"
-_FIRST_AFTER = "SELECT id FROM checkpoints WHERE cid BETWEEN ? AND ? AND parent = ? ORDER BY cid LIMIT 1"
-
 _INSERT_WRITE = (
     "INSERT INTO writes(tid, checkpoint, task_id, task_name, channel, value)"
     f" SELECT tid, id, ?, ?, ?, ? FROM checkpoints WHERE tid = {_TID} AND id = ?"
@@ -179,10 +171,7 @@ class SqliteSaver(BaseCheckpointSaver):
             self._conn = open_read_only(self.path, self.serde.max_bytes)
         elif self._conn is None:
             self._conn = open_database(self.path, self.serde.max_bytes)
-        self._forks: tuple[sqlite3.Connection | None, bool] = (None, False)
-        """(a connection, whether `checkpoints_forks` exists in its file)."""
-        if not read_only:
-            self._index_forks(self._conn)
+        self._forks = (None, False) if read_only else index_forks(self._conn)  # (conn, its file has the index)
 
     @classmethod
     def from_conn_string(cls, path: str | os.PathLike[str], **kwargs: Any) -> SqliteSaver:
@@ -226,7 +215,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 conn = open_database(self.path, self.serde.max_bytes)  # first write: now create
                 self._conn.close()
                 self._conn, self._stamp, self.read_only = conn, None, False
-                self._index_forks(conn)
+                self._forks = index_forks(conn)
                 self._cache = WriteCache(self.path)
                 self._segments.forget()
         if self.read_only:
@@ -241,12 +230,6 @@ class SqliteSaver(BaseCheckpointSaver):
             conn = self._db()
             with _atomic(conn, begin):
                 yield conn
-
-    def _index_forks(self, conn: sqlite3.Connection) -> None:
-        """Add `checkpoints_forks` to a file we write (files made before it lack it)."""
-        with self._lock, self._errors():
-            conn.execute(_FORK_INDEX)
-            self._forks = (conn, True)
 
     def close(self) -> None:
         with self._lock:
@@ -498,26 +481,10 @@ class SqliteSaver(BaseCheckpointSaver):
             raise CheckpointDecodeError(f"channel `{key}`: {e}") from None
 
     def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
-        """Two indexed reads: the row after the checkpoint, else `checkpoints_forks`
-        (a file opened read-only that lacks the index: the rows after it, in order)."""
-        with self._lock, self._errors():
+        with self._lock, self._errors():  # two indexed reads (sqlite_children.py)
             conn = self._db()
-            found = conn.execute(f"SELECT cid, tid FROM checkpoints WHERE tid = {_TID} AND id = ?",
-                                 (thread_id, checkpoint_id)).fetchone()
-            if found is None:
-                return None
-            cid, tid = found
-            if self._forks[0] is not conn:
-                self._forks = (conn, conn.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'checkpoints_forks'").fetchone()
-                    is not None)
-            if not self._forks[1]:
-                child = conn.execute(_FIRST_AFTER, (cid + 1, (tid << N_BITS) | N_MASK, cid)).fetchone()
-                return child[0] if child is not None else None
-            child = conn.execute(_FIRST_AFTER, (cid + 1, cid + 1, cid)).fetchone()
-            if child is None:
-                child = conn.execute(_FIRST_FORK, (cid,)).fetchone()
-            return child[0] if child is not None else None
+            self._forks = self._forks if self._forks[0] is conn else (conn, has_fork_index(conn))
+            return first_child(conn, thread_id, checkpoint_id, self._forks[1])
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._lock, self._errors():
