@@ -280,7 +280,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
 
     try:
         asyncio.run(drive())
-    except Exception as exc:
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a node's sys.exit() is the run's failure
+        if isinstance(exc, KeyboardInterrupt) and not seen.get("failed"):
+            raise  # Ctrl+C: __main__ says what was kept
         if explainer is not None:
             explain_unfinished(explainer, out, "failed")
         if args.traceback:
@@ -290,7 +292,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         failed, text = seen.get("failed"), one_line(exc)
         if failed == START:
             return _fail(err, f"the input was refused: {text}", 1)
-        where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
+        verb = "raised "
+        if isinstance(exc, SystemExit):
+            verb, text = "", f"called sys.exit({exc.code!r})"
+        where = f"node `{failed}` {verb}" if failed and f"`{failed}`" not in text else ""
         return _fail(err, f"the run failed: {where}{text}", 1)
     if explainer is not None and seen.get("interrupted"):
         explain_unfinished(explainer, out, "was interrupted")
