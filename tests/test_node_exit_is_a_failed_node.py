@@ -1,6 +1,6 @@
 """A node that calls sys.exit(), raises KeyboardInterrupt, or misuses GeneratorExit is a
 failed node: the run stops there with the error shown, what was saved stays (a real SQLite
-file), the debugger window stays open, and `retrograph run` says one line and exits 1."""
+file), the debugger window stays open, and `retrograph run` says one line and exits non-zero."""
 from __future__ import annotations
 
 import asyncio
@@ -129,18 +129,19 @@ EXITING = """
 """
 
 
-@pytest.mark.parametrize("body,said", [
-    ("sys.exit(3)", "the run failed: node `b` called sys.exit(3)"),
-    ("raise KeyboardInterrupt", "the run failed: node `b` raised KeyboardInterrupt"),
-    ("raise GeneratorExit", "the run failed: node `b` raised NodeExitError: Node 'b' raised GeneratorExit"),
+@pytest.mark.parametrize("body,said,code", [
+    ("sys.exit(3)", "the run failed: node `b` called sys.exit(3)", 1),
+    ("raise GeneratorExit", "the run failed: node `b` raised NodeExitError: Node 'b' raised GeneratorExit", 1),
+    # a node's KeyboardInterrupt is what Ctrl+C during the node is: that line, exit 130
+    ("raise KeyboardInterrupt", "stopped by Ctrl+C (the supersteps committed before it are saved", 130),
 ])
-def test_retrograph_run_says_one_line_and_exits_1(tmp_path: Path, body: str, said: str) -> None:
+def test_retrograph_run_says_one_line_and_exits_non_zero(tmp_path: Path, body: str, said: str, code: int) -> None:
     path = write_graph(tmp_path, "exiting", EXITING.replace("BODY", body))
     db = tmp_path / "runs.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "studio", "run", str(path), "--db", str(db), "--thread", "t"],
                           capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == code, done.stderr
     lines = done.stderr.splitlines()
     assert lines[-1].startswith(f"retrograph: {said}"), lines
     assert len(lines) == 1 + lines[0].startswith("retrograph: thread"), lines  # no traceback

@@ -279,9 +279,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
 
     try:
         asyncio.run(drive())
-    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a node's sys.exit() is the run's failure
-        if isinstance(exc, KeyboardInterrupt) and not seen.get("failed"):
-            raise  # Ctrl+C: __main__ says what was kept
+    except (Exception, SystemExit) as exc:  # a node's sys.exit() is the run's failure; a KeyboardInterrupt
+        # (Ctrl+C, or a node raising it: the same thing seen from here) goes on to __main__'s one line, exit 130
         if explainer is not None:
             explain_unfinished(explainer, out, "failed")
         return _say_failed(exc, seen.get("failed"), args.traceback, err)
