@@ -265,8 +265,8 @@ def _check_file_header(path: str) -> None:
                 f"changed nothing; restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
             )
         raise CheckpointError(
-            f"`{path}` is truncated ({size} bytes; its header says {expected}, and no -wal file beside it holds "
-            f"the rest). Retrograph changed nothing; restore it from a backup, or salvage what is left with "
+            f"`{path}` is truncated ({size} bytes; its header says {expected}), and no -wal file beside it "
+            f"holds the rest. Retrograph changed nothing; restore it from a backup, or salvage what is left with "
             f"`sqlite3 {path} .recover`."
         )
 
