@@ -17,7 +17,7 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .data import (
     DONE,
@@ -60,7 +60,10 @@ __all__ = [
     "split_thread_key",
 ]
 
-class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
+V = TypeVar("V", int, float, str)
+
+
+class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     """A checkpoint store. Methods are synchronous and cheap per call (they touch only
     what changed), so the run calls them inline; the studio calls the listing methods
     off its UI thread. LangGraph's forms of the same methods (a config first) and their
