@@ -17,7 +17,9 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
+
+from typing_extensions import Self, TypeVar
 
 from .data import (
     DONE,
@@ -60,7 +62,8 @@ __all__ = [
     "split_thread_key",
 ]
 
-V = TypeVar("V", int, float, str)
+# The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.
+V = TypeVar("V", int, float, str, default=str)
 
 
 class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
@@ -125,7 +128,7 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     def close(self) -> None:
         """Release files and connections; the default has none."""
 
-    def __enter__(self) -> BaseCheckpointSaver:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
