@@ -15,6 +15,7 @@ __all__ = [
     "NodeError",
     "NodeTimeoutError",
     "NodeCancelledError",
+    "NodeExitError",
     "GraphRecursionError",
     "InvalidUpdateError",
     "GraphCompileError",
@@ -169,6 +170,16 @@ class NodeCancelledError(Exception):
     def __init__(self, node: str, message: str | None = None) -> None:
         self.node = node
         super().__init__(message or f"Node {node!r} raised asyncio.CancelledError itself (nobody cancelled it)")
+
+
+class NodeExitError(Exception):
+    """A node raised `GeneratorExit` itself (a generator's close signal, not an error it
+    may raise): reported as the node's failure instead of closing the run's generators."""
+
+    def __init__(self, node: str, exc: BaseException) -> None:
+        self.node = node
+        super().__init__(f"Node {node!r} raised {type(exc).__name__} itself "
+                         "(only a generator being closed may raise it); the node failed")
 
 
 @dataclass(frozen=True, slots=True)

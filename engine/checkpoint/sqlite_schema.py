@@ -31,6 +31,8 @@ __all__ = [
     "connection_path",
     "translate_error",
     "missing_value_error",
+    "sqlite_verdict",
+    "needs_wal",
 ]
 
 APPLICATION_ID = 0x52477068  # "RGph" in PRAGMA application_id: the file is Retrograph's
@@ -89,7 +91,9 @@ def open_read_only(path: str, max_bytes: int) -> sqlite3.Connection:
         )
     # `mode=ro` reads a -wal through its -shm; without the -shm it would create one, so
     # the file alone is read then (a writer's -shm outlives even its crash)
-    live = os.path.exists(path + "-wal") and os.path.exists(path + "-shm")
+    # (a file whose newest pages are only in its -wal, after a full disk, is read through it
+    # all the same: SQLite then makes the -shm, its index, and changes neither file)
+    live = os.path.exists(path + "-wal") and (os.path.exists(path + "-shm") or needs_wal(path))
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + ("?mode=ro" if live else "?immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=10.0)
@@ -250,10 +254,75 @@ def _check_file_header(path: str) -> None:
     pages = int.from_bytes(head[28:32], "big")
     expected = pages * (65536 if page_size == 1 else page_size)
     if len(head) < 100 or (head[24:28] == head[92:96] and size < expected):
+        if len(head) == 100 and _wal_holds_frames(path):
+            # after a full disk the newest pages may be in the -wal only: SQLite decides
+            verdict = sqlite_verdict(path)
+            if verdict == "ok":
+                return
+            raise CheckpointError(
+                f"`{path}` is damaged ({size} bytes, its header says {expected}; SQLite's quick_check of it "
+                f"with its -wal says: {verdict}). Retrograph "
+                f"changed nothing; restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
+            )
         raise CheckpointError(
-            f"`{path}` is truncated ({size} bytes; its header says {expected}). Retrograph changed nothing; "
-            f"restore it from a backup, or salvage what is left with `sqlite3 {path} .recover`."
+            f"`{path}` is truncated ({size} bytes; its header says {expected}), and no -wal file beside it "
+            f"holds the rest. Retrograph changed nothing; restore it from a backup, or salvage what is left with "
+            f"`sqlite3 {path} .recover`."
         )
+
+
+def _wal_holds_frames(path: str) -> bool:
+    """A `-wal` beside the file with at least one frame (past its 32-byte header)."""
+    try:
+        return os.path.getsize(path + "-wal") > 32
+    except OSError:
+        return False
+
+
+def needs_wal(path: str) -> bool:
+    """The file's header counts pages the file does not hold, and a -wal beside it has
+    frames: read it through the WAL (`mode=ro`), never as the file alone."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+        size = os.path.getsize(path)
+    except OSError:
+        return False
+    if len(head) < 100:
+        return False
+    page_size = int.from_bytes(head[16:18], "big")
+    expected = int.from_bytes(head[28:32], "big") * (65536 if page_size == 1 else page_size)
+    return size < expected and _wal_holds_frames(path)
+
+
+def sqlite_verdict(path: str) -> str:
+    """SQLite's `PRAGMA quick_check` of the file with its -wal, read-only: "ok", or what it
+    found. Without a -shm beside them (SQLite would create one) a copy of both is checked."""
+    import shutil
+    import tempfile
+
+    def check(target: str) -> str:
+        uri = "file:" + urllib.parse.quote(os.path.abspath(target)) + "?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=10.0)
+            try:
+                rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(20)")]
+            finally:
+                conn.close()
+        except sqlite3.Error as e:
+            return str(e)
+        return "; ".join(rows) or "no answer"
+
+    if os.path.exists(path + "-shm"):
+        return check(path)
+    with tempfile.TemporaryDirectory(prefix="retrograph-check-") as folder:
+        copy = os.path.join(folder, "check.sqlite")
+        try:
+            shutil.copyfile(path, copy)
+            shutil.copyfile(path + "-wal", copy + "-wal")
+        except OSError as e:
+            return f"could not copy it to check it ({e})"
+        return check(copy)
 
 
 def translate_error(e: sqlite3.Error, path: str, max_bytes: int, *, closed: bool = False) -> CheckpointError:

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..constants import END, START
-from ..errors import GraphInterrupt, InvalidRouteError, InvalidUpdateError, NodeCancelledError
+from ..errors import GraphInterrupt, InvalidRouteError, InvalidUpdateError, NodeCancelledError, NodeExitError
 from ..types import Command, Interrupt, Send
 from .caching import cache_key
 from .channel_access import with_channel_access
@@ -30,7 +30,7 @@ from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 from .timeouts import run_timed
-from .workers import WORKERS
+from .workers import NODE_EXITS, WORKERS, Exited, carried
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -44,6 +44,17 @@ NOT_ANSWERED: Any = object()
 """What `RunOptions.answers` returns for a task the records do not answer (the node runs)."""
 HANDLER_TRIGGER = "error_handler:"
 """Trigger of an error handler's task: `error_handler:<the node that failed>`."""
+
+
+def node_exit(node: str, exc: BaseException) -> BaseException:
+    """A node's SystemExit or KeyboardInterrupt is kept as it is (invoke() raises it as the
+    node did; the run and the studio show it as the node's failure); a GeneratorExit, which
+    would tear down the generators it passes through, becomes a NodeExitError."""
+    if isinstance(exc, GeneratorExit):
+        error = NodeExitError(node, exc)
+        error.__cause__ = exc
+        return error
+    return exc
 
 
 async def gated(run: Run, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
@@ -170,6 +181,8 @@ async def execute(run: Run, task: PlannedTask) -> TaskResult:
         error.__cause__ = exc
     except Exception as exc:  # the node's own error: kept and reported unchanged
         error, trace = exc, tb.format_exc()
+    except NODE_EXITS as exc:  # sys.exit(), KeyboardInterrupt, GeneratorExit raised by the node:
+        error, trace = node_exit(task.name, exc), tb.format_exc()  # a failed node, not a dead loop
     finally:
         current_task.reset(token)
         if watched is not None:
@@ -307,12 +320,14 @@ async def run_sync_batch(run: Run, tasks: Sequence[PlannedTask]) -> list[TaskRes
             except IndexError:
                 return
             started = time.perf_counter()
-            outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, Exception | None, str, float]
+            outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, BaseException | None, str, float]
             try:
                 outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
                            None, "", started)
             except Exception as exc:
                 outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
+            except NODE_EXITS as exc:  # a node's sys.exit() must not end the worker silently
+                outcome = (task, runner, ctx, None, node_exit(task.name, exc), tb.format_exc(), started)
             loop.call_soon_threadsafe(back.put_nowait, outcome)
 
     count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
@@ -369,7 +384,11 @@ async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any,
         return runner.call_sync(state, ctx.config, ctx.writer)
     context = contextvars.copy_context()
     # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
-    return await asyncio.wrap_future(WORKERS.submit(context.run, runner.call_sync, state, ctx.config, ctx.writer))
+    output = await asyncio.wrap_future(
+        WORKERS.submit(context.run, carried, runner.call_sync, state, ctx.config, ctx.writer))
+    if type(output) is Exited:  # the node's sys.exit() & co, raised here as a plain raise
+        raise output.exc
+    return output
 
 
 def start_output(run: Run, task: PlannedTask) -> Any:

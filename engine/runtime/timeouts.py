@@ -10,6 +10,7 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from ..errors import NodeTimeoutError
+from .workers import Exited, contained
 
 __all__ = ["run_timed"]
 
@@ -24,7 +25,7 @@ async def run_timed(call: Awaitable[Any], policy: Any, node: str, ctx: Progress)
     """Await `call` under `policy` (a TimeoutPolicy); cancel it and raise on a timeout."""
     started = time.monotonic()
     ctx.last_progress = started
-    task = asyncio.ensure_future(call)
+    task = asyncio.ensure_future(contained(call))
     run_cap, idle = policy.run_timeout, policy.idle_timeout
     try:
         while True:
@@ -36,7 +37,10 @@ async def run_timed(call: Awaitable[Any], policy: Any, node: str, ctx: Progress)
                 waits.append(ctx.last_progress + idle - now)
             done, _ = await asyncio.wait({task}, timeout=max(0.0, min(waits)))
             if done:
-                return task.result()
+                result = task.result()
+                if isinstance(result, Exited):  # raised here, in the node's own task, not the loop
+                    raise result.exc
+                return result
             now = time.monotonic()
             if run_cap is not None and now - started >= run_cap:
                 kind = "run"

@@ -11,12 +11,42 @@ another worker.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any
 
-__all__ = ["WorkerPool", "WORKERS"]
+__all__ = ["WorkerPool", "WORKERS", "NODE_EXITS", "Exited", "carried", "contained"]
+
+NODE_EXITS = (SystemExit, KeyboardInterrupt, GeneratorExit)
+"""What a node may raise that is no Exception: each is the node's failure, never the loop's end."""
+
+
+class Exited:
+    """One of NODE_EXITS a node raised, carried back as a value: thrown into an awaiting
+    asyncio task it would stop the event loop (SystemExit) or close the awaiting
+    coroutines past their handlers (GeneratorExit). The awaiting code raises `exc` itself."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def carried(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)`, or an `Exited` carrying the NODE_EXITS it raised."""
+    try:
+        return fn(*args)
+    except NODE_EXITS as exc:
+        return Exited(exc)
+
+
+async def contained(call: Awaitable[Any]) -> Any:
+    """`await call`, or an `Exited` carrying the NODE_EXITS it raised (for a call run as its own task)."""
+    try:
+        return await call
+    except NODE_EXITS as exc:
+        return Exited(exc)
 
 
 class WorkerPool:

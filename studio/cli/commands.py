@@ -250,7 +250,6 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
     if not modes:
         return _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
-    from engine import START
     from engine.runtime import STREAM_MODES
 
     unknown = [m for m in modes if m not in STREAM_MODES]
@@ -280,23 +279,33 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
 
     try:
         asyncio.run(drive())
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # a node's sys.exit() is the run's failure; a KeyboardInterrupt
+        # (Ctrl+C, or a node raising it: the same thing seen from here) goes on to __main__'s one line, exit 130
         if explainer is not None:
             explain_unfinished(explainer, out, "failed")
-        if args.traceback:
-            import traceback
-
-            traceback.print_exception(exc, file=err)
-        failed, text = seen.get("failed"), one_line(exc)
-        if failed == START:
-            return _fail(err, f"the input was refused: {text}", 1)
-        where = f"node `{failed}` raised " if failed and f"`{failed}`" not in text else ""
-        return _fail(err, f"the run failed: {where}{text}", 1)
+        return _say_failed(exc, seen.get("failed"), args.traceback, err)
     if explainer is not None and seen.get("interrupted"):
         explain_unfinished(explainer, out, "was interrupted")
     if seen.get("interrupted"):
         _say_interrupted(seen["interrupted"], args, thread, graph.checkpointer is not None, err)
     return 0
+
+
+def _say_failed(exc: BaseException, failed: str | None, traceback: bool, err: TextIO) -> int:
+    """The one line of a failed run (the traceback too with --traceback); exit code 1."""
+    if traceback:
+        import traceback as tb
+
+        tb.print_exception(exc, file=err)
+    from engine import START
+
+    text, verb = one_line(exc), "raised "
+    if failed == START:
+        return _fail(err, f"the input was refused: {text}", 1)
+    if isinstance(exc, SystemExit):
+        verb, text = "", f"called sys.exit({exc.code!r})"
+    where = f"node `{failed}` {verb}" if failed and f"`{failed}`" not in text else ""
+    return _fail(err, f"the run failed: {where}{text}", 1)
 
 
 def explaining(graph: Any, out: TextIO) -> Any:

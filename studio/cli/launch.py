@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from .script import screenshot_after_steps
 
 
-__all__ = ["make_app", "make_loop", "default_db_path", "run_window", "PlatformUnavailable"]
+__all__ = ["make_app", "make_loop", "default_db_path", "run_window", "screenshot_error", "PlatformUnavailable"]
 
 
 class PlatformUnavailable(RuntimeError):
@@ -125,23 +125,43 @@ def run_window(args: argparse.Namespace) -> int:
 
         with loop:
             ok = loop.run_until_complete(shoot())
-        code = 0 if ok else 1
         if ok:
             print(f"retrograph: wrote {args.screenshot}")
-        wanted_graph = args.command != "open" or getattr(args, "graph", None)
-        if wanted_graph and session.graph is None:
-            error = session.error  # the banner's own words: a database refused is not a graph that failed
-            said = f"{error.title}: {' '.join(error.message.split())}" if error is not None \
-                else f"the graph did not load ({args.graph})"
+        else:
+            print(f"retrograph: could not write the screenshot {args.screenshot}", file=sys.stderr)
+        said = screenshot_error(args, session, window.banner.error)
+        if said is not None:
             print(f"retrograph: {said} (the screenshot shows it)", file=sys.stderr)
-            code = 1
-        return code
+        return 0 if ok and said is None else 1
     window.show()
     if splash is not None:
         splash.finish(window)
     with loop:
         loop.run_forever()
     return code
+
+
+# What the banner may show that is an error of the command line (its file, database, input
+# or --do script), not of the graph's run: a node that failed is what the screenshot shows.
+_COMMAND_ERRORS = ("load", "input", "database", "command")
+
+
+def screenshot_error(args: argparse.Namespace, session: Any, shown: Any = None) -> str | None:
+    """The one line a --screenshot run ends with when its command line failed (None: it did
+    not): the session's error, or the one the window's banner shows (a bad --input)."""
+    if args.command != "open" and args.input is not None:
+        from studio.core.jsontext import parse_json_input
+
+        problem = parse_json_input(args.input)[1]
+        if problem:
+            return f"--input: {problem}"
+    error = session.error if session.error is not None else shown
+    if error is not None and error.kind in _COMMAND_ERRORS:
+        return f"{error.title}: {' '.join(error.message.split())}"  # the banner's own words
+    wanted_graph = args.command != "open" or getattr(args, "graph", None)
+    if wanted_graph and session.graph is None:
+        return f"the graph did not load ({args.graph})"
+    return None
 
 
 def _run_store_window(app: QApplication, loop: Any, path: Any, args: argparse.Namespace) -> int:
