@@ -173,7 +173,7 @@ def test_astream_events_v2_shape() -> None:
     streams = [e for e in events if e["event"] == "on_chain_stream"]
     assert [e["name"] for e in streams if e["name"] != "LangGraph"] == ["call", "plain"]
     assert events[-1]["data"]["output"]["messages"][-1].content == "plain"
-    with pytest.raises(ValueError, match="version='v2' only"):
+    with pytest.raises(ValueError, match="version='v2' or 'v3'"):
         asyncio.run(graph.astream_events({}, version="v1").__anext__())
 
 

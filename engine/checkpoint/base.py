@@ -17,7 +17,9 @@ from __future__ import annotations
 import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import Self, TypeVar
 
 from .data import (
     DONE,
@@ -60,7 +62,11 @@ __all__ = [
     "split_thread_key",
 ]
 
-class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
+# The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.
+V = TypeVar("V", int, float, str, default=str)
+
+
+class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     """A checkpoint store. Methods are synchronous and cheap per call (they touch only
     what changed), so the run calls them inline; the studio calls the listing methods
     off its UI thread. LangGraph's forms of the same methods (a config first) and their
@@ -122,7 +128,7 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC):
     def close(self) -> None:
         """Release files and connections; the default has none."""
 
-    def __enter__(self) -> BaseCheckpointSaver:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

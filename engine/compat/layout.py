@@ -72,6 +72,16 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
 }
 """Chains that differ from the default (a module the engine names differently)."""
 
+# -- the v3 event stream: `langgraph.stream` is the engine's `engine.streaming` ------------
+STREAM_MODULES: dict[str, tuple[str, ...]] = {
+    "stream": ("engine.streaming",),
+    "stream.run_stream": ("engine.streaming.run_stream", "engine.streaming"),
+    "stream.stream_channel": ("engine.streaming.channel", "engine.streaming"),
+    "stream.transformers": ("engine.streaming.builtin", "engine.streaming.subgraphs", "engine.streaming"),
+}
+PUBLIC = PUBLIC | frozenset(STREAM_MODULES)
+OVERRIDES.update(STREAM_MODULES)
+
 
 def is_internal(sub: str) -> bool:
     """True for LangGraph's internals and private modules (`langgraph.pregel`, `._x`)."""

@@ -319,8 +319,9 @@ class StateGraph:
 
         before = _breakpoints(interrupt_before, self.nodes)
         after = _breakpoints(interrupt_after, self.nodes)
-        if transformers:
-            raise NotImplementedError("compile(transformers=...) is not supported by Retrograph yet")
+        from ..streaming.mux import normalize_factories
+
+        stream_transformers = tuple(normalize_factories(transformers))  # the v3 event stream's (stream_events)
         self.validate(tuple(before) + tuple(after))
         graph = CompiledStateGraph(
             self,
@@ -331,6 +332,7 @@ class StateGraph:
             store=store,
             cache=cache,
         )
+        graph.stream_transformers = stream_transformers
         graph.every_node_breaks = frozenset(
             when for when, spec in (("before", interrupt_before), ("after", interrupt_after)) if spec == "*")
         return graph

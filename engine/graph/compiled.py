@@ -95,6 +95,7 @@ class CompiledStateGraph:
         """Nodes added with defer=True: they run once nothing else is left to run."""
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
+        self.stream_transformers: tuple[Any, ...] = ()  # compile(transformers=): every v3 event stream's
         self._register_types()
 
     @property
@@ -238,6 +239,7 @@ class CompiledStateGraph:
         debug: bool | None = None,
         version: str = "v1",
         _inline_sync: bool = False,
+        _protocol_messages: bool = False,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default); with
@@ -259,6 +261,8 @@ class CompiledStateGraph:
         if "messages" in collector.modes:
             from ..runtime.tracing import add_handler, messages_handler
 
+            if _protocol_messages:  # a v3 event stream: chat models report protocol events
+                from ..streaming.messages_handler import protocol_messages_handler as messages_handler
             handler = messages_handler(collector.put_message, subgraphs)
             config = add_handler(config, handler)
         if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
@@ -340,24 +344,25 @@ class CompiledStateGraph:
             out[INTERRUPT_KEY] = list(interrupts)
         return out
 
-    async def astream_events(
-        self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2", **kwargs: Any,
-    ) -> AsyncIterator[dict[str, Any]]:
-        """LangChain's event stream (version "v2"): on_chain_start/stream/end for the graph
-        and each node, on_chat_model_stream for tokens of chat models called in nodes.
-        Needs langchain-core (`pip install 'retrograph[langchain]'`)."""
-        if version != "v2":
-            raise ValueError(f"astream_events supports version='v2' only, got {version!r}")
-        try:
-            from langchain_core.tracers.event_stream import _astream_events_implementation_v2
-        except ImportError:
-            raise ImportError(
-                "astream_events needs langchain-core: pip install 'retrograph[langchain]'"
-            ) from None
-        events_of = _astream_events_implementation_v2(self, input, dict(config or {}), **kwargs)
-        async with aclosing(events_of) as events:
-            async for event in events:  # closed with this one: a consumer that stops cancels the nodes
-                yield event
+    def astream_events(self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
+                       transformers: Sequence[Any] | None = None, **kwargs: Any) -> Any:
+        """LangChain's event stream (version "v2", an async iterator: on_chain_start/stream/end,
+        on_chat_model_stream...), or, awaited, the v3 event stream (version "v3": the run's
+        projections, `engine.streaming`)."""
+        from .stream_events import astream_events_v2, astream_events_v3
+
+        if version == "v3":
+            return astream_events_v3(self, input, config, transformers, kwargs)
+        return astream_events_v2(self, input, config, version, kwargs)
+
+    def stream_events(self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v3",
+                      transformers: Sequence[Any] | None = None, **kwargs: Any) -> Any:
+        """The v3 event stream of a run: a `GraphRunStream` (`engine.streaming`), read lazily."""
+        from .stream_events import stream_events_v3
+
+        if version != "v3":
+            raise ValueError(f"stream_events supports version='v3' only, got {version!r}")
+        return stream_events_v3(self, input, config, transformers, kwargs)
 
     def invoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Synchronous ainvoke; sync nodes of one-task supersteps run on the caller's thread."""
