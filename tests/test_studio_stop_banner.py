@@ -131,7 +131,7 @@ def test_an_interrupt_says_the_node_and_its_question_and_ctrl_i_answers_it(open_
     assert "Answer (Ctrl+I)" in text
     QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
     editor = window.panels.interrupts.first_editor()
-    qtbot.waitUntil(editor.hasFocus, timeout=3000)
+    qtbot.waitUntil(lambda: window.focusWidget() is editor, timeout=3000)  # the focus is in the editor
     QTest.keyClicks(editor, '"yes"')
     with qtbot.waitSignal(window.session.commandFinished, timeout=20000):
         QTest.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)

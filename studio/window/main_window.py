@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         s.busyChanged.connect(self._on_busy_changed)
         s.statusChanged.connect(self._on_status_changed)
         s.errorChanged.connect(self.banner.show_error)
-        s.stopChanged.connect(self.stop_banner.show_stop)
+        s.stopChanged.connect(self._on_stop)
         self.stop_banner.keyRequested.connect(self._on_stop_key)
         s.message.connect(self._on_message)
         # a status-bar message says how the last command ended ("breakpoint hit", "inside
@@ -273,6 +273,19 @@ class MainWindow(QMainWindow):
         self.docks.interrupts.raise_()
         self.panels.interrupts.show_first_editor()
         editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _on_stop(self, report: object) -> None:
+        """The "stopped because" banner shown (or hidden) above the graph; the side docks
+        keep their widths (a relayout of the window would hand the graph's column more)."""
+        area = Qt.DockWidgetArea
+        sides = [next((d for d in self.docks.all() if d.isVisible() and not d.isFloating()
+                       and self.dockWidgetArea(d) == side), None) for side in (area.LeftDockWidgetArea,
+                                                                               area.RightDockWidgetArea)]
+        kept = [(d, d.width()) for d in sides if d is not None]
+        self.stop_banner.show_stop(report)  # type: ignore[arg-type]
+        if kept:  # once the window has laid itself out again
+            QTimer.singleShot(0, lambda: self.resizeDocks([d for d, _ in kept], [w for _, w in kept],
+                                                          Qt.Orientation.Horizontal))
 
     def _on_stop_key(self, name: str) -> None:
         """A key button of the "stopped because" banner: the action that key triggers."""

@@ -7,12 +7,66 @@ same window action the key triggers). It goes when the run moves again.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QLayoutItem, QPushButton, QSizePolicy, \
+    QVBoxLayout, QWidget
 
 from studio.core.records import StopReport
 
 __all__ = ["StopBanner"]
+
+
+class _Flow(QLayout):
+    """The key buttons left to right, wrapped onto more lines when the graph's column is
+    narrow: the banner never widens the column (nor squeezes the docks beside it)."""
+
+    def __init__(self, spacing: int = 4) -> None:
+        super().__init__()
+        self._items: list[QLayoutItem] = []
+        self.setSpacing(spacing)
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 (Qt's name)
+        self._items.append(item)
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 (Qt's name)
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 (Qt's name)
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 (Qt's name)
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        width = sum(i.sizeHint().width() + self.spacing() for i in self._items)
+        return QSize(width, max((i.sizeHint().height() for i in self._items), default=0))
+
+    def minimumSize(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(max((i.minimumSize().width() for i in self._items), default=0),
+                     max((i.minimumSize().height() for i in self._items), default=0))
+
+    def _place(self, rect: QRect, *, move: bool) -> int:
+        x, y, line = rect.x(), rect.y(), 0
+        for item in self._items:
+            hint = item.sizeHint()
+            if x > rect.x() and x + hint.width() > rect.right() + 1:
+                x, y, line = rect.x(), y + line + self.spacing(), 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self.spacing()
+            line = max(line, hint.height())
+        return y + line - rect.y()
 
 
 class StopBanner(QFrame):
@@ -27,17 +81,16 @@ class StopBanner(QFrame):
         self.report: StopReport | None = None
         self.title = QLabel(objectName="stopTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail = QLabel(objectName="stopDetail")
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.keys = QHBoxLayout()
-        self.keys.setSpacing(4)
+        self.keys = _Flow()
         self.buttons: list[QPushButton] = []
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
-        head.addLayout(self.keys)
         close = QPushButton("×", objectName="stopClose")
         close.setToolTip("Hide this banner (it comes back at the next stop)")
         close.setFocusPolicy(Qt.FocusPolicy.TabFocus)
@@ -48,7 +101,22 @@ class StopBanner(QFrame):
         layout.setSpacing(2)
         layout.addLayout(head)
         layout.addWidget(self.detail)
+        layout.addLayout(self.keys)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.hide()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        """No wider than it must be (the graph's column decides its width, never the banner),
+        as tall as its wrapped keys need at the width it has."""
+        width = self.minimumSizeHint().width()
+        return QSize(width, self.heightForWidth(max(self.width(), width)))
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        layout = self.layout()
+        return layout.totalHeightForWidth(width) if layout is not None else super().heightForWidth(width)
 
     def show_stop(self, report: StopReport | None) -> None:
         self.report = report
