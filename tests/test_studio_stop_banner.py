@@ -121,8 +121,6 @@ def test_an_interrupt_says_the_node_and_its_question_and_ctrl_i_answers_it(open_
     from PySide6.QtTest import QTest
 
     window = open_window(write_graph(tmp_path, "asking", ASKING))
-    window.activateWindow()  # the keyboard's focus goes to the active window
-    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
     outcome = _press(qtbot, window, Qt.Key.Key_F5)
     assert outcome.reason == "interrupted"
     _shown(window)
@@ -133,8 +131,9 @@ def test_an_interrupt_says_the_node_and_its_question_and_ctrl_i_answers_it(open_
     editor = window.panels.interrupts.first_editor()
     qtbot.waitUntil(lambda: window.focusWidget() is editor, timeout=3000)  # the focus is in the editor
     QTest.keyClicks(editor, '"yes"')
+    button = window.panels.interrupts.resume_button
     with qtbot.waitSignal(window.session.commandFinished, timeout=20000):
-        QTest.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        QTest.mouseClick(button, Qt.MouseButton.LeftButton)
     wait_ready(qtbot, window)
     assert window.session.state.values["items"][-1] == "answer: yes"
     assert "The run reached the end" in _banner(window)
