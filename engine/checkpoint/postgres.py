@@ -1,16 +1,14 @@
 """`PostgresSaver`: checkpoints in a PostgreSQL database, for runs spread over processes
-and machines. Built on psycopg 3 and a psycopg_pool connection pool.
-
+and machines (psycopg 3, a psycopg_pool pool; many checkpoints read by pages: postgres_history).
 One statement, hence one transaction, per superstep: the checkpoint row and its changed
 values go in together (a data-modifying CTE), so a crash leaves either all of it or none.
-Under durability="async", when the run's writer falls behind, the saves waiting in its
-queue go in one transaction, sent as one pipeline (`engine_save_many`): every checkpoint
-is still stored, in order. Values are the serializer's bytes (never pickles). An appended list is stored as its new items naming the version it
+Under durability="async", when the run's writer falls behind, the saves waiting in its queue go in one transaction, sent
+as one pipeline (`engine_save_many`): every checkpoint is still stored, in order. Values are the serializer's bytes (never pickles). An appended list is stored as its new items naming the version it
 extends, the same segment storage as the SQLite store, so size grows with what changed.
 
-The saver remembers what it stored for the last checkpoints it wrote, so a put usually
-reads nothing back; another process writing the same database is always safe (ids are
-unique per thread, the order of puts is the database's sequence).
+The saver remembers what it stored for the last checkpoints it wrote, so a put usually reads
+nothing back; another process writing the same database is always safe (ids are unique per
+thread, the order of puts is the database's sequence).
 """
 from __future__ import annotations
 
@@ -38,7 +36,7 @@ from .records import (
     too_big_error,
 )
 from .jobs import PutJob, SaveJob, WritesJob, save_each
-from .postgres_history import LOAD_MANY, group_parts
+from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
@@ -114,12 +112,16 @@ def _pipelines() -> bool:
 _PIPELINES: bool | None = None
 
 
-class PostgresSaver(BaseCheckpointSaver):
+class PostgresSaver(PageReads, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL; safe to share between threads and processes.
 
     `PostgresSaver("postgresql://user:pw@host:5432/db")`. Creates its `retrograph_*`
     tables on first use. History is listed in the order checkpoints were put, newest
     first; `before` names a checkpoint of the thread (an unknown one lists nothing)."""
+
+    _row_of = staticmethod(lambda raw: _Row(*raw))  # what PageReads builds its rows with
+    _part_of, _versions_of = staticmethod(lambda raw: _Part._make(raw)), staticmethod(lambda d: _parse_versions(d))
+    _max_chain = _MAX_CHAIN
 
     def __init__(
         self,
@@ -398,37 +400,6 @@ class PostgresSaver(BaseCheckpointSaver):
             })] if versions else []
         return self._decode(thread_id, row, versions, found)
 
-    def get_many(self, thread_id: str, ids: Sequence[str]) -> dict[str, Checkpoint | CheckpointDecodeError]:
-        """The thread's checkpoints `ids` with their values, in two queries whatever their
-        number (postgres_history.py); one that cannot be decoded is given as its error."""
-        out: dict[str, Checkpoint | CheckpointDecodeError] = {}
-        if not ids:
-            return out
-        parsed: dict[str, tuple[_Row, dict[str, str]]] = {}
-        wanted: dict[tuple[str, str], None] = {}
-        with self._conn() as conn:
-            rows = conn.execute(f"SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %s AND id = ANY(%s)",
-                                (thread_id, list(ids))).fetchall()
-            for raw in rows:
-                row = _Row(*raw)
-                try:
-                    versions = self._check(row, _parse_versions, row.versions)
-                except CheckpointDecodeError as e:
-                    out[row.id] = e
-                    continue
-                parsed[row.id] = (row, versions)
-                wanted.update(dict.fromkeys(versions.items()))
-            parts = group_parts(conn.execute(LOAD_MANY, {
-                "t": thread_id, "ch": [k[0] for k in wanted], "ver": [k[1] for k in wanted], "max_depth": _MAX_CHAIN,
-            })) if wanted else {}
-        for cid, (row, versions) in parsed.items():
-            found = [_Part._make(p) for key in versions.items() for p in parts.get(key, ())]
-            try:
-                out[cid] = self._decode(thread_id, row, versions, found)
-            except CheckpointDecodeError as e:
-                out[cid] = e
-        return out
-
     def _decode(self, thread_id: str, row: _Row, versions: dict[str, str], found: list[_Part]) -> Checkpoint:
         head = self._check(row, _header, thread_id, row)
         tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row.extras, head.id)
@@ -518,23 +489,7 @@ class PostgresSaver(BaseCheckpointSaver):
             bound, left = _Row(*rows[-1]).seq, (left - len(rows) if left > 0 else left)
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
-        page: builtins.list[str] = []
-        for row in self._pages(thread_id, before, limit, size=100):
-            page.append(row.id)
-            if len(page) == 100:
-                yield from self._listed(thread_id, page)
-                page = []
-        yield from self._listed(thread_id, page)
-
-    def _listed(self, thread_id: str, ids: builtins.list[str]) -> Iterator[Checkpoint]:
-        """A page of `list()`: read together, given in order; the first unreadable one raises."""
-        found = self.get_many(thread_id, ids)
-        for cid in ids:
-            got = found.get(cid)
-            if isinstance(got, CheckpointDecodeError):
-                raise got
-            if got is not None:
-                yield got
+        return self._listing(thread_id, (row.id for row in self._pages(thread_id, before, limit, size=100)))
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[CheckpointHeader]:
         for row in self._pages(thread_id, before, limit):
