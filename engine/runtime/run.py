@@ -176,7 +176,8 @@ class Run(RunStart, RunCommit):
         if self.config.get("callbacks"):
             from .tracing import GraphTrace
 
-            self.tracer = GraphTrace(self.config, graph.name, ())
+            self.tracer = GraphTrace(self.config, graph.name, (), {
+                name: spec.trace_policy for name, spec in graph.builder.nodes.items() if spec.trace_policy})
         self.store = graph.store if graph.store is not None or outer is None else outer.store
         if seeded is not None and getattr(seeded, "store", None) is not None:
             self.store = seeded.store
