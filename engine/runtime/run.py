@@ -392,7 +392,7 @@ class Run(RunStart, RunCommit):
         loop = self._loop
         if loop is None or threading.get_ident() == self._loop_thread or loop.is_closed():
             self._emit(event)
-        elif self.inline_sync and len(self.plan) == 1:
+        elif (self.inline_sync or self.__dict__.get("inline_call")) and len(self.plan) == 1:
             if self._forward_lock is None:
                 self._forward_lock = threading.Lock()
             with self._forward_lock:  # the parent's loop is blocked in this node: deliver now, in order
