@@ -34,10 +34,8 @@ def _side(ctx: Context, saver_kind: str, steps: int, how: str) -> Callable[[], f
             config["configurable"] = {"thread_id": "loop"}
 
         async def streamed() -> Any:
-            last = None
-            async for last in graph.astream({"n": 0}, config, stream_mode="values"):
-                pass
-            return last
+            chunks = [chunk async for chunk in graph.astream({"n": 0}, config, stream_mode="values")]
+            return chunks[-1]
 
         try:
             if how == "invoke":
