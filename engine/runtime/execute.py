@@ -410,7 +410,9 @@ does per superstep, and the loop is never held longer than the node was seen to 
 
 
 def _may_inline(run: Run, runner: NodeRunner, task: PlannedTask) -> bool:
-    return runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
+    # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
+    return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
+            and not hasattr(run.graph, "input_node"))
 
 
 def _call_inline(run: Run, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
