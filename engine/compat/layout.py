@@ -77,7 +77,8 @@ STREAM_MODULES: dict[str, tuple[str, ...]] = {
     "stream": ("engine.streaming",),
     "stream.run_stream": ("engine.streaming.run_stream", "engine.streaming"),
     "stream.stream_channel": ("engine.streaming.channel", "engine.streaming"),
-    "stream.transformers": ("engine.streaming.builtin", "engine.streaming.subgraphs", "engine.streaming"),
+    "stream.transformers": ("engine.streaming.builtin", "engine.streaming.subgraphs", "engine.streaming",
+                            "engine.compat.agent_stream_names"),
 }
 PUBLIC = PUBLIC | frozenset(STREAM_MODULES)
 OVERRIDES.update(STREAM_MODULES)
