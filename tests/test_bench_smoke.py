@@ -29,6 +29,8 @@ EXPECTED_ROWS = (
     "step cost after 300 steps / after 10, a 300-step thread",
     "get_state, last checkpoint of a 300-step append-only thread",
     "step cost after 300 steps / after 10, a 300-step append-only thread",
+    "get_state, oldest checkpoint of a 500-step thread (SQLite)",
+    "get_state_history, first 100 of a 500-step thread (SQLite)",
     "studio: `retrograph react_agent.py` until the window is shown",
     "studio: 20-node, 40-edge graph laid out and drawn",
     "studio: one node step",
@@ -40,7 +42,7 @@ EXPECTED_ROWS = (
     "every header of that thread (SQLite)",
 )
 # With a PostgreSQL server at hand (tests/pg_server.py; always in CI):
-POSTGRES_ROWS = ("superstep, PostgresSaver", "open a 300-checkpoint LangGraph thread (PostgreSQL)",
+POSTGRES_ROWS = ("superstep, PostgresSaver", "get_state, oldest checkpoint of a 500-step thread (PostgreSQL)", "open a 300-checkpoint LangGraph thread (PostgreSQL)",
                  "every header of that thread (PostgreSQL)")
 
 

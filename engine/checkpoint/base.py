@@ -47,6 +47,8 @@ __all__ = [
     "PendingWrite",
     "ThreadInfo",
     "BaseCheckpointSaver",
+    "first_child",
+    "scan_first_child",
     "new_checkpoint_id",
     "new_task_id",
     "now_iso",
@@ -61,6 +63,26 @@ __all__ = [
     "ns_thread_key",
     "split_thread_key",
 ]
+
+def scan_first_child(saver: Any, thread_id: str, checkpoint_id: str) -> str | None:
+    """`first_child` by reading the thread's headers newest first down to the checkpoint
+    (a child is always put after its parent): for a store without a by-parent lookup."""
+    first = None
+    for header in saver.list_headers(thread_id):
+        if header.id == checkpoint_id:
+            break
+        if header.parent_id == checkpoint_id:
+            first = header.id
+    return first
+
+
+def first_child(saver: Any, thread_id: str, checkpoint_id: str) -> str | None:
+    """`saver.first_child(...)`, or a scan of its headers for a reader that has none."""
+    lookup = getattr(saver, "first_child", None)
+    if lookup is None:
+        return scan_first_child(saver, thread_id, checkpoint_id)
+    return lookup(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+
 
 # The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.
 V = TypeVar("V", int, float, str, default=str)
@@ -119,6 +141,13 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     @abstractmethod
     def delete_thread(self, thread_id: str) -> None:
         """Forget the thread, its subgraphs' namespaces included."""
+
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        """The id of the oldest checkpoint of `thread_id` whose parent is `checkpoint_id`
+        (the one that checkpoint's own superstep made; later children are forks and
+        updates), or None. The stores answer from an index in a bounded number of reads;
+        this default, for a store without one, scans the thread's headers."""
+        return scan_first_child(self, thread_id, checkpoint_id)
 
     def namespaces(self, thread_id: str) -> Sequence[str]:
         """The subgraph checkpoint namespaces stored for `thread_id` (not ""), in the order

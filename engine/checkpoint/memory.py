@@ -113,12 +113,13 @@ class _Row:
 
 
 class _Thread:
-    __slots__ = ("rows", "order", "position", "blobs", "writes", "touched")
+    __slots__ = ("rows", "order", "position", "children", "blobs", "writes", "touched")
 
     def __init__(self) -> None:
         self.rows: dict[str, _Row] = {}
         self.order: list[str] = []  # checkpoint ids in the order they were put
         self.position: dict[str, int] = {}
+        self.children: dict[str, str] = {}  # checkpoint id -> its oldest child's id
         self.blobs: dict[tuple[str, str], _Held] = {}  # (channel, version) -> its value
         self.writes: dict[str, list[tuple[str, str, str, bytes]]] = {}
         self.touched = 0
@@ -216,6 +217,8 @@ class InMemorySaver(BaseCheckpointSaver):
             th.rows[cid] = _Row(c, extras)
             th.position[cid] = len(th.order)
             th.order.append(cid)
+            if c.parent_id is not None and c.parent_id not in th.children:
+                th.children[c.parent_id] = cid
             th.touched = next(self._clock)
 
     def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
@@ -273,6 +276,11 @@ class InMemorySaver(BaseCheckpointSaver):
             versions=dict(row.versions), barriers=barriers, tasks=tasks, nodes_ran=row.nodes_ran,
             metadata=metadata,
         )
+
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        with self._lock:
+            th = self._threads.get(thread_id)
+            return th.children.get(checkpoint_id) if th is not None else None
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._lock:

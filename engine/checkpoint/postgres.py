@@ -38,7 +38,7 @@ from .records import (
     too_big_error,
 )
 from .jobs import PutJob, SaveJob, WritesJob, save_each
-from .postgres_sql import FIND, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
+from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
@@ -101,8 +101,7 @@ def _count(cur: Any, sql: str) -> int:
 
 
 def _pipelines() -> bool:
-    """Whether this psycopg's libpq can pipeline (libpq 14+; the binary wheels have it).
-    Without it a batch is still one transaction, a round trip per statement."""
+    """Whether psycopg's libpq can pipeline (14+); else a batch is a round trip per statement."""
     global _PIPELINES
     if _PIPELINES is None:
         from psycopg import Pipeline
@@ -439,6 +438,11 @@ class PostgresSaver(BaseCheckpointSaver):
             return fn(*args)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row.id)[:60]!r}: {e}") from None
+
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        with self._conn() as conn:  # one read of retrograph_checkpoints_by_parent
+            row = conn.execute(FIRST_CHILD, (thread_id, checkpoint_id)).fetchone()
+        return str(row[0]) if row is not None else None
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._conn() as conn:

@@ -40,6 +40,10 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS retrograph_writes_by_checkpoint ON retrograph_writes(thread_id, checkpoint)",
 )
 
+_BY_PARENT = "retrograph_checkpoints_by_parent"
+"""A checkpoint's children (`PostgresSaver.first_child`); added to databases made before it."""
+_ADDED = (f"CREATE INDEX IF NOT EXISTS {_BY_PARENT} ON retrograph_checkpoints(thread_id, parent_id, seq)",)
+
 
 def is_postgres_url(text: Any) -> bool:
     return isinstance(text, str) and text.startswith(("postgresql://", "postgres://"))
@@ -81,3 +85,8 @@ def ensure_schema(conn: Any, url: str) -> None:
             f"`{safe_url(url)}` holds Retrograph checkpoints of a newer schema ({version}; this version "
             f"reads {SCHEMA_VERSION} and older). Upgrade Retrograph; nothing was changed."
         )
+    if not conn.execute("SELECT to_regclass(%s) IS NOT NULL", (_BY_PARENT,)).fetchone()[0]:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+            for statement in _ADDED:
+                conn.execute(statement)

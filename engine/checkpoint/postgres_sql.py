@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FIND", "FULL", "INFO", "INSERT_WRITES", "LOAD", "PUT_SQL", "ROW", "VALUE_COLUMNS", "put_many"]
+__all__ = ["FIND", "FIRST_CHILD", "FULL", "INFO", "INSERT_WRITES", "LOAD", "PUT_SQL", "ROW", "VALUE_COLUMNS", "put_many"]
 
 
 _INSERT_CHECKPOINT = """
@@ -105,3 +105,4 @@ WHERE EXISTS (SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %(t)s AND i
 ORDER BY w.n
 """
 FIND = "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s"
+FIRST_CHILD = "SELECT id FROM retrograph_checkpoints WHERE thread_id = %s AND parent_id = %s ORDER BY seq LIMIT 1"

@@ -10,13 +10,12 @@ checkpoints after it refer to it (sqlite_rows.py). A small value (not a list) li
 checkpoint's row; an appended list is stored as its new items (segments.py). Row numbers
 carry their thread, so a thread's history is one range of the checkpoints table.
 
-Speed: a superstep that changes small values is one INSERT, its own transaction; the
-saver remembers the last checkpoints it wrote, so a put reads nothing back.
+Speed: a superstep that changes small values is one INSERT, its own transaction; the saver
+remembers the last checkpoints it wrote, so a put reads nothing back.
 
 Safety: opening never writes to a file that is not Retrograph's (sqlite_schema.py);
 loading never runs code (serde.py); SQLite itself refuses to hand over any value above
-`max_value_bytes` (`SQLITE_LIMIT_LENGTH`), so a hostile file cannot make a load exhaust
-memory.
+`max_value_bytes` (`SQLITE_LIMIT_LENGTH`): a hostile file cannot make a load exhaust memory.
 """
 from __future__ import annotations
 
@@ -51,6 +50,7 @@ from .records import (
 )
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .sqlite_children import first_child, has_fork_index, index_forks
 from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
 from .sqlite_rows import (
     COUNT,
@@ -171,6 +171,7 @@ class SqliteSaver(BaseCheckpointSaver):
             self._conn = open_read_only(self.path, self.serde.max_bytes)
         elif self._conn is None:
             self._conn = open_database(self.path, self.serde.max_bytes)
+        self._forks = (None, False) if read_only else index_forks(self._conn)  # (conn, its file has the index)
 
     @classmethod
     def from_conn_string(cls, path: str | os.PathLike[str], **kwargs: Any) -> SqliteSaver:
@@ -214,6 +215,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 conn = open_database(self.path, self.serde.max_bytes)  # first write: now create
                 self._conn.close()
                 self._conn, self._stamp, self.read_only = conn, None, False
+                self._forks = index_forks(conn)
                 self._cache = WriteCache(self.path)
                 self._segments.forget()
         if self.read_only:
@@ -477,6 +479,12 @@ class SqliteSaver(BaseCheckpointSaver):
             return self.serde.loads(blob, plain=not tagged)
         except CheckpointDecodeError as e:
             raise CheckpointDecodeError(f"channel `{key}`: {e}") from None
+
+    def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
+        with self._lock, self._errors():  # two indexed reads (sqlite_children.py)
+            conn = self._db()
+            self._forks = self._forks if self._forks[0] is conn else (conn, has_fork_index(conn))
+            return first_child(conn, thread_id, checkpoint_id, self._forks[1])
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
         with self._lock, self._errors():

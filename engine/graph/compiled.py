@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import (
     Checkpoint,
     PendingWrite,
+    first_child,
     ns_thread_key,
 )
 from ..constants import INTERRUPT_KEY
@@ -462,12 +463,8 @@ class CompiledStateGraph:
                                  parent_config=None, tasks=(), interrupts=())
         child = None
         if checkpoint_id is not None:  # the record of an older step: its child tells what unsaved writes did
-            first = None  # its oldest child: the one its own superstep made (later ones are forks, updates)
-            for header in saver.list_headers(key):  # newest first; children come after their parent
-                if header.id == ckpt.id:
-                    break
-                if header.parent_id == ckpt.id:
-                    first = header.id
+            # its oldest child: the one its own superstep made (later ones are forks, updates)
+            first = first_child(saver, key, ckpt.id)
             child = saver.get(key, first) if first is not None else None
         return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child, saver=saver, subgraphs=subgraphs,
                               live=checkpoint_id is None)
