@@ -51,6 +51,8 @@ the few private names the agent libraries import (RunnableCallable, patch_config
 DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
+    "typing": ("engine.compat.typing_names",),
+    "constants": ("engine.constants", "engine", "engine.compat.constant_names"),
     "graph.message": ("engine.messages", "engine.graph", "engine"),
     "graph.state": ("engine.graph", "engine"),
     "config": ("engine.config", "engine.runtime", "engine"),

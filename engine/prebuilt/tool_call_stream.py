@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, ClassVar
 
+from ..runtime.stream import STREAM_MODES
 from ..streaming.channel import StreamChannel
 from ..streaming.transformer import ProtocolEvent, StreamTransformer
 
@@ -66,7 +67,9 @@ class ToolCallTransformer(StreamTransformer):
     """`run.tool_calls`: a ToolCallStream per `tool-started` event of this scope."""
 
     _native = True
-    required_stream_modes: ClassVar[tuple[str, ...]] = ("tools",)
+    # the engine has no "tools" stream mode yet: until it does, run.tool_calls stays empty
+    # (rather than the run refusing an unknown mode)
+    required_stream_modes: ClassVar[tuple[str, ...]] = ("tools",) if "tools" in STREAM_MODES else ()
 
     def __init__(self, scope: tuple[str, ...] = ()) -> None:
         super().__init__(scope)
