@@ -15,11 +15,11 @@ from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, get_args, get_origin, get_type_hints
 
-from .channels import MISSING, Channel, LastValue, ReducerChannel
+from .channels import MISSING, Channel, ChannelSpec, LastValue, ReducerChannel
 from .managed import ManagedValue, managed_of, unqualified
 from .types import Command
 
-__all__ = ["StateSchema", "schema_fields", "is_root_schema", "ROOT"]
+__all__ = ["StateSchema", "schema_fields", "is_root_schema", "empty_factory", "ROOT"]
 
 ROOT = "__root__"
 """The one channel of a root state schema (`StateGraph(Annotated[list, operator.add])`)."""
@@ -70,7 +70,7 @@ _CONCRETE: dict[Any, type] = {
 }
 
 
-def _empty_factory(tp: Any) -> Callable[[], Any] | None:
+def empty_factory(tp: Any) -> Callable[[], Any] | None:
     """`list -> []`, `int -> 0`: the reducer's starting value, when T() can be built."""
     origin = get_origin(tp) or tp
     if origin is typing.Union or origin is Any:
@@ -90,11 +90,22 @@ def _channel_for(key: str, annotation: Any) -> Channel:
     if get_origin(annotation) is typing.Annotated:
         args = get_args(annotation)
         base, extras = args[0], args[1:]
+        specs = [x for x in extras if _is_spec(x)]
+        if specs:  # a channel named in the annotation (LangGraph's channel classes, through compat)
+            spec = specs[-1]
+            made: ChannelSpec = spec(base) if isinstance(spec, type) else spec
+            return made.engine_channel(key)
         reducers = [x for x in extras if callable(x) and not isinstance(x, type)]
         if reducers:
             _check_reducer(key, reducers[-1])
-            return ReducerChannel(key, reducers[-1], _empty_factory(base))
+            return ReducerChannel(key, reducers[-1], empty_factory(base))
     return LastValue(key)
+
+
+def _is_spec(extra: Any) -> bool:
+    if isinstance(extra, type):
+        return callable(getattr(extra, "engine_channel", None))
+    return isinstance(extra, ChannelSpec)
 
 
 def _check_reducer(key: str, fn: Any) -> None:
@@ -139,6 +150,10 @@ class StateSchema:
         """Keys computed for each task (RemainingSteps...), never stored: see managed.py."""
         self.channels: dict[str, Channel] = {
             k: _channel_for(k, v) for k, v in all_fields.items() if k not in self.managed}
+        self.transient_keys: tuple[str, ...] = tuple(k for k, ch in self.channels.items() if ch.transient)
+        """Keys a superstep that does not write them clears (see channels/scoped.py)."""
+        self.unsaved_keys: frozenset[str] = frozenset(k for k, ch in self.channels.items() if not ch.saved)
+        """Keys kept for the run only, never in a checkpoint or a saved write."""
         self.plain_keys: dict[str, bool] = {
             k: type(ch) is not LastValue for k, ch in self.channels.items()
             if type(ch) is LastValue or (type(ch) is ReducerChannel and ch.fn is operator.add)}

@@ -63,7 +63,7 @@ def test_a_name_the_engine_lacks_says_it_is_not_supported(compat_on) -> None:
     assert not hasattr(langgraph.types, "NoSuchThing")  # an AttributeError, as for any module
     with pytest.raises(AttributeError, match=r"`langgraph.types.NoSuchThing` is not supported yet by Retrograph"):
         langgraph.types.NoSuchThing  # noqa: B018
-    for module in ("langgraph.pregel", "langgraph.channels", "langgraph._internal._queue",
+    for module in ("langgraph._internal._queue",
                    "langgraph.nonexistent"):
         with pytest.raises(ModuleNotFoundError, match=rf"`{module}` is not supported yet by Retrograph"):
             __import__(module)

@@ -1,6 +1,8 @@
-"""Channels: the merge rule of each state key (last value, or a reducer)."""
-from .base import MISSING, Applied, Channel
+"""Channels: the merge rule of each state key (last value, reducer, scoped values)."""
+from .base import MISSING, Applied, Channel, ChannelSpec
 from .last_value import LastValue
 from .reducer import ReducerChannel, reducer_display_name
+from .scoped import CollectValue, OneStepValue, UnsavedValue
 
-__all__ = ["Channel", "Applied", "MISSING", "LastValue", "ReducerChannel", "reducer_display_name"]
+__all__ = ["Channel", "ChannelSpec", "Applied", "MISSING", "LastValue", "ReducerChannel", "reducer_display_name",
+           "OneStepValue", "UnsavedValue", "CollectValue"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
-__all__ = ["Channel", "MISSING", "Applied", "LAST_VALUE", "OPERATOR_ADD"]
+__all__ = ["Channel", "ChannelSpec", "MISSING", "Applied", "LAST_VALUE", "OPERATOR_ADD"]
 
 
 class _Missing:
@@ -49,6 +49,11 @@ class Channel(ABC):
     __slots__ = ("key",)
 
     reducer_name: str = LAST_VALUE
+    transient: bool = False
+    """The value lasts one superstep: a superstep that does not write the key clears it."""
+    saved: bool = True
+    """False: the value lives only in the run (node inputs, output, streams), never in a
+    checkpoint or a saved pending write."""
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -60,3 +65,14 @@ class Channel(ABC):
     @abstractmethod
     def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
         """Fold one superstep's writes (in the order the reducer applies them) into `old`."""
+
+
+@runtime_checkable
+class ChannelSpec(Protocol):
+    """What a state annotation may carry besides a reducer: an object (or a class built
+    with the field's type, `cls(tp)`) that names the channel of its key. The compat layer's
+    LangGraph channel classes are such specs (`Annotated[str, EphemeralValue]`)."""
+
+    def engine_channel(self, key: str) -> Channel:
+        """The engine's channel for the state key `key`."""
+        ...

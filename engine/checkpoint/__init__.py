@@ -13,6 +13,8 @@ memory, and sqlite with its parts: sqlite_schema (the file: tables, opening, err
 sqlite_rows (a checkpoint's row), sqlite_cache (what a writer remembers), segments
 (appended lists).
 """
+from typing import TYPE_CHECKING, Any
+
 from .base import (
     ERROR,
     INTERRUPT,
@@ -32,8 +34,10 @@ from .base import (
 from .langgraph_api import CheckpointTuple
 from .memory import InMemorySaver, MemorySaver
 from .serde import Serializer, UnknownTypeWarning, UnknownValue, register_type
-from .postgres import PostgresSaver
 from .sqlite import SqliteSaver
+
+if TYPE_CHECKING:
+    from .postgres import PostgresSaver
 
 __all__ = [
     "BaseCheckpointSaver",
@@ -60,3 +64,12 @@ __all__ = [
     "UnknownValue",
     "UnknownTypeWarning",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`PostgresSaver` is imported on first use (its module and psycopg stay unloaded otherwise)."""
+    if name == "PostgresSaver":
+        from .postgres import PostgresSaver
+
+        return PostgresSaver
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,29 +10,27 @@ production bug-report path: a LangGraph app's store in, a small Retrograph file 
 
 With `branch`, only that checkpoint and its ancestors are written, with the subgraph
 checkpoints that belong to them (those run by the superstep after an exported root
-checkpoint). Secrets can be redacted on the way out: every dict key named in `redact`,
-at any depth, in the state, the checkpoint metadata (task records included), the plans'
-Send arguments and the pending writes, of the root graph and of every subgraph, has its
-value replaced by `REDACTED`; a state key named there is redacted as a whole.
+checkpoint). Secrets can be redacted on the way out (redaction.py): every dict key named
+in `redact`, at any depth, in the state, the checkpoint metadata (task records included),
+the plans' Send arguments and the pending writes, of the root graph and of every
+subgraph, has its value replaced by `REDACTED` (a state key named there is redacted as a
+whole), and every text value found under those keys, or matching a `redact_patterns`
+regex, is replaced wherever else it appears, inside other text included. The file is
+vacuumed at the end: no free page or -wal holds a byte of what was replaced.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .base import Checkpoint, CheckpointHeader
 from .ids import ns_thread_key
+from .redaction import REDACTED, RedactionReport, Redactor
 
-__all__ = ["export_thread", "ExportSummary", "REDACTED", "namespace_owner"]
-
-REDACTED = "<redacted>"
-_MAX_DEPTH = 100 + 16
-"""The serializer's nesting limit, plus room for the levels a task record wraps around a
-node's write in the metadata. Past it a container is redacted whole (fail closed), never
-copied unscrubbed."""
+__all__ = ["export_thread", "ExportSummary", "REDACTED", "RedactionReport", "namespace_owner"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,6 +44,8 @@ class ExportSummary:
     subgraph_checkpoints: int = 0
     namespaces: int = 0
     """Subgraph namespaces with at least one checkpoint written."""
+    report: RedactionReport | None = None
+    """What redaction replaced (None: nothing was asked to be redacted)."""
 
 
 def namespace_owner(namespace: str) -> str | None:
@@ -96,41 +96,54 @@ def _owned_ids(store: Any, key: str, ns: str, roots: set[str] | None) -> list[st
 class _Writer:
     """Writes checkpoints of one store key into the export, portable and redacted."""
 
-    def __init__(self, saver: Any, names: frozenset[str], found: set[str]) -> None:
-        self.saver, self.names, self.found = saver, names, found
+    def __init__(self, saver: Any, redactor: Redactor) -> None:
+        self.saver, self.redactor = saver, redactor
+
+    def learn(self, store: Any, key: str, ids: list[str]) -> None:
+        """Redaction's first pass: the secrets in these checkpoints and their writes."""
+        r = self.redactor
+        for cid in ids:
+            ckpt = store.get(key, cid)
+            if ckpt is None:
+                continue
+            for k, v in ckpt.values.items():
+                r.learn_key(k, v)
+            r.learn([t.arg for t in ckpt.tasks if t.is_send])
+            r.learn(dict(ckpt.metadata))
+            for w in store.pending_writes(key, cid):
+                r.learn_key(w.channel, w.value)
 
     def copy(self, store: Any, key: str, ids: list[str]) -> int:
         exported: set[str] = set()
         written: set[tuple[str, str]] = set()
-        names, found = self.names, self.found
+        r = self.redactor
         for cid in ids:
             ckpt = store.get(key, cid)
             if ckpt is None:
                 continue
             ckpt = _portable(ckpt, key, exported, written)
-            if names:
-                ckpt = _redacted(ckpt, names, found)
+            if r.active:
+                ckpt = _redacted(ckpt, r)
             self.saver.put(ckpt)
             exported.add(ckpt.id)
             written.update((k, ckpt.id) for k, v in ckpt.versions.items() if v == ckpt.id)
             pending = store.pending_writes(key, cid)
             if pending:
-                if names:
-                    pending = [replace(w, value=REDACTED if w.channel in names else _scrub(w.value, names, found))
-                               for w in pending]
-                    found.update(w.channel for w in pending if w.channel in names)
+                if r.active:
+                    pending = [replace(w, value=r.key_value(w.channel, w.value)) for w in pending]
                 self.saver.put_writes(key, ckpt.id, pending)
         return len(exported)
 
 
 def export_thread(store: Any, thread_id: str, path: str | os.PathLike[str], *, branch: str | None = None,
-                  redact: Iterable[str] = ()) -> ExportSummary:
+                  redact: Iterable[str] = (), redact_patterns: Iterable[str] = ()) -> ExportSummary:
     """Write `thread_id` of `store` (a saver or a `CheckpointStore`), its subgraphs'
     checkpoints included, into a new file at `path`.
 
     `branch`: a checkpoint id of the root graph; only it and its ancestors are written
     (the branch it ends), with the subgraph checkpoints their supersteps made.
-    Raises ValueError naming the thread, checkpoint or file at fault."""
+    `redact` (keys) and `redact_patterns` (regexes): see the module's docstring.
+    Raises ValueError naming the thread, checkpoint, pattern or file at fault."""
     from .sqlite import SqliteSaver
 
     out = os.fspath(path)
@@ -143,18 +156,25 @@ def export_thread(store: Any, thread_id: str, path: str | os.PathLike[str], *, b
     ids = _branch_ids(headers, branch, thread_id) if branch is not None else [h.id for h in reversed(headers)]
     del headers
     roots = set(ids) if branch is not None else None
-    names = frozenset(n.strip() for n in redact if n and n.strip())
-    found: set[str] = set()
+    redactor = Redactor(redact, redact_patterns)
     saver = SqliteSaver(out)
     sub = spaces = 0
     try:
-        writer = _Writer(saver, names, found)
-        count = writer.copy(store, thread_id, ids)
+        writer = _Writer(saver, redactor)
+        keys = [(thread_id, ids)]  # the root graph's, then each subgraph namespace's
         for ns in _subgraph_namespaces(store, thread_id):
             key = ns_thread_key(thread_id, ns)
-            n = writer.copy(store, key, _owned_ids(store, key, ns, roots))
+            keys.append((key, _owned_ids(store, key, ns, roots)))
+        if redactor.active:
+            for key, chosen in keys:
+                writer.learn(store, key, chosen)
+        count = writer.copy(store, *keys[0])
+        for key, chosen in keys[1:]:
+            n = writer.copy(store, key, chosen)
             sub += n
             spaces += n > 0
+        saver.close()
+        _vacuum(out)
     except BaseException:
         saver.close()
         for suffix in ("", "-wal", "-shm"):
@@ -163,9 +183,20 @@ def export_thread(store: Any, thread_id: str, path: str | os.PathLike[str], *, b
             except OSError:
                 pass
         raise
-    saver.close()
-    return ExportSummary(path=out, thread_id=thread_id, checkpoints=count, redacted=tuple(sorted(found)),
-                         subgraph_checkpoints=sub, namespaces=spaces)
+    return ExportSummary(path=out, thread_id=thread_id, checkpoints=count, redacted=tuple(sorted(redactor.found)),
+                         subgraph_checkpoints=sub, namespaces=spaces,
+                         report=redactor.report() if redactor.active else None)
+
+
+def _vacuum(path: str) -> None:
+    """Rewrite the export compactly in rollback-journal mode: no free page, no -wal, so
+    no byte of a value that was replaced survives anywhere in or beside the file."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
 
 
 def _portable(c: Checkpoint, key: str, exported: set[str], written: set[tuple[str, str]]) -> Checkpoint:
@@ -178,72 +209,8 @@ def _portable(c: Checkpoint, key: str, exported: set[str], written: set[tuple[st
     return replace(c, versions=versions, parent_id=parent, thread_id=key)
 
 
-def _redacted(c: Checkpoint, names: frozenset[str], found: set[str]) -> Checkpoint:
-    values = {}
-    for k, v in c.values.items():
-        if k in names:
-            found.add(k)
-            values[k] = REDACTED
-        else:
-            values[k] = _scrub(v, names, found)
-    tasks = tuple(replace(t, arg=_scrub(t.arg, names, found)) if t.is_send else t for t in c.tasks)
-    metadata = _scrub(dict(c.metadata), names, found, record=True)
+def _redacted(c: Checkpoint, r: Redactor) -> Checkpoint:
+    values = {k: r.key_value(k, v) for k, v in c.values.items()}
+    tasks = tuple(replace(t, arg=r.scrub(t.arg)) if t.is_send else t for t in c.tasks)
+    metadata = r.scrub(dict(c.metadata), record=True)
     return replace(c, values=values, tasks=tasks, metadata=metadata)
-
-
-def _scrub(value: Any, names: frozenset[str], found: set[str], depth: int = 0, record: bool = False) -> Any:
-    if depth > _MAX_DEPTH:
-        return REDACTED if isinstance(value, (Mapping, list, tuple)) or _has_fields(value) else value
-    if isinstance(value, Mapping) and type(value) in (dict,):
-        out = {}
-        for k, v in value.items():
-            if k in names:
-                found.add(k)
-                out[k] = REDACTED
-            else:
-                out[k] = _scrub(v, names, found, depth + 1, record)
-        if record and "writes" in out and isinstance(out["writes"], list):  # a task record: [[key, value]...]
-            out["writes"] = [[w[0], REDACTED] if isinstance(w, list) and len(w) == 2 and w[0] in names
-                             else w for w in out["writes"]]
-            found.update(w[0] for w in value.get("writes", ()) if isinstance(w, list) and w and w[0] in names)
-        return out
-    if isinstance(value, list):
-        return [_scrub(v, names, found, depth + 1, record) for v in value]
-    if isinstance(value, tuple) and type(value) is tuple:
-        return tuple(_scrub(v, names, found, depth + 1, record) for v in value)
-    return _scrub_fields(value, names, found, depth)
-
-
-def _has_fields(value: Any) -> bool:
-    return (dataclasses.is_dataclass(value) and not isinstance(value, type)) or callable(getattr(value, "model_copy", None))
-
-
-def _scrub_fields(value: Any, names: frozenset[str], found: set[str], depth: int) -> Any:
-    """A dataclass or a pydantic model (a message, a user's record) with its fields
-    scrubbed as dict keys are; the value itself when nothing changed or it cannot be copied."""
-    pydantic = False
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [f.name for f in dataclasses.fields(value) if f.init]
-    elif callable(getattr(value, "model_copy", None)) and isinstance(getattr(type(value), "model_fields", None), dict):
-        fields, pydantic = list(type(value).model_fields), True
-    else:
-        return value
-    changed: dict[str, Any] = {}
-    for name in fields:
-        try:
-            old = getattr(value, name)
-        except Exception:
-            continue
-        if name in names:
-            found.add(name)
-            changed[name] = REDACTED
-            continue
-        new = _scrub(old, names, found, depth + 1)
-        if new is not old:
-            changed[name] = new
-    if not changed:
-        return value
-    try:
-        return value.model_copy(update=changed) if pydantic else dataclasses.replace(value, **changed)
-    except Exception:
-        return value

@@ -8,7 +8,22 @@ name another part of the engine starts exporting is served without touching this
 """
 from __future__ import annotations
 
-__all__ = ["PUBLIC", "OPTIONAL", "INTERNAL", "OVERRIDES", "SERVED_PRIVATE", "chain", "is_internal", "served_private"]
+__all__ = ["CHANNELS", "PUBLIC", "OPTIONAL", "INTERNAL", "OVERRIDES", "SERVED_PRIVATE", "chain", "is_internal", "served_private"]
+
+_CH = "engine.compat.channels"
+CHANNELS: dict[str, tuple[str, ...]] = {
+    "channels": (_CH,),
+    "channels.base": (f"{_CH}.base",),
+    "channels.last_value": (f"{_CH}.last_value",),
+    "channels.ephemeral_value": (f"{_CH}.scoped",),
+    "channels.untracked_value": (f"{_CH}.scoped",),
+    "channels.any_value": (f"{_CH}.scoped",),
+    "channels.topic": (f"{_CH}.topic",),
+    "channels.binop": (f"{_CH}.binop",),
+    "channels.named_barrier_value": (f"{_CH}.named_barrier_value",),
+}
+"""`langgraph.channels.*`: LangGraph's channel classes, a layer over the engine's channels
+(engine/compat/channels)."""
 
 PUBLIC: frozenset[str] = frozenset({
     "", "cache", "cache.base", "cache.memory", "cache.sqlite", "callbacks", "checkpoint",
@@ -22,6 +37,7 @@ PUBLIC: frozenset[str] = frozenset({
     "store.base.batch", "store.base.embed", "store.memory", "store.sqlite", "store.sqlite.aio",
     "store.sqlite.base", "store.postgres", "store.postgres.aio", "store.postgres.base", "stream", "types", "typing", "utils",
     "utils.config", "utils.runnable", "version", "warnings",
+    *CHANNELS,
 })
 """LangGraph's public modules (relative to `langgraph`); anything else is not served."""
 
@@ -35,8 +51,8 @@ OPTIONAL: dict[str, str] = {
 """Areas that exist only once the engine has the named module: until then importing them
 says they are not supported yet (rather than serving an empty module)."""
 
-INTERNAL: tuple[str, ...] = ("pregel", "channels", "_internal")
-"""LangGraph's internals: the engine is not Pregel and does not imitate them."""
+INTERNAL: tuple[str, ...] = ("_internal",)
+"""LangGraph's internals (private modules), not served but for SERVED_PRIVATE."""
 
 SERVED_PRIVATE: dict[str, tuple[str, ...]] = {
     "_internal": (),
@@ -71,6 +87,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "store.base.embed": ("engine.store.embed", "engine.store"),
     "store.sqlite.base": ("engine.store.sqlite", "engine.store"),
     "store.postgres.base": ("engine.store.postgres", "engine.store"),
+    **CHANNELS,
 }
 """Chains that differ from the default (a module the engine names differently)."""
 

@@ -1,7 +1,26 @@
-"""Building, compiling and drawing graphs."""
+"""Building, compiling and drawing graphs.
+
+The drawing side (`DrawableGraph`, `Layout`, `layout`) loads networkx and is imported on
+first use (`import engine` stays light: issue 24's import budget)."""
+from typing import TYPE_CHECKING, Any
+
 from .builder import Branch, NodeSpec, StateGraph, is_subgraph
 from .compiled import CompiledStateGraph
-from .drawing import DrawableGraph
-from .render import Layout, layout
+
+if TYPE_CHECKING:
+    from .drawing import DrawableGraph
+    from .render import Layout, layout
 
 __all__ = ["StateGraph", "CompiledStateGraph", "NodeSpec", "Branch", "DrawableGraph", "Layout", "layout", "is_subgraph"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DrawableGraph":
+        from .drawing import DrawableGraph
+
+        return DrawableGraph
+    if name in ("Layout", "layout"):
+        from . import render
+
+        return getattr(render, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

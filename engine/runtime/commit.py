@@ -150,7 +150,7 @@ class RunCommit(RunFields):
         assert parent is not None
         cid = self._new_id()
         new_values, versions, diffs, appended = fold_writes(channels, self.values, parent.versions, cid, ordered,
-                                                            report)
+                                                            report, graph.schema.transient_keys)
         barriers = dict(parent.barriers)
         plan = next_plan(graph, cid, ordered, barriers)
         nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
@@ -212,6 +212,11 @@ class RunCommit(RunFields):
         """Store the checkpoint (channels whose version is its id changed in it)."""
         if self.saver is None:
             return
+        unsaved = self.graph.schema.unsaved_keys
+        if unsaved:
+            ckpt = _without(ckpt, unsaved)
+            if appended:
+                appended = {k: v for k, v in appended.items() if k not in unsaved}
         if self._held is not None:
             self._held.save(cast("Run", self), ckpt, appended or None)
             return
@@ -221,3 +226,14 @@ class RunCommit(RunFields):
             put(saver, ckpt, appended=appended or None)
         else:
             saver.put(ckpt, appended=appended or None)
+
+
+def _without(ckpt: Checkpoint, keys: frozenset[str]) -> Checkpoint:
+    """The checkpoint as stored: without the values of the run-only keys, nor those keys
+    in the state a Send carries."""
+    tasks = ckpt.tasks
+    if any(t.is_send and isinstance(t.arg, Mapping) and keys.intersection(t.arg) for t in tasks):
+        tasks = tuple(replace(t, arg={k: v for k, v in t.arg.items() if k not in keys})
+                      if t.is_send and isinstance(t.arg, Mapping) else t for t in tasks)
+    return replace(ckpt, values={k: v for k, v in ckpt.values.items() if k not in keys},
+                   versions={k: v for k, v in ckpt.versions.items() if k not in keys}, tasks=tasks)

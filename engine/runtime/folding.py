@@ -24,10 +24,11 @@ Appended = dict[str, tuple[str, Sequence[Any]]]
 
 
 def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
-                ordered: Sequence[TaskResult], report: bool,
+                ordered: Sequence[TaskResult], report: bool, transient: Sequence[str] = (),
                 ) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended]:
     """(new values, versions, diffs (empty unless `report`), appended parts) of applying
-    the writes of `ordered` (every task's result of the superstep, in order) to `values`."""
+    the writes of `ordered` (every task's result of the superstep, in order) to `values`.
+    `transient`: keys that the superstep clears when none of its tasks wrote them."""
     grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
     for result in ordered:
         for key, value in result.writes:
@@ -49,7 +50,10 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
                 if named is exc:
                     raise
                 raise named from exc
-        new_values[key] = applied.value
+        if applied.value is MISSING:  # a channel left without a value (an empty collect)
+            new_values.pop(key, None)
+        else:
+            new_values[key] = applied.value
         previous_version = versions.get(key)
         versions[key] = cid
         if applied.appended is not None and previous_version is not None:
@@ -61,6 +65,10 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
                 after=applied.value,
                 appended=tuple(applied.appended) if applied.appended is not None else None,
             ))
+    for key in transient:
+        if key not in grouped and key in new_values:
+            del new_values[key]
+            versions[key] = cid
     for key in new_values:
         if key not in versions:  # a reducer's empty value, never stored yet
             versions[key] = cid

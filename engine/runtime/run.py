@@ -428,6 +428,10 @@ class Run(RunStart, RunCommit):
 
     def _put_writes(self, writes: list[PendingWrite]) -> None:
         assert self.saver is not None and self.checkpoint is not None
+        unsaved = self.graph.schema.unsaved_keys
+        if unsaved:  # run-only keys never reach the store
+            writes = [w for w in writes if w.channel not in unsaved] or [
+                PendingWrite(task_id=w.task_id, task_name=w.task_name, channel=DONE, value=None) for w in writes[:1]]
         if self._held is not None:
             self._held.put_writes(self, writes)
             return

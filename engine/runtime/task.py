@@ -332,5 +332,9 @@ def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]
             if named is exc:
                 raise
             raise named from exc
-        view[key] = applied[key].value
+        value = applied[key].value
+        if value is MISSING:
+            view.pop(key, None)
+        else:
+            view[key] = value
     return view, applied

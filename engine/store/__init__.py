@@ -5,17 +5,21 @@
 live and, given `index=`, semantic search over a user's embeddings function. A store is
 handed to `compile(store=...)`; nodes reach it through a parameter named `store`,
 `runtime.store` or `get_store()`."""
+from typing import TYPE_CHECKING, Any
+
 from .base import BaseStore, namespace_matches
 from .batched import AsyncBatchedBaseStore
 from .embed import EmbeddingError, Embeddings, ensure_embeddings, get_text_at_path, tokenize_path
 from .items import InvalidNamespaceError, Item, SearchItem, check_namespace, matches_filter
 from .memory import InMemoryStore
 from .pg_connect import PgVectorMissingError, StoreConnectionError
-from .postgres import PostgresStore
-from .postgres_aio import AsyncPostgresStore
 from .sql_core import ItemTooLargeError, ItemValueError
 from .sqlite import SqliteStore, StoreNotSetUpError
 from .sqlite_aio import AsyncSqliteStore
+
+if TYPE_CHECKING:
+    from .postgres import PostgresStore
+    from .postgres_aio import AsyncPostgresStore
 from .ops import (
     NOT_PROVIDED,
     GetOp,
@@ -41,3 +45,16 @@ __all__ = [
     "Embeddings", "ensure_embeddings", "get_text_at_path", "tokenize_path", "check_namespace",
     "matches_filter", "namespace_matches",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The PostgreSQL stores are imported on first use (`import engine` stays light)."""
+    if name == "PostgresStore":
+        from .postgres import PostgresStore
+
+        return PostgresStore
+    if name == "AsyncPostgresStore":
+        from .postgres_aio import AsyncPostgresStore
+
+        return AsyncPostgresStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,7 @@ retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [-
        retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd
        retrograph pytest DB --thread T --graph FILE.py [--record NODE,...] -o tests/test_NAME.py
-       retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite
+       retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] [--redact-pattern RE] -o RUN.sqlite
        retrograph search DB TEXT | -e EXPRESSION [--thread T] [--limit N] [--json]"""
 
 

@@ -1,6 +1,6 @@
 """The debugging commands' table (pytest, export, search), and `retrograph export`.
 
-`retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] -o RUN.sqlite`
+`retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] [--redact-pattern REGEX]... -o RUN.sqlite`
 writes one thread (or the branch ending at CHECKPOINT), its subgraphs' checkpoints
 included, into a single portable checkpoint file that `retrograph open RUN.sqlite` reads:
 for bug reports, with secrets redacted. DB may be Retrograph's or LangGraph's store.
@@ -27,7 +27,11 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--branch", metavar="CHECKPOINT",
                    help="export only the branch ending at this checkpoint (default: every branch of the thread)")
     p.add_argument("--redact", default="", metavar="KEY,...",
-                   help="replace the values of these keys (state keys, and dict keys at any depth) by <redacted>")
+                   help="replace the values of these keys (state keys, and dict keys at any depth) by <redacted>, "
+                        "and each text value found under them wherever else it appears")
+    p.add_argument("--redact-pattern", action="append", default=[], metavar="REGEX",
+                   help="also replace every text matching this regular expression (e.g. 'sk-[A-Za-z0-9]{20,}'); "
+                        "may be given more than once")
     p.add_argument("-o", "--output", required=True, help="the file to write (must not exist)")
     p.set_defaults(command="export")
     return p
@@ -51,8 +55,10 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
                   file=err)
             return 1
         redact = [n.strip() for n in args.redact.split(",") if n.strip()]
+        patterns = [p for p in args.redact_pattern if p]
         try:
-            summary = export_thread(store, args.thread, args.output, branch=args.branch, redact=redact)
+            summary = export_thread(store, args.thread, args.output, branch=args.branch, redact=redact,
+                                    redact_patterns=patterns)
         except ValueError as e:
             print(f"retrograph: {e}", file=err)
             return 1
@@ -69,6 +75,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
                  f"namespace{'s' if summary.namespaces != 1 else ''}" if summary.subgraph_checkpoints else "")
     print(f"retrograph: wrote {summary.checkpoints} checkpoints{subgraphs} of thread {summary.thread_id} to "
           f"{summary.path}" + (f" (redacted: {', '.join(summary.redacted)})" if summary.redacted else ""), file=out)
+    if summary.report is not None:  # what was replaced, one line each
+        for line in summary.report.lines():
+            print(f"retrograph: redacted {line}", file=out)
     return 0
 
 

@@ -206,6 +206,12 @@ class SessionState:
             next_nodes=self.next_nodes(), engine_note=self.loaded.engine_note if self.loaded else "",
         )
 
+    def key_notes(self) -> dict[str, str]:
+        """A word on the keys whose values a checkpoint does not hold (the state panel's)."""
+        if self.graph is None:
+            return {}
+        return {k: "not checkpointed" for k in sorted(self.graph.schema.unsaved_keys)}
+
     def reducers(self) -> dict[str, str]:
         if self.graph is None:
             return {}

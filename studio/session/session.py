@@ -158,6 +158,10 @@ class Session(SessionSignals):
     def read_only(self) -> bool:
         return self.state.read_only
 
+    def key_notes(self) -> dict[str, str]:
+        """A word on some state keys for the state panel (a key "not checkpointed")."""
+        return self.state.key_notes()
+
     @property
     def breakpoints(self) -> tuple[frozenset[str], frozenset[str]]:
         return self.state.breakpoints

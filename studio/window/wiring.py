@@ -131,7 +131,8 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
             title = f"State · {where} (viewing, read-only)"
         else:
             title = f"State · {where}" if where else "State"
-        st.set_state(values, title=title, read_only=session.read_only or inside is not None)
+        st.set_state(values, title=title, read_only=session.read_only or inside is not None,
+                     notes=session.key_notes() if inside is None else None)
 
     def on_view(checkpoint_id: str | None) -> None:
         panels.viewed = checkpoint_id

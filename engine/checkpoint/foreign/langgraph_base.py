@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,10 @@ from ..data import CheckpointSource, as_source
 from ..ids import ns_thread_key, split_thread_key
 from .langgraph_derive import TASKS, engine_writes, is_state_channel, plan, task_name
 
-__all__ = ["LangGraphReader", "Row", "Summary"]
+__all__ = ["LangGraphReader", "Row", "Summary", "Unreadable"]
+
+Unreadable = Callable[[str, str], None]
+"""`on_unreadable(checkpoint_id, reason)`: told of a checkpoint left out of a listing."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,9 @@ class LangGraphReader(ABC):
 
     read_only = True
     kind = "LangGraph"
+    skips_unreadable = True
+    """`list` and `list_headers` take `on_unreadable(checkpoint_id, reason)`: a checkpoint
+    whose row cannot be decoded is told there and left out, the rest is listed."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -123,9 +129,12 @@ class LangGraphReader(ABC):
         return ids[0][0] if ids else None
 
     @abstractmethod
-    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool,
+              bad: dict[str, str] | None = None) -> dict[str, Row]:
         """Decoded rows (`ids` None: all of the namespace); with `full=False` the values
-        may be placeholders (but Sends and join values are real, `available` is exact)."""
+        may be placeholders (but Sends and join values are real, `available` is exact).
+        A row that cannot be decoded raises CheckpointDecodeError, or with `bad` is left
+        out and put there (checkpoint id -> why)."""
 
     @abstractmethod
     def _write_paths(self, thread_id: str, ns: str, ids: list[str] | None) -> dict[str, list[tuple[str, str, str]]]:
@@ -155,7 +164,7 @@ class LangGraphReader(ABC):
             known = self._orders.get((thread_id, ns))
         if known is not None and known[0] == newest:
             return known[1]
-        row = self._rows(thread_id, ns, [newest], full=False).get(newest)
+        row = self._rows(thread_id, ns, [newest], full=False, bad={}).get(newest)  # unreadable: no order
         seen = _mapping(row.checkpoint.get("versions_seen")) if row is not None else {}
         order = tuple(str(k) for k in seen if not str(k).startswith("__"))
         with self._lock:
@@ -168,7 +177,7 @@ class LangGraphReader(ABC):
     def _summary_map(self, thread_id: str, ns: str, ids: list[str], *,
                      order: tuple[str, ...] | None = None,
                      paths: dict[str, list[tuple[str, str, str]]] | None = None,
-                     total: int | None = None) -> dict[str, Summary]:
+                     total: int | None = None, bad: dict[str, str] | None = None) -> dict[str, Summary]:
         order = self._node_order(thread_id, ns) if order is None else order
         with self._lock:
             missing = [i for i in ids if (thread_id, ns, i) not in self._summaries]
@@ -178,7 +187,7 @@ class LangGraphReader(ABC):
                 paths = self._write_paths(thread_id, ns, None if many else missing)
             chunks = [None] if many else [missing]
             for chunk in chunks:
-                rows = self._rows(thread_id, ns, chunk, full=False)
+                rows = self._rows(thread_id, ns, chunk, full=False, bad=bad)
                 for cid in missing:
                     row = rows.get(cid)
                     if row is None:
@@ -201,7 +210,9 @@ class LangGraphReader(ABC):
         return tuple(names)
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
-                     checkpoint_ns: str = "") -> Iterator[CheckpointHeader]:
+                     checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[CheckpointHeader]:
+        """Headers newest first; a checkpoint that cannot be decoded raises, or with
+        `on_unreadable` is told there and left out."""
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         key = ns_thread_key(thread_id, checkpoint_ns)
         ids = every = self._ids(thread_id, checkpoint_ns)
@@ -217,12 +228,15 @@ class LangGraphReader(ABC):
         wanted = list(dict.fromkeys([cid for cid, _ in ids] + [p for _, p in ids if p is not None]))
         total = len(every)
         paths = self._write_paths(thread_id, checkpoint_ns, None if _most(len(wanted), total) else wanted) if wanted else {}
+        bad: dict[str, str] | None = {} if on_unreadable is not None else None
         summaries = self._summary_map(thread_id, checkpoint_ns, wanted, order=self._node_order(thread_id, checkpoint_ns, every),
-                                      paths=paths, total=total)
+                                      paths=paths, total=total, bad=bad)
         out = []
         for cid, parent_id in ids:
             s = summaries.get(cid)
             if s is None:
+                if bad is not None and on_unreadable is not None and cid in bad:
+                    on_unreadable(cid, f"{self.describe()}, checkpoint {cid[:60]!r}: {bad[cid]}")
                 continue
             out.append(CheckpointHeader(
                 id=cid, thread_id=key, parent_id=parent_id, step=s.step, source=s.source,
@@ -245,8 +259,8 @@ class LangGraphReader(ABC):
         paths = self._write_paths(thread_id, checkpoint_ns, [i for i in (checkpoint_id, row.parent_id) if i])
         order = self._node_order(thread_id, checkpoint_ns)
         _, tasks = summarize(row, paths.get(checkpoint_id, []), order)
-        parent = self._summary_map(thread_id, checkpoint_ns, [row.parent_id], order=order, paths=paths).get(
-            row.parent_id) if row.parent_id else None
+        parent = self._summary_map(thread_id, checkpoint_ns, [row.parent_id], order=order, paths=paths,
+                                   bad={}).get(row.parent_id) if row.parent_id else None  # unreadable: no nodes_ran
         cp = row.checkpoint
         values = {k: v for k, v in _mapping(cp.get("channel_values")).items()
                   if is_state_channel(k) and k in row.available}
@@ -275,10 +289,19 @@ class LangGraphReader(ABC):
         return engine_writes(rows, summary.sends if summary else ())
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
-             checkpoint_ns: str = "") -> Iterator[Checkpoint]:
+             checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
+        """Checkpoints newest first; `on_unreadable` as in `list_headers` (a checkpoint
+        whose values cannot be decoded is told there too)."""
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
-        for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns):
-            found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
+        for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns,
+                                   on_unreadable=on_unreadable):
+            try:
+                found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
+            except CheckpointDecodeError as e:
+                if on_unreadable is None:
+                    raise
+                on_unreadable(h.id, str(e))
+                continue
             if found is not None:
                 yield found
 

@@ -122,20 +122,28 @@ class LangGraphPostgresReader(LangGraphReader):
                            (thread_id, ns))
         return rows[0][0] if rows else None
 
-    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool,
+              bad: dict[str, str] | None = None) -> dict[str, Row]:
         sql = ("SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints"
                " WHERE thread_id = %s AND checkpoint_ns = %s")
         found = self._query(sql, (thread_id, ns)) if ids is None else self._query(
             sql + " AND checkpoint_id = ANY(%s)", (thread_id, ns, ids))
         pairs: dict[tuple[str, str], None] = {}
-        for cid, _, cp, _ in found:
+        records = []
+        for cid, parent, cp, meta in found:
             versions = cp.get("channel_versions") if isinstance(cp, dict) else None
             if not isinstance(cp, dict) or not isinstance(versions, dict):
-                raise CheckpointDecodeError(f"{self.describe()}, checkpoint {str(cid)[:60]!r}: it is not a checkpoint record")
+                if bad is None:
+                    raise CheckpointDecodeError(
+                        f"{self.describe()}, checkpoint {str(cid)[:60]!r}: it is not a checkpoint record")
+                bad[str(cid)] = "it is not a checkpoint record"
+                continue
+            records.append((cid, parent, cp, meta))
             for ch, ver in versions.items():
                 if full or _is_trigger(ch):
                     pairs[(ch, str(ver))] = None
         blobs: dict[tuple[str, str], Any] = {}
+        broken: dict[tuple[str, str], str] = {}  # (channel, version) -> why it cannot be read
         if pairs:
             keys = list(pairs)
             for ch, ver, kind, size, blob in self._query(
@@ -146,24 +154,22 @@ class LangGraphPostgresReader(LangGraphReader):
             ):
                 if kind == "empty":
                     continue
-                if size is not None and size > self.max_bytes:
-                    raise CheckpointDecodeError(
-                        f"{self.describe()}: channel `{ch}` takes {size / _MB:.1f} MB, over the "
-                        f"{self.max_bytes / _MB:.0f} MB limit; it was not loaded"
-                    )
                 try:
-                    if full:
-                        value = decode_typed(kind, blob)
-                    elif kind == "msgpack":
-                        value = decode_for_listing(bytes(blob))
-                    else:
-                        value = None if kind in ("null", "json", "bytes", "bytearray") else decode_typed(kind, blob)
+                    value = self._blob(ch, ver, kind, size, blob, full)
                 except CheckpointDecodeError as e:
-                    raise CheckpointDecodeError(f"{self.describe()}, channel `{ch}` version {ver[:40]!r}: {e}") from None
+                    if bad is None:
+                        raise
+                    broken[(ch, ver)] = str(e)
+                    continue
                 if value is not EMPTY:
                     blobs[(ch, ver)] = value
         out: dict[str, Row] = {}
-        for cid, parent, cp, meta in found:
+        for cid, parent, cp, meta in records:
+            why = next((broken[(ch, str(v))] for ch, v in cp["channel_versions"].items() if (ch, str(v)) in broken),
+                       None)
+            if why is not None and bad is not None:  # a blob it names cannot be read
+                bad[str(cid)] = why
+                continue
             inline = cp.get("channel_values")
             values = dict(inline) if isinstance(inline, dict) else {}
             for ch, ver in cp["channel_versions"].items():
@@ -175,6 +181,22 @@ class LangGraphPostgresReader(LangGraphReader):
             out[cid] = Row(id=cid, parent_id=parent, checkpoint=record, available=frozenset(values),
                            metadata=meta if isinstance(meta, dict) else {})
         return out
+
+    def _blob(self, ch: str, ver: str, kind: Any, size: Any, blob: Any, full: bool) -> Any:
+        """One channel value of checkpoint_blobs, decoded (code-free), or CheckpointDecodeError."""
+        if size is not None and size > self.max_bytes:
+            raise CheckpointDecodeError(
+                f"{self.describe()}: channel `{ch}` takes {size / _MB:.1f} MB, over the "
+                f"{self.max_bytes / _MB:.0f} MB limit; it was not loaded"
+            )
+        try:
+            if full:
+                return decode_typed(kind, blob)
+            if kind == "msgpack":
+                return decode_for_listing(bytes(blob))
+            return None if kind in ("null", "json", "bytes", "bytearray") else decode_typed(kind, blob)
+        except CheckpointDecodeError as e:
+            raise CheckpointDecodeError(f"{self.describe()}, channel `{ch}` version {ver[:40]!r}: {e}") from None
 
     def _write_paths(self, thread_id: str, ns: str, ids: list[str] | None) -> dict[str, list[tuple[str, str, str]]]:
         sql = (f"SELECT checkpoint_id, task_id, {self._path_col}, channel FROM checkpoint_writes"

@@ -159,7 +159,8 @@ class LangGraphSqliteReader(LangGraphReader):
                            (thread_id, ns))
         return rows[0][0] if rows and isinstance(rows[0][0], str) else None
 
-    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool) -> dict[str, Row]:
+    def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool,
+              bad: dict[str, str] | None = None) -> dict[str, Row]:
         out: dict[str, Row] = {}
         sql = ("SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM checkpoints"
                " WHERE thread_id = ? AND checkpoint_ns = ?")
@@ -183,7 +184,9 @@ class LangGraphSqliteReader(LangGraphReader):
                     available = frozenset(values) if isinstance(values, dict) else frozenset()
                     out[cid] = Row(id=cid, parent_id=parent, checkpoint=cp, available=available, metadata=_metadata(meta))
                 except CheckpointDecodeError as e:
-                    raise CheckpointDecodeError(f"`{self.path}`, checkpoint {str(cid)[:60]!r}: {e}") from None
+                    if bad is None:
+                        raise CheckpointDecodeError(f"`{self.path}`, checkpoint {str(cid)[:60]!r}: {e}") from None
+                    bad[str(cid)] = str(e)
         return out
 
     def _write_paths(self, thread_id: str, ns: str, ids: list[str] | None) -> dict[str, list[tuple[str, str, str]]]:

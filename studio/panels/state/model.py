@@ -166,15 +166,18 @@ class StateModel(QAbstractItemModel):
     def __init__(self) -> None:
         super().__init__()
         self._values: Mapping[str, Any] = {}
+        self._notes: Mapping[str, str] = {}
         self._root = _Row("", {}, None, 0)
         self._query = ""
         self.matches = 0
         self.skipped = False
 
     # -- data in -----------------------------------------------------------------------
-    def set_values(self, values: Mapping[str, Any]) -> None:
+    def set_values(self, values: Mapping[str, Any], notes: Mapping[str, str] | None = None) -> None:
+        """`notes`: a word on some top-level keys (a key "not checkpointed"), shown with its type."""
         self.beginResetModel()
         self._values = values
+        self._notes = notes or {}
         self._root = self._make_root()
         self.endResetModel()
 
@@ -295,10 +298,13 @@ class StateModel(QAbstractItemModel):
                 return f"from {preview(chunk.entries[chunk.lo][1], 100)}"
             if col == 1:
                 return preview(value, 160)
-            return type_label(value)
+            note = self._notes.get(node.label) if node.parent is self._root else None
+            return f"{type_label(value)} · {note}" if note else type_label(value)
         if role == BadgeRole and col == 1 and not node.chunk and is_message(value):
             m = as_message(value)
             return m.role, role_kind(m.role)
+        if role == _TOOLTIP and col == 2 and node.parent is self._root and node.label in self._notes:
+            return f"`{node.label}`: {self._notes[node.label]}"
         if role == _TOOLTIP and col == 1 and not node.chunk:
             if isinstance(value, str):
                 return value[:_TOOLTIP_CHARS] + ("…" if len(value) > _TOOLTIP_CHARS else "")

@@ -174,11 +174,13 @@ class StatePanel(QWidget):
         layout.addWidget(splitter, 1)
 
     # -- public ------------------------------------------------------------------------
-    def set_state(self, values: Mapping[str, Any], *, title: str = "", read_only: bool = True) -> None:
+    def set_state(self, values: Mapping[str, Any], *, title: str = "", read_only: bool = True,
+                  notes: Mapping[str, str] | None = None) -> None:
+        """`notes`: a word shown beside some keys' type (a key "not checkpointed")."""
         selected = self.model.path_of(self.tree.currentIndex()) if self.tree.currentIndex().isValid() else None
         self.title.setText(title or "State")
         self.edit_button.setEnabled(not read_only)
-        self.model.set_values(values)
+        self.model.set_values(values, notes)
         self._after_reset(selected)
         self.tree.executeDelayedItemsLayout()  # lay out now: the next paint is the only one
 
