@@ -36,7 +36,7 @@ from .data import (
     PlannedTask,
     ThreadInfo,
 )
-from .ids import NS_SEP, new_checkpoint_id, new_task_id, now_iso, ns_thread_key, split_thread_key
+from .ids import NS_SEP, uuid6, new_checkpoint_id, new_task_id, now_iso, ns_thread_key, split_thread_key
 from .langgraph_api import LangGraphSaverAPI
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "BaseCheckpointSaver",
     "first_child",
     "scan_first_child",
+    "uuid6",
     "new_checkpoint_id",
     "new_task_id",
     "now_iso",

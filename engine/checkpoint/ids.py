@@ -9,12 +9,15 @@ source, not the functions, works however a module imported them.
 from __future__ import annotations
 
 import os
+import secrets
+import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
-__all__ = ["new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "CountingIds", "deterministic_ids",
+__all__ = ["uuid6", "new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "CountingIds", "deterministic_ids",
            "NS_SEP", "ns_thread_key", "split_thread_key"]
 
 _PROCESS_TAG = os.urandom(3).hex()
@@ -34,6 +37,31 @@ def _system_checkpoint_id() -> str:
     else:
         _last_ms, _seq = ms, 0
     return f"{ms:012x}-{_seq:06x}-{_PROCESS_TAG}"
+
+
+_GREGORIAN_OFFSET = 0x01B21DD213814000
+"""100-ns intervals from the Gregorian epoch (1582-10-15) to the Unix epoch (RFC 9562)."""
+_uuid6_last = 0
+_uuid6_lock = threading.Lock()
+
+
+def uuid6(node: int | None = None, clock_seq: int | None = None) -> uuid.UUID:
+    """A version 6 UUID (RFC 9562): the time in 100-ns steps from the Gregorian epoch,
+    most significant bits first, so the UUIDs of one process sort in the order they were
+    made (a time not after the last one made takes the last one plus one). `node` (48
+    bits) and `clock_seq` (14 bits; only its low bits count) are random when not given.
+    What LangGraph's savers name checkpoints with (`langgraph.checkpoint.base.id`)."""
+    global _uuid6_last
+    with _uuid6_lock:
+        stamp = time.time_ns() // 100 + _GREGORIAN_OFFSET
+        if stamp <= _uuid6_last:
+            stamp = _uuid6_last + 1
+        _uuid6_last = stamp
+    seq = (secrets.randbits(14) if clock_seq is None else clock_seq) & 0x3FFF
+    node = (secrets.randbits(48) if node is None else node) & 0xFFFFFFFFFFFF
+    stamp &= (1 << 60) - 1
+    value = (stamp >> 12) << 80 | 0x6 << 76 | (stamp & 0xFFF) << 64 | 0b10 << 62 | seq << 48 | node
+    return uuid.UUID(int=value)
 
 
 _iso_second = -1
