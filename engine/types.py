@@ -168,3 +168,8 @@ class RetryPolicy:
 
         wait = min(self.max_interval, self.initial_interval * self.backoff_factor ** (attempt - 1))
         return wait + (random.uniform(0, 1) if self.jitter else 0.0)
+
+# a node's trace: `add_node(..., trace_policy=TracePolicy(...))` (engine/trace_policy.py)
+from .trace_policy import TracePolicy, omit_payload  # noqa: E402
+
+__all__ += ["TracePolicy", "omit_payload"]

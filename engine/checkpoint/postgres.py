@@ -1,16 +1,14 @@
 """`PostgresSaver`: checkpoints in a PostgreSQL database, for runs spread over processes
-and machines. Built on psycopg 3 and a psycopg_pool connection pool.
-
+and machines (psycopg 3, a psycopg_pool pool; many checkpoints read by pages: postgres_history).
 One statement, hence one transaction, per superstep: the checkpoint row and its changed
 values go in together (a data-modifying CTE), so a crash leaves either all of it or none.
-Under durability="async", when the run's writer falls behind, the saves waiting in its
-queue go in one transaction, sent as one pipeline (`engine_save_many`): every checkpoint
-is still stored, in order. Values are the serializer's bytes (never pickles). An appended list is stored as its new items naming the version it
+Under durability="async", when the run's writer falls behind, the saves waiting in its queue go in one transaction, sent
+as one pipeline (`engine_save_many`): every checkpoint is still stored, in order. Values are the serializer's bytes (never pickles). An appended list is stored as its new items naming the version it
 extends, the same segment storage as the SQLite store, so size grows with what changed.
 
-The saver remembers what it stored for the last checkpoints it wrote, so a put usually
-reads nothing back; another process writing the same database is always safe (ids are
-unique per thread, the order of puts is the database's sequence).
+The saver remembers what it stored for the last checkpoints it wrote, so a put usually reads
+nothing back; another process writing the same database is always safe (ids are unique per
+thread, the order of puts is the database's sequence).
 """
 from __future__ import annotations
 
@@ -38,6 +36,7 @@ from .records import (
     too_big_error,
 )
 from .jobs import PutJob, SaveJob, WritesJob, save_each
+from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
@@ -113,12 +112,16 @@ def _pipelines() -> bool:
 _PIPELINES: bool | None = None
 
 
-class PostgresSaver(BaseCheckpointSaver):
+class PostgresSaver(PageReads, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL; safe to share between threads and processes.
 
     `PostgresSaver("postgresql://user:pw@host:5432/db")`. Creates its `retrograph_*`
     tables on first use. History is listed in the order checkpoints were put, newest
     first; `before` names a checkpoint of the thread (an unknown one lists nothing)."""
+
+    _row_of = staticmethod(lambda raw: _Row(*raw))  # what PageReads builds its rows with
+    _part_of, _versions_of = staticmethod(lambda raw: _Part._make(raw)), staticmethod(lambda d: _parse_versions(d))
+    _max_chain = _MAX_CHAIN
 
     def __init__(
         self,
@@ -486,10 +489,7 @@ class PostgresSaver(BaseCheckpointSaver):
             bound, left = _Row(*rows[-1]).seq, (left - len(rows) if left > 0 else left)
 
     def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
-        for row in self._pages(thread_id, before, limit, size=25):
-            found = self.get(thread_id, row.id)
-            if found is not None:
-                yield found
+        return self._listing(thread_id, (row.id for row in self._pages(thread_id, before, limit, size=100)))
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[CheckpointHeader]:
         for row in self._pages(thread_id, before, limit):

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import CheckpointError, NotARetrographDatabase
+from ..errors import CheckpointDecodeError, CheckpointError, NotARetrographDatabase
 from .base import BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo, ns_thread_key
 from .postgres_schema import connect_error, has_retrograph_tables, is_postgres_url, safe_url
 
@@ -87,6 +87,25 @@ class OwnStore:
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
         return self.saver.pending_writes(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
+
+    def get_many(self, thread_id: str, ids: list[str], *, checkpoint_ns: str = "") -> dict[str, Any]:
+        """Checkpoints `ids` with their values (one that cannot be decoded: its
+        CheckpointDecodeError), read together where the saver can (PostgreSQL: two
+        queries a page), else one by one."""
+        key = ns_thread_key(thread_id, checkpoint_ns)
+        many = getattr(self.saver, "get_many", None)
+        if callable(many):
+            return dict(many(key, ids))
+        out: dict[str, Any] = {}
+        for cid in ids:
+            try:
+                found = self.saver.get(key, cid)
+            except CheckpointDecodeError as e:
+                out[cid] = e
+                continue
+            if found is not None:
+                out[cid] = found
+        return out
 
     def close(self) -> None:
         self.saver.close()

@@ -67,6 +67,8 @@ the few private names the agent libraries import (RunnableCallable, patch_config
 DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
+    "typing": ("engine.compat.typing_names",),
+    "constants": ("engine.constants", "engine", "engine.compat.constant_names"),
     "graph.message": ("engine.messages", "engine.graph", "engine"),
     "graph.state": ("engine.graph", "engine"),
     "config": ("engine.config", "engine.runtime", "engine"),
@@ -94,7 +96,8 @@ STREAM_MODULES: dict[str, tuple[str, ...]] = {
     "stream": ("engine.streaming",),
     "stream.run_stream": ("engine.streaming.run_stream", "engine.streaming"),
     "stream.stream_channel": ("engine.streaming.channel", "engine.streaming"),
-    "stream.transformers": ("engine.streaming.builtin", "engine.streaming.subgraphs", "engine.streaming"),
+    "stream.transformers": ("engine.streaming.builtin", "engine.streaming.subgraphs", "engine.streaming",
+                            "engine.compat.agent_stream_names"),
 }
 PUBLIC = PUBLIC | frozenset(STREAM_MODULES)
 OVERRIDES.update(STREAM_MODULES)

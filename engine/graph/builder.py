@@ -38,7 +38,7 @@ class NodeSpec:
     error_handler: Any = None
     timeout: Any = None
     trace_policy: Any = None
-    """Accepted for LangGraph code; Retrograph does not trace to LangSmith."""
+    """What the node's own callback (trace) run records of its input and output (a TracePolicy)."""
 
     @property
     def is_subgraph(self) -> bool:

@@ -210,10 +210,17 @@ class CompiledStateGraph:
         tracer = run.tracer
         if tracer is not None:
             tracer.ended_by_driver = True
+        lifecycle = None
+        if tracer is not None:  # only a call with callbacks can have GraphCallbackHandlers
+            from ..callbacks import GraphLifecycle
+
+            lifecycle = GraphLifecycle.attach(run, run.config)
         try:
             async with aclosing(drive(run, None, collector)) as chunks:  # closed at once when we are
                 async for chunk in chunks:
                     yield chunk
+            if lifecycle is not None:  # GraphCallbackHandlers' on_interrupt / on_resume
+                await lifecycle.flush()
             if run.status == "failed" and run.error is not None:
                 raise run.error
         except BaseException as exc:

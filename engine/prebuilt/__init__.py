@@ -23,10 +23,12 @@ from .tool_call import (
     ToolCallWrapper,
     msg_content_output,
 )
+from .tool_call_stream import ToolCallStream, ToolCallTransformer
 from .tool_node import ToolInvocationError, ToolNode, tools_condition
 from .validation import ValidationNode
 
 __all__ = ["ToolNode", "tools_condition", "create_react_agent", "AgentState", "InjectedState",
            "InjectedStore", "InjectedToolCallId", "ToolInvocationError", "ToolRuntime", "ToolCallRequest",
            "ToolCallWrapper", "AsyncToolCallWrapper", "ToolCallWithContext", "msg_content_output",
-           "RunnableCallable", "RunnableLike", "ValidationNode", "AgentStatePydantic", "StructuredResponse"]
+           "RunnableCallable", "RunnableLike", "ValidationNode", "AgentStatePydantic", "StructuredResponse",
+           "ToolCallStream", "ToolCallTransformer"]

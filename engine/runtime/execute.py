@@ -382,11 +382,50 @@ async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any,
         return await runner.call_async(state, ctx.config, ctx.writer)
     if run.inline_sync and len(run.plan) == 1:
         return runner.call_sync(state, ctx.config, ctx.writer)
+    if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
+        return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
     # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
-    output = await asyncio.wrap_future(
-        WORKERS.submit(context.run, carried, runner.call_sync, state, ctx.config, ctx.writer))
+    output, took = await asyncio.wrap_future(
+        WORKERS.submit(context.run, _timed, runner.call_sync, state, ctx.config, ctx.writer))
     if type(output) is Exited:  # the node's sys.exit() & co, raised here as a plain raise
+        raise output.exc
+    if len(run.plan) == 1 and _may_inline(run, runner, task):
+        runner.quick = took < QUICK_S
+    return output
+
+
+def _timed(fn: Any, *args: Any) -> tuple[Any, float]:
+    """`carried(fn, *args)` and the seconds the call itself took (not the thread hop)."""
+    started = time.perf_counter()
+    output = carried(fn, *args)
+    return output, time.perf_counter() - started
+
+
+QUICK_S = 0.002
+"""A sync node of a one-task superstep of the async API that took less than this on a
+worker thread runs on the loop next time (as invoke runs it), skipping two thread hops; one
+that then takes over 5x this goes back to the workers. So the async API costs what invoke
+does per superstep, and the loop is never held longer than the node was seen to take."""
+
+
+def _may_inline(run: Run, runner: NodeRunner, task: PlannedTask) -> bool:
+    # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
+    return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
+            and not hasattr(run.graph, "input_node"))
+
+
+def _call_inline(run: Run, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
+    """A quick sync node on the loop, in a context of its own as on a worker; events from
+    threads it starts (a graph it invokes) are delivered at once, in order, as invoke's are."""
+    started = time.perf_counter()
+    run.__dict__["inline_call"] = True
+    try:
+        output = contextvars.copy_context().run(carried, runner.call_sync, state, ctx.config, ctx.writer)
+    finally:
+        run.__dict__["inline_call"] = False
+    runner.quick = time.perf_counter() - started < QUICK_S * 5
+    if type(output) is Exited:
         raise output.exc
     return output
 

@@ -176,7 +176,8 @@ class Run(RunStart, RunCommit):
         if self.config.get("callbacks"):
             from .tracing import GraphTrace
 
-            self.tracer = GraphTrace(self.config, graph.name, ())
+            self.tracer = GraphTrace(self.config, graph.name, (), {
+                name: spec.trace_policy for name, spec in graph.builder.nodes.items() if spec.trace_policy})
         self.store = graph.store if graph.store is not None or outer is None else outer.store
         if seeded is not None and getattr(seeded, "store", None) is not None:
             self.store = seeded.store
@@ -391,7 +392,7 @@ class Run(RunStart, RunCommit):
         loop = self._loop
         if loop is None or threading.get_ident() == self._loop_thread or loop.is_closed():
             self._emit(event)
-        elif self.inline_sync and len(self.plan) == 1:
+        elif (self.inline_sync or self.__dict__.get("inline_call")) and len(self.plan) == 1:
             if self._forward_lock is None:
                 self._forward_lock = threading.Lock()
             with self._forward_lock:  # the parent's loop is blocked in this node: deliver now, in order

@@ -213,12 +213,15 @@ class NodeRunner:
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
         "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call", "config_kw",
+        "quick",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
                  joins: Sequence[str], retry: Any = None, cache_policy: Any = None, timeout: Any = None, input_view: Any = None,
                  error_handler: str | None = None) -> None:
         self.name = name
+        self.quick = False
+        """A sync node seen to be quick: the async API runs it on the loop (execute.call_node)."""
         self.error_handler = error_handler
         """The name of the runner that handles this node's errors, or None."""
         self.handles_errors = False

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..trace_policy import traced_value
 from ..constants import PULL_PATH, PUSH_PATH, START
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ def _manager_with(manager: Any, handlers: Sequence[Any]) -> Any:
 class GraphTrace:
     """The callback run of one graph run, and a child run per task."""
 
-    def __init__(self, config: dict[str, Any], name: str, namespace: tuple[str, ...]) -> None:
+    def __init__(self, config: dict[str, Any], name: str, namespace: tuple[str, ...],
+                 policies: Mapping[str, Any] | None = None) -> None:
         from langchain_core.runnables.config import get_callback_manager_for_config, var_child_runnable_config
 
         self._for_config = get_callback_manager_for_config
@@ -88,6 +90,8 @@ class GraphTrace:
         self.root_id = config.pop("run_id", None)
         self.config = config
         self.namespace = namespace
+        self.policies = policies or {}
+        """Node name -> its TracePolicy: what the node's own run records (engine/trace_policy.py)."""
         self.manager: Any = None
         self.tasks: dict[str, Any] = {}
         self.ended_by_driver = False
@@ -131,7 +135,8 @@ class GraphTrace:
             if isinstance(value, (str, int, float, bool)) and value != "":
                 metadata[key] = value
         parent = {**self.config, "callbacks": self.manager.get_child(f"graph:step:{step}"), "metadata": metadata}
-        run = self._for_config(parent).on_chain_start(None, state, name=task.name)
+        recorded = traced_value(self.policies.get(task.name), "process_inputs", state, task.name)
+        run = self._for_config(parent).on_chain_start(None, recorded, name=task.name)
         self.tasks[task.id] = run
         configurable = {**(self.config.get("configurable") or {}), "checkpoint_ns": checkpoint_ns}
         # the node body is the first step of the task's run, as in LangGraph (tag seq:step:1)
@@ -149,7 +154,7 @@ class GraphTrace:
             if tap is not None:
                 for _ in tap(run.run_id, iter([output])):
                     pass
-        run.on_chain_end(output)
+        run.on_chain_end(traced_value(self.policies.get(task.name), "process_outputs", output, task.name))
 
 
 _HANDLER_CLASS: Any = None

@@ -70,7 +70,9 @@ class EventMux:
         made.sort(key=lambda t: not getattr(t, "before_builtins", False))  # stable: pre-lane first
         if not is_async:
             for t in made:
-                if getattr(t, "requires_async", False) or overrides(t, "aprocess"):
+                # `supports_sync`: its aprocess is an async twin of a process that works alone
+                if getattr(t, "requires_async", False) or (overrides(t, "aprocess")
+                                                           and not getattr(t, "supports_sync", False)):
                     raise RuntimeError(f"{type(t).__name__} requires an async run: use "
                                        "astream_events(version='v3') instead of stream_events")
         self._transformers = made

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import json
 import sys
 from collections.abc import Iterator, Sequence
@@ -58,6 +59,10 @@ def _line(out: TextIO, obj: Any, as_json: bool) -> None:
         out.write("      " + json.dumps(obj["values"], ensure_ascii=False) + "\n")
 
 
+_PAGE = 200
+"""Checkpoints whose values `history --values` reads together."""
+
+
 def _records(store: Any, thread_id: str, values: bool, unreadable: Any) -> Iterator[dict[str, Any]]:
     """Every namespace's checkpoints, merged newest first by time (each list is already).
     A checkpoint whose row cannot be decoded is skipped and told to `unreadable(id, ns, reason)`."""
@@ -70,19 +75,32 @@ def _records(store: Any, thread_id: str, values: bool, unreadable: Any) -> Itera
             yield h.created_at, ns, h
 
     streams = [stream(ns) for ns in store.namespaces(thread_id)]
-    for created_at, ns, h in heapq.merge(*streams, key=lambda t: t[0], reverse=True):
-        obj: dict[str, Any] = {
-            "checkpoint_id": h.id, "parent_id": h.parent_id, "step": h.step, "source": h.source,
-            "next": list(h.next), "checkpoint_ns": ns, "created_at": created_at,
-        }
-        if values:
-            try:
-                found = store.get(thread_id, h.id, checkpoint_ns=ns)
-            except CheckpointDecodeError as e:
-                unreadable(h.id, ns, str(e))
-                continue
-            obj["values"] = jsonable(dict(found.values)) if found is not None else None
-        yield obj
+    merged = heapq.merge(*streams, key=lambda t: t[0], reverse=True)
+    many = getattr(store, "get_many", None) if values else None
+    while True:
+        page = list(itertools.islice(merged, _PAGE))
+        if not page:
+            return
+        states: dict[tuple[str, str], Any] = {}
+        if callable(many):  # a page of values in a few queries, not one or two per checkpoint
+            for ns in dict.fromkeys(ns for _, ns, _ in page):
+                got = many(thread_id, [h.id for _, n, h in page if n == ns], checkpoint_ns=ns)
+                states.update(((ns, cid), c) for cid, c in got.items())
+        for created_at, ns, h in page:
+            obj: dict[str, Any] = {
+                "checkpoint_id": h.id, "parent_id": h.parent_id, "step": h.step, "source": h.source,
+                "next": list(h.next), "checkpoint_ns": ns, "created_at": created_at,
+            }
+            if values:
+                try:
+                    found = states.get((ns, h.id)) if callable(many) else store.get(thread_id, h.id, checkpoint_ns=ns)
+                    if isinstance(found, CheckpointDecodeError):
+                        raise found
+                except CheckpointDecodeError as e:
+                    unreadable(h.id, ns, str(e))
+                    continue
+                obj["values"] = jsonable(dict(found.values)) if found is not None else None
+            yield obj
 
 
 def cmd_history(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
