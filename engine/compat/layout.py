@@ -102,6 +102,18 @@ STREAM_MODULES: dict[str, tuple[str, ...]] = {
 PUBLIC = PUBLIC | frozenset(STREAM_MODULES)
 OVERRIDES.update(STREAM_MODULES)
 
+# -- names libraries import that the engine's own API has no use for (compat/public_names.py) --
+_NAMES = "engine.compat.public_names"
+PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
+    "typing": (_NAMES,),
+    "warnings": (_NAMES,),
+    "types": ("engine.types", _NAMES, "engine"),
+    "errors": ("engine.errors", _NAMES, "engine"),
+    "constants": ("engine.constants", _NAMES, "engine"),
+    "utils.config": ("engine.prebuilt.runnable", "engine.runtime", "engine.runtime.injected", _NAMES),
+}
+OVERRIDES.update(PUBLIC_NAMES)
+
 
 def is_internal(sub: str) -> bool:
     """True for LangGraph's internals and private modules (`langgraph.pregel`, `._x`)."""

@@ -1,0 +1,91 @@
+"""LangGraph public names that libraries import and the engine's own API has no use for:
+`langgraph.typing`'s type variables, `langgraph.warnings`, `langgraph.types.Checkpointer`,
+`langgraph.errors.NodeInterrupt`, the constants `TAG_NOSTREAM`, `TAG_HIDDEN`, `CONF` and
+`langgraph.utils.config` (served through layout.PUBLIC_NAMES)."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, TypeAlias, TypeVar
+
+from ..checkpoint.base import BaseCheckpointSaver
+from ..errors import GraphInterrupt
+from ..types import Interrupt
+
+__all__ = [
+    "StateLike", "StateT", "StateT_co", "StateT_contra", "ContextT", "ContextT_contra", "InputT", "OutputT",
+    "NodeInputT", "NodeInputT_contra",
+    "LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
+    "LangGraphDeprecatedSinceV11",
+    "Checkpointer", "NodeInterrupt", "TAG_NOSTREAM", "TAG_HIDDEN", "CONF",
+]
+
+# -- langgraph.typing ------------------------------------------------------------------
+StateLike: TypeAlias = Any
+"""What a state schema may be: a TypedDict, a dataclass, a Pydantic model."""
+StateT = TypeVar("StateT", bound=StateLike)
+StateT_co = TypeVar("StateT_co", bound=StateLike, covariant=True)
+StateT_contra = TypeVar("StateT_contra", bound=StateLike, contravariant=True)
+ContextT = TypeVar("ContextT", bound=StateLike | None)
+ContextT_contra = TypeVar("ContextT_contra", bound=StateLike | None, contravariant=True)
+InputT = TypeVar("InputT", bound=StateLike)
+OutputT = TypeVar("OutputT", bound=StateLike | None)
+NodeInputT = TypeVar("NodeInputT")
+NodeInputT_contra = TypeVar("NodeInputT_contra", contravariant=True)
+
+
+# -- langgraph.warnings ----------------------------------------------------------------
+class LangGraphDeprecationWarning(DeprecationWarning):
+    """A LangGraph API that is deprecated: `since` and `expected_removal` are (major, minor)."""
+
+    message: str
+    since: tuple[int, int]
+    expected_removal: tuple[int, int]
+
+    def __init__(self, message: str, *args: object, since: tuple[int, int],
+                 expected_removal: tuple[int, int] | None = None) -> None:
+        super().__init__(message, *args)
+        self.message = message.rstrip(".")
+        self.since = since
+        self.expected_removal = expected_removal if expected_removal is not None else (since[0] + 1, 0)
+
+    def __str__(self) -> str:
+        return (f"{self.message}. Deprecated in LangGraph V{self.since[0]}.{self.since[1]} to be removed in "
+                f"V{self.expected_removal[0]}.{self.expected_removal[1]}.")
+
+
+class LangGraphDeprecatedSinceV05(LangGraphDeprecationWarning):
+    def __init__(self, message: str, *args: object) -> None:
+        super().__init__(message, *args, since=(0, 5), expected_removal=(2, 0))
+
+
+class LangGraphDeprecatedSinceV10(LangGraphDeprecationWarning):
+    def __init__(self, message: str, *args: object) -> None:
+        super().__init__(message, *args, since=(1, 0), expected_removal=(2, 0))
+
+
+class LangGraphDeprecatedSinceV11(LangGraphDeprecationWarning):
+    def __init__(self, message: str, *args: object) -> None:
+        super().__init__(message, *args, since=(1, 1), expected_removal=(2, 0))
+
+
+# -- langgraph.types, langgraph.errors, langgraph.constants ------------------------------
+Checkpointer: TypeAlias = None | bool | BaseCheckpointSaver
+"""What `compile(checkpointer=...)` takes: a saver, None (a subgraph inherits its
+parent's), True (a subgraph keeps its own per thread) or False (none)."""
+
+
+class NodeInterrupt(GraphInterrupt):
+    """Deprecated: raised inside a node, it pauses the run on `value` (use `interrupt()`)."""
+
+    def __init__(self, value: Any, id: str | None = None) -> None:  # noqa: A002 - LangGraph's name
+        warnings.warn(LangGraphDeprecatedSinceV10(
+            "NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead"), stacklevel=2)
+        super().__init__([Interrupt(value=value, id=id or "placeholder-id")])
+
+
+TAG_NOSTREAM = "nostream"
+"""A chat model tagged with it sends no tokens to the messages stream."""
+TAG_HIDDEN = "langsmith:hidden"
+"""A run tagged with it is hidden from tracing."""
+CONF = "configurable"
+"""The config key of the configurable values."""
