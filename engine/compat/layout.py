@@ -105,7 +105,6 @@ OVERRIDES.update(STREAM_MODULES)
 # -- names libraries import that the engine's own API has no use for (compat/public_names.py) --
 _NAMES = "engine.compat.public_names"
 PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
-    "typing": (_NAMES,),
     "warnings": (_NAMES,),
     "types": ("engine.types", _NAMES, "engine"),
     "errors": ("engine.errors", _NAMES, "engine"),

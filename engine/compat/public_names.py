@@ -1,37 +1,22 @@
 """LangGraph public names that libraries import and the engine's own API has no use for:
-`langgraph.typing`'s type variables, `langgraph.warnings`, `langgraph.types.Checkpointer`,
+`langgraph.warnings`, `langgraph.types.Checkpointer`,
 `langgraph.errors.NodeInterrupt`, the constants `TAG_NOSTREAM`, `TAG_HIDDEN`, `CONF` and
-`langgraph.utils.config` (served through layout.PUBLIC_NAMES)."""
+`langgraph.utils.config` (served through layout.PUBLIC_NAMES; `langgraph.typing` is
+compat/typing_names.py)."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TypeAlias
 
 from ..checkpoint.base import BaseCheckpointSaver
 from ..errors import GraphInterrupt
 from ..types import Interrupt
 
 __all__ = [
-    "StateLike", "StateT", "StateT_co", "StateT_contra", "ContextT", "ContextT_contra", "InputT", "OutputT",
-    "NodeInputT", "NodeInputT_contra",
     "LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
     "LangGraphDeprecatedSinceV11",
     "Checkpointer", "NodeInterrupt", "TAG_NOSTREAM", "TAG_HIDDEN", "CONF",
 ]
-
-# -- langgraph.typing ------------------------------------------------------------------
-StateLike: TypeAlias = Any
-"""What a state schema may be: a TypedDict, a dataclass, a Pydantic model."""
-StateT = TypeVar("StateT", bound=StateLike)
-StateT_co = TypeVar("StateT_co", bound=StateLike, covariant=True)
-StateT_contra = TypeVar("StateT_contra", bound=StateLike, contravariant=True)
-ContextT = TypeVar("ContextT", bound=StateLike | None)
-ContextT_contra = TypeVar("ContextT_contra", bound=StateLike | None, contravariant=True)
-InputT = TypeVar("InputT", bound=StateLike)
-OutputT = TypeVar("OutputT", bound=StateLike | None)
-NodeInputT = TypeVar("NodeInputT")
-NodeInputT_contra = TypeVar("NodeInputT_contra", contravariant=True)
-
 
 # -- langgraph.warnings ----------------------------------------------------------------
 class LangGraphDeprecationWarning(DeprecationWarning):
