@@ -273,6 +273,7 @@ class CompiledStateGraph:
                 from ..streaming.messages_handler import protocol_messages_handler as messages_handler
             handler = messages_handler(collector.put_message, subgraphs)
             config = add_handler(config, handler)
+        sync_api = _inline_sync
         if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
             # tokens, custom data, a subgraph's steps and an entrypoint's task results go out
             # while the node runs
@@ -280,6 +281,8 @@ class CompiledStateGraph:
             _inline_sync = False
         run = self.new_run(input, config, inline_sync=_inline_sync, interrupt_before=interrupt_before,
                            interrupt_after=interrupt_after, durability=durability, context=context, control=control)
+        if sync_api:
+            run.__dict__["sync_api"] = True
         collector.saves = run.saver is not None
         collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
         if "messages" in collector.modes and run.checkpoint_ns:  # a graph streamed inside a node
@@ -332,6 +335,8 @@ class CompiledStateGraph:
             raise ValueError(f"unknown version {version!r}: use 'v1' or 'v2'")
         run = self.new_run(input, config, inline_sync=_inline_sync, interrupt_before=interrupt_before,
                            interrupt_after=interrupt_after, durability=durability, context=context, control=control)
+        if _inline_sync:
+            run.__dict__["sync_api"] = True
         async for _ in self._drive(run, None):
             pass
         if run.namespace:  # invoked inside a node: an interrupt pauses that node's task

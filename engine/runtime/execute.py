@@ -378,8 +378,10 @@ async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any,
         return start_output(run, task)
     if runner.is_subgraph:
         return await run_subgraph(run, runner.fn, task, state)
-    if runner.is_async:
+    if runner.is_async and not (runner.is_runnable and run.__dict__.get("sync_api")):
         return await runner.call_async(state, ctx.config, ctx.writer)
+    # a Runnable node of a run of the sync API (invoke, stream) is called through its
+    # `invoke`, as LangGraph does: a Runnable with a sync and an async twin runs the sync one
     if run.inline_sync and len(run.plan) == 1:
         return runner.call_sync(state, ctx.config, ctx.writer)
     if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):

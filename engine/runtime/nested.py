@@ -112,6 +112,8 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
                                    fresh=fresh, record=record, replay=replay if saver is not None else None,
                                    parents=parents, gate=gate, control=options.control))
     child.namespace = parent.namespace + (ctx.name,)
+    if parent.__dict__.get("sync_api"):  # a subgraph of an invoke()/stream() run is one too
+        child.__dict__["sync_api"] = True
     for_child = getattr(options.answers, "for_child", None)
     if for_child is not None:  # a recorded replay answers the subgraph's nodes from its records
         child.set_options(answers=for_child(ctx, child))
