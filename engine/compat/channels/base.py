@@ -15,7 +15,7 @@ from typing import Any, Generic, Self, TypeVar
 from ...channels import MISSING, Applied, Channel
 from ...errors import EmptyChannelError
 
-__all__ = ["BaseChannel", "EmptyChannelError", "MISSING", "StatefulChannel", "Value", "Update", "Checkpoint"]
+__all__ = ["BaseChannel", "EmptyChannelError", "MISSING", "StatefulChannel", "ValueChannel", "Value", "Update", "Checkpoint"]
 
 Value = TypeVar("Value")
 Update = TypeVar("Update")
@@ -31,15 +31,22 @@ class BaseChannel(Generic[Value, Update, Checkpoint], ABC):
         self.typ = typ
         self.key = key
 
-    @property
-    @abstractmethod
-    def ValueType(self) -> Any:  # noqa: N802 - LangGraph's name
-        """The type of the value the channel holds."""
+    def __eq__(self, other: object) -> bool:
+        """Channels of one class and the same settings are equal (a subclass with settings
+        compares them too)."""
+        return type(other) is type(self)
+
+    __hash__ = object.__hash__
 
     @property
-    @abstractmethod
+    def ValueType(self) -> Any:  # noqa: N802 - LangGraph's name
+        """The type of the value the channel holds."""
+        return self.typ
+
+    @property
     def UpdateType(self) -> Any:  # noqa: N802 - LangGraph's name
         """The type of one write."""
+        return self.typ
 
     def copy(self) -> BaseChannel[Value, Update, Checkpoint]:
         return self.from_checkpoint(self.checkpoint())
@@ -91,6 +98,24 @@ class BaseChannel(Generic[Value, Update, Checkpoint], ABC):
     def engine_channel(self, key: str) -> Channel:
         """The engine channel of a state key annotated with this channel."""
         return StatefulChannel(key, self)
+
+
+class ValueChannel(BaseChannel[Any, Any, Any]):
+    """A channel that holds one value (MISSING: none yet)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, typ: Any, key: str = "") -> None:
+        super().__init__(typ, key)
+        self.value: Any = MISSING
+
+    def get(self) -> Any:
+        if self.value is MISSING:
+            raise EmptyChannelError()
+        return self.value
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING
 
 
 class StatefulChannel(Channel):

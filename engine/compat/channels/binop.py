@@ -7,24 +7,25 @@ from typing import Any
 
 from ... import channels as core
 from ...channels.reducer import overwrite_value
-from ...errors import EmptyChannelError, InvalidUpdateError
+from ...errors import InvalidUpdateError
 from ...schema import empty_factory
-from .base import MISSING, BaseChannel
+from .base import MISSING, BaseChannel, ValueChannel
 
 __all__ = ["BinaryOperatorAggregate"]
 
 
-class BinaryOperatorAggregate(BaseChannel[Any, Any, Any]):
+class BinaryOperatorAggregate(ValueChannel):
     """A value folded from every write with a binary operator; it starts as `typ()` when
     that can be built. An `Overwrite` write replaces the value."""
 
-    __slots__ = ("value", "operator")
+    __slots__ = ("operator",)
 
     def __init__(self, typ: Any, operator: Callable[[Any, Any], Any]) -> None:
         super().__init__(typ)
         self.operator = operator
         make = empty_factory(typ)
-        self.value: Any = make() if make is not None else MISSING
+        if make is not None:
+            self.value = make()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, BinaryOperatorAggregate) and (
@@ -32,14 +33,6 @@ class BinaryOperatorAggregate(BaseChannel[Any, Any, Any]):
             or getattr(other.operator, "__name__", 1) == getattr(self.operator, "__name__", 2))
 
     __hash__ = BaseChannel.__hash__
-
-    @property
-    def ValueType(self) -> Any:  # noqa: N802
-        return self.typ
-
-    @property
-    def UpdateType(self) -> Any:  # noqa: N802
-        return self.typ
 
     def from_checkpoint(self, checkpoint: Any) -> BinaryOperatorAggregate:
         new = self._clone()
@@ -62,14 +55,6 @@ class BinaryOperatorAggregate(BaseChannel[Any, Any, Any]):
         for v in rest:
             self.value = self.operator(self.value, v)
         return True
-
-    def get(self) -> Any:
-        if self.value is MISSING:
-            raise EmptyChannelError()
-        return self.value
-
-    def is_available(self) -> bool:
-        return self.value is not MISSING
 
     def engine_channel(self, key: str) -> core.Channel:
         return core.ReducerChannel(key, self.operator, empty_factory(self.typ))

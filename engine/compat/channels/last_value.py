@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import channels as core
 from ...errors import EmptyChannelError, InvalidUpdateError
-from .base import MISSING, BaseChannel
+from .base import MISSING, ValueChannel
 
 __all__ = ["LastValue", "LastValueAfterFinish"]
 
@@ -19,27 +19,10 @@ def _one(key: str, values: Sequence[Any]) -> Any:
     return values[-1]
 
 
-class LastValue(BaseChannel[Any, Any, Any]):
+class LastValue(ValueChannel):
     """The last value written; more than one write in a superstep is an error."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, typ: Any, key: str = "") -> None:
-        super().__init__(typ, key)
-        self.value: Any = MISSING
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    __hash__ = BaseChannel.__hash__
-
-    @property
-    def ValueType(self) -> Any:  # noqa: N802
-        return self.typ
-
-    @property
-    def UpdateType(self) -> Any:  # noqa: N802
-        return self.typ
+    __slots__ = ()
 
     def from_checkpoint(self, checkpoint: Any) -> LastValue:
         new = self._clone()
@@ -52,40 +35,18 @@ class LastValue(BaseChannel[Any, Any, Any]):
         self.value = _one(self.key, values)
         return True
 
-    def get(self) -> Any:
-        if self.value is MISSING:
-            raise EmptyChannelError()
-        return self.value
-
-    def is_available(self) -> bool:
-        return self.value is not MISSING
-
     def engine_channel(self, key: str) -> core.Channel:
         return core.LastValue(key)
 
 
-class LastValueAfterFinish(BaseChannel[Any, Any, Any]):
+class LastValueAfterFinish(ValueChannel):
     """The last value written, readable only once the run finished (then consumed)."""
 
-    __slots__ = ("value", "finished")
+    __slots__ = ("finished",)
 
     def __init__(self, typ: Any, key: str = "") -> None:
         super().__init__(typ, key)
-        self.value: Any = MISSING
         self.finished = False
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    __hash__ = BaseChannel.__hash__
-
-    @property
-    def ValueType(self) -> Any:  # noqa: N802
-        return self.typ
-
-    @property
-    def UpdateType(self) -> Any:  # noqa: N802
-        return self.typ
 
     def checkpoint(self) -> Any:
         return MISSING if self.value is MISSING else (self.value, self.finished)

@@ -25,14 +25,6 @@ class NamedBarrierValue(BaseChannel[None, Any, set[Any]]):
 
     __hash__ = BaseChannel.__hash__
 
-    @property
-    def ValueType(self) -> Any:  # noqa: N802
-        return self.typ
-
-    @property
-    def UpdateType(self) -> Any:  # noqa: N802
-        return self.typ
-
     def copy(self) -> Any:
         new = self._clone()
         new.seen = set(self.seen)
@@ -91,10 +83,6 @@ class NamedBarrierValueAfterFinish(NamedBarrierValue):
             seen, new.finished = checkpoint
             new.seen = set(seen)
         return new
-
-    def update(self, values: Sequence[Any]) -> bool:
-        changed = super().update(values)
-        return changed
 
     def finish(self) -> bool:
         if not self.finished and self.seen == self.names:

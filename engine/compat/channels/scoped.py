@@ -6,32 +6,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import channels as core
-from ...errors import EmptyChannelError, InvalidUpdateError
-from .base import MISSING, BaseChannel
+from ...errors import InvalidUpdateError
+from .base import MISSING, BaseChannel, ValueChannel
 
 __all__ = ["EphemeralValue", "AnyValue", "UntrackedValue"]
 
 
-class _Held(BaseChannel[Any, Any, Any]):
-    __slots__ = ("value", "guard")
+class _Held(ValueChannel):
+    __slots__ = ("guard",)
 
     def __init__(self, typ: Any, guard: bool = True) -> None:
         super().__init__(typ)
-        self.value: Any = MISSING
         self.guard = guard
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and getattr(other, "guard", None) == self.guard
 
     __hash__ = BaseChannel.__hash__
-
-    @property
-    def ValueType(self) -> Any:  # noqa: N802
-        return self.typ
-
-    @property
-    def UpdateType(self) -> Any:  # noqa: N802
-        return self.typ
 
     def from_checkpoint(self, checkpoint: Any) -> Any:
         new = self._clone()
@@ -45,14 +36,6 @@ class _Held(BaseChannel[Any, Any, Any]):
                 "Use guard=False if you want to store any one of multiple values."
             )
         return values[-1]
-
-    def get(self) -> Any:
-        if self.value is MISSING:
-            raise EmptyChannelError()
-        return self.value
-
-    def is_available(self) -> bool:
-        return self.value is not MISSING
 
 
 class EphemeralValue(_Held):
@@ -82,9 +65,7 @@ class AnyValue(EphemeralValue):
         super().__init__(typ, guard=False)
         self.key = key
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
+    __eq__ = BaseChannel.__eq__
     __hash__ = BaseChannel.__hash__
 
 
