@@ -18,7 +18,8 @@ from typing import Any
 from .jsontext import parse_json_input
 
 __all__ = ["RunSettings", "CONTEXT_KEY", "CONFIG_KEYS", "DURABILITIES", "parse_context", "check_context", "parse_config",
-           "kept_context", "saved_context", "skeleton", "context_schema_of", "example_of"]
+           "kept_context", "saved_context", "skeleton", "context_schema_of", "example_of", "RunTexts", "run_texts",
+           "read_texts", "context_hint"]
 
 CONTEXT_KEY = "run_context"
 """The checkpoint metadata key that holds the thread's run context (JSON data)."""
@@ -56,7 +57,11 @@ def context_schema_of(graph: Any) -> Any:
 
 
 def _schema_fields(schema: Any) -> tuple[set[str], set[str]] | None:
-    """(all field names, required ones) of a TypedDict context schema; None otherwise."""
+    """(all field names, required ones) of a TypedDict or dataclass context schema; None otherwise."""
+    if dataclasses.is_dataclass(schema):
+        fields = [f for f in dataclasses.fields(schema) if f.init]
+        return ({f.name for f in fields}, {f.name for f in fields if f.default is dataclasses.MISSING
+                                           and f.default_factory is dataclasses.MISSING})
     annotations = getattr(schema, "__annotations__", None)
     required = getattr(schema, "__required_keys__", None)
     if not isinstance(annotations, dict) or required is None:
@@ -87,7 +92,8 @@ def check_context(value: dict[str, Any], graph: Any, flag: str = "--context") ->
             said = "; ".join(p for p in (f"missing {', '.join(missing)}" if missing else "",
                                          f"unknown {', '.join(unknown)}" if unknown else "") if p)
             return None, f"{flag} does not fit {name}: {said} (its keys: {', '.join(sorted(names))})"
-        return value, None
+        if not dataclasses.is_dataclass(schema):
+            return value, None
     from engine.runtime.injected import coerce_context
 
     try:
@@ -171,3 +177,101 @@ def example_of(module: Any, name: str, schema: Mapping[str, Any] | None) -> Any:
         dump = getattr(value, "model_dump", None)
         return dump() if callable(dump) else value
     return skeleton(schema) if schema else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunTexts:
+    """The new-run dialog's three JSON texts and the durability, as the user edits them."""
+
+    input: str = "{}"
+    context: str = ""
+    config: str = "{}"
+    durability: str = ""
+    context_hint: str = ""
+    """What the graph's context_schema asks for ("" without one: the Context box is optional)."""
+
+
+def _text(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _json_schema(get: Any) -> Any:
+    try:
+        return get()
+    except Exception:  # a schema that cannot be described pre-fills nothing
+        return None
+
+
+def context_hint(graph: Any) -> str:
+    schema = _json_schema(getattr(graph, "get_context_jsonschema", lambda: None))
+    if not schema:
+        return ""
+    required = set(schema.get("required") or ())
+    fields = [f"{k}{' (required)' if k in required else ''}" for k in (schema.get("properties") or {})]
+    return f"{schema.get('title') or 'context'}: {', '.join(fields) or 'no fields'}"
+
+
+def _hinted(tp: Any) -> dict[str, Any] | None:
+    """A JSON-schema-like `properties` from a class's type hints, for a schema pydantic cannot
+    describe (typing.TypedDict before Python 3.12)."""
+    import typing
+
+    try:
+        hints = typing.get_type_hints(tp, include_extras=False)
+    except Exception:
+        return None
+    kinds = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object"}
+    return {"properties": {k: {"type": kinds.get(typing.get_origin(v) or v)} for k, v in hints.items()}}
+
+
+def _input_schema(graph: Any) -> Any:
+    schema = _json_schema(getattr(graph, "get_input_jsonschema", dict))
+    if schema is None and getattr(graph, "builder", None) is not None:
+        builder = graph.builder
+        schema = _hinted(getattr(builder, "input_schema", None) or getattr(builder, "state_schema", None))
+    return schema
+
+
+def run_texts(module: Any, graph: Any, input_value: Any, settings: RunSettings) -> RunTexts:
+    """What Ctrl+N starts from: the run's input (else the file's example_input, else the
+    input schema's fields), its context (else example_context, else the context schema's
+    fields) and config."""
+    value = input_value
+    if value is None:
+        value = example_of(module, "example_input", _input_schema(graph))
+    context = settings.context
+    if context is None:
+        context = example_of(module, "example_context",
+                             _json_schema(getattr(graph, "get_context_jsonschema", lambda: None)))
+    return RunTexts(input=_text(value if value is not None else {}),
+                    context="" if context is None else _text(context),
+                    config=_text(dict(settings.config)), durability=settings.durability or "",
+                    context_hint=context_hint(graph))
+
+
+def read_texts(texts: RunTexts, graph: Any) -> tuple[Any, RunSettings | None, str | None]:
+    """(input, settings, None) from the dialog's texts, or (None, None, the first problem)."""
+    value, problem = parse_json_input(texts.input)
+    if problem:
+        return None, None, f"Input: {problem}"
+    if not isinstance(value, dict):
+        return None, None, "Input must be a JSON object (a dict of state keys), e.g. {\"question\": \"hi\"}."
+    context, problem = parse_context(texts.context, graph, "Context")
+    if problem:
+        return None, None, problem
+    if context is None and context_schema_of(graph) is not None:
+        _, missing = check_context({}, graph, "Context")
+        if missing:
+            return None, None, missing
+    config, problem = parse_config(texts.config, "Config")
+    if problem:
+        return None, None, problem
+    durability = texts.durability or None
+    if durability is not None and durability not in DURABILITIES:
+        return None, None, f"Durability {durability!r}: use {', '.join(DURABILITIES)}"
+    return value, RunSettings(context=context, config=config, durability=durability), None
