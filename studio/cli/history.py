@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from studio.core.funcview import entry_value
 from studio.core.jsonable import jsonable
 
 __all__ = ["history_parser", "cmd_history", "jsonable"]
@@ -99,7 +100,7 @@ def _records(store: Any, thread_id: str, values: bool, unreadable: Any) -> Itera
                 except CheckpointDecodeError as e:
                     unreadable(h.id, ns, str(e))
                     continue
-                obj["values"] = jsonable(dict(found.values)) if found is not None else None
+                obj["values"] = jsonable(entry_value(dict(found.values))) if found is not None else None
             yield obj
 
 

@@ -43,6 +43,7 @@ from .records import (
     StepDiff,
     TimelineRow,
 )
+from .funcview import ENTRY_CHANNELS, entry_source, shown_values
 from .safe import safe_int_text, total
 from .valuediff import same
 from .valuefmt import clock
@@ -222,6 +223,14 @@ def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[
     """The exact diff of a committed superstep; `dropped` maps node -> [(key, value)]
     of keys it returned that the schema does not have."""
     edited = getattr(event, "source", "loop") == "update"
+    if event.diffs and {d.key for d in event.diffs} <= ENTRY_CHANNELS:  # an @entrypoint: what it returned
+        end = next((d for d in event.diffs if d.key == "__end__"), None)
+        if end is not None:
+            nodes = tuple(dict.fromkeys(w.node for w in end.writes))
+            return diff_from_values(step=event.step, checkpoint_id=event.checkpoint_id,
+                                    before=shown_values({"__end__": None if end.before is MISSING else end.before}),
+                                    after=shown_values({"__end__": None if end.after is MISSING else end.after}),
+                                    nodes=nodes, source=getattr(event, "source", "loop"))
     rows = [
         DiffRow(key=d.key, reducer=d.reducer, before=plain(d.before),
                 writes=tuple(DiffWrite(node=_edit_label(w.node) if edited else w.node, value=w.value)
@@ -390,7 +399,10 @@ def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET,
     source, file, line = "", None, None
     if fn is not None:
         target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)
-        if is_subgraph(fn):
+        entry = entry_source(compiled, name)
+        if entry is not None:  # an @entrypoint: the user's function and its tasks, not the engine's wrapper
+            source, file, line = entry
+        elif is_subgraph(fn):
             inner = getattr(fn, "node_names", ())
             source = f"# compiled subgraph `{getattr(fn, 'name', name)}` with nodes: {', '.join(inner)}"
         else:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QTimer
 
 from engine.specs import is_subgraph
 from studio.core import convert
+from studio.core.funcview import shown_values
 from studio.core.records import ErrorReport, EventRow, NodeDetails
 from studio.core.state import SessionState, ran_nodes
 
@@ -56,6 +57,7 @@ class Presenter:
     def show_live(self, values: Any, diff: Any, checkpoint_id: str | None) -> None:
         """The head's state and diff, as the run makes them."""
         self.state.viewed_id = None
+        values = shown_values(values)  # an @entrypoint's: what it returned, as get_state() gives
         self.state.values = values
         self.signals.stateChanged.emit(values)
         self.signals.diffChanged.emit(diff)

@@ -17,6 +17,7 @@ from studio.core.stops import interrupt_stop
 from studio.core.driver import PendingInterrupt
 from studio.core.dryrun import run_in_slot
 from studio.core.edits import EditHow, EditPlanner, plan_edit
+from studio.core.funcview import shown_values
 from studio.core.records import Comparison, ErrorReport, GraphMarks
 from studio.core.state import TRAIL, SessionState, ran_nodes, task_counts
 
@@ -56,9 +57,10 @@ class TimeTravel:
         diff = s.diffs.get(ckpt.id)
         if diff is None:
             diff = convert.diff_from_values(
-                step=ckpt.step, checkpoint_id=ckpt.id, before=parent.values if parent is not None else None,
-                after=ckpt.values, nodes=ran, reducers=s.reducers(), source=ckpt.source)
-        values = dict(ckpt.values)
+                step=ckpt.step, checkpoint_id=ckpt.id,
+                before=shown_values(parent.values) if parent is not None else None,
+                after=shown_values(ckpt.values), nodes=ran, reducers=s.reducers(), source=ckpt.source)
+        values = dict(shown_values(ckpt.values))  # an @entrypoint's: what it returned, as get_state() gives
         if live:
             s.viewed_id = None
             s.values = values
