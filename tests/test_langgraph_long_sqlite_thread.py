@@ -88,7 +88,7 @@ def test_the_studio_opens_a_long_thread_reading_its_newest_page(long_file, monke
     with open_store(str(path)) as store:  # what Loading.load_thread reads before the window shows it
         assert {t.thread_id: t.checkpoints for t in store.threads()}[thread["thread_id"]] == CHECKPOINTS
         history, shown, unreadable = _read_history(store, thread["thread_id"], FIRST_PAGE)
-        newest = store.get(thread["thread_id"], shown[-1].id)
+        newest = store.load(thread["thread_id"], shown[-1].id)
         store.pending_writes(thread["thread_id"], shown[-1].id)
     assert len(shown) == FIRST_PAGE and unreadable == []
     assert shown[-1].id == thread["newest_id"] and newest is not None and newest.values == {"n": CHECKPOINTS - 1}

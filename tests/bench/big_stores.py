@@ -95,7 +95,7 @@ if what == "open":
     with open_store(path) as store:
         store.threads()
         _, shown, _ = _read_history(store, thread, FIRST_PAGE)
-        store.get(thread, shown[-1].id)
+        store.load(thread, shown[-1].id)
         store.pending_writes(thread, shown[-1].id)
     count = len(shown)
 else:

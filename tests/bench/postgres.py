@@ -113,7 +113,7 @@ def _open_seconds(target: str, thread_id: str, limit: int | None = FIRST_PAGE) -
             threads = store.threads()
             assert any(t.thread_id == thread_id for t in threads)
             headers = list(store.list_headers(thread_id, limit=limit))
-            store.get(thread_id, headers[0].id)
+            store.load(thread_id, headers[0].id)
             store.pending_writes(thread_id, headers[0].id)
             return len(headers)
 

@@ -267,7 +267,7 @@ class LangGraphReader(ABC):
             ))
         return out
 
-    def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         if checkpoint_id is None:
             checkpoint_id = self._newest(thread_id, checkpoint_ns)
@@ -308,15 +308,15 @@ class LangGraphReader(ABC):
             raise CheckpointDecodeError(f"{self.describe()}, a pending write of `{checkpoint_id}`: {e}") from None
         return engine_writes(rows, summary.sends if summary else ())
 
-    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
-             checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
+    def history(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+                checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
         """Checkpoints newest first; `on_unreadable` as in `list_headers` (a checkpoint
         whose values cannot be decoded is told there too)."""
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns,
                                    on_unreadable=on_unreadable):
             try:
-                found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
+                found = self.load(thread_id, h.id, checkpoint_ns=checkpoint_ns)
             except CheckpointDecodeError as e:
                 if on_unreadable is None:
                     raise
@@ -329,4 +329,4 @@ class LangGraphReader(ABC):
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise PermissionError(f"{self.describe()} is opened read-only: Retrograph never writes to LangGraph's stores")
 
-    put = put_writes = delete_thread = _refuse
+    put = put_writes = save = save_writes = delete_thread = _refuse
