@@ -14,7 +14,7 @@ from engine import END, START, Command, CompiledStateGraph, InMemorySaver, Sqlit
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 NAMES = ["single_llm", "react_agent", "router", "parallel_search", "loop_until_done", "bluetooth",
-         "map_reduce", "approval", "subgraph"]
+         "map_reduce", "approval", "subgraph", "user_memory"]
 
 
 def load(name: str) -> dict[str, Any]:
@@ -46,7 +46,7 @@ def test_example_shape(name: str) -> None:
     assert START in drawing.nx and drawing.to_dot().startswith("digraph")
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n != "approval"])
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("approval", "user_memory")])
 def test_example_main_prints_the_updates_stream(name: str) -> None:
     result = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py")], check=False, capture_output=True, text=True,
                             timeout=60)
@@ -68,8 +68,11 @@ def test_example_recompiles_with_a_sqlite_checkpointer(name: str, tmp_path: Path
     module = load(name)
     graph = module["builder"].compile(checkpointer=SqliteSaver(str(tmp_path / "runs.sqlite")))
     config = {"configurable": {"thread_id": "t"}}
-    out = graph.invoke(module["example_input"], config)
-    if name == "approval":
+    out = graph.invoke(module["example_input"], config, context=module.get("example_context"))
+    if name == "user_memory":
+        out = graph.invoke(Command(resume="likes tea"), config, context=module["example_context"])
+        assert out["answer"].startswith("Hi ada! About you I know: likes tea.")
+    elif name == "approval":
         out = graph.invoke(Command(resume="yes"), config)
         assert out["status"] == "refunded $120.00 to Ada"
     else:
@@ -237,3 +240,24 @@ def test_subgraph_is_drawn_as_a_cluster_with_xray() -> None:
     drawing = load("subgraph")["graph"].get_graph(xray=True)
     assert drawing.nx.nodes["research"]["subgraph_nodes"] == (
         "research:__start__", "research:fetch", "research:extract", "research:__end__")
+
+
+def test_user_memory_remembers_a_user_across_threads_in_its_store() -> None:
+    m = load("user_memory")
+    graph, ctx = m["graph"], {"user_id": "lin", "tone": "formal"}
+    first = {"configurable": {"thread_id": "one"}}
+    paused = graph.invoke(m["example_input"], first, context=ctx)
+    assert paused["__interrupt__"][0].value == {"question": "What should I remember about lin?"}
+    graph.invoke(Command(resume="plays chess"), first, context=ctx)
+    second = {"configurable": {"thread_id": "two"}}
+    graph.invoke(m["example_input"], second, context=ctx)
+    done = graph.invoke(Command(resume=""), second, context=ctx)
+    assert done["answer"] == "Good day, lin. About you I know: plays chess. You asked: what do you know about me?"
+    assert [i.value for i in m["store"].search(("memories", "lin"))] == [{"fact": "plays chess"}]
+
+
+def test_user_memory_main_resumes_in_the_same_process() -> None:
+    result = subprocess.run([sys.executable, str(EXAMPLES / "user_memory.py")], check=False, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Hi ada! About you I know: likes tea." in result.stdout

@@ -1,6 +1,8 @@
 """Errors land in the window's banner, never in a crash; history survives every one of them."""
 from __future__ import annotations
 
+import dataclasses
+
 import sqlite3
 from pathlib import Path
 
@@ -109,15 +111,16 @@ def test_invalid_input_json_shows_a_message_and_keeps_the_text(open_window, qtbo
     assert window.input_text == '{"log": [1, 2}'
     refused = act(qtbot, window, "step")
     assert "No input for a new run" in str(refused)
-    from studio.window.dialogs import InputDialog
+    from studio.window.new_run import NewRunDialog
 
-    dialog = InputDialog(window.input_text, window)
+    texts = dataclasses.replace(window.session.new_run_texts(), input=window.input_text)
+    dialog = NewRunDialog(texts, window.session.read_run_texts, window)
     qtbot.addWidget(dialog)
-    dialog._on_accept()  # the Start button
+    dialog.start_button.click()
     assert not dialog.problem.isHidden() and "line 1, column 14" in dialog.problem.text()
     assert dialog.text == '{"log": [1, 2}'  # nothing lost
     dialog.editor.setPlainText('{"log": ["x"]}')
-    dialog._on_accept()
+    dialog.start_button.click()
     assert dialog.value == {"log": ["x"]}
 
 

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from studio.core.jsonable import jsonable
 from studio.core.jsontext import parse_json_input
+from studio.core.runsettings import DURABILITIES
 
 __all__ = ["parse_args", "parse_json_input", "cmd_run", "cmd_draw", "one_line", "SUBCOMMANDS"]
 
@@ -24,7 +25,8 @@ _USAGE = """\
 retrograph FILE.py[:NAME] [--db FILE] [--thread ID] [--input JSON] [--steps N [--do SCRIPT] --screenshot OUT.png]
        retrograph open DB_OR_URL [--graph FILE.py[:NAME]] [--thread ID]
        retrograph history DB_OR_URL [--thread ID] [--json] [--values]
-       retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
+       retrograph run FILE.py[:NAME] [--input JSON | --resume JSON] [--context JSON] [--config JSON]
+                      [--durability sync|async|exit] [--stream-mode MODE] [--db FILE_OR_URL [--thread ID]]
        retrograph draw FILE.py[:NAME] -o OUT.svg|png|dot|mmd
        retrograph pytest DB --thread T --graph FILE.py [--record NODE,...] -o tests/test_NAME.py
        retrograph export DB --thread T [--branch CHECKPOINT] [--redact KEY,...] [--redact-pattern RE] -o RUN.sqlite
@@ -78,6 +80,15 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", help="the input as JSON (default: the file's example_input)")
     p.add_argument("--resume", metavar="JSON",
                    help="answer the interrupt pending on --thread with this JSON value (instead of --input)")
+    p.add_argument("--context", metavar="JSON",
+                   help="the run context as a JSON object, checked against the graph's context_schema (nodes read "
+                        "it as runtime.context); kept with the thread, so --resume reuses it")
+    p.add_argument("--config", metavar="JSON",
+                   help="the run's config as a JSON object: recursion_limit, tags, metadata, configurable, "
+                        "run_name, max_concurrency")
+    p.add_argument("--durability", choices=DURABILITIES,
+                   help="when checkpoints are written: sync (before the next step), async (while it runs), "
+                        "exit (only when the run stops)")
     p.add_argument("--stream-mode", default="updates",
                    help="values, updates, debug, tasks, checkpoints, custom, messages or events; "
                         "comma-separated for several")
@@ -236,10 +247,14 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         from studio.core.loader import new_thread_id
 
         thread = new_thread_id(loaded.path.stem)
+    from .runconfig import run_call
+
+    call, problem = run_call(args, loaded, graph, thread, err)
+    if call is None:
+        return _fail(err, problem or "bad run settings")
+    if thread and not args.thread:
         print(f"retrograph: thread {thread}", file=err)
-    config: dict[str, Any] = {"configurable": {"thread_id": thread}} if thread else {}
-    if graph.checkpointer is not None:  # keep what each task wrote: replays and `retrograph pytest` use it
-        config["record"] = True
+    config = call.config
     if args.resume is not None:
         try:
             pending = graph.get_state(config).interrupts
@@ -274,7 +289,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         out.flush()
 
     async def drive() -> None:
-        async for mode, chunk in graph.astream(value, config or None, stream_mode=watch):
+        async for mode, chunk in graph.astream(value, config or None, stream_mode=watch, context=call.context,
+                                               durability=call.durability):
             show(mode, chunk)
 
     try:

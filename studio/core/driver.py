@@ -26,6 +26,8 @@ from engine import (
 )
 from engine.specs import is_subgraph
 
+from .runsettings import CONTEXT_KEY, RunSettings, kept_context
+
 __all__ = ["RunDriver", "Refused", "Outcome", "PendingInterrupt", "InnerGate", "Reason"]
 
 Reason = Literal["stepped", "committed", "breakpoint", "paused", "interrupted", "failed", "done", "target", "inside"]
@@ -117,6 +119,8 @@ class RunDriver:
         self.conditions: Any = None
         """Conditional breakpoints (conditions.Conditions), checked by continue_."""
         self._committed: StepCommitted | None = None
+        self.settings = RunSettings()
+        """The context, config and durability of the Runs made from now on (runsettings)."""
 
     # -- what the session sets -------------------------------------------------------
     def set_graph(self, graph: Any) -> None:
@@ -131,6 +135,18 @@ class RunDriver:
     def set_input(self, value: Any) -> None:
         """The input of the next new run."""
         self.input = value
+
+    def context_metadata(self) -> dict[str, Any]:
+        """The checkpoint metadata that keeps the context with the thread, so a restart, a
+        resume and a replay reuse it (its secret-looking keys left out)."""
+        if self.settings.context is None:
+            return {}
+        kept, _ = kept_context(self.settings.context)
+        return {CONTEXT_KEY: kept}
+
+    def set_settings(self, settings: RunSettings) -> None:
+        """The context, config and durability every Run of this thread gets from now on."""
+        self.settings = settings
 
     def open_thread(self, thread_id: str | None) -> None:
         """Drive `thread_id` from its latest checkpoint on."""
@@ -187,16 +203,20 @@ class RunDriver:
         self.run, self._unsubscribe = None, None
 
     def _config(self, *, at_head: bool) -> dict[str, Any]:
-        conf: dict[str, Any] = {"thread_id": self.thread_id}
+        config = dict(self.settings.config)
+        conf: dict[str, Any] = {**dict(config.get("configurable") or {}), "thread_id": self.thread_id}
         if at_head and self.head_id is not None and self.head_id != self.latest_id():
             conf["checkpoint_id"] = self.head_id
-        return {"configurable": conf, "record": True}  # keep each task's writes: recorded replay
+        if self.settings.context is not None:
+            config["metadata"] = {**dict(config.get("metadata") or {}), **self.context_metadata()}
+        return {**config, "configurable": conf, "record": True}  # keep each task's writes: recorded replay
 
     def _failed(self, run: Run) -> bool:
         return run.status == "failed" or any(r.error is not None for r in run.results.values())
 
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
-        run: Run = self.graph.new_run(run_input, config)
+        run: Run = self.graph.new_run(run_input, config, context=self.settings.context,
+                                      durability=self.settings.durability)
         run.set_options(fork_same_step=True)  # a rewound branch goes on at step N+1 (its "fork" copy keeps step N)
         self.run = run
         self._unsubscribe = run.subscribe(self._on_event)

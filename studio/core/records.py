@@ -282,6 +282,12 @@ class ThreadSummary:
     thread_id: str
     checkpoints: int
     updated_at: str
+    foreign_nodes: tuple[str, ...] = ()
+    """Nodes its latest checkpoint names that the open graph lacks: another graph's thread."""
+
+    @property
+    def foreign(self) -> bool:
+        return bool(self.foreign_nodes)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -380,7 +380,9 @@ class DebugTools(QObject):
         async def go() -> None:
             state.driver.drop_run()
             try:
-                result = await areplay(graph, thread, start, record=record, saver=saver)
+                result = await areplay(graph, thread, start, record=record, saver=saver,
+                                       context=state.driver.settings.context,
+                                       metadata=state.driver.context_metadata())
             except ReplayError as e:
                 s.message.emit(f"Replay refused: {e}")
                 raise

@@ -30,6 +30,7 @@ from studio.core.loader import (
     parse_spec,
 )
 from studio.core.records import ErrorReport, ThreadSummary, namespace_owner
+from studio.core.runsettings import RunSettings, example_of, saved_context
 from studio.core.state import SessionState
 from studio.core.store import CheckpointReader, db_target, open_saver
 
@@ -44,6 +45,33 @@ log = logging.getLogger(__name__)
 
 FIRST_PAGE = 1000
 """Checkpoints shown at once when a thread opens; the rest of a long history follows."""
+
+
+OWNER_CHECKS = 500
+"""Threads (newest first) whose latest checkpoint is read to tell whose graph they are."""
+
+
+def _latest_nodes(saver: Any, thread_ids: list[str]) -> dict[str, tuple[str, ...]]:
+    """On the reader's thread: the nodes each thread's latest checkpoint ran or plans next."""
+    out: dict[str, tuple[str, ...]] = {}
+    for thread_id in thread_ids:
+        try:
+            header = next(iter(saver.list_headers(thread_id, limit=1)), None)
+        except Exception:  # an unreadable thread says so when it is opened
+            continue
+        if header is not None:
+            names = (*header.nodes_ran, *header.next)
+            out[thread_id] = tuple(dict.fromkeys(n for n in names if not n.startswith("__")))
+    return out
+
+
+def _alien_nodes(graph: Any, rows: Any) -> list[str]:
+    """The nodes a thread's root checkpoints name that `graph` lacks (none without a graph)."""
+    if graph is None:
+        return []
+    known = set(graph.node_names)
+    seen = dict.fromkeys(n for r in rows if not r.namespace for n in (*r.nodes, *r.next) if not n.startswith("__"))
+    return [n for n in seen if n not in known]
 
 
 def _read_history(saver: Any, thread_id: str, limit: int | None = None,
@@ -119,6 +147,8 @@ class Loading:
         self._history_task: asyncio.Task[Any] | None = None
         self._stuck: asyncio.Task[Any] | None = None
         """The load task waiting on an import whose top-level code has not returned."""
+        self._owners: dict[tuple[str, int], tuple[str, ...]] = {}
+        """(thread, checkpoints) -> the nodes its latest checkpoint names (whose thread it is)."""
         self.poll = QTimer(signals)
         self.poll.setInterval(poll_ms)
         self.poll.timeout.connect(self._on_poll)
@@ -243,6 +273,7 @@ class Loading:
         if not self._open_saver():
             return
         self._install(result)
+        s.driver.set_settings(RunSettings(context=example_of(result.module, "example_context", None)))
         if input is not None:
             s.driver.set_input(input)
         elif example_input and result.example_input is not None:
@@ -294,6 +325,7 @@ class Loading:
         s.driver.set_graph(None)
         s.loaded = None
         s.thread_id = None
+        self._owners.clear()
 
     async def _open_first_thread(self, thread_id: str | None) -> None:
         threads = await self.refresh_threads()
@@ -304,12 +336,26 @@ class Loading:
             self.presenter.emit_status()
 
     async def refresh_threads(self) -> tuple[ThreadSummary, ...]:
-        assert self.state.reader is not None
-        infos = await self.state.reader.threads()
-        views = tuple(ThreadSummary(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at)
-                      for t in infos)
-        self.signals.threadsChanged.emit(views)
-        return views
+        """The database's threads, the open graph's first (newest first in each part); the
+        others name the nodes the open graph lacks."""
+        s = self.state
+        assert s.reader is not None
+        infos = await s.reader.threads()
+        known = frozenset(s.graph.node_names) if s.graph is not None else None
+        named: dict[str, tuple[str, ...]] = {}
+        if known is not None:
+            wanted = [t.thread_id for t in infos[:OWNER_CHECKS] if (t.thread_id, t.checkpoints) not in self._owners]
+            named = await s.reader.call(_latest_nodes, wanted) if wanted else {}
+            self._owners.update({(t.thread_id, t.checkpoints): named[t.thread_id] for t in infos
+                                 if t.thread_id in named})
+        views = []
+        for t in infos:
+            nodes = self._owners.get((t.thread_id, t.checkpoints), ()) if known is not None else ()
+            views.append(ThreadSummary(thread_id=t.thread_id, checkpoints=t.checkpoints, updated_at=t.updated_at,
+                                       foreign_nodes=tuple(n for n in nodes if n not in (known or ()))))
+        ordered = tuple(sorted(views, key=lambda v: v.foreign))  # stable: newest first in each part
+        self.signals.threadsChanged.emit(ordered)
+        return ordered
 
     # -- threads -----------------------------------------------------------------------
     def open_thread(self, thread_id: str) -> None:
@@ -331,6 +377,12 @@ class Loading:
         await self.refresh_threads()
         history, rows, unreadable = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
         s.history = history
+        alien = _alien_nodes(s.graph, rows)
+        if alien:  # another graph's thread: its history is shown, but this code must not run it
+            self._let_go_of_code()
+            self.signals.message.emit(
+                f"Thread {thread_id} was run by another graph ({', '.join(alien[:4])} are not nodes of this one): "
+                "shown read-only. Open its graph file to go on with it.")
         self.signals.timelineReset.emit(history.all_rows())
         if rows:  # a thread recorded earlier: its events, as the history tells them
             self.signals.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
@@ -344,6 +396,7 @@ class Loading:
             self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
         self.signals.headChanged.emit(s.head_id)
         if s.history.latest_id is not None:
+            await self._adopt_context(thread_id)
             await self.travel.show_checkpoint(s.history.latest_id, live=True)
         else:
             s.values = {}
@@ -356,6 +409,33 @@ class Loading:
         p.emit_status()
         if unreadable:
             p.set_error(unreadable_report(unreadable))
+
+    def _let_go_of_code(self) -> None:
+        """Show what follows post-mortem: no graph code runs (Reload brings it back)."""
+        s = self.state
+        s.driver.drop_run()
+        s.graph = None
+        s.driver.set_graph(None)
+        s.loaded = None
+        s.status = "read-only"
+        self.presenter.emit_marks()
+
+    def open_thread_read_only(self, thread_id: str) -> None:
+        """Show `thread_id` post-mortem: its history, without running the open graph's code."""
+        self._let_go_of_code()
+        self.tasks.schedule(self.load_thread(thread_id))
+
+    async def _adopt_context(self, thread_id: str) -> None:
+        """A thread started with a context goes on with it (a restart, a resume, a replay)."""
+        s = self.state
+        assert s.reader is not None
+        try:
+            latest = await s.reader.checkpoint(thread_id)
+        except Exception:  # the history's own read reports an unreadable thread
+            return
+        context = saved_context(getattr(latest, "metadata", None))
+        if context is not None and s.thread_id == thread_id:
+            s.driver.set_settings(dataclasses.replace(s.driver.settings, context=context))
 
     async def _load_full_history(self, thread_id: str) -> None:
         s = self.state
@@ -421,7 +501,7 @@ class Loading:
         row = s.history.get(s.head_id)
         where = f" from step {row.step}" if row is not None else ""
         self.signals.message.emit(f"Reloaded {result.path.name}: F10 or F5 goes on{where}.")
-        if s.thread_id is None:
+        if s.thread_id is None or _alien_nodes(s.graph, s.history.all_rows()):
             await self.load_thread(new_thread_id(result.path.stem))
         p.emit_marks()
         p.emit_status()

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject
 
 from studio.core import convert
 from studio.core.driver import Outcome, Refused
+from studio.core.runsettings import RunSettings, RunTexts, read_texts, run_texts
 from studio.core.history import History
 from studio.core.loader import LoadedGraph, new_thread_id
 from studio.core.records import (
@@ -203,6 +204,10 @@ class Session(SessionSignals):
 
     def open_thread(self, thread_id: str) -> None:
         self.loading.open_thread(thread_id)
+
+    def open_thread_read_only(self, thread_id: str) -> None:
+        """Another graph's thread, post-mortem: its history shown, the open graph's code not run."""
+        self.loading.open_thread_read_only(thread_id)
 
     async def refresh_threads(self) -> tuple[ThreadSummary, ...]:
         return await self.loading.refresh_threads()
@@ -401,10 +406,24 @@ class Session(SessionSignals):
         self.message.emit("Restarted on a new thread with the same input; F10 steps, F5 runs.")
         return True
 
-    def new_run(self, value: Any) -> bool:
-        """Start a fresh thread with `value` as the input."""
+    def new_run(self, value: Any, settings: RunSettings | None = None) -> bool:
+        """Start a fresh thread with `value` as the input (and `settings`: its context,
+        config and durability; None keeps the current ones)."""
         self.set_input(value)
+        if settings is not None:
+            self.state.driver.set_settings(settings)
         return self.restart()
+
+    def new_run_texts(self) -> RunTexts:
+        """What the new-run dialog starts from: this run's input, context and config, else
+        the file's examples, else its schemas' fields."""
+        s = self.state
+        return run_texts(s.loaded.module if s.loaded is not None else None, s.graph, s.driver.input,
+                         s.driver.settings)
+
+    def read_run_texts(self, texts: RunTexts) -> tuple[Any, RunSettings | None, str | None]:
+        """The dialog's texts checked against this graph: (input, settings, None) or a problem."""
+        return read_texts(texts, self.state.graph)
 
     def resume(self, value: Any, interrupt_id: str | None = None) -> bool:
         """Answer the pending interrupt with `value`; the interrupted node runs again."""

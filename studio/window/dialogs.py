@@ -1,76 +1,23 @@
-"""Small dialogs of the window: the JSON input of a new run and the thread picker."""
+"""Small dialogs of the window: the thread picker (the new-run dialog is new_run.py)."""
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
 
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
+    QMessageBox,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.core.jsontext import parse_json_input
 from studio.core.records import ThreadSummary
 
-__all__ = ["InputDialog", "ThreadPicker", "input_text_for"]
-
-
-def input_text_for(value: Any) -> str:
-    """A value as the editable JSON text the dialog starts from."""
-    if value is None:
-        return "{}"
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-class InputDialog(QDialog):
-    """Type a new run's input as JSON; invalid JSON shows why and keeps the text."""
-
-    def __init__(self, text: str, parent: QWidget | None = None, *, title: str = "New run") -> None:
-        super().__init__(parent)
-        self.setWindowTitle(title)
-        self.value: Any = None
-        self.editor = QPlainTextEdit(objectName="inputEditor")
-        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.editor.setPlainText(text)
-        self.problem = QLabel(objectName="inputProblem")
-        self.problem.setWordWrap(True)
-        self.problem.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start")
-        buttons.accepted.connect(self._on_accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("The input of the new run, as JSON (a dict of state keys):"))
-        layout.addWidget(self.editor, 1)
-        layout.addWidget(self.problem)
-        layout.addWidget(buttons)
-        self.resize(520, 360)
-
-    @property
-    def text(self) -> str:
-        return self.editor.toPlainText()
-
-    def _on_accept(self) -> None:
-        value, problem = parse_json_input(self.text)
-        if problem is None and not isinstance(value, dict):
-            problem = "The input must be a JSON object (a dict of state keys), e.g. {\"question\": \"hi\"}."
-        if problem:
-            self.problem.setText(problem)
-            self.problem.show()
-            return
-        self.value = value
-        self.accept()
+__all__ = ["ThreadPicker", "ask_foreign_thread"]
 
 
 class ThreadPicker(QDialog):
@@ -82,9 +29,25 @@ class ThreadPicker(QDialog):
         self.list = QListWidget(objectName="threadList")
         font = QFont(self.list.font())
         self.list.setFont(font)
-        for t in threads:
-            item = QListWidgetItem(f"{t.thread_id}    {t.checkpoints} checkpoints · {t.updated_at[:19]}")
+        self._threads = {t.thread_id: t for t in threads}
+        others = False
+        if current is not None and current not in self._threads:  # its first checkpoints are newer than the list
+            self._threads[current] = ThreadSummary(thread_id=current, checkpoints=0, updated_at="")
+            item = QListWidgetItem(f"{current}    (open now)")
+            item.setData(256, current)
+            self.list.addItem(item)
+            self.list.setCurrentItem(item)
+        for t in threads:  # the open graph's threads come first
+            if t.foreign and not others:
+                others = True
+                header = QListWidgetItem("— other graphs' threads (open read-only) —")
+                header.setFlags(Qt.ItemFlag.NoItemFlags)
+                self.list.addItem(header)
+            mark = f"    ⚠ another graph: {', '.join(t.foreign_nodes[:3])}" if t.foreign else ""
+            item = QListWidgetItem(f"{t.thread_id}    {t.checkpoints} checkpoints · {t.updated_at[:19]}{mark}")
             item.setData(256, t.thread_id)
+            if t.foreign:
+                item.setToolTip(f"Run by another graph: {', '.join(t.foreign_nodes)} are not nodes of the open one")
             self.list.addItem(item)
             if t.thread_id == current:
                 self.list.setCurrentItem(item)
@@ -101,3 +64,23 @@ class ThreadPicker(QDialog):
     def thread_id(self) -> str | None:
         item = self.list.currentItem()
         return item.data(256) if item is not None else None
+
+    @property
+    def chosen(self) -> ThreadSummary | None:
+        return self._threads.get(self.thread_id or "")
+
+
+def ask_foreign_thread(parent: QWidget, thread: ThreadSummary) -> str:
+    """Another graph's thread was picked: "read-only" (post-mortem), "graph" (open its file) or ""."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Another graph's thread",
+                      f"Thread {thread.thread_id} was run by another graph: "
+                      f"{', '.join(thread.foreign_nodes[:6])} are not nodes of the open one, so this code "
+                      "cannot go on with it.", parent=parent)
+    box.setInformativeText("Open it read-only to look at its history, or open the graph file it was run with.")
+    read_only = box.addButton("Open &read-only", QMessageBox.ButtonRole.AcceptRole)
+    graph = box.addButton("Open its &graph file…", QMessageBox.ButtonRole.ActionRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(read_only)
+    box.exec()
+    clicked = box.clickedButton()
+    return "read-only" if clicked is read_only else "graph" if clicked is graph else ""

@@ -7,6 +7,7 @@ above the graph, never in a crash.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 from studio.assets import asset
@@ -19,10 +20,12 @@ from .banner import ErrorBanner
 from .stop_banner import StopBanner
 from .debugging import DebugDock
 from studio.core.jsontext import parse_json_input
-from .dialogs import InputDialog, ThreadPicker, input_text_for
+from .dialogs import ThreadPicker, ask_foreign_thread
+from .new_run import NewRunDialog
 from .docks import Docks, apply_default_sizes, build_docks, fit_to_screen, initial_size, restore_layout, save_layout, size_class
 from studio.core.loader import parse_spec
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
+from studio.core.runsettings import RunTexts
 from studio.session.session import Session
 from .teaching import Teaching
 from .watcher import FileWatcher
@@ -48,7 +51,9 @@ class MainWindow(QMainWindow):
                             | QMainWindow.DockOption.AllowTabbedDocks)
         self.input_text = "{}"
         self._input_kept = False
-        """The input text came from the user (--input or the New run dialog): keep it."""
+        """The input text came from --input: the New run dialog starts from it."""
+        self._run_texts: RunTexts | None = None
+        """What was typed in a New run dialog that was cancelled: the next one starts from it."""
         self._database_title = False
         self.threads: tuple[ThreadSummary, ...] = ()
         self.banner = ErrorBanner(self)
@@ -207,8 +212,7 @@ class MainWindow(QMainWindow):
         if ok:
             if not self._database_title:
                 self.setWindowTitle(f"{path.name} — Retrograph Studio")
-            if not self._input_kept:
-                self.input_text = input_text_for(self.session.input)
+            self._run_texts = None  # another file: its own examples and schemas
         self._on_busy_changed(self.session.busy)
 
     async def when_ready(self, timeout_s: float = 30.0) -> None:
@@ -328,15 +332,18 @@ class MainWindow(QMainWindow):
             self.session.reload()
 
     def _on_new_run(self) -> None:
-        dialog = InputDialog(self.input_text, self)
+        texts = self._run_texts or self.session.new_run_texts()
+        if self._run_texts is None and self._input_kept:
+            texts = dataclasses.replace(texts, input=self.input_text)
+        dialog = NewRunDialog(texts, self.session.read_run_texts, self)
         accepted = dialog.exec() == QDialog.DialogCode.Accepted
-        self.input_text = dialog.text
-        self._input_kept = True
+        self._run_texts = None if accepted else dialog.texts()
+        self.input_text, self._input_kept = dialog.text, not accepted and self._input_kept
         if accepted:
             if self.banner.error is not None and self.banner.error.kind == "input":
                 self.session.clear_error()
                 self.banner.show_error(None)
-            self.session.new_run(dialog.value)
+            self.session.new_run(dialog.value, dialog.settings)
 
     def _on_open_graph(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a graph file", "", "Python files (*.py)")
@@ -352,8 +359,20 @@ class MainWindow(QMainWindow):
 
     def _on_pick_thread(self) -> None:
         dialog = ThreadPicker(self.threads, self.session.thread_id, self)
-        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.thread_id:
+        if dialog.exec() != QDialog.DialogCode.Accepted or not dialog.thread_id:
+            return
+        chosen = dialog.chosen
+        if chosen is None or not chosen.foreign:
             self.session.open_thread(dialog.thread_id)
+            return
+        choice = ask_foreign_thread(self, chosen)
+        if choice == "read-only":
+            self.session.open_thread_read_only(chosen.thread_id)
+        elif choice == "graph":
+            path, _ = QFileDialog.getOpenFileName(self, f"The graph file of {chosen.thread_id}", "",
+                                                  "Python files (*.py)")
+            if path:
+                self.open_graph(path, thread_id=chosen.thread_id)
 
     def _selected_checkpoint(self) -> str | None:
         return self.session.viewed_id or self.session.head_id

@@ -98,7 +98,7 @@ def _report(chunk: dict[str, Any], send: Any, log_path: str) -> None:
         send(("done", payload["id"], _log_size(log_path)))
 
 
-def main(db_path: str, log_path: str, conn: Any, sabotage: bool = False) -> None:
+def main(db_path: str, log_path: str, sabotage: bool, conn: Any) -> None:
     """Entry point in the forked child; never raises (errors go to the parent)."""
     try:
         drive(db_path, log_path, conn.send, sabotage=sabotage)

@@ -47,7 +47,8 @@ from engine import SqliteSaver
 from . import child
 from . import graph_under_test as gut
 
-__all__ = ["HarnessFailure", "Report", "run_harness"]
+__all__ = ["HarnessFailure", "KillPlan", "Launcher", "Report", "check_integrity", "forkserver_context",
+           "run_harness"]
 
 CHILD_TIMEOUT_S = 30.0
 KILLS_PER_TRIAL = (2, 8)
@@ -69,6 +70,8 @@ class KillPlan:
     after_events: int | None
     after_s: float
     extra_s: float = 0.0
+    counts: str | None = None
+    """The kind of report counted towards `after_events` (None: every report)."""
 
     @classmethod
     def draw(cls, rng: random.Random) -> KillPlan:
@@ -120,22 +123,22 @@ class Report:
         )
 
 
-def _context() -> Any:
+def forkserver_context(preload: str = child.__name__) -> Any:
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([child.__name__])
+    ctx.set_forkserver_preload([preload])
     return ctx
 
 
-class _Launcher:
-    """Starts one child, reads its reports, and kills it as planned."""
+class Launcher:
+    """Starts one child (`target(*args, pipe)`), reads its reports, and kills it as planned."""
 
-    def __init__(self, ctx: Any, db: Path | str, log: Path, sabotage: bool) -> None:
-        self.ctx, self.db, self.log, self.sabotage = ctx, db, log, sabotage
+    def __init__(self, ctx: Any, db: Path | str, target: Callable[..., None], args: tuple) -> None:
+        self.ctx, self.db, self.target, self.args = ctx, db, target, args
 
     def launch(self, plan: KillPlan | None, on_message: Callable[[tuple], None]) -> int:
         """Run one child to its end or its kill; returns its exit code (-9 when killed)."""
         reader, writer = self.ctx.Pipe(duplex=False)
-        proc = self.ctx.Process(target=child.main, args=(str(self.db), str(self.log), writer, self.sabotage))
+        proc = self.ctx.Process(target=self.target, args=(*self.args, writer))
         proc.start()
         writer.close()
         started = time.monotonic()
@@ -154,7 +157,8 @@ class _Launcher:
                         proc.join(CHILD_TIMEOUT_S)
                         break
                     on_message(message)
-                    events += 1
+                    if plan is not None and plan.counts in (None, message[0]):
+                        events += 1
                     if plan is not None and plan.after_events == events:
                         if plan.extra_s:
                             time.sleep(plan.extra_s)
@@ -189,6 +193,10 @@ class _Launcher:
             pass
 
 
+def _child_launcher(ctx: Any, db: Path | str, log: Path, sabotage: bool) -> Launcher:
+    return Launcher(ctx, db, child.main, (str(db), str(log), sabotage))
+
+
 def _saver(db: Path | str) -> Any:
     """The store under test: a SQLite file, or a postgresql:// URL (the PostgresSaver)."""
     if isinstance(db, str) and db.startswith("postgresql://"):
@@ -198,9 +206,8 @@ def _saver(db: Path | str) -> Any:
     return SqliteSaver(db)
 
 
-def _check_store(db: Path | str, trial: TrialLog, report: Report, where: str) -> None:
-    """Checks 1 and 2: the store is intact and holds every checkpoint reported committed
-    (a SQLite file passes `PRAGMA integrity_check`; a server keeps its own)."""
+def check_integrity(db: Path | str, where: str) -> None:
+    """A SQLite file must pass `PRAGMA integrity_check` (a server keeps its own)."""
     if isinstance(db, Path):
         conn = sqlite3.connect(db)
         try:
@@ -209,6 +216,12 @@ def _check_store(db: Path | str, trial: TrialLog, report: Report, where: str) ->
             conn.close()
         if result != ["ok"]:
             raise HarnessFailure(f"{where}: PRAGMA integrity_check says {result[:5]}")
+
+
+def _check_store(db: Path | str, trial: TrialLog, report: Report, where: str) -> None:
+    """Checks 1 and 2: the store is intact and holds every checkpoint reported committed
+    (a SQLite file passes `PRAGMA integrity_check`; a server keeps its own)."""
+    check_integrity(db, where)
     report.integrity_checks += 1
     with _saver(db) as saver:
         headers = {h.id: h for h in saver.list_headers(gut.THREAD_ID)}
@@ -298,7 +311,7 @@ def _check_executions(db: Path | str, log: Path, trial: TrialLog, report: Report
     report.allowed_reruns += len(entries) - len(gut.expected_identities()) - interrupt_reruns
 
 
-def _run_trial(launcher: _Launcher, rng: random.Random, kills: int, report: Report,
+def _run_trial(launcher: Launcher, rng: random.Random, kills: int, report: Report,
                where: str) -> TrialLog:
     trial = TrialLog()
 
@@ -349,21 +362,23 @@ def run_harness(kills: int = 200, seed: int | None = None, *, workdir: Path | No
     rng = random.Random(seed)
     report = Report(seed=seed)
     started = time.monotonic()
-    ctx = _context()
+    ctx = forkserver_context()
     with tempfile.TemporaryDirectory(prefix="retrograph-crash-", dir=workdir) as tmp:
         root = Path(tmp)
-        reference = _Launcher(ctx, db("reference"), root / "reference.log", False)
+        ref_log = root / "reference.log"
+        reference = _child_launcher(ctx, db("reference"), ref_log, False)
         ref_trial = _run_trial(reference, rng, 0, report, f"seed {seed}, the uninterrupted run")
         ref_state, ref_next = _final_state(reference.db)
         ref_shape = _history_shape(reference.db)
         if ref_state != gut.expected_final_state() or ref_next:
             raise HarnessFailure(f"the uninterrupted run ended in {ref_state} (next {ref_next}), "
                                  f"expected {gut.expected_final_state()}")
-        _check_executions(reference.db, reference.log, ref_trial, report, "the uninterrupted run")
+        _check_executions(reference.db, ref_log, ref_trial, report, "the uninterrupted run")
         while report.kills < kills:
             n = report.trials + 1
             where = f"seed {seed}, trial {n}"
-            launcher = _Launcher(ctx, db(f"trial{n}"), root / f"trial{n}.log", sabotage)
+            log = root / f"trial{n}.log"
+            launcher = _child_launcher(ctx, db(f"trial{n}"), log, sabotage)
             budget = min(rng.randint(*KILLS_PER_TRIAL), kills - report.kills)
             trial = _run_trial(launcher, rng, budget, report, where)
             _check_store(launcher.db, trial, report, f"{where}, at the end")
@@ -376,7 +391,7 @@ def run_harness(kills: int = 200, seed: int | None = None, *, workdir: Path | No
                 raise HarnessFailure(f"{where}: history (step, source, next) {shape} differs from the "
                                      f"uninterrupted run's {ref_shape}")
             report.final_states_compared += 1
-            _check_executions(launcher.db, launcher.log, trial, report, where)
+            _check_executions(launcher.db, log, trial, report, where)
             report.trials = n
             if progress is not None:
                 progress(f"trial {n}: {trial.kills} kills, {trial.launches} children; {report.kills} kills so far")
