@@ -20,6 +20,7 @@ CHANNELS: dict[str, tuple[str, ...]] = {
     "channels.any_value": (f"{_CH}.scoped",),
     "channels.topic": (f"{_CH}.topic",),
     "channels.binop": (f"{_CH}.binop",),
+    "channels.delta": (f"{_CH}.delta",),
     "channels.named_barrier_value": (f"{_CH}.named_barrier_value",),
 }
 """`langgraph.channels.*`: LangGraph's channel classes, a layer over the engine's channels

@@ -57,3 +57,58 @@ def case_interrupt_older_forms(api, tmp):
     new = interrupt.from_ns(value="abc", ns="a:b|c:d")
     return {"old": [old.value, old.id], "new": [new.value, new.id], "same": old == new,
             "plain": [plain.value, plain.id, plain.response_schema], "repr": repr(plain)}
+
+
+def _files_reducer(state, writes):
+    out = dict(state)
+    for w in writes:
+        for k, v in w.items():
+            if v is None:
+                out.pop(k, None)
+            else:
+                out[k] = v
+    return out
+
+
+def _concat(state, writes):
+    out = list(state)
+    for w in writes:
+        out.extend(w if isinstance(w, list) else [w])
+    return out
+
+
+def case_delta_channel_on_its_own_and_in_a_graph(api, tmp):
+    from typing import Annotated, TypedDict
+    ch, missing, empty, _ = _names(api)
+    if api.impl == "langgraph":
+        from langgraph.types import Overwrite as overwrite
+    else:
+        from engine.types import Overwrite as overwrite
+    alone = ch.DeltaChannel(_concat, list).from_checkpoint(missing)
+    steps = [alone.update(["a"]), alone.update([["b", "c"], "d"]), alone.checkpoint() is missing, _get(alone, empty)]
+    alone.update([overwrite(["x"])])
+    steps.append(_get(alone, empty))
+    replayed = ch.DeltaChannel(_concat, list).from_checkpoint(["seed"])
+    replayed.replay_writes([("t0", "k", "a"), ("t1", "k", overwrite(["o"])), ("t2", "k", "z")])
+
+    class S(TypedDict):
+        files: Annotated[dict[str, str], ch.DeltaChannel(_files_reducer)]
+        items: Annotated[list, ch.DeltaChannel(_concat, snapshot_frequency=2)]
+
+    def write(s):
+        return {"files": {f"/f{len(s['files'])}": "x", "/gone": None}, "items": ["w"]}
+
+    def reset(s):
+        return {"items": overwrite(["reset"])}
+
+    g = api.StateGraph(S)
+    g.add_node("write", write)
+    g.add_node("reset", reset)
+    g.add_edge(api.START, "write")
+    g.add_edge("write", "reset")
+    app = g.compile(checkpointer=api.InMemorySaver())
+    cfg = {"configurable": {"thread_id": "d"}}
+    runs = [app.invoke({"files": {"/gone": "y"}, "items": ["in"]}, cfg) for _ in range(2)]
+    return {"alone": steps, "replayed": _get(replayed, empty), "runs": runs,
+            "state": app.get_state(cfg).values,
+            "fresh_dict": _get(ch.DeltaChannel(_files_reducer, dict).from_checkpoint(missing), empty)}
