@@ -94,6 +94,9 @@ def _channel_for(key: str, annotation: Any) -> Channel:
         if specs:  # a channel named in the annotation (LangGraph's channel classes, through compat)
             spec = specs[-1]
             made: ChannelSpec = spec(base) if isinstance(spec, type) else spec
+            typed = getattr(made, "for_annotation", None)  # a spec that takes the field's type
+            if typed is not None:
+                made = typed(unqualified(base))
             return made.engine_channel(key)
         reducers = [x for x in extras if callable(x) and not isinstance(x, type)]
         if reducers:

@@ -85,12 +85,44 @@ class Overwrite:
     """Lets an Overwrite be recognised after a JSON round trip erased its class."""
 
 
-@dataclass(frozen=True)
+_LEGACY_INTERRUPT_KWARGS = frozenset({"ns", "when", "resumable", "interrupt_id"})
+
+
+@dataclass(frozen=True, init=False)
 class Interrupt:
-    """A pause requested by `interrupt(value)`; `id` names it for a targeted resume."""
+    """A pause requested by `interrupt(value)`; `id` names it for a targeted resume.
+
+    `response_schema` is the schema of the answer expected, when the graph gives one.
+    LangGraph's older keyword arguments (`ns`, `when`, `resumable`) are accepted, as in
+    saved data of older versions: an `ns` without an `id` gives the id that namespace had."""
 
     value: Any
     id: str = ""
+    response_schema: Any = None
+
+    def __init__(self, value: Any, id: str = "", *, response_schema: Any = None, **legacy: Any) -> None:  # noqa: A002
+        unknown = sorted(set(legacy) - _LEGACY_INTERRUPT_KWARGS)
+        if unknown:
+            raise TypeError(f"Interrupt() got an unexpected keyword argument {unknown[0]!r}")
+        ns = legacy.get("ns")
+        if not id and isinstance(ns, Sequence) and not isinstance(ns, str):
+            id = namespace_interrupt_id("|".join(ns))  # noqa: A001
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "response_schema", response_schema)
+
+    @classmethod
+    def from_ns(cls, value: Any, ns: str, *, response_schema: Any = None) -> Interrupt:
+        """The interrupt a task of checkpoint namespace `ns` raised first (LangGraph's ids)."""
+        return cls(value=value, id=namespace_interrupt_id(ns), response_schema=response_schema)
+
+
+def namespace_interrupt_id(ns: str) -> str:
+    """LangGraph's id of the first interrupt of the task at namespace `ns` (an xxh3-128
+    hash), which older saved interrupts carry implicitly."""
+    import xxhash  # noqa: PLC0415 - only legacy ids need it
+
+    return xxhash.xxh3_128_hexdigest(ns.encode())
 
 
 class PregelTask(NamedTuple):

@@ -71,7 +71,7 @@ class Thread:
             created_at=f"2026-01-01T00:00:{next(_clock):09d}", values=values, versions=versions, **fields,
         )
         hints = {k: (parent.versions[k], items) for k, items in (appended or {}).items()} if parent else None
-        self.saver.put(c, appended=hints)
+        self.saver.save(c, appended=hints)
         return c
 
 
@@ -99,31 +99,31 @@ def test_a_checkpoint_comes_back_exactly_as_it_was_put(saver: Any) -> None:
         first, {"answers": ["because"]}, barriers={"join:a+b": ("a",)}, tasks=(task, send),
         nodes_ran=("ask",), metadata={"user": "ada", "tags": ["x"]},
     )
-    got = saver.get("t", second.id)
+    got = saver.load("t", second.id)
     assert got == second
     assert got.next == ("answer", "grade")
-    assert saver.get("t", first.id) == first
+    assert saver.load("t", first.id) == first
 
 
 def test_get_without_an_id_gives_the_latest_and_unknowns_give_none(saver: Any) -> None:
     _, made = appender(saver, 3)
-    assert saver.get("t").id == made[-1].id
-    assert saver.get("t", "no-such-id") is None
-    assert saver.get("nobody") is None
-    assert list(saver.list("nobody")) == [] and list(saver.list_headers("nobody")) == []
+    assert saver.load("t").id == made[-1].id
+    assert saver.load("t", "no-such-id") is None
+    assert saver.load("nobody") is None
+    assert list(saver.history("nobody")) == [] and list(saver.list_headers("nobody")) == []
 
 
 def test_history_is_listed_newest_first_with_before_and_limit(saver: Any) -> None:
     _, made = appender(saver, 6)
     ids = [c.id for c in made]
-    assert [c.id for c in saver.list("t")] == ids[::-1]
-    assert [c.id for c in saver.list("t", limit=2)] == ids[:-3:-1]
-    assert [c.id for c in saver.list("t", before=ids[3])] == ids[2::-1]
-    assert [c.id for c in saver.list("t", before=ids[3], limit=2)] == [ids[2], ids[1]]
-    assert [c.id for c in saver.list("t", before=ids[0])] == []
-    assert [c.id for c in saver.list("t", before="unknown")] == []
-    assert [c.id for c in saver.list("t", limit=0)] == []
-    assert [c.values for c in saver.list("t")] == [c.values for c in made[::-1]]
+    assert [c.id for c in saver.history("t")] == ids[::-1]
+    assert [c.id for c in saver.history("t", limit=2)] == ids[:-3:-1]
+    assert [c.id for c in saver.history("t", before=ids[3])] == ids[2::-1]
+    assert [c.id for c in saver.history("t", before=ids[3], limit=2)] == [ids[2], ids[1]]
+    assert [c.id for c in saver.history("t", before=ids[0])] == []
+    assert [c.id for c in saver.history("t", before="unknown")] == []
+    assert [c.id for c in saver.history("t", limit=0)] == []
+    assert [c.values for c in saver.history("t")] == [c.values for c in made[::-1]]
 
 
 def test_headers_list_the_timeline_without_values(saver: Any) -> None:
@@ -135,14 +135,14 @@ def test_headers_list_the_timeline_without_values(saver: Any) -> None:
     assert (h.thread_id, h.parent_id, h.step, h.source, h.created_at) == ("t", made[-1].id, last.step, "loop", last.created_at)
     assert h.next == ("b",) and h.nodes_ran == ("a",)
     assert [h.id for h in saver.list_headers("t", before=made[1].id)] == [made[0].id]
-    assert [h.id for h in saver.list_headers("t")] == [c.id for c in saver.list("t")]
+    assert [h.id for h in saver.list_headers("t")] == [c.id for c in saver.history("t")]
 
 
 def test_pending_writes_are_kept_in_order_and_outlive_the_next_checkpoint(saver: Any) -> None:
     th, made = appender(saver, 2)
     base = made[-1]
-    saver.put_writes("t", base.id, [PendingWrite(task_id="t1", task_name="a", channel="items", value=["x"])])
-    saver.put_writes("t", base.id, [
+    saver.save_writes("t", base.id, [PendingWrite(task_id="t1", task_name="a", channel="items", value=["x"])])
+    saver.save_writes("t", base.id, [
         PendingWrite(task_id="t2", task_name="b", channel="__send__", value=Send("c", {"k": 1})),
         PendingWrite(task_id="t2", task_name="b", channel="count", value=7),
     ])
@@ -156,22 +156,22 @@ def test_pending_writes_are_kept_in_order_and_outlive_the_next_checkpoint(saver:
         ("t1", "items"), ("t2", "__send__"), ("t2", "count"),
     ]
     assert saver.pending_writes("t", child.id) == []
-    saver.put_writes("t", base.id, [PendingWrite(task_id="t3", task_name="c", channel="count", value=9)])
+    saver.save_writes("t", base.id, [PendingWrite(task_id="t3", task_name="c", channel="count", value=9)])
     assert [w.task_id for w in saver.pending_writes("t", base.id)][-1] == "t3"  # a late write still lands
 
 
 def test_pending_writes_need_their_checkpoint(saver: Any) -> None:
     with pytest.raises(ValueError, match="no checkpoint `ghost` in thread `t`; save the checkpoint with put"):
-        saver.put_writes("t", "ghost", [PendingWrite(task_id="x", task_name="a", channel="c", value=1)])
+        saver.save_writes("t", "ghost", [PendingWrite(task_id="x", task_name="a", channel="c", value=1)])
 
 
 def test_the_writes_of_one_call_are_kept_all_or_none(saver: Any) -> None:
     for writes in ([PendingWrite(task_id="x", task_name="a", channel="c", value=1)] * 3, []):
         with pytest.raises(ValueError, match="no checkpoint `ghost` in thread `t`"):
-            saver.put_writes("t", "ghost", writes)
+            saver.save_writes("t", "ghost", writes)
     _, made = appender(saver, 1)
     with pytest.raises(SerializationError, match=r"`items`: it is a `_thread.lock`"):
-        saver.put_writes("t", made[0].id, [
+        saver.save_writes("t", made[0].id, [
             PendingWrite(task_id="x", task_name="a", channel="count", value=1),
             PendingWrite(task_id="x", task_name="a", channel="items", value=threading.Lock()),
         ])
@@ -196,18 +196,18 @@ def test_threads_are_listed_most_recent_first_and_deleted_alone(saver: Any) -> N
     assert [(i.thread_id, i.checkpoints, i.latest_id) for i in infos] == [
         ("new", 2, "new-00002"), ("old", 3, "old-00003"),
     ]
-    assert infos[0].updated_at == saver.get("new").created_at
+    assert infos[0].updated_at == saver.load("new").created_at
     saver.delete_thread("new")
     assert [i.thread_id for i in saver.threads()] == ["old"]
-    assert saver.get("new") is None and list(saver.list_headers("new")) == []
-    assert [c.values["items"] for c in saver.list("old", limit=1)] == [["first", "item 0", "item 1"]]
+    assert saver.load("new") is None and list(saver.list_headers("new")) == []
+    assert [c.values["items"] for c in saver.history("old", limit=1)] == [["first", "item 0", "item 1"]]
     saver.delete_thread("never-existed")
 
 
 def test_every_checkpoint_of_an_appended_list_loads_exactly(saver: Any) -> None:
     _, made = appender(saver, 40)
     for c in made:
-        assert saver.get("t", c.id).values == c.values
+        assert saver.load("t", c.id).values == c.values
 
 
 def test_two_branches_from_one_checkpoint_each_keep_their_own_items(saver: Any) -> None:
@@ -218,8 +218,8 @@ def test_two_branches_from_one_checkpoint_each_keep_their_own_items(saver: Any) 
     right2 = th.put(right, {"items": right.values["items"] + ["r2"]}, appended={"items": ["r2"]})
     left2 = th.put(left, {"items": left.values["items"] + ["l2"]}, appended={"items": ["l2"]})
     for c in [*made, left, right, right2, left2]:
-        assert saver.get("t", c.id).values["items"] == c.values["items"]
-    assert saver.get("t", left2.id).values["items"] == ["first", "item 0", "item 1", "left", "l2"]
+        assert saver.load("t", c.id).values["items"] == c.values["items"]
+    assert saver.load("t", left2.id).values["items"] == ["first", "item 0", "item 1", "left", "l2"]
 
 
 def test_long_lists_load_exactly_at_every_step_and_from_every_branch_point(saver: Any) -> None:
@@ -227,16 +227,16 @@ def test_long_lists_load_exactly_at_every_step_and_from_every_branch_point(saver
     from inside, at the edge of, and after a chunk must still give exact values."""
     th, made = appender(saver, 200)
     for c in made[::_stride(saver, 1, 10)]:
-        assert saver.get("t", c.id).values["items"] == c.values["items"]
+        assert saver.load("t", c.id).values["items"] == c.values["items"]
     for point in (10, 62, 63, 64, 127, 128, 199)[::_stride(saver, 1, 2)]:
         c = made[point]
         for n in range(70):  # long enough to fill chunks on the branch too
             item = f"branch {point}.{n}"
             c = th.put(c, {"items": c.values["items"] + [item]}, appended={"items": [item]})
             if n in (0, 1, 63, 64, 69):
-                assert saver.get("t", c.id).values["items"] == c.values["items"]
+                assert saver.load("t", c.id).values["items"] == c.values["items"]
     for c in made[::7]:
-        assert saver.get("t", c.id).values["items"] == c.values["items"]
+        assert saver.load("t", c.id).values["items"] == c.values["items"]
 
 
 def test_a_random_tree_of_appends_and_replacements_loads_exactly(saver: Any) -> None:
@@ -255,7 +255,7 @@ def test_a_random_tree_of_appends_and_replacements_loads_exactly(saver: Any) -> 
             c = th.put(parent, {"other": n})
         made.append(c)
     for c in made:
-        assert saver.get("t", c.id).values == c.values
+        assert saver.load("t", c.id).values == c.values
 
 
 def test_a_wrong_append_hint_is_not_trusted(saver: Any) -> None:
@@ -264,8 +264,8 @@ def test_a_wrong_append_hint_is_not_trusted(saver: Any) -> None:
     replaced = ["rewritten"]  # the hint claims an append, but the list was replaced
     bad = th.put(c, {"items": replaced}, appended={"items": ["x", "y"]})
     not_a_list = th.put(bad, {"items": ("a", "tuple")}, appended={"items": ["a"]})
-    assert saver.get("t", bad.id).values["items"] == ["rewritten"]
-    assert saver.get("t", not_a_list.id).values["items"] == ("a", "tuple")
+    assert saver.load("t", bad.id).values["items"] == ["rewritten"]
+    assert saver.load("t", not_a_list.id).values["items"] == ("a", "tuple")
 
 
 def test_history_is_isolated_from_later_in_place_mutation(saver: Any) -> None:
@@ -274,10 +274,10 @@ def test_history_is_isolated_from_later_in_place_mutation(saver: Any) -> None:
     c = th.put(None, {"items": items, "state": state})
     items.append("mutated")
     state["nested"]["k"].append(2)
-    got = saver.get("t", c.id)
+    got = saver.load("t", c.id)
     assert got.values == {"items": ["a"], "state": {"nested": {"k": [1]}}}
     got.values["items"].append("caller mutates what it got")
-    assert saver.get("t", c.id).values["items"] == ["a"]
+    assert saver.load("t", c.id).values["items"] == ["a"]
 
 
 def test_unchanged_channels_refer_to_the_version_that_made_them(saver: Any) -> None:
@@ -285,20 +285,20 @@ def test_unchanged_channels_refer_to_the_version_that_made_them(saver: Any) -> N
     a = th.put(None, {"x": {"big": list(range(50))}, "y": 1})
     b = th.put(a, {"y": 2})
     c = th.put(b, {"y": 3})
-    got = saver.get("t", c.id)
+    got = saver.load("t", c.id)
     assert got.values == {"x": {"big": list(range(50))}, "y": 3}
     assert got.versions == {"x": a.id, "y": c.id}
     ghost = Checkpoint(id="t-ghost", thread_id="t", parent_id=c.id, step=9, source="loop", created_at="x",
                        values={"x": 1}, versions={"x": "t-never-saved"})
     with pytest.raises(ValueError, match="channel `x` has version `t-never-saved`, but no value was stored"):
-        saver.put(ghost)
+        saver.save(ghost)
 
 
 def test_a_channel_with_a_version_but_no_value_stays_without_value(saver: Any) -> None:
     c = Checkpoint(id="c1", thread_id="t", parent_id=None, step=0, source="input", created_at="x",
                    values={"a": 1}, versions={"a": "c1", "ephemeral": "c1"})
-    saver.put(c)
-    got = saver.get("t", "c1")
+    saver.save(c)
+    got = saver.load("t", "c1")
     assert got.values == {"a": 1} and got.versions == {"a": "c1", "ephemeral": "c1"}
 
 
@@ -306,8 +306,8 @@ def test_checkpoints_are_immutable(saver: Any) -> None:
     th = Thread(saver)
     c = th.put(None, {"a": 1})
     with pytest.raises(ValueError, match="checkpoint `t-00001` already exists in thread `t`: checkpoints are immutable"):
-        saver.put(c)
-    assert len(list(saver.list("t"))) == 1
+        saver.save(c)
+    assert len(list(saver.history("t"))) == 1
 
 
 def test_a_value_that_cannot_be_stored_names_its_key_and_stores_nothing(saver: Any) -> None:
@@ -315,7 +315,7 @@ def test_a_value_that_cannot_be_stored_names_its_key_and_stores_nothing(saver: A
     first = th.put(None, {"messages": []})
     with pytest.raises(SerializationError, match=r"`messages\[0\]\['socket'\]`: it is a `_thread.lock`"):
         th.put(first, {"messages": [{"socket": threading.Lock()}], "other": 1})
-    assert saver.get("t").id == first.id
+    assert saver.load("t").id == first.id
     assert [h.id for h in saver.list_headers("t")] == [first.id]
 
 
@@ -335,7 +335,7 @@ def test_history_can_be_read_from_another_thread_while_a_run_writes(saver: Any) 
     while worker.is_alive():
         headers = saver.list_headers("t")
         first = next(headers, None)  # a half-consumed listing must not block the writer
-        latest = saver.get("t")
+        latest = saver.load("t")
         if first is not None and latest is not None:
             assert len(latest.values["items"]) == latest.values["count"] + 1
             pages += 1
@@ -355,14 +355,14 @@ def test_a_sqlite_file_outlives_its_saver_and_can_be_continued(tmp_path: Any) ->
     path = tmp_path / "run.db"
     with SqliteSaver.from_conn_string(path) as first:
         th, made = appender(first, 5)
-        first.put_writes("t", made[-1].id, [PendingWrite(task_id="a", task_name="a", channel="items", value=["p"])])
+        first.save_writes("t", made[-1].id, [PendingWrite(task_id="a", task_name="a", channel="items", value=["p"])])
     with SqliteSaver(str(path)) as again:
-        assert [c.values for c in again.list("t")] == [c.values for c in made[::-1]]
+        assert [c.values for c in again.history("t")] == [c.values for c in made[::-1]]
         assert [w.value for w in again.pending_writes("t", made[-1].id)] == [["p"]]
         th.saver = again  # continue the same thread after reopening: the caches start cold
         c = made[-1]
         c = th.put(c, {"items": c.values["items"] + ["after reopen"]}, appended={"items": ["after reopen"]})
-        assert again.get("t").values["items"][-2:] == ["item 3", "after reopen"]
+        assert again.load("t").values["items"][-2:] == ["item 3", "after reopen"]
         assert [w.value for w in again.pending_writes("t", made[-1].id)] == [["p"]]
 
 
@@ -381,7 +381,7 @@ def test_a_second_connection_reads_while_one_writes(tmp_path: Any) -> None:
     worker.start()
     seen = 0
     while worker.is_alive() or seen < 150:
-        latest = reader.get("t")
+        latest = reader.load("t")
         if latest is not None:  # every snapshot is whole: a value matches its step
             assert latest.values["items"][-1] == ("first" if latest.values["count"] == 0 else f"item {latest.values['count'] - 1}")
             assert len(latest.values["items"]) == latest.values["count"] + 1
@@ -404,10 +404,10 @@ def test_sqlite_work_per_call_does_not_grow_with_history(tmp_path: Any) -> None:
     saver = SqliteSaver(tmp_path / "long.db")
     th, made = appender(saver, 300)
     seen = _statements(saver)
-    saver.get("t", made[5].id)
+    saver.load("t", made[5].id)
     early = len(seen)
     seen.clear()
-    saver.get("t", made[-1].id)
+    saver.load("t", made[-1].id)
     # the row, then per list: its chunks, the segments after them, its origin; per other value one read
     assert early <= 7 and len(seen) <= 7
     seen.clear()
@@ -431,7 +431,7 @@ def test_a_superstep_of_small_values_is_one_statement(tmp_path: Any) -> None:
     plan = (PlannedTask(id=f"t-{th.count + 1:05d}/0", name="step", trigger="branch:step"),)
     c = th.put(c, {"n": 2, "note": "x" * 200}, tasks=plan, nodes_ran=("step",))
     assert len(seen) == 1 and seen[0].startswith("INSERT INTO checkpoints")
-    assert saver.get("t") == c
+    assert saver.load("t") == c
     saver.close()
 
 
@@ -444,7 +444,7 @@ def test_a_saver_goes_on_after_another_deletes_its_thread(tmp_path: Any) -> None
         th.put(c, {"n": 1})
         other.delete_thread("t")
         fresh = th.put(None, {"n": 5})
-        assert other.get("t") == fresh
+        assert other.load("t") == fresh
         assert [h.id for h in other.list_headers("t")] == [fresh.id]
 
 
@@ -465,7 +465,7 @@ def test_storage_grows_with_what_changed_not_with_the_state(tmp_path: Any) -> No
                 nodes_ran=("append",),
             )
         saver._db().execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        assert saver.get("t").values["items"] == c.values["items"]
+        assert saver.load("t").values["items"] == c.values["items"]
         saver.close()
         return os.path.getsize(path)
 

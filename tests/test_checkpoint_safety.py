@@ -48,7 +48,7 @@ def saved_db(tmp_path: Path, steps: int = 1) -> Path:
             versions = {"notes": "c0001", "flag": "c0001", "items": cid}
             c = Checkpoint(id=cid, thread_id="t", parent_id=parent, step=n, source="loop", created_at="2026",
                            values={"notes": {"text": "hello " * 60}, "flag": True, "items": items}, versions=versions)
-            saver.put(c, appended={"items": (parent, items[-1:])} if parent else None)
+            saver.save(c, appended={"items": (parent, items[-1:])} if parent else None)
             parent = cid
     return path
 
@@ -99,14 +99,14 @@ def test_a_pickle_in_a_value_is_refused_and_never_run(tmp_path: Path) -> None:
     with SqliteSaver(path) as saver, pytest.raises(
         CheckpointDecodeError, match=r"run\.db`, checkpoint 'c0001': channel `notes`: stored value is not valid checkpoint data"
     ):
-        saver.get("t", "c0001")
+        saver.load("t", "c0001")
     assert not marker.exists()
 
 
 def test_a_pickle_in_a_pending_write_is_refused_and_never_run(tmp_path: Path) -> None:
     path, marker = saved_db(tmp_path), tmp_path / "pwned"
     with SqliteSaver(path) as saver:
-        saver.put_writes("t", "c0001", [PendingWrite(task_id="x", task_name="a", channel="items", value=1)])
+        saver.save_writes("t", "c0001", [PendingWrite(task_id="x", task_name="a", channel="items", value=1)])
     poke(path, "UPDATE writes SET value = ?", pickle.dumps(Boom(marker)))
     with SqliteSaver(path) as saver, pytest.raises(CheckpointDecodeError, match="a pending write of `c0001`"):
         saver.pending_writes("t", "c0001")
@@ -118,7 +118,7 @@ def test_a_reference_to_a_callable_loads_as_inert_data(tmp_path: Path, name: str
     path, marker = saved_db(tmp_path), tmp_path / "pwned"
     craft(path, "notes", orjson.dumps({"$t": "obj", "n": name, "v": {"command": f"touch {marker}"}}))
     with SqliteSaver(path) as saver, pytest.warns(UnknownTypeWarning, match=f"holds a `{name}`, a type not registered"):
-        value = saver.get("t", "c0001").values["notes"]
+        value = saver.load("t", "c0001").values["notes"]
     assert value == UnknownValue(name, {"command": f"touch {marker}"})
     assert not marker.exists()
 
@@ -128,12 +128,12 @@ def test_values_kept_inline_are_as_inert(tmp_path: Path) -> None:
     crafted = orjson.dumps({"$t": "obj", "n": "os.system", "v": {"command": f"touch {marker}"}}).decode()
     poke(path, "UPDATE checkpoints SET inline = ? WHERE id = 'c0001'", orjson.dumps({"flag": crafted}))
     with SqliteSaver(path) as saver, pytest.warns(UnknownTypeWarning, match="holds a `os.system`"):
-        assert saver.get("t", "c0002").values["flag"] == UnknownValue("os.system", {"command": f"touch {marker}"})
+        assert saver.load("t", "c0002").values["flag"] == UnknownValue("os.system", {"command": f"touch {marker}"})
     poke(path, "UPDATE checkpoints SET inline = ? WHERE id = 'c0001'", pickle.dumps(Boom(marker)))
     with SqliteSaver(path) as saver, pytest.raises(
         CheckpointDecodeError, match=r"checkpoint 'c0002': its inline values are malformed"
     ):
-        saver.get("t", "c0002")
+        saver.load("t", "c0002")
     assert not marker.exists()
 
 
@@ -142,7 +142,7 @@ def test_a_tag_in_a_value_saved_as_plain_stays_a_plain_dict(tmp_path: Path) -> N
     crafted = {"$t": "obj", "n": "os.system", "v": {"command": "touch x"}}
     poke(path, "UPDATE segments SET data = ? WHERE sid = ?", orjson.dumps(crafted), segment_of(path, "notes"))
     with SqliteSaver(path) as saver:
-        assert saver.get("t").values["notes"] == crafted
+        assert saver.load("t").values["notes"] == crafted
 
 
 def test_a_type_name_never_imports_its_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,7 +153,7 @@ def test_a_type_name_never_imports_its_module(tmp_path: Path, monkeypatch: pytes
     craft(path, "notes", orjson.dumps([{"$t": "obj", "n": "rg_import_marker.Payload", "v": {}},
                                        {"$t": "enum", "n": "rg_import_marker.Payload", "v": "X"}]))
     with SqliteSaver(path) as saver, pytest.warns(UnknownTypeWarning):
-        value = saver.get("t").values["notes"]
+        value = saver.load("t").values["notes"]
     assert value == [UnknownValue("rg_import_marker.Payload", {}), UnknownValue("rg_import_marker.Payload", "X")]
     assert "rg_import_marker" not in sys.modules
     assert not marker.exists()
@@ -172,7 +172,7 @@ def test_a_50_mb_value_is_refused_before_it_reaches_memory(tmp_path: Path) -> No
         try:
             with pytest.raises(CheckpointDecodeError, match=r"run\.db` holds a stored value larger than the 32 MB "
                                                              r"limit; it was not loaded\. If you trust the file"):
-                saver.get("t", "c0001")
+                saver.load("t", "c0001")
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -189,7 +189,7 @@ def test_a_declared_10_gb_size_is_refused_without_reading(tmp_path: Path) -> Non
     with SqliteSaver(path) as saver, pytest.raises(
         CheckpointDecodeError, match=r"channel `items` of checkpoint `c0001` takes 10240\.0 MB, over the 32 MB limit"
     ):
-        saver.get("t", "c0001")
+        saver.load("t", "c0001")
 
 
 def test_the_size_limit_is_the_same_for_saving_and_loading(tmp_path: Path) -> None:
@@ -197,16 +197,16 @@ def test_the_size_limit_is_the_same_for_saving_and_loading(tmp_path: Path) -> No
                    values={"blob": "x" * (2 * 1024 * 1024)}, versions={"blob": "c1"})
     with SqliteSaver(tmp_path / "small.db", max_value_bytes=1024 * 1024) as saver:
         with pytest.raises(TypeError, match=r"Cannot checkpoint `blob`: it takes 2\.0 MB encoded, over the 1 MB limit"):
-            saver.put(c)
-        assert saver.get("t") is None  # nothing was saved that could not be loaded
+            saver.save(c)
+        assert saver.load("t") is None  # nothing was saved that could not be loaded
     with SqliteSaver(tmp_path / "big.db") as default:
-        default.put(c)
+        default.save(c)
     with SqliteSaver(tmp_path / "big.db", max_value_bytes=1024 * 1024) as cautious, pytest.raises(
         CheckpointDecodeError, match=r"channel `blob` of checkpoint `c1` takes 2\.0 MB, over the 1 MB"
     ):
-        cautious.get("t")
+        cautious.load("t")
     with SqliteSaver(tmp_path / "big.db", max_value_bytes=4 * 1024 * 1024) as trusting:
-        assert trusting.get("t") == c
+        assert trusting.load("t") == c
 
 
 # -- broken, foreign and newer files ---------------------------------------------------------
@@ -218,7 +218,7 @@ def test_malformed_records_raise_the_decode_error_naming_the_checkpoint(tmp_path
     poke(path, "UPDATE checkpoints SET next = 'not json' WHERE id = 'c0002'")
     with SqliteSaver(path) as saver:
         with pytest.raises(CheckpointDecodeError, match=r"checkpoint 'c0001': its versions record is malformed"):
-            saver.get("t", "c0001")
+            saver.load("t", "c0001")
         with pytest.raises(CheckpointDecodeError, match=r"checkpoint 'c0002': its record is malformed"):
             list(saver.list_headers("t"))
 
@@ -229,7 +229,7 @@ def test_a_missing_value_names_the_channel_and_checkpoint(tmp_path: Path) -> Non
     with SqliteSaver(path) as saver, pytest.raises(
         CheckpointError, match=r"the stored value of channel `notes` of checkpoint `c0001` is missing"
     ):
-        saver.get("t")
+        saver.load("t")
 
 
 def test_a_corrupt_file_is_reported_with_what_to_do(tmp_path: Path) -> None:
@@ -239,7 +239,7 @@ def test_a_corrupt_file_is_reported_with_what_to_do(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match=r"run\.db` is corrupt or truncated \(SQLite: .*\)\. Retrograph changed "
                                               r"nothing; restore it from a backup, or salvage .*\.recover"), SqliteSaver(path) as saver:
-        saver.get("t")  # the damage shows when opening or, at the latest, when reading
+        saver.load("t")  # the damage shows when opening or, at the latest, when reading
 
 
 def test_a_truncated_file_is_reported_before_sqlite_reads_it(tmp_path: Path) -> None:
@@ -288,7 +288,7 @@ def test_a_closed_saver_says_so(tmp_path: Path) -> None:
     saver = SqliteSaver(tmp_path / "x.db")
     saver.close()
     with pytest.raises(CheckpointError, match=r"SqliteSaver\('.*x\.db'\) is closed"):
-        saver.get("t")
+        saver.load("t")
 
 
 # -- a committed superstep survives SIGKILL ------------------------------------------------
@@ -304,7 +304,7 @@ CHILD = textwrap.dedent("""
         n += 1
         cid = f"c{{n:06d}}"
         items = items + [f"item {{n}}" * 20]
-        saver.put(Checkpoint(id=cid, thread_id="t", parent_id=parent, step=n, source="loop", created_at="x",
+        saver.save(Checkpoint(id=cid, thread_id="t", parent_id=parent, step=n, source="loop", created_at="x",
                              values={{"items": items}}, versions={{"items": cid}}),
                   appended={{"items": (parent, items[-1:])}} if parent else None)
         print(cid, flush=True)
@@ -326,7 +326,7 @@ def test_every_reported_put_survives_a_sigkill(tmp_path: Path) -> None:
     conn.close()
     with SqliteSaver(path) as saver:
         for n, cid in enumerate(reported, start=1):
-            assert saver.get("t", cid).values["items"] == [f"item {i}" * 20 for i in range(1, n + 1)]
+            assert saver.load("t", cid).values["items"] == [f"item {i}" * 20 for i in range(1, n + 1)]
 
 
 def test_classes_written_by_this_process_read_back_here_but_not_in_a_fresh_one(tmp_path: Path) -> None:
@@ -366,7 +366,7 @@ def test_classes_written_by_this_process_read_back_here_but_not_in_a_fresh_one(t
         from engine.checkpoint import SqliteSaver, UnknownValue
         warnings.simplefilter("ignore")
         with SqliteSaver({str(path)!r}) as saver:
-            values = saver.get("t").values["items"]
+            values = saver.load("t").values["items"]
         print([type(v).__name__ for v in values], [v.data for v in values])
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,

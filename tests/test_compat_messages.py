@@ -80,7 +80,7 @@ def test_nodes_get_langchain_messages_and_they_survive_a_sqlite_round_trip(tmp_p
                                                    {"configurable": {"thread_id": "t"}})
     assert seen == [lc.HumanMessage]
     with SqliteSaver(tmp_path / "m.db") as saver:
-        stored = saver.get("t").values["messages"]
+        stored = saver.load("t").values["messages"]
     assert stored == out["messages"]
     assert type(stored[1]) is lc.AIMessage and stored[1].tool_calls[0]["args"] == {"a": 1}
 
@@ -101,7 +101,7 @@ def test_a_database_is_read_without_the_graphs_code(tmp_path: Path) -> None:
         from engine import SqliteSaver
         assert "langchain_core" not in sys.modules
         with SqliteSaver({str(db)!r}) as saver:
-            msgs = saver.get("t").values["messages"]
+            msgs = saver.load("t").values["messages"]
         print([type(m).__module__.split(".")[0] + ":" + type(m).__name__ + ":" + m.content for m in msgs])
     """)
     assert out.returncode == 0, out.stderr
@@ -153,7 +153,7 @@ def test_langchain_messages_named_in_the_schema_keep_their_stable_names(tmp_path
         warnings.simplefilter("error")
         from engine import SqliteSaver
         with SqliteSaver({str(tmp_path / "s.db")!r}) as saver:
-            values = saver.get("t").values
+            values = saver.load("t").values
         print(type(values["last"]).__name__, type(values["messages"][0]).__name__)
     """)
     assert out.returncode == 0, out.stderr

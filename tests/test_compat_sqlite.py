@@ -37,7 +37,7 @@ def test_a_sqlite3_connection_is_used_and_left_open(tmp_path: Path) -> None:
     assert conn.execute("SELECT count(*) FROM threads").fetchone() == (1,)  # still open: the caller's
     conn.close()
     with SqliteSaver(tmp_path / "c.db") as again:  # the same file, by path
-        assert again.get("t").values == {"n": 2}
+        assert again.load("t").values == {"n": 2}
 
 
 def test_an_in_memory_connection(tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_from_conn_string_is_a_context_manager(tmp_path: Path) -> None:
     with SqliteSaver.from_conn_string(str(tmp_path / "x.db")) as saver:
         _graph(saver).invoke({"n": 5}, CFG)
     with pytest.raises(Exception, match="closed"):
-        saver.get("t")
+        saver.load("t")
     with pytest.raises(TypeError, match="not int"):
         SqliteSaver(3)  # type: ignore[arg-type]
 
@@ -70,8 +70,8 @@ def test_async_saver_from_conn_string() -> None:
         async with AsyncSqliteSaver.from_conn_string(":memory:") as saver:
             graph = _graph(saver)
             result = await graph.ainvoke({"n": 1}, CFG)
-            steps = [c.step async for c in saver.alist("t")]
-            assert (await saver.aget("t")).values == {"n": 2}
+            steps = [c.step async for c in saver.ahistory("t")]
+            assert (await saver.aload("t")).values == {"n": 2}
             return result, steps
 
     result, steps = asyncio.run(main())

@@ -59,10 +59,10 @@ class CrashingSaver(SqliteSaver):
         super().__init__(path)
         self.crash_at_step = crash_at_step
 
-    def put(self, checkpoint, **kwargs):
+    def save(self, checkpoint, **kwargs):
         if checkpoint.step == self.crash_at_step:
             raise Crash(f"killed before saving step {checkpoint.step}")
-        super().put(checkpoint, **kwargs)
+        super().save(checkpoint, **kwargs)
 
 
 def _fan_in(runs: list[str]):

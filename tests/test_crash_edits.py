@@ -45,18 +45,18 @@ def test_the_check_names_a_half_written_update_and_fork(tmp_path):
     db = str(tmp_path / "edits.sqlite")
     edit_child.drive(db, lambda _message: None)
     with edit_child.open_saver(db) as saver:
-        history = list(saver.list(edit_graph.THREAD_ID))
+        history = list(saver.history(edit_graph.THREAD_ID))
         assert edit_graph.defects(history) == []
         head = history[0]
         torn_update = replace(head, id=new_checkpoint_id(), parent_id=head.id, step=head.step + 1,
                               source="update", metadata={"op": 99})  # the update's value missing
-        saver.put(torn_update)
+        saver.save(torn_update)
         fork_id = new_checkpoint_id()
         torn_fork = replace(head, id=fork_id, parent_id=head.id, step=head.step + 1, source="fork",
                             values={"log": ["in"]}, versions={**head.versions, "log": fork_id},
                             metadata={"op": 98})  # its source's log cut short
-        saver.put(torn_fork)
-        found = edit_graph.defects(saver.list(edit_graph.THREAD_ID))
+        saver.save(torn_fork)
+        found = edit_graph.defects(saver.history(edit_graph.THREAD_ID))
     assert len(found) == 2, found
     assert any(f"checkpoint {torn_update.id} (update" in line and "'u99'" in line for line in found), found
     assert any(f"checkpoint {torn_fork.id} (fork" in line for line in found), found

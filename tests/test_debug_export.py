@@ -58,20 +58,20 @@ def test_whole_thread_round_trips_through_open(db: Path, tmp_path: Path):
     assert code == 0, err
     src, dst = SqliteSaver(str(db)), open_store(out)
     assert [t.thread_id for t in dst.threads()] == ["t"]  # only that thread
-    want = [(c.id, c.parent_id, c.step, c.source, dict(c.values)) for c in src.list("t")]
+    want = [(c.id, c.parent_id, c.step, c.source, dict(c.values)) for c in src.history("t")]
     got = [(c.id, c.parent_id, c.step, c.source, dict(c.values))
-           for c in (dst.get("t", h.id) for h in dst.list_headers("t"))]
+           for c in (dst.load("t", h.id) for h in dst.list_headers("t"))]
     assert got == want and f"wrote {len(want)} checkpoints" in text
 
 
 def test_one_branch_only(db: Path, tmp_path: Path):
     src = SqliteSaver(str(db))
-    old_head = next(c for c in src.list("t") if c.values.get("n") == 20)  # (1+1)*10: the first branch's end
+    old_head = next(c for c in src.history("t") if c.values.get("n") == 20)  # (1+1)*10: the first branch's end
     out = tmp_path / "branch.sqlite"
     assert cli("export", str(db), "--thread", "t", "--branch", old_head.id, "-o", str(out))[0] == 0
     dst = SqliteSaver(str(out))
-    ids = [c.id for c in dst.list("t")]
-    assert ids[0] == old_head.id and all(c.values.get("n") != 1000 for c in dst.list("t"))
+    ids = [c.id for c in dst.history("t")]
+    assert ids[0] == old_head.id and all(c.values.get("n") != 1000 for c in dst.history("t"))
     assert len(ids) == 4  # input, start, a, b
 
 
@@ -83,9 +83,9 @@ def test_redact_replaces_keys_everywhere(db: Path, tmp_path: Path):
     raw = out.read_bytes()
     assert b"sk-secret" not in raw and b"t-123" not in raw
     dst = SqliteSaver(str(out))
-    latest = dst.get("t")
+    latest = dst.load("t")
     assert latest.values["api_key"] == REDACTED and latest.values["config"] == {"token": REDACTED, "mode": "fast"}
-    records = [r for c in dst.list("t") for r in c.metadata.get("record", ()) if r["node"] == "__start__"]
+    records = [r for c in dst.history("t") for r in c.metadata.get("record", ()) if r["node"] == "__start__"]
     assert records and all(w[1] == REDACTED for r in records for w in r["writes"] if w[0] == "api_key")
 
 

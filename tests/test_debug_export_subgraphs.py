@@ -86,7 +86,7 @@ def snapshot(saver: SqliteSaver, thread: str) -> dict[str, list[tuple]]:
     for ns in ["", *saver.namespaces(thread)]:
         key = ns_thread_key(thread, ns)
         out[ns] = [(c.id, c.parent_id, c.step, c.source, dict(c.values),
-                    [(w.channel, w.value) for w in saver.pending_writes(key, c.id)]) for c in saver.list(key)]
+                    [(w.channel, w.value) for w in saver.pending_writes(key, c.id)]) for c in saver.history(key)]
     return out
 
 
@@ -104,12 +104,12 @@ def test_every_namespace_of_the_thread_is_exported(db: Path, tmp_path: Path) -> 
 
 def test_a_branch_keeps_the_subgraph_checkpoints_of_its_steps(db: Path, tmp_path: Path) -> None:
     src = SqliteSaver(str(db))
-    first_end = next(c for c in src.list("t") if c.values.get("n") == 6 and c.step == 2)  # ((1+1)+1)*2
+    first_end = next(c for c in src.history("t") if c.values.get("n") == 6 and c.step == 2)  # ((1+1)+1)*2
     out = tmp_path / "branch.sqlite"
     summary = export_thread(src, "t", out, branch=first_end.id)
     dst = SqliteSaver(str(out))
-    roots = {c.id for c in dst.list("t")}
-    assert first_end.id in roots and all(c.values.get("n") != 100 for c in dst.list("t"))
+    roots = {c.id for c in dst.history("t")}
+    assert first_end.id in roots and all(c.values.get("n") != 100 for c in dst.history("t"))
     (ns,) = dst.namespaces("t")  # the other branch's subgraph run is left out
     assert ns.split(":", 1)[1].rsplit("/", 1)[0] in roots
     assert snapshot(dst, "t")[ns] == snapshot(src, "t")[ns]
@@ -144,15 +144,15 @@ def test_redact_reaches_subgraph_state_and_pending_writes(db: Path, tmp_path: Pa
         dst = SqliteSaver(str(out))
         (ns, *_) = dst.namespaces(thread)
         key = ns_thread_key(thread, ns)
-        assert dst.get(key).values["secret"] == REDACTED
-        assert [c.id for c in dst.list(key)] == [c.id for c in src.list(key)]
+        assert dst.load(key).values["secret"] == REDACTED
+        assert [c.id for c in dst.history(key)] == [c.id for c in src.history(key)]
         if thread == "t":
-            assert dst.get(key).values["creds"] == {"password": REDACTED, "user": "bob"}
+            assert dst.load(key).values["creds"] == {"password": REDACTED, "user": "bob"}
             continue
-        pending = {w.channel: w.value for w in dst.pending_writes(key, dst.get(key).id)}
+        pending = {w.channel: w.value for w in dst.pending_writes(key, dst.load(key).id)}
         assert pending["creds"] == {"password": REDACTED, "user": "bob"}, pending
-        assert {w.channel for w in src.pending_writes(key, src.get(key).id)} == set(pending)
-        assert src.get(key).values.get("creds") is None  # the secret was only in the pending write
+        assert {w.channel for w in src.pending_writes(key, src.load(key).id)} == set(pending)
+        assert src.load(key).values.get("creds") is None  # the secret was only in the pending write
 
 
 def test_the_window_shows_an_exported_runs_subgraph_rows_under_their_step(open_window, qtbot, db: Path,
@@ -171,8 +171,8 @@ def test_the_window_shows_an_exported_runs_subgraph_rows_under_their_step(open_w
         window.session.debugging.export(str(again), ["password"], branch=tip)
     assert "and 4 subgraph checkpoints" in said.args[0]
     dst = SqliteSaver(str(again))
-    assert dst.get("t").id == tip and len(dst.namespaces("t")) == 1
-    assert dst.get(ns_thread_key("t", dst.namespaces("t")[0])).values["creds"]["password"] == REDACTED
+    assert dst.load("t").id == tip and len(dst.namespaces("t")) == 1
+    assert dst.load(ns_thread_key("t", dst.namespaces("t")[0])).values["creds"]["password"] == REDACTED
 
 
 def _langgraph_sqlite(tmp_path: Path) -> tuple[Path, list[str]]:
@@ -230,7 +230,7 @@ def test_export_from_retrographs_postgres_store_keeps_its_subgraphs(pg_url: str,
     try:
         app = build(saver)
         app.invoke({"n": 1, "secret": "sk-PG", "log": []}, {"configurable": {"thread_id": "pg"}})
-        want = {ns: [(c.id, dict(c.values)) for c in saver.list(ns_thread_key("pg", ns))]
+        want = {ns: [(c.id, dict(c.values)) for c in saver.history(ns_thread_key("pg", ns))]
                 for ns in ["", *saver.namespaces("pg")]}
     finally:
         saver.close()
@@ -239,7 +239,7 @@ def test_export_from_retrographs_postgres_store_keeps_its_subgraphs(pg_url: str,
     assert code == 0, err
     assert "and 4 subgraph checkpoints in 1 namespace" in text
     dst = SqliteSaver(str(out))
-    got = {ns: [(c.id, dict(c.values)) for c in dst.list(ns_thread_key("pg", ns))] for ns in ["", *dst.namespaces("pg")]}
+    got = {ns: [(c.id, dict(c.values)) for c in dst.history(ns_thread_key("pg", ns))] for ns in ["", *dst.namespaces("pg")]}
     assert got.keys() == want.keys() and len(want) == 2
     assert [i for i, _ in got[""]] == [i for i, _ in want[""]]
     sub = next(ns for ns in want if ns)

@@ -86,13 +86,13 @@ def _chat_history(tmp_path):
 
 def test_field_history_of_a_message_path(tmp_path) -> None:
     saver, ids = _chat_history(tmp_path)
-    changes = field_history("messages[3].content", ids, lambda cid: saver.get("c", cid))
+    changes = field_history("messages[3].content", ids, lambda cid: saver.load("c", cid))
     assert [(c.nodes, c.before, c.after) for c in changes] == [(("bot",), MISSING_VALUE, "reply 3")]
-    whole = field_history("messages", ids, lambda cid: saver.get("c", cid))
+    whole = field_history("messages", ids, lambda cid: saver.load("c", cid))
     assert [len(c.after) for c in whole] == [0, 1, 2, 3, 4, 5, 6]
     assert [c.nodes for c in whole[1:]] == [("__start__",), ("bot",)] * 3  # who wrote each change
     with pytest.raises(ExpressionError, match="not a path"):
-        field_history("1 + 1", ids, lambda cid: saver.get("c", cid))
+        field_history("1 + 1", ids, lambda cid: saver.load("c", cid))
 
 
 def test_before_conditions_check_the_state_the_node_will_read() -> None:
@@ -128,6 +128,6 @@ def test_a_change_of_type_is_a_change_everywhere_the_studio_compares() -> None:
     g.add_edge("b", END)
     saver = InMemorySaver()
     g.compile(checkpointer=saver).invoke({"flag": None}, {"configurable": {"thread_id": "f"}})
-    ids = [c.id for c in saver.list("f")][::-1]
-    changes = field_history("flag", ids, lambda cid: saver.get("f", cid))
+    ids = [c.id for c in saver.history("f")][::-1]
+    changes = field_history("flag", ids, lambda cid: saver.load("f", cid))
     assert [(c.nodes, c.before, c.after) for c in changes][-2:] == [(("a",), None, True), (("b",), True, 1)]

@@ -60,7 +60,7 @@ def recorded(tmp_path):
 def test_recording_keeps_each_tasks_writes_and_resume_values(recorded):
     saver = SqliteSaver(recorded)
     records = {c.metadata["step"] if "step" in c.metadata else c.step: c.metadata.get("record")
-               for c in saver.list("t1")}
+               for c in saver.history("t1")}
     by_node = {r[0]["node"]: r[0] for r in records.values() if r}
     assert by_node["llm"]["writes"] == [["answer", "model says hi #1"], ["log", ["llm"]]]
     assert by_node["check"]["resume"] == ["yes"]
@@ -82,17 +82,17 @@ def test_replay_answers_chosen_nodes_from_records_and_reruns_the_rest(recorded):
 
 def test_replay_forks_a_branch_and_marks_recorded_tasks(recorded):
     saver = SqliteSaver(recorded)
-    before = {c.id for c in saver.list("t1")}
+    before = {c.id for c in saver.history("t1")}
     app = build([]).compile(checkpointer=saver)
     result = replay(app, "t1", record=["llm"])
-    fork = saver.get("t1", result.fork_id)
+    fork = saver.load("t1", result.fork_id)
     assert fork.source == "fork" and fork.parent_id == result.start_id and result.start_id in before
-    new = [c for c in saver.list("t1") if c.id not in before]
+    new = [c for c in saver.history("t1") if c.id not in before]
     assert all(c.metadata.get("replay_of") == result.start_id for c in new)
     marked = [r["node"] for c in new for r in c.metadata.get("record", ()) if r.get("recorded")]
     assert marked == ["llm"]
     # the recorded branch is still there, unchanged
-    assert before <= {c.id for c in saver.list("t1")}
+    assert before <= {c.id for c in saver.history("t1")}
 
 
 def test_replay_tests_a_code_fix(recorded):
@@ -105,7 +105,7 @@ def test_replay_tests_a_code_fix(recorded):
 def test_replay_from_a_middle_checkpoint(recorded):
     saver = SqliteSaver(recorded)
     app = build([]).compile(checkpointer=saver)
-    after_llm = next(c for c in saver.list("t1") if c.nodes_ran == ("llm",))
+    after_llm = next(c for c in saver.history("t1") if c.nodes_ran == ("llm",))
     calls: list[str] = []
     app = build(calls).compile(checkpointer=saver)
     result = replay(app, "t1", after_llm.id)
@@ -147,7 +147,7 @@ def test_fan_out_sends_are_answered_one_by_one(tmp_path):
     assert calls == []
     assert sorted(result.values["out"]) == sorted(["a:1", "b:2", "c:3"]) or \
         sorted(x.split(":")[0] for x in result.values["out"]) == ["a", "b", "c"]
-    recorded_out = SqliteSaver(db).get("m", result.branch.final.id).values["out"]
+    recorded_out = SqliteSaver(db).load("m", result.branch.final.id).values["out"]
     assert result.values["out"] == recorded_out
 
 
@@ -205,5 +205,5 @@ def test_the_record_option_is_not_shown_to_nodes(tmp_path):
     app = g.compile(checkpointer=SqliteSaver(str(tmp_path / "o.sqlite")))
     app.invoke({"q": "?"}, {"configurable": {"thread_id": "o"}, "record": True})
     assert seen and "record" not in seen[0]
-    latest = SqliteSaver(str(tmp_path / "o.sqlite")).get("o")
+    latest = SqliteSaver(str(tmp_path / "o.sqlite")).load("o")
     assert latest.metadata["record"][0]["node"] == "n"

@@ -46,7 +46,7 @@ def test_sends_of_a_command_beside_a_router_are_recorded_and_replayed(tmp_path):
     app = build_fan(first).compile(checkpointer=SqliteSaver(db))
     recorded = app.invoke({"items": ["a", "b"]}, {"configurable": {"thread_id": "f"}, "record": True})
     assert sorted(recorded["out"]) == ["A", "B", "tally after planned"]
-    plan_record = next(r for c in SqliteSaver(db).list("f") for r in c.metadata.get("record", ())
+    plan_record = next(r for c in SqliteSaver(db).history("f") for r in c.metadata.get("record", ())
                        if r["node"] == "plan")
     assert [s.arg for s in plan_record["sends"]] == [{"item": "a"}, {"item": "b"}]  # not the router's task
 
@@ -115,7 +115,7 @@ def test_an_edit_on_the_recorded_branch_is_made_again_by_the_replay(tmp_path):
     assert result.values == final
     edit = next(s for s in result.steps if s.tasks and s.tasks[0][0] == "llm" and not s.recorded)
     saver = SqliteSaver(db)
-    made = saver.get("e", edit.checkpoint_id)
+    made = saver.load("e", edit.checkpoint_id)
     assert made.source == "update" and made.metadata["replay_of"] == result.start_id
     assert dict(edit.tasks[0][1]) == {"answer": "a person's answer", "log": ["edited"]}
 
@@ -144,7 +144,7 @@ def test_a_replay_from_a_middle_checkpoint_makes_the_later_edit(tmp_path):
     db = str(tmp_path / "middle.sqlite")
     final = edited_run(db, {"answer": "from a person"})
     saver = SqliteSaver(db)
-    after_llm = next(c for c in saver.list("e") if c.nodes_ran == ("llm",) and c.source == "loop")
+    after_llm = next(c for c in saver.history("e") if c.nodes_ran == ("llm",) and c.source == "loop")
     calls: list[str] = []
     result = replay(build_edited(calls).compile(checkpointer=saver), "e", after_llm.id)
     assert calls == ["review", "fmt"] and result.values["answer"] == "FROM A PERSON" == final["answer"]

@@ -84,9 +84,9 @@ def test_an_inner_node_is_answered_from_the_subgraphs_records(example_run):
     inner = [ns for ns in saver.namespaces("a") if ns.startswith("research:")]
     assert len(inner) == 2  # the recording's subgraph, and the replay's
     from engine.checkpoint.base import ns_thread_key
-    holder = [ns for ns in inner if saver.get(ns_thread_key("a", ns), marked) is not None]
+    holder = [ns for ns in inner if saver.load(ns_thread_key("a", ns), marked) is not None]
     assert len(holder) == 1
-    records = saver.get(ns_thread_key("a", holder[0]), marked).metadata["record"]
+    records = saver.load(ns_thread_key("a", holder[0]), marked).metadata["record"]
     assert [(r["node"], r.get("recorded", False)) for r in records] == [("extract", True)]
 
 

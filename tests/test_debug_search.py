@@ -95,8 +95,8 @@ def test_every_thread_and_subgraph_namespace_is_searched(tmp_path: Path) -> None
     assert all(h.namespace.startswith("sub:") or h.namespace == "" for h in hits)
     assert any(h.namespace for h in hits) and any(not h.namespace for h in hits)
     in_sub = [h for h in hits if h.namespace]
-    assert all(saver.get(ns_thread_key(h.thread_id, h.namespace), h.checkpoint_id) is not None for h in in_sub)
-    total = sum(1 for t in ("t1", "t2") for ns in ["", *saver.namespaces(t)] for _ in saver.list(ns_thread_key(t, ns)))
+    assert all(saver.load(ns_thread_key(h.thread_id, h.namespace), h.checkpoint_id) is not None for h in in_sub)
+    total = sum(1 for t in ("t1", "t2") for ns in ["", *saver.namespaces(t)] for _ in saver.history(ns_thread_key(t, ns)))
     assert search.scanned == total and search.threads == 2
     only_t2 = drain(StoreSearch("deep-t", threads=["t2"]), saver)
     assert only_t2 and {h.thread_id for h in only_t2} == {"t2"}
@@ -121,7 +121,7 @@ def big_store(tmp_path_factory) -> Path:
     parent = None
     for i in range(PER_THREAD):
         cid = f"{i:08d}"
-        saver.put(Checkpoint(id=cid, thread_id="t000", parent_id=parent, step=i, source="loop",
+        saver.save(Checkpoint(id=cid, thread_id="t000", parent_id=parent, step=i, source="loop",
                              created_at=f"2026-01-01T00:00:00.{i:06d}+00:00", values={"n": i, "text": f"value {i}"},
                              versions={"n": cid, "text": cid}, nodes_ran=("a",)))
         parent = cid
@@ -139,7 +139,7 @@ def big_store(tmp_path_factory) -> Path:
     conn.close()
     check = SqliteSaver(str(path), read_only=True)
     assert sum(t.checkpoints for t in check.threads()) == THREADS * PER_THREAD
-    assert [dict(c.values) for c in check.list("t057", limit=3)] == [dict(c.values) for c in check.list("t000", limit=3)]
+    assert [dict(c.values) for c in check.history("t057", limit=3)] == [dict(c.values) for c in check.history("t000", limit=3)]
     check.close()
     return path
 

@@ -82,11 +82,11 @@ class BlockingSqlite(SqliteSaver):
         self.put_threads: set[int] = set()
         self.overlapped: bool | None = None
 
-    def put(self, checkpoint: Any, **kw: Any) -> None:
+    def save(self, checkpoint: Any, **kw: Any) -> None:
         self.put_threads.add(threading.get_ident())
         if checkpoint.step == self.hold_step:
             self.overlapped = self.node_started.wait(timeout=self.patience)
-        super().put(checkpoint, **kw)
+        super().save(checkpoint, **kw)
 
 
 @pytest.mark.parametrize("durability", ["async", "sync"])
@@ -115,10 +115,10 @@ class FailingMemory(InMemorySaver):
         super().__init__()
         self.fail_step = fail_step
 
-    def put(self, checkpoint: Any, **kw: Any) -> None:
+    def save(self, checkpoint: Any, **kw: Any) -> None:
         if checkpoint.step == self.fail_step:
             raise CheckpointError(f"disk full at step {checkpoint.step}")
-        super().put(checkpoint, **kw)
+        super().save(checkpoint, **kw)
 
 
 @pytest.mark.parametrize("fail_step", [1, 4])  # a middle step, and the last one

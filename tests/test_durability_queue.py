@@ -125,7 +125,7 @@ def test_queued_saves_go_to_postgres_in_one_transaction_all_of_them_in_order(pg_
         fresh = PostgresSaver(pg_url)
         try:
             assert [h.step for h in fresh.list_headers("a")] == list(range(16, -2, -1))
-            assert fresh.get("a").values == {"log": list(range(1, 17)), "n": 16}
+            assert fresh.load("a").values == {"log": list(range(1, 17)), "n": 16}
         finally:
             fresh.close()
     finally:
@@ -208,7 +208,7 @@ def test_a_batch_stops_at_writes_for_a_missing_checkpoint(pg_url: str, monkeypat
     try:
         graph = counter(limit=1).compile(checkpointer=saver)
         graph.invoke({"log": [], "n": 0}, cfg("t"))
-        top = saver.get("t")
+        top = saver.load("t")
         assert top is not None
         kept = {k: v for k, v in top.versions.items() if v != top.id}
         first = replace(top, id=new_checkpoint_id(), parent_id=top.id, step=top.step + 1,
@@ -224,7 +224,7 @@ def test_a_batch_stops_at_writes_for_a_missing_checkpoint(pg_url: str, monkeypat
             saver.engine_save_many(jobs)
         assert redone == [5], "the failed transaction was redone one by one"
         assert [h.id for h in saver.list_headers("t")][:2] == [first.id, top.id]
-        assert saver.get("t", second.id) is None
+        assert saver.load("t", second.id) is None
         assert len(saver.pending_writes("t", top.id)) == before + 2
         assert [w.value for w in saver.pending_writes("t", first.id)] == [7]
     finally:
@@ -252,7 +252,7 @@ def test_a_run_killed_mid_async_leaves_a_gapless_prefix_of_its_history(pg_url: s
     saver = PostgresSaver(pg_url)
     try:
         deadline = time.monotonic() + 60
-        while (seen := saver.get("k")) is None or seen.step < 200:
+        while (seen := saver.load("k")) is None or seen.step < 200:
             assert proc.is_alive() and time.monotonic() < deadline, "the child never got 200 steps saved"
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
@@ -261,7 +261,7 @@ def test_a_run_killed_mid_async_leaves_a_gapless_prefix_of_its_history(pg_url: s
         steps = [h.step for h in headers]
         assert steps == list(range(steps[0], -2, -1)) and steps[0] >= 200
         assert [h.parent_id for h in headers] == [h.id for h in headers[1:]] + [None]
-        top = saver.get("k")
+        top = saver.load("k")
         assert top is not None and top.values == {"log": list(range(1, top.step + 1)), "n": top.step}
     finally:
         if proc.is_alive():

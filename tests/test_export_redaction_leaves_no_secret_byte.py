@@ -76,7 +76,7 @@ def _assert_clean(out: Path) -> None:
 def _values(out: Path) -> dict[str, Any]:
     store = open_store(str(out))
     try:
-        found = store.get("t")
+        found = store.load("t")
         assert found is not None
         return dict(found.values)
     finally:

@@ -1,7 +1,7 @@
 """The per-superstep fast paths keep their contracts: the engine's frozen records built
 by `fast_frozen_init` behave as the dataclass-made ones; InMemorySaver keeps a plain
 plan without encoding it and gives back what the SQLite store gives back; a store subclass that
-overrides `put` is still the one the engine calls."""
+overrides its own-protocol `save` is still the one the engine calls."""
 from __future__ import annotations
 
 import dataclasses
@@ -88,8 +88,8 @@ def test_memory_gives_back_the_plan_the_sqlite_store_gives_back(tmp_path: Path, 
         ckpt = Checkpoint(id=cid, thread_id="t", parent_id=None, step=0, source="loop", created_at="2026-01-01",
                           values={"n": i}, versions={"n": cid}, tasks=plan, metadata=metadata)
         for store in (mem, lite):
-            store.put(ckpt)
-        got_mem, got_lite = mem.get("t", cid), lite.get("t", cid)
+            store.save(ckpt)
+        got_mem, got_lite = mem.load("t", cid), lite.load("t", cid)
         assert got_mem == got_lite and got_mem.tasks == plan and got_mem.next == tuple(t.name for t in plan)
         assert [h.next for h in mem.list_headers("t")] == [h.next for h in lite.list_headers("t")]
     lite.close()
@@ -100,12 +100,12 @@ class Recording(InMemorySaver):
         super().__init__()
         self.seen: list[int] = []
 
-    def put(self, checkpoint: Any, *, appended: Any = None) -> None:
+    def save(self, checkpoint: Any, *, appended: Any = None) -> None:
         self.seen.append(checkpoint.step)
-        super().put(checkpoint, appended=appended)
+        super().save(checkpoint, appended=appended)
 
 
-def test_a_store_subclass_overriding_put_is_the_one_the_engine_calls() -> None:
+def test_a_store_subclass_overriding_save_is_the_one_the_engine_calls() -> None:
     class S(TypedDict):
         log: Annotated[list, operator.add]
 
@@ -117,7 +117,7 @@ def test_a_store_subclass_overriding_put_is_the_one_the_engine_calls() -> None:
     graph = g.compile(checkpointer=store)
     graph.invoke({"log": []}, {"configurable": {"thread_id": "t"}})
     assert store.seen == [-1, 0, 1] and graph.get_state({"configurable": {"thread_id": "t"}}).values == {"log": ["a"]}
-    # LangGraph's form of put goes through the same override
+    # LangGraph's put goes on to the same override
     cfg = store.put({"configurable": {"thread_id": "u", "checkpoint_ns": ""}},
                     {"id": "x1", "ts": "2026-01-01", "channel_values": {"n": 1}, "channel_versions": {}},
                     {"step": 5, "source": "update"}, {})

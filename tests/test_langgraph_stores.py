@@ -118,7 +118,7 @@ def test_the_reader_derives_tasks_interrupts_and_writes_as_langgraph_has_them(tm
         assert [h.id for h in headers] == [e["checkpoint_id"] for e in expected]
         by_step = {h.step: h for h in headers}
         assert by_step[1].nodes_ran == ("agent",) and by_step[2].nodes_ran == ("worker",)
-        fanned = store.get("t1", by_step[1].id)
+        fanned = store.load("t1", by_step[1].id)
         assert [(t.name, t.is_send, t.arg) for t in fanned.tasks] == [("worker", True, {"i": i}) for i in range(3)]
         sends = [w for w in store.pending_writes("t1", by_step[0].id) if w.channel == SEND]
         assert [w.value for w in sends] == [Send("worker", {"i": i}) for i in range(3)]

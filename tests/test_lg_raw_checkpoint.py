@@ -139,7 +139,7 @@ def test_a_langgraph_form_put_of_a_listed_checkpoint_keeps_only_state_keys(saver
     assert listed.checkpoint["channel_values"] == {"total": 3, "note": "r", "join:left+right:merge": {"left", "right"}}
     other = InMemorySaver()
     made = other.put(cfg("copy"), listed.checkpoint, listed.metadata, {})
-    assert dict(other.get("copy", made["configurable"]["checkpoint_id"]).values) == {"total": 3, "note": "r"}
+    assert dict(other.load("copy", made["configurable"]["checkpoint_id"]).values) == {"total": 3, "note": "r"}
 
 
 def test_listing_a_long_thread_reads_each_checkpoint_once():
@@ -173,6 +173,6 @@ def test_a_langgraph_form_put_keeps_a_source_that_is_not_one_of_ours_in_the_meta
                   "channel_values": {"total": 1}, "channel_versions": {"total": 1}, "versions_seen": {}}
     for thread, source in (("ours", "loop"), ("theirs", "replayed-by-hand")):
         made = saver.put(cfg(thread), checkpoint, {"source": source, "step": 2}, {})
-        ckpt = saver.get(thread, made["configurable"]["checkpoint_id"])
+        ckpt = saver.load(thread, made["configurable"]["checkpoint_id"])
         assert ckpt.source == (source if thread == "ours" else "")
         assert saver.get_tuple(cfg(thread)).metadata["source"] == source

@@ -35,7 +35,7 @@ def test_values_come_a_page_at_a_time(pg_url: str, monkeypatch) -> None:
     ids = [h.id for h in saver.list_headers("t")]
     assert len(ids) == 452
     batch = saver.get_many("t", ids[:300])
-    assert all(batch[cid] == saver.get("t", cid) for cid in ids[:300])
+    assert all(batch[cid] == saver.load("t", cid) for cid in ids[:300])
     saver.close()
 
     calls = {"get": 0, "get_many": 0, "queries": 0}
@@ -61,8 +61,8 @@ def test_values_come_a_page_at_a_time(pg_url: str, monkeypatch) -> None:
 
 def test_list_reads_pages_too(pg_url: str) -> None:
     saver = _saved(pg_url, 120)
-    listed = list(saver.list("t"))
+    listed = list(saver.history("t"))
     assert [c.id for c in listed] == [h.id for h in saver.list_headers("t")]
     assert listed[0].values["n"] == 120
-    assert listed == [saver.get("t", c.id) for c in listed]  # as one by one
+    assert listed == [saver.load("t", c.id) for c in listed]  # as one by one
     saver.close()

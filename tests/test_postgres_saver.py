@@ -61,7 +61,7 @@ def _writer(url: str, worker: int, root_id: str, steps: int) -> None:
     from engine.checkpoint.postgres import PostgresSaver
 
     with PostgresSaver(url) as saver:
-        own = saver.get("shared", root_id)
+        own = saver.load("shared", root_id)
         prev = None
         for i in range(steps):
             cid = f"w{worker}-{i:04d}"
@@ -69,13 +69,13 @@ def _writer(url: str, worker: int, root_id: str, steps: int) -> None:
             c = Checkpoint(id=cid, thread_id=f"solo-{worker}", parent_id=prev.id if prev else None, step=i,
                            source="loop", created_at=f"2026-01-01T00:00:{i:06d}", values=values,
                            versions={"items": cid})
-            saver.put(c, appended={"items": (prev.id, [f"{worker}:{i}"])} if prev else None)
+            saver.save(c, appended={"items": (prev.id, [f"{worker}:{i}"])} if prev else None)
             prev = c
             b = Checkpoint(id=f"b{worker}-{i:04d}", thread_id="shared", parent_id=own.id, step=own.step + 1,
                            source="loop", created_at=f"2026-01-02T00:00:{i:06d}",
                            values={"items": own.values["items"] + [f"{worker}:{i}"]},
                            versions={"items": f"b{worker}-{i:04d}"})
-            saver.put(b, appended={"items": (own.id, [f"{worker}:{i}"])})
+            saver.save(b, appended={"items": (own.id, [f"{worker}:{i}"])})
             own = b
 
 
@@ -85,7 +85,7 @@ def test_several_processes_write_one_database_at_once(pg_url: str) -> None:
     with PostgresSaver(pg_url) as saver:
         root = Checkpoint(id="root", thread_id="shared", parent_id=None, step=-1, source="input",
                           created_at="2026-01-01T00:00:00", values={"items": ["root"]}, versions={"items": "root"})
-        saver.put(root)
+        saver.save(root)
     ctx = multiprocessing.get_context("spawn")
     workers, steps = 4, 25
     procs = [ctx.Process(target=_writer, args=(pg_url, w, "root", steps)) for w in range(workers)]
@@ -98,8 +98,8 @@ def test_several_processes_write_one_database_at_once(pg_url: str) -> None:
         counts = {t.thread_id: t.checkpoints for t in saver.threads()}
         assert counts == {"shared": 1 + workers * steps, **{f"solo-{w}": steps for w in range(workers)}}
         for w in range(workers):
-            assert saver.get(f"solo-{w}").values["items"] == [f"{w}:{i}" for i in range(steps)]
-            assert saver.get("shared", f"b{w}-{steps - 1:04d}").values["items"] == ["root"] + [
+            assert saver.load(f"solo-{w}").values["items"] == [f"{w}:{i}" for i in range(steps)]
+            assert saver.load("shared", f"b{w}-{steps - 1:04d}").values["items"] == ["root"] + [
                 f"{w}:{i}" for i in range(steps)
             ]
         ids = [h.id for h in saver.list_headers("shared")]
@@ -120,9 +120,9 @@ def test_storage_grows_with_what_changed_not_with_the_state(pg_url: str) -> None
                 c = Checkpoint(id=cid, thread_id=thread, parent_id=prev.id if prev else None, step=i, source="loop",
                                created_at="2026-01-01", values={"items": (prev.values["items"] if prev else []) + [item]},
                                versions={"items": cid}, tasks=(PlannedTask(id=f"{cid}/0", name="a", trigger="edge:a"),))
-                saver.put(c, appended={"items": (prev.id, [item])} if prev else None)
+                saver.save(c, appended={"items": (prev.id, [item])} if prev else None)
                 prev = c
-            assert saver.get(thread).values == prev.values
+            assert saver.load(thread).values == prev.values
         with psycopg.connect(pg_url) as conn:
             return conn.execute(
                 "SELECT (SELECT sum(length(data)) FROM retrograph_values WHERE thread_id = %s)"
@@ -170,7 +170,7 @@ def test_a_connection_or_pool_is_taken_as_langgraphs_saver_takes_it(pg_url: str)
         assert _graph(saver).invoke(Command(resume="ok"), cfg)["log"][-1] == "approved:ok"
     with ConnectionPool(pg_url, min_size=1, max_size=2, kwargs={"autocommit": True}) as pool:
         saver = PostgresSaver(pool)
-        assert saver.get("c").values["log"][-1] == "approved:ok"
+        assert saver.load("c").values["log"][-1] == "approved:ok"
         assert [t.thread_id for t in saver.threads()] == ["c"]
     with pytest.raises(TypeError, match="psycopg Connection"):
         PostgresSaver(42)

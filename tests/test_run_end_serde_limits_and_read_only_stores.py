@@ -122,7 +122,7 @@ def test_deep_list_in_a_sqlite_file_is_refused(tmp_path) -> None:
     saver = SqliteSaver(str(path))
     try:
         with pytest.raises(CheckpointDecodeError, match="levels deep"):
-            saver.get("t")
+            saver.load("t")
     finally:
         saver.close()
 
@@ -215,7 +215,7 @@ def test_shared_segment_is_decoded_once(tmp_path) -> None:
     conn.close()
     saver = SqliteSaver(str(path))
     try:
-        values = saver.get("t").values
+        values = saver.load("t").values
     finally:
         saver.close()
     assert values["a"] == ["x" * 1000]
@@ -229,10 +229,10 @@ def test_total_decoded_size_of_a_checkpoint_is_bounded(tmp_path) -> None:
     saver = SqliteSaver(str(path), max_value_bytes=3100)
     try:
         assert saver.max_checkpoint_bytes == 4 * 3100
-        assert saver.get("t").values["a"] == ["x" * 3000]  # 4 x 3 KB fits in 12.4 KB
+        assert saver.load("t").values["a"] == ["x" * 3000]  # 4 x 3 KB fits in 12.4 KB
         saver.max_checkpoint_bytes = 9000
         with pytest.raises(CheckpointDecodeError, match="in all"):
-            saver.get("t")
+            saver.load("t")
     finally:
         saver.close()
 
@@ -267,7 +267,7 @@ def test_read_only_open_changes_and_creates_nothing(tmp_path) -> None:
     foreign.close()
     before = _snapshot(folder)
     saver = SqliteSaver(str(path), read_only=True)
-    assert saver.get("t").values == {"n": 2}
+    assert saver.load("t").values == {"n": 2}
     assert [h.step for h in saver.list_headers("t")] == [1, 0, -1]
     with pytest.raises(CheckpointError, match="read-only"):
         saver.delete_thread("t")
@@ -290,7 +290,7 @@ def test_read_only_open_leaves_a_foreign_wal_alone_and_sees_new_writes(tmp_path)
     main_bytes = path.read_bytes()
     wal = (folder / "mine.sqlite-wal").read_bytes()
     saver = SqliteSaver(str(path), read_only=True)
-    assert saver.get("t").values == {"n": 2}
+    assert saver.load("t").values == {"n": 2}
     saver.close()
     assert path.read_bytes() == main_bytes  # the WAL was not checkpointed into the file
     assert (folder / "mine.sqlite-wal").read_bytes() == wal
@@ -307,7 +307,7 @@ def test_read_only_database_can_be_browsed(tmp_path) -> None:
     os.chmod(folder, 0o555)
     try:
         saver = SqliteSaver(str(path), read_only=True)
-        assert saver.get("t").values == {"n": 2}
+        assert saver.load("t").values == {"n": 2}
         saver.close()
         assert sorted(p.name for p in folder.iterdir()) == ["mine.sqlite"]
     finally:
@@ -319,10 +319,10 @@ def test_read_only_saver_sees_checkpoints_written_after_it_opened(tmp_path) -> N
     reader = SqliteSaver(str(path), read_only=True)
     assert len(list(reader.list_headers("t"))) == 3
     writer = SqliteSaver(str(path))
-    base = writer.get("t")
+    base = writer.load("t")
     from dataclasses import replace
 
-    writer.put(replace(base, id=base.id[:-1] + "z", parent_id=base.id, step=base.step + 1))
+    writer.save(replace(base, id=base.id[:-1] + "z", parent_id=base.id, step=base.step + 1))
     assert len(list(reader.list_headers("t"))) == 4
     writer.close()
     assert len(list(reader.list_headers("t"))) == 4

@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from engine import END, START, InMemorySaver, SqliteSaver, StateGraph
-from engine.checkpoint.routing import RoutedSaver, routed
+from engine.checkpoint.routing import RoutedSaver, overridden, routed
 
 
 class S(TypedDict):
@@ -48,11 +48,11 @@ def base(request, tmp_path):
 
 def test_unmodified_and_own_protocol_savers_are_not_wrapped(tmp_path):
     class OwnProtocol(InMemorySaver):  # a store written against Retrograph's protocol
-        def put(self, checkpoint, *, appended=None):
-            return super().put(checkpoint, appended=appended)
+        def save(self, checkpoint, *, appended=None):
+            return super().save(checkpoint, appended=appended)
 
     for saver in (InMemorySaver(), SqliteSaver(tmp_path / "x.sqlite"), OwnProtocol()):
-        assert type(saver).lg_overrides == frozenset()
+        assert overridden(type(saver)) == frozenset()
         assert routed(saver, use_async=False) is saver
 
 
@@ -67,7 +67,7 @@ def test_a_langgraph_form_put_sees_every_save_and_stores_it_whole(base):
             return super().put(config, checkpoint, metadata, new_versions)
 
     plain, logging = parent(*args("plain")), Logging(*args("logged"))
-    assert Logging.lg_overrides == frozenset({"put"})
+    assert overridden(Logging) == frozenset({"put"})
     assert type(routed(logging, use_async=False)) is RoutedSaver
     expected = _graph(plain).invoke({"log": []}, cfg())
     assert _graph(logging).invoke({"log": []}, cfg()) == expected
@@ -139,7 +139,7 @@ def test_async_overrides_are_used_by_ainvoke_and_awaited_in_order():
     out = asyncio.run(graph.ainvoke({"log": []}, cfg(), durability="async"))
     assert out == {"log": ["first", "second"]}
     assert [e for e in log if e.startswith("put")] == ["put -1", "put 0", "put 1", "put 2"]
-    assert len(list(saver.list("t"))) == 4  # every save landed before ainvoke returned
+    assert len(list(saver.history("t"))) == 4  # every save landed before ainvoke returned
     log.clear()
     graph.invoke({"log": []}, cfg("sync"))  # the sync API does not call the async overrides
     assert log == []
@@ -180,6 +180,52 @@ def test_exit_save_through_aput_is_awaited_when_the_run_is_cancelled():
         with pytest.raises(asyncio.CancelledError):
             await task
         assert log == ["node start", "node end", "aput start", "aput end"]
-        assert len(list(saver.list("t"))) == 1
+        assert len(list(saver.history("t"))) == 1
 
     asyncio.run(main())
+
+
+def test_a_subclass_written_against_langgraphs_api_works_in_a_run(base):
+    """put, put_writes, get_tuple and list overridden in LangGraph's form (each calling the
+    base class): a run saves and loads through them, and the history matches a plain store's."""
+    calls: list[str] = []
+    parent, args = base
+
+    class LangGraphStyle(parent):  # type: ignore[misc, valid-type]
+        def put(self, config, checkpoint, metadata, new_versions):
+            calls.append("put")
+            return super().put(config, checkpoint, metadata, new_versions)
+
+        def put_writes(self, config, writes, task_id, task_path=""):
+            calls.append("put_writes")
+            return super().put_writes(config, writes, task_id, task_path)
+
+        def get_tuple(self, config):
+            calls.append("get_tuple")
+            return super().get_tuple(config)
+
+        def list(self, config, *, filter=None, before=None, limit=None):
+            calls.append("list")
+            yield from super().list(config, filter=filter, before=before, limit=limit)
+
+    saver, plain = LangGraphStyle(*args("lg")), parent(*args("plain"))
+    assert overridden(LangGraphStyle) == frozenset({"put", "put_writes", "get_tuple"})
+    expected = _graph(plain, parallel=True).invoke({"log": []}, cfg())
+    assert _graph(saver, parallel=True).invoke({"log": []}, cfg()) == expected
+    assert calls.count("put") == 3 and calls.count("put_writes") >= 2 and "get_tuple" in calls
+    assert _graph(saver, parallel=True).invoke(None, cfg()) == expected  # the finished thread, loaded back
+    assert _history(_graph(saver, parallel=True), cfg()) == _history(_graph(plain, parallel=True), cfg())
+    listed = [t.metadata["step"] for t in saver.list(cfg())]
+    assert listed == [1, 0, -1] and calls[-1] == "list"
+
+
+def test_the_engines_own_form_given_to_a_langgraph_method_names_the_right_one():
+    saver = InMemorySaver()
+    _graph(saver).invoke({"log": []}, cfg())
+    for call, own in [(lambda: saver.get("t"), "load(thread_id, checkpoint_id)"),
+                      (lambda: list(saver.list("t")), "history(thread_id"),
+                      (lambda: saver.get_tuple("t"), "load(thread_id, checkpoint_id)")]:
+        with pytest.raises(TypeError, match=r"expected a config dict .* got a str; the engine's own form") as err:
+            call()
+        assert own in str(err.value)
+    assert saver.load("t").values == {"log": ["first", "second"]}

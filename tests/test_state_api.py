@@ -233,7 +233,7 @@ def test_put_and_put_writes_in_langgraph_form_round_trip(saver):
     found = saver.get_tuple(made)
     assert (found.checkpoint["channel_values"], found.metadata["who"], found.pending_writes) == (
         {"a": 1}, "me", [("task-1", "a", 2)])
-    assert saver.get("t") is not None  # the store's own form still works beside it
+    assert saver.load("t") is not None  # the store's own form still works beside it
 
 
 def test_async_twins_and_delete_thread(saver):

@@ -80,7 +80,7 @@ def _graph_at_end():
     graph.invoke({"log": [], "route": "needs review",
                   "messages": [HumanMessage("hi", id="h1"), AIMessage("yo", id="a1")]},
                  {"configurable": {"thread_id": "t"}})
-    return graph, saver.get("t")
+    return graph, saver.load("t")
 
 
 def test_plan_goes_through_the_reducer_or_replaces_by_choice() -> None:

@@ -93,7 +93,7 @@ def test_langgraph_postgres_opens_read_only_and_retrograph_runs_on_postgres(open
     assert not window.session.store_read_only and "Retrograph PostgreSQL" in window.session.store_label
     act(qtbot, window, "continue_")
     with PostgresSaver(pg_url) as mine:
-        assert mine.get("pg").values == {"log": ["a"]}
+        assert mine.load("pg").values == {"log": ["a"]}
 
 
 def test_retrograph_open_takes_a_postgresql_url(pg_url: str, tmp_path: Path) -> None:

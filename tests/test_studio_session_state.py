@@ -27,7 +27,7 @@ def _base(values):
     saver = InMemorySaver()
     graph = g.compile(checkpointer=saver)
     graph.update_state({"configurable": {"thread_id": "t"}}, values, as_node="a")
-    return graph, saver.get("t")
+    return graph, saver.load("t")
 
 
 def test_edit_plan_sees_true_to_one_as_a_change():
@@ -75,7 +75,7 @@ def test_edit_plan_turns_typed_dicts_into_messages_for_any_add_messages():
         graph = g.compile(checkpointer=saver)
         graph.update_state({"configurable": {"thread_id": "t"}}, {"messages": [AIMessage(content="before", id="1")]},
                            as_node="a")
-        plan = plan_edit(graph, saver.get("t"), {"messages": [{"role": "ai", "content": "hi"}]},
+        plan = plan_edit(graph, saver.load("t"), {"messages": [{"role": "ai", "content": "hi"}]},
                          how={"messages": "replace"})
         value = plan.update()["messages"]
         assert isinstance(value, Overwrite), reducer

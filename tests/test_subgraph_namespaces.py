@@ -80,11 +80,11 @@ def test_subgraph_checkpoints_live_in_their_own_namespace(saver: Any) -> None:
     (ns,) = saver.namespaces("t")
     assert ns.startswith("sub:")
     assert [t.thread_id for t in saver.threads()] == ["t"], "a namespace is not a thread of its own"
-    inner_steps = [c.step for c in saver.list(ns_thread_key("t", ns))]
+    inner_steps = [c.step for c in saver.history(ns_thread_key("t", ns))]
     assert inner_steps == [1, 0, -1]
-    assert [c.step for c in saver.list("t")] == [0, -1], "the parent's history holds only its own steps"
+    assert [c.step for c in saver.history("t")] == [0, -1], "the parent's history holds only its own steps"
     saver.delete_thread("t")
-    assert saver.namespaces("t") == [] and saver.get(ns_thread_key("t", ns)) is None
+    assert saver.namespaces("t") == [] and saver.load(ns_thread_key("t", ns)) is None
 
 
 def test_thread_key_round_trip() -> None:

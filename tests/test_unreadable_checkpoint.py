@@ -29,7 +29,7 @@ def _db(tmp_path: Path, steps: int = 4) -> tuple[Path, list[str]]:
     saver = SqliteSaver(str(db))
     app = g.compile(checkpointer=saver)
     app.invoke({"n": 0}, {"configurable": {"thread_id": "t"}})
-    ids = [c.id for c in saver.list("t")]
+    ids = [c.id for c in saver.history("t")]
     saver.close()
     return db, ids
 
@@ -99,9 +99,9 @@ def test_saver_list_without_the_callback_still_raises(tmp_path: Path) -> None:
     saver = SqliteSaver(str(db), read_only=True)
     try:
         with pytest.raises(CheckpointDecodeError, match=ids[1]):
-            list(saver.list("t"))
+            list(saver.history("t"))
         told: list[tuple[str, str]] = []
-        got = [c.id for c in saver.list("t", on_unreadable=lambda cid, why: told.append((cid, why)))]
+        got = [c.id for c in saver.history("t", on_unreadable=lambda cid, why: told.append((cid, why)))]
         assert got == [ids[0], *ids[2:]]
         assert [cid for cid, _ in told] == [ids[1]]
     finally:

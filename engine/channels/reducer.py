@@ -9,7 +9,7 @@ from ..errors import InvalidUpdateError
 from ..types import Overwrite
 from .base import MISSING, OPERATOR_ADD, Applied, Channel
 
-__all__ = ["ReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY", "reducer_error"]
+__all__ = ["ReducerChannel", "BatchReducerChannel", "reducer_display_name", "overwrite_value", "OVERWRITE_KEY", "reducer_error"]
 
 
 def reducer_error(exc: Exception, key: str, reducer: str, node: str | None) -> Exception:
@@ -113,3 +113,33 @@ class ReducerChannel(Channel):
                 f"{len(found)} writes in this step were Overwrite values; only one may replace the value."
             )
         return found[0]
+
+
+class BatchReducerChannel(Channel):
+    """A key whose reducer folds a whole superstep's writes in one call,
+    `fn(old, [write, ...]) -> new` (LangGraph's DeltaChannel). The reducer must give the
+    same value for two batches folded one after the other as for the two joined, so
+    writes may be replayed in batches of any size. One Overwrite in a superstep replaces
+    the value (None: the empty value); the step's other writes are dropped."""
+
+    __slots__ = ("fn", "empty", "reducer_name")
+
+    def __init__(self, key: str, fn: Callable[[Any, list[Any]], Any], empty: Callable[[], Any] | None) -> None:
+        super().__init__(key)
+        self.fn = fn
+        self.empty = empty
+        self.reducer_name = f"{reducer_display_name(fn)} (batched)"
+
+    def initial(self) -> Any:
+        return MISSING if self.empty is None else self.empty()
+
+    def apply(self, old: Any, writes: Sequence[Any]) -> Applied:
+        if not writes:
+            return Applied(old)
+        found = [v for is_ow, v in map(overwrite_value, writes) if is_ow]
+        if len(found) > 1:
+            raise InvalidUpdateError(f"At key '{self.key}': Can receive only one Overwrite value per super-step.")
+        if found:
+            return Applied(self.initial() if found[0] is None else found[0])
+        base = self.initial() if old is MISSING else old
+        return Applied(self.fn(base, list(writes)))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import builtins
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Generic
 
 from typing_extensions import Self, TypeVar
@@ -90,13 +90,18 @@ V = TypeVar("V", int, float, str, default=str)
 
 
 class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
-    """A checkpoint store. Methods are synchronous and cheap per call (they touch only
-    what changed), so the run calls them inline; the studio calls the listing methods
-    off its UI thread. LangGraph's forms of the same methods (a config first) and their
-    async twins come from LangGraphSaverAPI."""
+    """A checkpoint store, in the engine's own words: `save`, `save_writes`, `load`,
+    `pending_writes`, `history`, `list_headers`, `threads`, `delete_thread` (and the
+    async twins `asave`, `asave_writes`, `aload`, `ahistory`). Methods are synchronous
+    and cheap per call (they touch only what changed), so the run calls them inline; the
+    studio calls the listing methods off its UI thread.
+
+    LangGraph's methods of the same store (`put`, `put_writes`, `get_tuple`, `get`,
+    `list`, their async twins) are ordinary methods of LangGraphSaverAPI that translate
+    onto this protocol; a subclass may override them (routing.py)."""
 
     @abstractmethod
-    def put(
+    def save(
         self,
         checkpoint: Checkpoint,
         *,
@@ -112,19 +117,19 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
         """
 
     @abstractmethod
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         """Durably keep writes of a task that finished in the superstep after `checkpoint_id`."""
 
     @abstractmethod
-    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         """One checkpoint, or the thread's latest when `checkpoint_id` is None."""
 
     @abstractmethod
-    def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
+    def pending_writes(self, thread_id: str, checkpoint_id: str) -> builtins.list[PendingWrite]:
         """The pending writes kept beside `checkpoint_id`, in the order they were put."""
 
     @abstractmethod
-    def list(
+    def history(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[Checkpoint]:
         """The thread's checkpoints newest first (lazily), optionally older than `before`."""
@@ -133,7 +138,7 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     def list_headers(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[CheckpointHeader]:
-        """Like list() without values: cheap enough for a timeline of 100,000 rows."""
+        """Like history() without values: cheap enough for a timeline of 100,000 rows."""
 
     @abstractmethod
     def threads(self) -> builtins.list[ThreadInfo]:
@@ -142,6 +147,22 @@ class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
     @abstractmethod
     def delete_thread(self, thread_id: str) -> None:
         """Forget the thread, its subgraphs' namespaces included."""
+
+    # -- async twins (inline: every method is cheap; a store with slow I/O overrides them) --
+    async def asave(self, checkpoint: Checkpoint, *,
+                    appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+        self.save(checkpoint, appended=appended)
+
+    async def asave_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+        self.save_writes(thread_id, checkpoint_id, writes)
+
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+        return self.load(thread_id, checkpoint_id)
+
+    async def ahistory(self, thread_id: str, *, before: str | None = None,
+                       limit: int | None = None) -> AsyncIterator[Checkpoint]:
+        for found in self.history(thread_id, before=before, limit=limit):
+            yield found
 
     def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
         """The id of the oldest checkpoint of `thread_id` whose parent is `checkpoint_id`

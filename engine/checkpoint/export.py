@@ -89,7 +89,7 @@ def _owned_ids(store: Any, key: str, ns: str, roots: set[str] | None) -> list[st
         return [h.id for h in reversed(headers)]
     fallback = namespace_owner(ns)
     if fallback is None and headers and not any(getattr(h, "owner_id", None) for h in headers):
-        fallback = _parents_owner(store.get(key, headers[0].id))  # one namespace, one owner
+        fallback = _parents_owner(store.load(key, headers[0].id))  # one namespace, one owner
     return [h.id for h in reversed(headers) if (getattr(h, "owner_id", None) or fallback) in roots]
 
 
@@ -103,7 +103,7 @@ class _Writer:
         """Redaction's first pass: the secrets in these checkpoints and their writes."""
         r = self.redactor
         for cid in ids:
-            ckpt = store.get(key, cid)
+            ckpt = store.load(key, cid)
             if ckpt is None:
                 continue
             for k, v in ckpt.values.items():
@@ -118,20 +118,20 @@ class _Writer:
         written: set[tuple[str, str]] = set()
         r = self.redactor
         for cid in ids:
-            ckpt = store.get(key, cid)
+            ckpt = store.load(key, cid)
             if ckpt is None:
                 continue
             ckpt = _portable(ckpt, key, exported, written)
             if r.active:
                 ckpt = _redacted(ckpt, r)
-            self.saver.put(ckpt)
+            self.saver.save(ckpt)
             exported.add(ckpt.id)
             written.update((k, ckpt.id) for k, v in ckpt.versions.items() if v == ckpt.id)
             pending = store.pending_writes(key, cid)
             if pending:
                 if r.active:
                     pending = [replace(w, value=r.key_value(w.channel, w.value)) for w in pending]
-                self.saver.put_writes(key, ckpt.id, pending)
+                self.saver.save_writes(key, ckpt.id, pending)
         return len(exported)
 
 

@@ -17,14 +17,14 @@ Appended: TypeAlias = "Mapping[str, tuple[str, Sequence[Any]]] | None"
 
 
 class PutJob(NamedTuple):
-    """Store a checkpoint (`saver.put(checkpoint, appended=appended)`)."""
+    """Store a checkpoint (`saver.save(checkpoint, appended=appended)`)."""
 
     checkpoint: Checkpoint
     appended: Appended
 
 
 class WritesJob(NamedTuple):
-    """Store pending writes beside a checkpoint (`saver.put_writes(thread_key, checkpoint_id, writes)`)."""
+    """Store pending writes beside a checkpoint (`saver.save_writes(thread_key, checkpoint_id, writes)`)."""
 
     thread_key: str
     checkpoint_id: str
@@ -35,11 +35,11 @@ SaveJob: TypeAlias = "PutJob | WritesJob"
 
 
 def save_each(saver: Any, jobs: Sequence[SaveJob]) -> None:
-    """Store `jobs` in order, one `put` or `put_writes` call each (a subclass's own
+    """Store `jobs` in order, one `save` or `save_writes` call each (a subclass's own
     override included). Raises at the first that fails; those before it are stored."""
     for job in jobs:
         if type(job) is PutJob:
-            saver.put(job.checkpoint, appended=job.appended)
+            saver.save(job.checkpoint, appended=job.appended)
         else:
             assert type(job) is WritesJob
-            saver.put_writes(job.thread_key, job.checkpoint_id, job.writes)
+            saver.save_writes(job.thread_key, job.checkpoint_id, job.writes)

@@ -3,12 +3,12 @@
 LangGraph users call their saver directly: `saver.list(config, filter=, before=, limit=)`,
 `get_tuple(config)`, `get(config)`, `put(config, checkpoint, metadata, new_versions)`,
 `put_writes(config, writes, task_id)`, `delete_thread(thread_id)` and the async twins.
-Retrograph's stores answer a smaller protocol (base.py) keyed by thread id, whose
-`get`, `list`, `put` and `put_writes` share those names. `LangGraphSaverAPI`, a base of
-`BaseCheckpointSaver`, gives every store both: a call whose first argument is a config
-(a mapping, or None for `list`) takes LangGraph's form, anything else the store's own.
-The dispatch is installed on each store class as it is defined, so a new store (the
-PostgreSQL one, say) gets the LangGraph API by implementing the base protocol alone.
+Retrograph's stores answer the engine's own protocol (base.py: `save`, `save_writes`,
+`load`, `history`, ...), keyed by thread id. `LangGraphSaverAPI`, a base of
+`BaseCheckpointSaver`, gives every store LangGraph's methods as ordinary methods that
+translate a config into a store key and a LangGraph record into the engine's, so a new
+store gets the LangGraph API by implementing the engine's protocol alone. A subclass may
+override them; a run then saves through the overrides (routing.py).
 
 Records come back in LangGraph's shapes: `CheckpointTuple(config, checkpoint, metadata,
 parent_config, pending_writes)`, the checkpoint as a dict with `id`, `ts`,
@@ -16,15 +16,13 @@ parent_config, pending_writes)`, the checkpoint as a dict with `id`, `ts`,
 """
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+import builtins
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .data import ERROR, Checkpoint, PendingWrite, as_source
 from .ids import now_iso, ns_thread_key, split_thread_key
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES, ShapeMemo, lg_writes
-from .routing import native, overridden
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
@@ -39,39 +37,6 @@ class CheckpointTuple(NamedTuple):
     pending_writes: list[tuple[str, str, Any]] | None = None
 
 
-_NATIVE_FIRST = ("thread_id", "checkpoint")
-"""The first parameter of a store's own get/list/put/put_writes; a method whose first
-parameter is named otherwise (a subclass written against LangGraph's API) is left alone."""
-
-_FORMS = {"get": "_lg_get", "list": "_lg_list", "put": "_lg_put", "put_writes": "_lg_put_writes"}
-
-
-def _takes_native_form(fn: Callable[..., Any]) -> bool:
-    try:
-        params = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return False
-    return len(params) > 1 and params[1] in _NATIVE_FIRST
-
-
-_NATIVE_TYPES = frozenset({str, Checkpoint})
-"""Exact types of a store's own first argument (a thread id, a checkpoint)."""
-
-
-def _dispatching(native: Callable[..., Any], form: str) -> Callable[..., Any]:
-    @functools.wraps(native)
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if args and type(args[0]) in _NATIVE_TYPES:  # the engine's own calls, every superstep
-            return native(self, *args, **kwargs)
-        first = args[0] if args else kwargs.get("config", native)
-        if first is None or isinstance(first, Mapping):
-            return getattr(self, form)(*args, **kwargs)
-        return native(self, *args, **kwargs)
-
-    method.__langgraph_dispatch__ = True  # type: ignore[attr-defined]
-    return method
-
-
 def _config(key: str, checkpoint_id: str | None) -> dict[str, Any] | None:
     """The config of a checkpoint stored under `key` (a thread, and a subgraph's namespace)."""
     if checkpoint_id is None:
@@ -80,13 +45,24 @@ def _config(key: str, checkpoint_id: str | None) -> dict[str, Any] | None:
     return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint_id}}
 
 
-def _address(config: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+def _address(config: Mapping[str, Any] | None, method: str = "get_tuple") -> tuple[str | None, str | None]:
     """(the store key the config names, with its checkpoint_ns; its checkpoint id)."""
+    if config is not None and not isinstance(config, Mapping):
+        raise TypeError(
+            f"{method}(config): expected a config dict such as {{'configurable': {{'thread_id': ...}}}}, "
+            f"got a {type(config).__name__}; the engine's own form by thread id is "
+            f"{_OWN_FORM.get(method, 'load(thread_id, checkpoint_id)')}"
+        )
     conf = (config or {}).get("configurable") or {}
     thread_id = conf.get("thread_id")
     if thread_id is None:
         return None, conf.get("checkpoint_id")
     return ns_thread_key(str(thread_id), str(conf.get("checkpoint_ns") or "")), conf.get("checkpoint_id")
+
+
+_OWN_FORM = {"get": "load(thread_id, checkpoint_id)", "get_tuple": "load(thread_id, checkpoint_id)",
+             "list": "history(thread_id, before=, limit=)", "put": "save(checkpoint, appended=)",
+             "put_writes": "save_writes(thread_id, checkpoint_id, writes)"}
 
 
 def _write_value(channel: str, value: Any) -> Any:
@@ -98,29 +74,6 @@ def _write_value(channel: str, value: Any) -> Any:
 
 class LangGraphSaverAPI:
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
-
-    lg_overrides: frozenset[str] = frozenset()
-    """The LangGraph-form methods (routing.LG_METHODS) this class overrides outside the
-    engine: a run then saves through them (routing.RoutedSaver)."""
-
-    engine_put: Callable[..., None] | None = None
-    """The store's own `put(checkpoint, *, appended=)` without the dispatch: what the
-    engine calls every superstep (None: call `put`, e.g. a put written in LangGraph's form)."""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        for name, form in _FORMS.items():
-            fn = cls.__dict__.get(name)
-            if fn is None or getattr(fn, "__langgraph_dispatch__", False):
-                continue
-            if not _takes_native_form(fn):
-                if name == "put":
-                    cls.engine_put = None
-                continue
-            if name == "put":
-                cls.engine_put = fn
-            setattr(cls, name, _dispatching(fn, form))
-        cls.lg_overrides = overridden(cls)
 
     # -- records ------------------------------------------------------------------------
     def _tuple(self, ckpt: Any, with_writes: bool = True, memo: ShapeMemo | None = None) -> CheckpointTuple:
@@ -140,28 +93,32 @@ class LangGraphSaverAPI:
     # -- LangGraph's forms ----------------------------------------------------------------
     def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The checkpoint the config names (its thread's latest without a checkpoint_id)."""
-        thread_id, checkpoint_id = _address(config)
+        thread_id, checkpoint_id = _address(config, "get_tuple")
         if thread_id is None:
             return None
-        ckpt = self.get(thread_id, checkpoint_id)  # type: ignore[attr-defined]
+        ckpt = self.load(thread_id, checkpoint_id)  # type: ignore[attr-defined]
         if ckpt is None:
             return None
         memo = ShapeMemo(self)
         if checkpoint_id is not None:  # an older one: its tasks' writes may be read back from its child
             child = next((h for h in self.list_headers(thread_id)  # type: ignore[attr-defined]
                           if h.parent_id == ckpt.id and h.source == "loop"), None)
-            found = self.get(thread_id, child.id) if child is not None else None  # type: ignore[attr-defined]
+            found = self.load(thread_id, child.id) if child is not None else None  # type: ignore[attr-defined]
             if found is not None:
                 memo.shape(found)
         return self._tuple(ckpt, memo=memo)
 
-    def _lg_get(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
+    def get(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The checkpoint dict the config names (see get_tuple)."""
+        _address(config, "get")
         found = self.get_tuple(config)
         return found.checkpoint if found is not None else None
 
-    def _lg_list(self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
-                 before: Mapping[str, Any] | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
-        thread_id, checkpoint_id = _address(config)
+    def list(self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
+             before: Mapping[str, Any] | None = None, limit: int | None = None) -> Iterator[CheckpointTuple]:
+        """Checkpoints newest first as CheckpointTuples: of the config's thread (every
+        namespace when it names none; every thread for None), matching `filter`."""
+        thread_id, checkpoint_id = _address(config, "list")
         threads = [thread_id] if thread_id is not None else [t.thread_id for t in self.threads()]  # type: ignore[attr-defined]
         conf = (config or {}).get("configurable") or {}
         if conf.get("checkpoint_ns") is None:  # as LangGraph: no namespace named, every namespace
@@ -170,7 +127,7 @@ class LangGraphSaverAPI:
         left = limit
         memo = ShapeMemo(self)
         for tid in threads:
-            for ckpt in self.list(tid, before=before_id):  # type: ignore[attr-defined]
+            for ckpt in self.history(tid, before=before_id):  # type: ignore[attr-defined]
                 if left is not None and left <= 0:
                     return
                 if checkpoint_id is not None and ckpt.id != checkpoint_id:
@@ -182,23 +139,22 @@ class LangGraphSaverAPI:
                     left -= 1
                 yield found
 
-    def _with_namespaces(self, key: str) -> list[str]:
+    def _with_namespaces(self, key: str) -> builtins.list[str]:
         """A thread's store key, then those of its subgraphs' namespaces."""
         if split_thread_key(key)[1]:
             return [key]
         spaces = self.namespaces(key)  # type: ignore[attr-defined]
         return [key, *(ns_thread_key(key, ns) for ns in spaces if ns)]
 
-    def _lg_put(self, config: Mapping[str, Any], checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
-                new_versions: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def put(self, config: Mapping[str, Any], checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
+            new_versions: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Store a LangGraph checkpoint dict as a child of the checkpoint `config` names."""
-
-        thread_id, parent_id = _address(config)
+        thread_id, parent_id = _address(config, "put")
         if thread_id is None:
             raise ValueError("put(config, ...): the config names no thread: {'configurable': {'thread_id': ...}}")
         record = getattr(checkpoint, "record", None)
         if record is not None and record.id == checkpoint.get("id"):  # a run's save, through an override
-            native(self, "put")(record, appended=getattr(checkpoint, "appended", None))
+            self.save(record, appended=getattr(checkpoint, "appended", None))  # type: ignore[attr-defined]
             return _config(record.thread_id, record.id) or {}
         cid = str(checkpoint["id"])
         values = {k: v for k, v in (checkpoint.get("channel_values") or {}).items()
@@ -208,7 +164,7 @@ class LangGraphSaverAPI:
         source = as_source(raw)
         if source != raw:  # not one of ours: kept in the metadata, handed back as it came
             meta["source"] = raw
-        native(self, "put")(Checkpoint(
+        self.save(Checkpoint(  # type: ignore[attr-defined]
             id=cid, thread_id=thread_id, parent_id=parent_id, step=int(meta.pop("step", -1)),
             source=source, created_at=str(checkpoint.get("ts") or now_iso()),
             values=values, versions={k: cid for k in values},
@@ -216,17 +172,17 @@ class LangGraphSaverAPI:
         ))
         return _config(thread_id, cid) or {}
 
-    def _lg_put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
-                       task_path: str = "") -> None:
-
-        thread_id, checkpoint_id = _address(config)
+    def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
+                   task_path: str = "") -> None:
+        """Keep a task's `(channel, value)` writes beside the checkpoint `config` names."""
+        thread_id, checkpoint_id = _address(config, "put_writes")
         if thread_id is None or checkpoint_id is None:
             raise ValueError("put_writes(config, ...): the config must name a thread and a checkpoint_id")
         records = getattr(writes, "records", None)
         if records:  # a run's writes, through an override
-            native(self, "put_writes")(thread_id, checkpoint_id, list(records))
+            self.save_writes(thread_id, checkpoint_id, list(records))  # type: ignore[attr-defined]
             return
-        native(self, "put_writes")(thread_id, checkpoint_id, [
+        self.save_writes(thread_id, checkpoint_id, [  # type: ignore[attr-defined]
             PendingWrite(task_id=task_id, task_name=task_path, channel=c, value=v) for c, v in writes])
 
     # -- async twins ----------------------------------------------------------------------
@@ -234,20 +190,20 @@ class LangGraphSaverAPI:
         return self.get_tuple(config)
 
     async def aget(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
-        return self._lg_get(config)
+        return self.get(config)
 
     async def alist(self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
                     before: Mapping[str, Any] | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
-        for found in self._lg_list(config, filter=filter, before=before, limit=limit):
+        for found in self.list(config, filter=filter, before=before, limit=limit):
             yield found
 
     async def aput(self, config: Mapping[str, Any], checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
                    new_versions: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return self._lg_put(config, checkpoint, metadata, new_versions)
+        return self.put(config, checkpoint, metadata, new_versions)
 
     async def aput_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
                           task_path: str = "") -> None:
-        self._lg_put_writes(config, writes, task_id, task_path)
+        self.put_writes(config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         self.delete_thread(str(thread_id))  # type: ignore[attr-defined]

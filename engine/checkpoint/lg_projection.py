@@ -397,13 +397,13 @@ class ShapeMemo:
             ids.append(cid)
             cid = self._parent_of(key, cid)
         base = self.known(cid) if cid is not None else None
-        prev = self.store.get(key, cid) if base is not None and cid is not None else None
+        prev = self.store.load(key, cid) if base is not None and cid is not None else None
         shape = base if base is not None and prev is not None else LGShape()
         joins = self.joins.setdefault(key, set())
         recent: dict[str, LGShape] = {}
         last = len(ids) + 1 - _KEEP_EVERY
         for i, made_id in enumerate([*reversed(ids), None]):
-            made = ckpt if made_id is None else self.store.get(key, made_id)
+            made = ckpt if made_id is None else self.store.load(key, made_id)
             if made is None:  # gone meanwhile: what is older is taken as absent
                 shape, prev, recent = LGShape(), None, {}
                 continue

@@ -138,7 +138,7 @@ class InMemorySaver(BaseCheckpointSaver):
         self._clock = count(1)
 
     # -- writing ------------------------------------------------------------------------
-    def put(
+    def save(
         self,
         checkpoint: Checkpoint,
         *,
@@ -221,7 +221,7 @@ class InMemorySaver(BaseCheckpointSaver):
                 th.children[c.parent_id] = cid
             th.touched = next(self._clock)
 
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         encoded = encode_writes(self.serde, writes)
         with self._lock:
             th = self._threads.get(thread_id)
@@ -242,7 +242,7 @@ class InMemorySaver(BaseCheckpointSaver):
             return [k[len(prefix):] for k, th in self._threads.items() if k.startswith(prefix) and th.order]
 
     # -- reading ------------------------------------------------------------------------
-    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         with self._lock:
             th = self._threads.get(thread_id)
             if th is None or not th.order:
@@ -300,11 +300,11 @@ class InMemorySaver(BaseCheckpointSaver):
             start = 0 if limit is None else max(0, end - max(limit, 0))
             return th.order[start:end][::-1]
 
-    def list(
+    def history(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[Checkpoint]:
         for cid in self._ids(thread_id, before, limit):
-            found = self.get(thread_id, cid)
+            found = self.load(thread_id, cid)
             if found is not None:
                 yield found
 

@@ -213,7 +213,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 del self._known[key]
 
     # -- writing ---------------------------------------------------------------------------
-    def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+    def save(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         sql, params, info = self._prepare_put(checkpoint, appended)
         try:
             with self._conn() as conn:
@@ -301,7 +301,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 params[name] = [r[i] for r in rows]
         return PUT_SQL[bool(rows)], params, info
 
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)
         with self._conn() as conn:
             cur = conn.execute(sql, params)
@@ -326,8 +326,8 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         of it was committed, and the saves are redone one by one, so those before the
         culprit are stored and its own error is raised (none after it is tried)."""
         cls = type(self)
-        if cls.put is not PostgresSaver.put or cls.put_writes is not PostgresSaver.put_writes:
-            save_each(self, jobs)  # a subclass's own put or put_writes is called, as inline
+        if cls.save is not PostgresSaver.save or cls.save_writes is not PostgresSaver.save_writes:
+            save_each(self, jobs)  # a subclass's own save or save_writes is called, as inline
             return
         stored: dict[tuple[str, str], dict[str, _Info]] = {}
         try:
@@ -379,7 +379,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         return [name[len(prefix):] for (name,) in rows]
 
     # -- reading ---------------------------------------------------------------------------
-    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         with self._conn() as conn:
             if checkpoint_id is None:
                 row = conn.execute(
@@ -488,7 +488,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 return
             bound, left = _Row(*rows[-1]).seq, (left - len(rows) if left > 0 else left)
 
-    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
+    def history(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[Checkpoint]:
         return self._listing(thread_id, (row.id for row in self._pages(thread_id, before, limit, size=100)))
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None) -> Iterator[CheckpointHeader]:

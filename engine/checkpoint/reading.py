@@ -20,7 +20,7 @@ __all__ = ["CheckpointStore", "OwnStore", "open_store", "is_postgres_url", "desc
 
 
 def skipping(lister: Any, on_unreadable: Any) -> dict[str, Any]:
-    """The keyword arguments that make `lister.list_headers(...)` / `lister.list(...)` skip
+    """The keyword arguments that make `lister.list_headers(...)` / `lister.history(...)` skip
     a checkpoint whose row cannot be decoded, telling `on_unreadable(checkpoint_id, reason)`,
     instead of failing the whole listing: `{}` for a store that cannot (it still raises).
     Retrograph's SQLite files can (a damaged row is the usual culprit there)."""
@@ -43,7 +43,7 @@ class CheckpointStore(Protocol):
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                      checkpoint_ns: str = "") -> Iterator[CheckpointHeader]: ...
 
-    def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None: ...
+    def load(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None: ...
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]: ...
 
@@ -82,8 +82,8 @@ class OwnStore:
             raise TypeError(f"list_headers() got unexpected keyword arguments: {sorted(set(skip) - {'on_unreadable'})}")
         return self.saver.list_headers(ns_thread_key(thread_id, checkpoint_ns), before=before, limit=limit, **skip)
 
-    def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
-        return self.saver.get(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
+    def load(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
+        return self.saver.load(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
 
     def pending_writes(self, thread_id: str, checkpoint_id: str, *, checkpoint_ns: str = "") -> list[PendingWrite]:
         return self.saver.pending_writes(ns_thread_key(thread_id, checkpoint_ns), checkpoint_id)
@@ -99,7 +99,7 @@ class OwnStore:
         out: dict[str, Any] = {}
         for cid in ids:
             try:
-                found = self.saver.get(key, cid)
+                found = self.saver.load(key, cid)
             except CheckpointDecodeError as e:
                 out[cid] = e
                 continue

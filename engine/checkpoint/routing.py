@@ -2,14 +2,15 @@
 
 A LangGraph user may subclass a saver and override `put`/`aput`, `put_writes`/
 `aput_writes`, `get_tuple` or `get_next_version` (to log, to delay, to fail on purpose).
-The engine saves through the store's own protocol (base.py), which would pass those
-overrides by. So a class that overrides any of them (found once, when the class is made:
-`LangGraphSaverAPI.lg_overrides`) is wrapped, for each run, in `RoutedSaver`, which calls
-the overrides in LangGraph's form; an unmodified saver is never wrapped and pays nothing.
+The engine saves through the store's own protocol (base.py: `save`, `save_writes`,
+`load`), which would pass those overrides by. So when a run starts, `routed` asks, by one
+identity check per method, whether the store's class replaces LangGraphSaverAPI's method;
+a store that does is wrapped for that run in `RoutedSaver`, which calls the overrides in
+LangGraph's form. An unmodified saver is never wrapped and pays nothing.
 
 The checkpoint dict and the writes list handed to an override carry the engine's own
 records (`record`, `records`), so an override that goes on to the base class's method
-(`super().put(...)`) stores them whole. An async override (`aput`, `aput_writes`) is used
+(`super().put(...)`, which goes on to `save`) stores them whole. An async override (`aput`, `aput_writes`) is used
 by runs of the async API (`ainvoke`, `astream`): it is scheduled on the run's event loop,
 after the ones before it, and awaited when the run's driver ends (`settle`), also when
 the run was cancelled.
@@ -24,38 +25,20 @@ from typing import Any
 
 from .data import Checkpoint, PendingWrite
 from .ids import split_thread_key
+from .langgraph_api import LangGraphSaverAPI
 from .lg_projection import ShapeMemo
 
-__all__ = ["LG_METHODS", "LGCheckpointDict", "LGWrites", "RoutedSaver", "native", "overridden", "routed"]
+__all__ = ["LG_METHODS", "LGCheckpointDict", "LGWrites", "RoutedSaver", "overridden", "routed"]
 
 LG_METHODS = ("put", "aput", "put_writes", "aput_writes", "get_tuple", "get_next_version")
 """LangGraph-form saver methods a subclass's override of which the engine calls."""
 
 
 def overridden(cls: type) -> frozenset[str]:
-    """The LangGraph-form methods of `cls` that code outside the engine defines (a store's
-    own-protocol `put`/`put_writes`, which the engine wraps, does not count)."""
-    found = []
-    for name in LG_METHODS:
-        for klass in cls.__mro__:
-            fn = klass.__dict__.get(name)
-            if fn is None:
-                continue
-            if not str(getattr(klass, "__module__", "")).startswith("engine.") and not getattr(
-                    fn, "__langgraph_dispatch__", False):
-                found.append(name)
-            break
-    return frozenset(found)
-
-
-def native(store: Any, name: str) -> Callable[..., Any]:
-    """The store's own-protocol `put`/`put_writes` bound to it, past any LangGraph-form
-    override of the same name in a subclass."""
-    for klass in type(store).__mro__:
-        fn = klass.__dict__.get(name)
-        if fn is not None and getattr(fn, "__langgraph_dispatch__", False):
-            return fn.__get__(store)  # type: ignore[no-any-return]
-    return getattr(store, name)  # type: ignore[no-any-return]
+    """The LangGraph-form methods that `cls` replaces: those that are not LangGraphSaverAPI's
+    own (`get_next_version`, which the base has none of, counts when defined at all)."""
+    return frozenset(name for name in LG_METHODS
+                     if getattr(cls, name, None) is not getattr(LangGraphSaverAPI, name, None))
 
 
 class LGCheckpointDict(dict):  # type: ignore[type-arg]
@@ -83,9 +66,7 @@ class RoutedSaver:
     """A store for one run whose saves and loads go through its class's LangGraph-form
     overrides; everything else is the store's own."""
 
-    engine_put = None  # the engine calls `put(checkpoint, appended=)`, which routes
     engine_save_many = None  # durability="async" stores its queue one save at a time, which routes
-    lg_overrides: frozenset[str] = frozenset()  # never wrapped twice
 
     def __init__(self, store: Any, overrides: frozenset[str], use_async: bool) -> None:
         self.store = store
@@ -102,23 +83,23 @@ class RoutedSaver:
         return getattr(self.store, name)
 
     # -- loads --------------------------------------------------------------------------
-    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         if "get_tuple" not in self.overrides:
-            return self.store.get(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+            return self.store.load(thread_id, checkpoint_id)  # type: ignore[no-any-return]
         found = self.store.get_tuple(_config(thread_id, checkpoint_id))
         if found is None:
             return None
         conf = (getattr(found, "config", None) or {}).get("configurable") or {}
-        return self.store.get(thread_id, conf.get("checkpoint_id", checkpoint_id))  # type: ignore[no-any-return]
+        return self.store.load(thread_id, conf.get("checkpoint_id", checkpoint_id))  # type: ignore[no-any-return]
 
     # -- saves --------------------------------------------------------------------------
-    def put(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+    def save(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         store, overrides = self.store, self.overrides
         if "get_next_version" in overrides:
             store.get_next_version(None, None)
         use_async = self.use_async and "aput" in overrides
         if not use_async and "put" not in overrides:
-            native(store, "put")(checkpoint, appended=appended)
+            store.save(checkpoint, appended=appended)
             return
         lg, new_versions = self._layout(checkpoint)
         lg.record, lg.appended = checkpoint, appended
@@ -153,11 +134,11 @@ class RoutedSaver:
             memo.clear_reads()
         return LGCheckpointDict(raw), moved
 
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         store, overrides = self.store, self.overrides
         use_async = self.use_async and "aput_writes" in overrides
         if not use_async and "put_writes" not in overrides:
-            native(store, "put_writes")(thread_id, checkpoint_id, writes)
+            store.save_writes(thread_id, checkpoint_id, writes)
             return
         by_task: dict[str, list[PendingWrite]] = {}
         for w in writes:
@@ -211,7 +192,9 @@ class RoutedSaver:
 def routed(store: Any, use_async: bool) -> Any:
     """`store`, or a `RoutedSaver` over it when its class overrides LangGraph-form methods
     (`use_async`: the run was started by the async API)."""
-    overrides = getattr(type(store), "lg_overrides", None)
+    if not isinstance(store, LangGraphSaverAPI):  # None, a RoutedSaver already, or not a saver
+        return store
+    overrides = overridden(type(store))
     if not overrides:
         return store
     return RoutedSaver(store, overrides, use_async)

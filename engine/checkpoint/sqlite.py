@@ -239,7 +239,7 @@ class SqliteSaver(BaseCheckpointSaver):
                 self._conn = None
 
     # -- writing ------------------------------------------------------------------------
-    def put(
+    def save(
         self,
         checkpoint: Checkpoint,
         *,
@@ -337,7 +337,7 @@ class SqliteSaver(BaseCheckpointSaver):
         self._cache.forget()
         self._segments.forget()
 
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         if self.read_only:  # False for a saver that writes: no call per superstep
             self._writable()
         rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
@@ -379,7 +379,7 @@ class SqliteSaver(BaseCheckpointSaver):
         return [r[0][len(prefix):] for r in rows]
 
     # -- reading ------------------------------------------------------------------------
-    def get(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         with self._transaction("BEGIN") as conn:  # one snapshot for the row and its values
             if checkpoint_id is None:
                 row = conn.execute(
@@ -542,7 +542,7 @@ class SqliteSaver(BaseCheckpointSaver):
     skips_unreadable = True
     """`list` and `list_headers` take `on_unreadable` (see `engine.checkpoint.reading`)."""
 
-    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+    def history(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
              on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
         """Checkpoints newest first. A row that cannot be decoded raises CheckpointDecodeError;
         with `on_unreadable(checkpoint_id, reason)` it is reported there and skipped (a

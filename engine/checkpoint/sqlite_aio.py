@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any
 
-from .base import PendingWrite, ThreadInfo
+from .base import Checkpoint, PendingWrite, ThreadInfo
 from .sqlite import SqliteSaver
 
 __all__ = ["AsyncSqliteSaver"]
@@ -45,22 +45,12 @@ class AsyncSqliteSaver(SqliteSaver):
     async def __aexit__(self, *exc: object) -> None:
         self.close()
 
-    async def aget(self, thread_id: Any, checkpoint_id: str | None = None) -> Any:
-        """LangGraph's `aget(config)` (a checkpoint as a dict), or the store's own
-        `aget(thread_id, checkpoint_id)` (a Checkpoint)."""
-        if isinstance(thread_id, Mapping):
-            return await super().aget(thread_id)
-        return await asyncio.to_thread(self.get, thread_id, checkpoint_id)
+    async def aload(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+        return await asyncio.to_thread(self.load, thread_id, checkpoint_id)
 
-    async def alist(self, thread_id: Any, *, before: Any = None, limit: int | None = None,
-                    filter: Mapping[str, Any] | None = None) -> AsyncIterator[Any]:
-        """LangGraph's `alist(config, filter=, before=, limit=)` (CheckpointTuples), or the
-        store's own `alist(thread_id, before=checkpoint_id, limit=)` (Checkpoints)."""
-        if thread_id is None or isinstance(thread_id, Mapping):
-            async for found in super().alist(thread_id, filter=filter, before=before, limit=limit):
-                yield found
-            return
-        for checkpoint in await asyncio.to_thread(lambda: list(self.list(thread_id, before=before, limit=limit))):
+    async def ahistory(self, thread_id: str, *, before: str | None = None,
+                       limit: int | None = None) -> AsyncIterator[Checkpoint]:
+        for checkpoint in await asyncio.to_thread(lambda: list(self.history(thread_id, before=before, limit=limit))):
             yield checkpoint
 
     async def apending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:

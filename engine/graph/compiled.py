@@ -9,6 +9,7 @@ import asyncio
 import copy
 import dataclasses
 import functools
+import types
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ from .compiled_node import CompiledNode, compiled_nodes
 from .runners import node_runners
 from .nested_state import graph_for_namespace, task_state_config
 from .snapshots import snapshot_of
+from .subscript import annotation_alias
 from .sync_bridge import iterate_sync, run_sync
 
 if TYPE_CHECKING:
@@ -56,6 +58,10 @@ __all__ = ["CompiledStateGraph"]
 
 class CompiledStateGraph:
     """Runnable graph. Built by `StateGraph.compile()`."""
+
+    def __class_getitem__(cls, params: Any) -> types.GenericAlias:
+        """`X[State, Context, Input, Output]` in annotations, as LangGraph's generic class."""
+        return annotation_alias(cls, params)
 
     def __init__(
         self,
@@ -469,7 +475,7 @@ class CompiledStateGraph:
         saver = self._saver()
         _, checkpoint_id = self._thread(config)
         graph, _, key = self._scope(config)
-        ckpt = saver.get(key, checkpoint_id)
+        ckpt = saver.load(key, checkpoint_id)
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
                                  parent_config=None, tasks=(), interrupts=())
@@ -477,7 +483,7 @@ class CompiledStateGraph:
         if checkpoint_id is not None:  # the record of an older step: its child tells what unsaved writes did
             # its oldest child: the one its own superstep made (later ones are forks, updates)
             first = first_child(saver, key, ckpt.id)
-            child = saver.get(key, first) if first is not None else None
+            child = saver.load(key, first) if first is not None else None
         return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child, saver=saver, subgraphs=subgraphs,
                               live=checkpoint_id is None)
 
@@ -495,7 +501,7 @@ class CompiledStateGraph:
         graph, _, key = self._scope(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
         first_child: dict[str, Checkpoint] = {}
-        for ckpt in saver.list(key, before=before_id, limit=limit):
+        for ckpt in saver.history(key, before=before_id, limit=limit):
             child = first_child.get(ckpt.id)
             if ckpt.parent_id is not None:  # the oldest child is the one the parent's own superstep made
                 first_child[ckpt.parent_id] = ckpt

@@ -95,7 +95,7 @@ def task_state_of(graph: CompiledStateGraph, thread_id: str, ns: str, task_id: s
     if saver is None:
         return {"configurable": {"thread_id": thread_id, "checkpoint_ns": sub_ns}}
     key = ns_thread_key(thread_id, sub_ns)
-    ckpt = saver.get(key)
+    ckpt = saver.load(key)
     if ckpt is None:
         return None
     return sub.snapshot(ckpt, saver.pending_writes(key, ckpt.id), saver=saver, subgraphs=True, live=True)

@@ -56,7 +56,7 @@ def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps
         raise ValueError("No supersteps provided: bulk_update_state(config, [[StateUpdate(...)], ...])")
     if any(not s for s in steps):
         raise ValueError("No updates provided: every superstep needs at least one StateUpdate")
-    base = saver.get(key, checkpoint_id)
+    base = saver.load(key, checkpoint_id)
     if checkpoint_id and base is None:
         raise ValueError(f"thread {thread_id!r} has no checkpoint {checkpoint_id!r}; pick one from get_state_history()")
     if ns and base is not None and base.metadata.get("parents"):

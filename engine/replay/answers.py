@@ -138,7 +138,7 @@ class Answers:
         headers = list(self.saver.list_headers(key))
         if stateful:  # one history across calls: this call's checkpoints name the recorded parent step
             headers = [h for h in headers
-                       if _parent_of(self.saver.get(key, h.id), self.recorded_ns) == at.before.id]
+                       if _parent_of(self.saver.load(key, h.id), self.recorded_ns) == at.before.id]
         if not headers:
             return (f"the recording kept no checkpoints of subgraph `{self.name_of(ctx.name)}` at step {at.step} "
                     "(a subgraph compiled with checkpointer=False saves none)")

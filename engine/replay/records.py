@@ -112,7 +112,7 @@ def load_branch(graph: CompiledStateGraph, saver: Any, thread_id: str, checkpoin
             break
         at = by_id[at].parent_id
     chain.reverse()
-    ckpts = [saver.get(thread_id, cid) for cid in chain]
+    ckpts = [saver.load(thread_id, cid) for cid in chain]
     start = ckpts[0]
     steps: list[Superstep] = []
     before = start

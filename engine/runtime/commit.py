@@ -129,7 +129,7 @@ class RunCommit(RunFields):
                 writes += [PendingWrite(task_id=task_id, task_name=result.task.name, channel=k, value=v)
                            for k, v in result.writes]
         if writes:
-            self.saver.put_writes(self.store_key, base.id, writes)
+            self.saver.save_writes(self.store_key, base.id, writes)
 
     def _infer_as_node(self, base: Checkpoint | None) -> str:
         """update_state's default as_node: the node that made the checkpoint."""
@@ -220,12 +220,7 @@ class RunCommit(RunFields):
         if self._held is not None:
             self._held.save(cast("Run", self), ckpt, appended or None)
             return
-        saver = self.saver
-        put = getattr(type(saver), "engine_put", None)  # the store's own put, without LangGraph's dispatch
-        if put is not None:
-            put(saver, ckpt, appended=appended or None)
-        else:
-            saver.put(ckpt, appended=appended or None)
+        self.saver.save(ckpt, appended=appended or None)
 
 
 def _without(ckpt: Checkpoint, keys: frozenset[str]) -> Checkpoint:

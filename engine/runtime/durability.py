@@ -65,9 +65,9 @@ class HeldSaves:
         self.last, self.writes = None, []
         stored = self.stored
         versions = {k: (v if v in stored else last.id) for k, v in last.versions.items()}
-        run.saver.put(replace(last, versions=versions, parent_id=self.parent_id))
+        run.saver.save(replace(last, versions=versions, parent_id=self.parent_id))
         if writes:
-            run.saver.put_writes(last.thread_id, last.id, writes)
+            run.saver.save_writes(last.thread_id, last.id, writes)
 
     def settle(self) -> None:
         """Nothing is in flight: held saves are written by `flush` only."""

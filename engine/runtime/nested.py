@@ -138,7 +138,7 @@ def _where_child_starts(parent: Run, ctx: TaskContext, saver: Any, ns: str, inpu
         if found is not None:
             configurable["checkpoint_id"] = found.id
     elif options.resuming:
-        latest = saver.get(ns_thread_key(parent.thread_id or "", ns))
+        latest = saver.load(ns_thread_key(parent.thread_id or "", ns))
         # unfinished: continue it, not the input. In the superstep the parent resumed,
         # a finished one continues too (as LangGraph): its nodes do not run again and
         # the task gets its state as it is (an update_state on it included)

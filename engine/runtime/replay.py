@@ -63,7 +63,7 @@ def checkpoint_before(saver: Any, key: str, bound: str) -> Checkpoint | None:
     """The newest checkpoint stored under `key` whose id is older than `bound`."""
     for header in saver.list_headers(key):
         if header.id < bound:
-            found: Checkpoint | None = saver.get(key, header.id)
+            found: Checkpoint | None = saver.load(key, header.id)
             return found
     return None
 
@@ -91,7 +91,7 @@ def address_subgraph(saver: Any, thread_id: str, conf: Mapping[str, Any]) -> tup
                 f"config names the subgraph namespace {ns!r} but no checkpoint_id: take a subgraph's config "
                 "from get_state(config, subgraphs=True), or pass the top graph's config to run the thread"
             )
-        child = saver.get(ns_thread_key(thread_id, ns), str(cid))
+        child = saver.load(ns_thread_key(thread_id, ns), str(cid))
         if child is None:
             raise ValueError(
                 f"thread {thread_id!r} has no checkpoint {cid!r} in subgraph namespace {ns!r}; "

@@ -436,7 +436,7 @@ class Run(RunStart, RunCommit):
         if self._held is not None:
             self._held.put_writes(self, writes)
             return
-        self.saver.put_writes(self.store_key, self.checkpoint.id, writes)
+        self.saver.save_writes(self.store_key, self.checkpoint.id, writes)
 
     def _emit_finished(self, result: TaskResult) -> None:
         if not self._listeners:

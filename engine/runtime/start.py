@@ -77,7 +77,7 @@ class RunStart(RunFields):
             self.set_options(replay=Replay(targets=targets))
         base = None
         if self.saver is not None:
-            base = self.saver.get(self.store_key, addressed)
+            base = self.saver.load(self.store_key, addressed)
             if addressed and base is None:
                 raise ValueError(
                     f"thread {self.thread_id!r} has no checkpoint {addressed!r}; "
@@ -145,7 +145,7 @@ class RunStart(RunFields):
                 "Received no input and there is no checkpoint to continue from: pass an input dict, "
                 "or a config naming a thread (and checkpoint) that has one."
             )
-        latest = self.saver.get(self.store_key) if addressed else base
+        latest = self.saver.load(self.store_key) if addressed else base
         superseded = latest is not None and latest.id != base.id
         time_travel = bool(addressed) and resume is None
         mode = "resume"

@@ -93,7 +93,7 @@ def _records(store: Any, thread_id: str, values: bool, unreadable: Any) -> Itera
             }
             if values:
                 try:
-                    found = states.get((ns, h.id)) if callable(many) else store.get(thread_id, h.id, checkpoint_ns=ns)
+                    found = states.get((ns, h.id)) if callable(many) else store.load(thread_id, h.id, checkpoint_ns=ns)
                     if isinstance(found, CheckpointDecodeError):
                         raise found
                 except CheckpointDecodeError as e:

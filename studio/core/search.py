@@ -106,10 +106,10 @@ def _checkpoints(store: Any, key: str, before: str | None, limit: int, unreadabl
     """Full checkpoints newest first; one whose row cannot be decoded is skipped and told
     to `unreadable(checkpoint_id, reason)` when the store can skip (else it raises)."""
     lister = _lister(store)
-    if callable(getattr(lister, "list", None)):
-        return iter(lister.list(key, before=before, limit=limit, **skipping(lister, unreadable)))
+    if callable(getattr(lister, "history", None)):
+        return iter(lister.history(key, before=before, limit=limit, **skipping(lister, unreadable)))
     return (c for h in store.list_headers(key, before=before, limit=limit)
-            if (c := store.get(key, h.id)) is not None)
+            if (c := store.load(key, h.id)) is not None)
 
 
 class StoreSearch:

@@ -134,7 +134,7 @@ class CheckpointReader:
         def read(s: Any) -> dict[str, list[tuple[str, str]]]:
             out = {}
             for cid in wanted:
-                ckpt = s.get(thread_id, cid)
+                ckpt = s.load(thread_id, cid)
                 if ckpt is not None:
                     out[cid] = [(t.name, str(getattr(t, "trigger", "") or "")) for t in ckpt.tasks]
             return out
@@ -142,7 +142,7 @@ class CheckpointReader:
         return await self.call(read)
 
     async def checkpoint(self, thread_id: str, checkpoint_id: str | None = None) -> Any:
-        return await self.call(lambda s: s.get(thread_id, checkpoint_id))
+        return await self.call(lambda s: s.load(thread_id, checkpoint_id))
 
     async def checkpoint_and_parent(self, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, list[Any]]:
         """A checkpoint, its parent (None when unreadable) and its pending writes, in one
@@ -151,9 +151,9 @@ class CheckpointReader:
         def read(s: Any) -> tuple[Any, Any, list[Any]]:
             from engine.errors import CheckpointDecodeError
 
-            ckpt = s.get(thread_id, checkpoint_id)
+            ckpt = s.load(thread_id, checkpoint_id)
             try:  # a damaged parent (skipped by the timeline) leaves the diff without a "before"
-                parent = s.get(thread_id, ckpt.parent_id) if ckpt is not None and ckpt.parent_id else None
+                parent = s.load(thread_id, ckpt.parent_id) if ckpt is not None and ckpt.parent_id else None
             except CheckpointDecodeError:
                 parent = None
             pending = list(s.pending_writes(thread_id, checkpoint_id)) if ckpt is not None else []

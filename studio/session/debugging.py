@@ -52,7 +52,7 @@ def show_value(value: Any, limit: int = 80) -> str:
 
 
 def _read_many(saver: Any, thread_id: str, ids: Sequence[str]) -> list[Any]:
-    return [saver.get(thread_id, cid) for cid in ids]
+    return [saver.load(thread_id, cid) for cid in ids]
 
 
 def _search_page(store: Any, search: StoreSearch, max_hits: int) -> list[SearchHit]:
@@ -73,7 +73,7 @@ def _recorded_marks(saver: Any, thread_id: str, limit: int = 3000) -> dict[str, 
             seen += 1
             if seen > limit:
                 return marks
-            ckpt = saver.get(key, header.id)
+            ckpt = saver.load(key, header.id)
             records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
             if isinstance(records, list):
                 nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))

@@ -96,7 +96,7 @@ def _read_history(saver: Any, thread_id: str, limit: int | None = None,
             if owner is None and rows and not any(r.owner for r in rows):
                 # LangGraph's namespace in a Retrograph file (an exported run): its task id does
                 # not name the owner; the checkpoints' metadata does (one namespace, one owner)
-                found = _parents_owner(saver.get(key, rows[0].id))
+                found = _parents_owner(saver.load(key, rows[0].id))
                 rows = [dataclasses.replace(r, owner=found) for r in rows] if found in history else []
             for row in rows:
                 if row.owner_id in history:  # a LangGraph store names the owner in each row

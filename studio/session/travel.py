@@ -214,7 +214,7 @@ class TimeTravel:
                 return
             graph, thread = s.graph, s.thread_id
             base = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: graph.checkpointer.get(thread, checkpoint_id))
+                None, lambda: graph.checkpointer.load(thread, checkpoint_id))
             if base is None:
                 self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
                 return
@@ -250,7 +250,7 @@ class TimeTravel:
             return
         graph, thread = s.graph, s.thread_id
         loop = asyncio.get_running_loop()
-        base = await loop.run_in_executor(None, lambda: graph.checkpointer.get(thread, checkpoint_id))
+        base = await loop.run_in_executor(None, lambda: graph.checkpointer.load(thread, checkpoint_id))
         if base is None:
             self.signals.message.emit(f"Checkpoint {checkpoint_id} is not in the database.")
             return

@@ -5,9 +5,7 @@
   (tests/pg_server.py), each run in a fresh schema, both with durability="async"
   (LangGraph's default: a superstep's save is stored while the next supersteps run).
   Target: at most 0.2×. An info row: both with durability="sync".
-- `retrograph history --json --values` over an N-checkpoint thread saved by the engine's
-  PostgresSaver against the same thread in its SqliteSaver, in the same run (issue 26:
-  PostgreSQL within 2x SQLite; values are read a page at a time, two queries a page).
+- (`retrograph history` on PostgreSQL against SQLite is in big_stores.py.)
 - Opening an N-checkpoint thread that LangGraph wrote (its SqliteSaver file, its
   PostgresSaver tables) the way the studio does: recognise the store, list the threads,
   the newest 1,000 headers (the studio's first page: step, source, next, nodes that ran;
@@ -19,7 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from typing import Any, TypedDict
+from typing import Any
 
 from .graphs import ENGINE, loop_graph
 from .harness import Context, Row, Target, alternate, timed
@@ -27,11 +25,6 @@ from .harness import Context, Row, Target, alternate, timed
 __all__ = ["NAME", "run"]
 
 NAME = "postgres"
-
-
-class HistoryState(TypedDict):
-    note: str
-    n: int
 
 
 def _server(ctx: Context) -> Any:
@@ -120,7 +113,7 @@ def _open_seconds(target: str, thread_id: str, limit: int | None = FIRST_PAGE) -
             threads = store.threads()
             assert any(t.thread_id == thread_id for t in threads)
             headers = list(store.list_headers(thread_id, limit=limit))
-            store.get(thread_id, headers[0].id)
+            store.load(thread_id, headers[0].id)
             store.pending_writes(thread_id, headers[0].id)
             return len(headers)
 
@@ -179,47 +172,6 @@ def _open_pair(ctx: Context, target: str, where: str, key: str, n: int, lg_secon
     ]
 
 
-def _history_values(ctx: Context, server: Any) -> list[Row]:
-    import io
-
-    from engine import END, START, SqliteSaver, StateGraph
-    from engine.checkpoint import PostgresSaver
-    from studio.cli.commands import parse_args
-    from studio.cli.history import cmd_history
-
-    steps = min(ctx.profile.history_steps, 3000)  # a state that does not grow: the reads, not the JSON
-
-    g = StateGraph(HistoryState)
-    g.add_node("step", lambda s: {"note": f"step {s['n']} of the run", "n": s["n"] + 1})
-    g.add_edge(START, "step")
-    g.add_conditional_edges("step", lambda s: "step" if s["n"] < steps else END, ["step", END])
-    targets = {"sqlite": str(ctx.workdir / "history-values.sqlite"), "postgres": server.url()}
-    for kind, target in targets.items():
-        saver = SqliteSaver(target) if kind == "sqlite" else PostgresSaver(target)
-        g.compile(checkpointer=saver).invoke({"note": "", "n": 0}, {"configurable": {"thread_id": "t"},
-                                                                  "recursion_limit": steps + 10})
-        saver.close()
-
-    def listing(target: str) -> Any:
-        def once() -> float:
-            out, err = io.StringIO(), io.StringIO()
-            seconds, code = timed(lambda: cmd_history(parse_args(["history", target, "--thread", "t", "--json",
-                                                                   "--values"]), out=out, err=err))
-            assert code == 0, err.getvalue()
-            return seconds
-        return once
-
-    medians = alternate({k: listing(t) for k, t in targets.items()}, runs=ctx.profile.runs, warmup=1)
-    return [Row(
-        key="postgres.history_values", workload=f"`history --json --values`, {steps + 2:,} checkpoints, "
-        "PostgreSQL ÷ SQLite", unit="×", engine=medians["postgres"] / medians["sqlite"], floor=1.0,
-        target=Target(kind="max", limit=2.0), comparable=False,
-        note=f"PostgreSQL {medians['postgres']:.2f} s, SQLite {medians['sqlite']:.2f} s, same thread, same run; "
-             "values a page of 200 at a time (two queries a page)",
-        extra={"postgres_s": medians["postgres"], "sqlite_s": medians["sqlite"]},
-    )]
-
-
 def run(ctx: Context) -> list[Row]:
     rows: list[Row] = []
     try:
@@ -231,9 +183,6 @@ def run(ctx: Context) -> list[Row]:
         if server is not None and ctx.wants("postgres.superstep"):
             ctx.progress("postgres: superstep")
             rows += _superstep(ctx, server)
-        if server is not None and ctx.wants("postgres.history_values"):
-            ctx.progress("postgres: history --values")
-            rows += _history_values(ctx, server)
         if ctx.langgraph is not None and ctx.wants("postgres.open"):
             started = time.perf_counter()
             rows += _open_rows(ctx, server)

@@ -40,10 +40,10 @@ class _DroppingSaver(SqliteSaver):
     """Sabotage for the harness's self-test: loses the state writes of finished tasks
     (keeping interrupts), so tasks reported saved run again."""
 
-    def put_writes(self, thread_id: str, checkpoint_id: str, writes: Any) -> None:
+    def save_writes(self, thread_id: str, checkpoint_id: str, writes: Any) -> None:
         kept = [w for w in writes if w.channel in (INTERRUPT, RESUME, ERROR)]
         if kept:
-            super().put_writes(thread_id, checkpoint_id, kept)
+            super().save_writes(thread_id, checkpoint_id, kept)
 
 
 def drive(db_path: str, log_path: str, send: Any, *, sabotage: bool = False) -> None:

@@ -24,9 +24,9 @@ MAX_MOVES = 3 * eg.OPS + 8
 
 def _reporting(base: type, send: Any) -> type:
     class Reporting(base):  # type: ignore[misc, valid-type]
-        def put(self, checkpoint: Any, **kwargs: Any) -> None:
+        def save(self, checkpoint: Any, **kwargs: Any) -> None:
             send((f"put_{checkpoint.source}", checkpoint.id))
-            super().put(checkpoint, **kwargs)
+            super().save(checkpoint, **kwargs)
             send(("stored", checkpoint.id))
 
     return Reporting
@@ -45,7 +45,7 @@ def open_saver(db: str, send: Any | None = None) -> Any:
 
 def _move(graph: Any, saver: Any, send: Any) -> bool:
     """One op, or the rest of an unfinished one; False when every op is done."""
-    history = list(saver.list(eg.THREAD_ID))
+    history = list(saver.history(eg.THREAD_ID))
     if not history:
         send(("op", 0, "run"))
         graph.invoke(eg.INPUT, eg.op_config(0))

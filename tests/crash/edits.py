@@ -92,7 +92,7 @@ def _draw(rng: random.Random) -> KillPlan:
 def _load(db: Path | str) -> list[Any]:
     """Every checkpoint of the thread, each with its pending writes read (raises if not)."""
     with edit_child.open_saver(str(db)) as saver:
-        history = list(saver.list(eg.THREAD_ID))
+        history = list(saver.history(eg.THREAD_ID))
         for ckpt in history:
             saver.pending_writes(eg.THREAD_ID, ckpt.id)
     return history

@@ -230,7 +230,7 @@ def _check_store(db: Path | str, trial: TrialLog, report: Report, where: str) ->
             raise HarnessFailure(f"{where}: checkpoints reported committed are missing from the history: {lost}")
         report.checkpoint_lookups += len(trial.checkpoints)
         for header in headers.values():
-            if saver.get(gut.THREAD_ID, header.id) is None:
+            if saver.load(gut.THREAD_ID, header.id) is None:
                 raise HarnessFailure(f"{where}: checkpoint {header.id} is listed but does not load")
             parent = headers.get(header.parent_id) if header.parent_id else None
             if header.parent_id is not None and (parent is None or parent.step != header.step - 1):
@@ -264,7 +264,7 @@ def _saved_at(db: Path | str, trial: TrialLog) -> dict[str, int]:
     """Identity -> log size when its writes were first reported saved (rule 4)."""
     tasks: dict[str, tuple[str, str | None, int]] = {}  # task id -> (checkpoint id, identity, tasks in step)
     with _saver(db) as saver:
-        for ckpt in saver.list(gut.THREAD_ID):
+        for ckpt in saver.history(gut.THREAD_ID):
             for task in ckpt.tasks:
                 hidden = task.name.startswith("__")  # the __start__ task logs nothing
                 ident = None if hidden else gut.identity(task.name, task.arg if task.is_send else ckpt.values)

@@ -90,8 +90,17 @@ def _where(thread_id: str, checkpoint_ns: str) -> tuple[str, str]:
 
 
 def _most(wanted: int, total: int | None) -> bool:
-    """Whether reading the whole namespace beats looking `wanted` rows up by id."""
-    return wanted >= 500 and (total is None or wanted * 2 >= total)
+    """Whether reading the whole namespace (of `total` rows, when known) beats looking
+    `wanted` rows up by id."""
+    return total is not None and wanted >= 500 and wanted * 2 >= total
+
+
+PAGE = 1000
+"""Checkpoints a whole-history listing derives at a time: its memory stays bounded (and its
+first headers come) however long the thread is."""
+CACHE_MAX = 20_000
+"""Headers kept derived; past this many the cache starts again (a long listing's pages
+would otherwise pile up in it)."""
 
 
 class LangGraphReader(ABC):
@@ -120,13 +129,15 @@ class LangGraphReader(ABC):
         """The thread's checkpoint namespaces: "" (the root graph) first, then subgraphs'."""
 
     @abstractmethod
-    def _ids(self, thread_id: str, ns: str) -> list[tuple[str, str | None]]:
-        """(checkpoint id, parent id) of the namespace, newest first."""
+    def _id_page(self, thread_id: str, ns: str, before: str | None, limit: int) -> list[tuple[str, str | None]]:
+        """(checkpoint id, parent id) of the newest `limit` checkpoints of the namespace
+        older than `before` (LangGraph's ids sort by time), newest first: one query on
+        the primary key, however long the thread."""
 
     def _newest(self, thread_id: str, ns: str) -> str | None:
-        """The namespace's newest checkpoint id (readers answer it with one row)."""
-        ids = self._ids(thread_id, ns)
-        return ids[0][0] if ids else None
+        """The namespace's newest checkpoint id."""
+        page = self._id_page(thread_id, ns, None, 1)
+        return page[0][0] if page else None
 
     @abstractmethod
     def _rows(self, thread_id: str, ns: str, ids: list[str] | None, *, full: bool,
@@ -180,23 +191,22 @@ class LangGraphReader(ABC):
                      total: int | None = None, bad: dict[str, str] | None = None) -> dict[str, Summary]:
         order = self._node_order(thread_id, ns) if order is None else order
         with self._lock:
-            missing = [i for i in ids if (thread_id, ns, i) not in self._summaries]
+            found = {i: s for i in ids if (s := self._summaries.get((thread_id, ns, i))) is not None}
+        missing = [i for i in ids if i not in found]
         if missing:
             many = _most(len(missing), total)  # then one scan of the namespace beats lookups by id
             if paths is None:
                 paths = self._write_paths(thread_id, ns, None if many else missing)
-            chunks = [None] if many else [missing]
-            for chunk in chunks:
-                rows = self._rows(thread_id, ns, chunk, full=False, bad=bad)
-                for cid in missing:
-                    row = rows.get(cid)
-                    if row is None:
-                        continue
-                    summary, _ = summarize(row, paths.get(cid, []), order)
-                    with self._lock:
-                        self._summaries[(thread_id, ns, cid)] = summary
-        with self._lock:
-            return {i: self._summaries[(thread_id, ns, i)] for i in ids if (thread_id, ns, i) in self._summaries}
+            rows = self._rows(thread_id, ns, None if many else missing, full=False, bad=bad)
+            for cid in missing:
+                row = rows.get(cid)
+                if row is not None:
+                    found[cid], _ = summarize(row, paths.get(cid, []), order)
+            with self._lock:
+                if len(self._summaries) > CACHE_MAX:
+                    self._summaries.clear()
+                self._summaries.update(((thread_id, ns, cid), found[cid]) for cid in missing if cid in found)
+        return found
 
     def _nodes_ran(self, thread_id: str, ns: str, parent_id: str | None, parent: Summary | None,
                    paths: dict[str, list[tuple[str, str, str]]]) -> tuple[str, ...]:
@@ -211,26 +221,37 @@ class LangGraphReader(ABC):
 
     def list_headers(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                      checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[CheckpointHeader]:
-        """Headers newest first; a checkpoint that cannot be decoded raises, or with
-        `on_unreadable` is told there and left out."""
+        """Headers newest first, older than `before` when given; a checkpoint that cannot be
+        decoded raises, or with `on_unreadable` is told there and left out. With a `limit`
+        the rows of that many are read; without, the history is read a PAGE at a time as
+        the headers are consumed."""
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
-        key = ns_thread_key(thread_id, checkpoint_ns)
-        ids = every = self._ids(thread_id, checkpoint_ns)
-        if before is not None:
-            at = next((i for i, (cid, _) in enumerate(ids) if cid == before), None)
-            if at is None:
-                return iter(())
-            ids = ids[at + 1:]
         if limit is not None:
-            ids = ids[:max(limit, 0)]
+            page = self._id_page(thread_id, checkpoint_ns, before, max(limit, 0))
+            return iter(self._headers(thread_id, checkpoint_ns, page, on_unreadable))
+        return self._pages(thread_id, checkpoint_ns, before, on_unreadable)
+
+    def _pages(self, thread_id: str, ns: str, before: str | None,
+               on_unreadable: Unreadable | None) -> Iterator[CheckpointHeader]:
+        order = self._node_order(thread_id, ns)
+        while True:
+            page = self._id_page(thread_id, ns, before, PAGE)
+            yield from self._headers(thread_id, ns, page, on_unreadable, order)
+            if len(page) < PAGE:
+                return
+            before = page[-1][0]
+
+    def _headers(self, thread_id: str, ns: str, ids: list[tuple[str, str | None]],
+                 on_unreadable: Unreadable | None, order: tuple[str, ...] | None = None) -> list[CheckpointHeader]:
+        """The headers of `ids` ((id, parent) pairs), from their rows and their parents'."""
         if not ids:
-            return iter(())
+            return []
+        key = ns_thread_key(thread_id, ns)
         wanted = list(dict.fromkeys([cid for cid, _ in ids] + [p for _, p in ids if p is not None]))
-        total = len(every)
-        paths = self._write_paths(thread_id, checkpoint_ns, None if _most(len(wanted), total) else wanted) if wanted else {}
+        paths = self._write_paths(thread_id, ns, wanted)
         bad: dict[str, str] | None = {} if on_unreadable is not None else None
-        summaries = self._summary_map(thread_id, checkpoint_ns, wanted, order=self._node_order(thread_id, checkpoint_ns, every),
-                                      paths=paths, total=total, bad=bad)
+        summaries = self._summary_map(thread_id, ns, wanted, order=self._node_order(thread_id, ns) if order is None else order,
+                                      paths=paths, bad=bad)
         out = []
         for cid, parent_id in ids:
             s = summaries.get(cid)
@@ -241,18 +262,17 @@ class LangGraphReader(ABC):
             out.append(CheckpointHeader(
                 id=cid, thread_id=key, parent_id=parent_id, step=s.step, source=s.source,
                 created_at=s.created_at, next=s.next,
-                nodes_ran=self._nodes_ran(thread_id, checkpoint_ns, parent_id, summaries.get(parent_id or ""), paths),
-                owner_id=s.owner if checkpoint_ns else None,
+                nodes_ran=self._nodes_ran(thread_id, ns, parent_id, summaries.get(parent_id or ""), paths),
+                owner_id=s.owner if ns else None,
             ))
-        return iter(out)
+        return out
 
-    def get(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
+    def load(self, thread_id: str, checkpoint_id: str | None = None, *, checkpoint_ns: str = "") -> Checkpoint | None:
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         if checkpoint_id is None:
-            ids = self._ids(thread_id, checkpoint_ns)
-            if not ids:
+            checkpoint_id = self._newest(thread_id, checkpoint_ns)
+            if checkpoint_id is None:
                 return None
-            checkpoint_id = ids[0][0]
         row = self._rows(thread_id, checkpoint_ns, [checkpoint_id], full=True).get(checkpoint_id)
         if row is None:
             return None
@@ -288,15 +308,15 @@ class LangGraphReader(ABC):
             raise CheckpointDecodeError(f"{self.describe()}, a pending write of `{checkpoint_id}`: {e}") from None
         return engine_writes(rows, summary.sends if summary else ())
 
-    def list(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
-             checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
+    def history(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+                checkpoint_ns: str = "", on_unreadable: Unreadable | None = None) -> Iterator[Checkpoint]:
         """Checkpoints newest first; `on_unreadable` as in `list_headers` (a checkpoint
         whose values cannot be decoded is told there too)."""
         thread_id, checkpoint_ns = _where(thread_id, checkpoint_ns)
         for h in self.list_headers(thread_id, before=before, limit=limit, checkpoint_ns=checkpoint_ns,
                                    on_unreadable=on_unreadable):
             try:
-                found = self.get(thread_id, h.id, checkpoint_ns=checkpoint_ns)
+                found = self.load(thread_id, h.id, checkpoint_ns=checkpoint_ns)
             except CheckpointDecodeError as e:
                 if on_unreadable is None:
                     raise
@@ -309,4 +329,4 @@ class LangGraphReader(ABC):
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise PermissionError(f"{self.describe()} is opened read-only: Retrograph never writes to LangGraph's stores")
 
-    put = put_writes = delete_thread = _refuse
+    put = put_writes = save = save_writes = delete_thread = _refuse

@@ -111,10 +111,12 @@ class LangGraphPostgresReader(LangGraphReader):
         found = {r[0] for r in self._query("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = %s", (thread_id,))}
         return sorted(found, key=lambda ns: (ns != "", ns))
 
-    def _ids(self, thread_id: str, ns: str) -> list[tuple[str, str | None]]:
+    def _id_page(self, thread_id: str, ns: str, before: str | None, limit: int) -> list[tuple[str, str | None]]:
+        older = " AND checkpoint_id < %s" if before is not None else ""
         return self._query(
             "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s"
-            " ORDER BY checkpoint_id DESC", (thread_id, ns),
+            + older + " ORDER BY checkpoint_id DESC LIMIT %s",
+            (thread_id, ns, *(() if before is None else (before,)), limit),
         )
 
     def _newest(self, thread_id: str, ns: str) -> str | None:

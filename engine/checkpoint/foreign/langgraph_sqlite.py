@@ -144,10 +144,12 @@ class LangGraphSqliteReader(LangGraphReader):
             "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?", (thread_id,))}
         return sorted(found, key=lambda ns: (ns != "", ns))
 
-    def _ids(self, thread_id: str, ns: str) -> list[tuple[str, str | None]]:
+    def _id_page(self, thread_id: str, ns: str, before: str | None, limit: int) -> list[tuple[str, str | None]]:
+        older = " AND checkpoint_id < ?" if before is not None else ""
         rows = self._query(
             "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?"
-            " ORDER BY checkpoint_id DESC", (thread_id, ns),
+            + older + " ORDER BY checkpoint_id DESC LIMIT ?",
+            (thread_id, ns, *(() if before is None else (before,)), limit),
         )
         for cid, parent in rows:
             if type(cid) is not str or not (parent is None or type(parent) is str):

@@ -5,10 +5,11 @@ annotation they name the engine channel the key folds through (base.py).
 """
 from .base import BaseChannel
 from .binop import BinaryOperatorAggregate
+from .delta import DeltaChannel
 from .last_value import LastValue, LastValueAfterFinish
 from .named_barrier_value import NamedBarrierValue, NamedBarrierValueAfterFinish
 from .scoped import AnyValue, EphemeralValue, UntrackedValue
 from .topic import Topic
 
 __all__ = ["BaseChannel", "AnyValue", "LastValue", "LastValueAfterFinish", "UntrackedValue", "EphemeralValue",
-           "BinaryOperatorAggregate", "NamedBarrierValue", "NamedBarrierValueAfterFinish", "Topic"]
+           "BinaryOperatorAggregate", "DeltaChannel", "NamedBarrierValue", "NamedBarrierValueAfterFinish", "Topic"]
