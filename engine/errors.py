@@ -137,7 +137,7 @@ class GraphInterrupt(GraphBubbleUp):
     A node must let it propagate: catching it (`except Exception`) swallows the pause.
     """
 
-    def __init__(self, interrupts: Sequence[object]) -> None:
+    def __init__(self, interrupts: Sequence[object] = ()) -> None:
         self.interrupts = tuple(interrupts)
         super().__init__(self.interrupts)
 

@@ -15,9 +15,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 EXPECTED_ROWS = (
+    "`import engine` in a fresh interpreter",
     "superstep, no checkpointer",
     "superstep, InMemorySaver",
     "superstep, SqliteSaver",
+    "superstep, SqliteSaver / a bare one-INSERT-per-step loop",
     "Send fan-out and join",
     "storage, 20 appends",
     "storage growth",

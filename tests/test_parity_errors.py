@@ -113,3 +113,10 @@ def test_build_errors_use_langgraphs_words():
 
     with pytest.raises(ValueError, match=r"Invalid reducer signature for key `a`: .*bad\(a\)"):
         StateGraph(TypedDict("Bad", {"a": Annotated[str, bad]}))
+
+
+def test_graph_interrupt_raised_bare_carries_no_interrupts_and_is_caught_as_a_bubble_up():
+    # a middleware re-raising `raise GraphInterrupt` (no arguments), as LangGraph allows
+    with pytest.raises(GraphBubbleUp) as caught:
+        raise GraphInterrupt
+    assert caught.value.interrupts == ()

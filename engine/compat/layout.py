@@ -31,7 +31,7 @@ PUBLIC: frozenset[str] = frozenset({
     "checkpoint.base", "checkpoint.base.id", "checkpoint.memory", "checkpoint.sqlite",
     "checkpoint.sqlite.aio", "checkpoint.postgres", "checkpoint.postgres.aio",
     "checkpoint.serde", "checkpoint.serde.base", "checkpoint.serde.jsonplus",
-    "checkpoint.serde.types", "config", "constants", "errors", "func", "graph",
+    "checkpoint.serde.types", "checkpoint.serde.encrypted", "config", "constants", "errors", "func", "graph",
     "graph.message", "graph.state", "graph.ui", "managed", "managed.base",
     "managed.is_last_step", "prebuilt", "prebuilt.chat_agent_executor", "prebuilt.interrupt",
     "prebuilt.tool_node", "prebuilt.tool_validator", "runtime", "store", "store.base",
@@ -61,6 +61,7 @@ SERVED_PRIVATE: dict[str, tuple[str, ...]] = {
     "_internal._runnable": ("engine.prebuilt.runnable",),
     "_internal._config": ("engine.prebuilt.runnable",),
     "_internal._typing": ("engine.compat.internal_typing",),
+    "checkpoint.serde._msgpack": ("engine.checkpoint.serde_msgpack",),
 }
 """Private modules served anyway, each with only the names listed by its engine module:
 the reserved strings the engine's public data carries (task paths, write channels), and
@@ -75,9 +76,10 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "config": ("engine.config", "engine.runtime", "engine"),
     "runtime": ("engine.runtime", "engine"),
     "checkpoint.base.id": ("engine.checkpoint.base", "engine.checkpoint"),
-    "checkpoint.serde.base": ("engine.checkpoint.serde",),
-    "checkpoint.serde.jsonplus": ("engine.checkpoint.serde",),
-    "checkpoint.serde.types": ("engine.checkpoint.serde",),
+    "checkpoint.serde.base": ("engine.checkpoint.serde_protocol",),
+    "checkpoint.serde.jsonplus": ("engine.checkpoint.serde_jsonplus", "engine.checkpoint.serde"),
+    "checkpoint.serde.types": ("engine.checkpoint.serde_protocol",),
+    "checkpoint.serde.encrypted": ("engine.checkpoint.serde_encrypted",),
     "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt"),
     "prebuilt.tool_validator": ("engine.prebuilt.validation", "engine.prebuilt.tool_node", "engine.prebuilt"),
     "utils.runnable": ("engine.prebuilt.runnable",),

@@ -3,7 +3,7 @@ branch, join, Send or Command), the joins still waiting, the writes a superstep 
 aside until it commits, and how each reducer merges them. Plain data, read from the
 engine's own events and checkpoints; `retrograph run --explain` and the studio show it.
 """
-from .explainer import Explainer, add_writes, merges_of
+from .explainer import Explainer, add_finished, add_writes, merges_of
 from .plan import explain_plan, explain_tasks, explain_waiting, parse_trigger, why_not
 from .records import Conflict, JoinWait, KeyMerge, PendingWrite, Reason, SendBatch, Superstep, TaskReason
 from .reducers import find_conflicts, key_reducer, reducer_line
@@ -24,6 +24,7 @@ __all__ = [
     "explain_waiting",
     "parse_trigger",
     "why_not",
+    "add_finished",
     "add_writes",
     "merges_of",
     "reducer_line",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+import types
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -12,6 +13,7 @@ from ..node_input import hinted_input_schema
 from ..policies import TimeoutPolicy
 from ..schema import StateSchema, schema_fields
 from ..specs import Branch, is_runnable, is_subgraph, literal_targets
+from .subscript import annotation_alias
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
 
@@ -85,6 +87,10 @@ def _name_of(fn: Any) -> str:
 
 class StateGraph:
     """A graph whose nodes read a shared state and return partial updates to it."""
+
+    def __class_getitem__(cls, params: Any) -> types.GenericAlias:
+        """`X[State, Context, Input, Output]` in annotations, as LangGraph's generic class."""
+        return annotation_alias(cls, params)
 
     def __init__(
         self,

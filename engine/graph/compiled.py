@@ -9,6 +9,7 @@ import asyncio
 import copy
 import dataclasses
 import functools
+import types
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ from .compiled_node import CompiledNode, compiled_nodes
 from .runners import node_runners
 from .nested_state import graph_for_namespace, task_state_config
 from .snapshots import snapshot_of
+from .subscript import annotation_alias
 from .sync_bridge import iterate_sync, run_sync
 
 if TYPE_CHECKING:
@@ -56,6 +58,10 @@ __all__ = ["CompiledStateGraph"]
 
 class CompiledStateGraph:
     """Runnable graph. Built by `StateGraph.compile()`."""
+
+    def __class_getitem__(cls, params: Any) -> types.GenericAlias:
+        """`X[State, Context, Input, Output]` in annotations, as LangGraph's generic class."""
+        return annotation_alias(cls, params)
 
     def __init__(
         self,

@@ -1,13 +1,13 @@
 """Calling the async Run from sync code: `invoke`/`stream`/`get_state` on a graph run an
-event loop of their own, or, called inside someone's running loop (a notebook, a GUI, a
-node), a helper thread with one."""
+event loop of their own on the caller's thread; called inside someone's running loop (a
+notebook, a GUI, an async test, a node), that loop waits, as for any sync call."""
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import threading
 from collections.abc import Iterator
 from typing import Any
+
+from ..runtime.sync_code import as_sync_code
 
 __all__ = ["run_sync", "iterate_sync"]
 
@@ -21,28 +21,14 @@ def loop_running() -> bool:
 
 
 def run_sync(coro: Any) -> Any:
-    """Run a coroutine to the end from sync code, also when called inside a running loop."""
-    if not loop_running():
+    """Run a coroutine to the end from sync code on this thread, on a loop of its own; called
+    inside a running loop, that loop waits (as for any sync call) and is hidden meanwhile."""
+    with as_sync_code():
         loop = asyncio.new_event_loop()
         try:
             return loop.run_until_complete(coro)
         finally:
             _close_loop(loop)
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = run_sync(coro)
-        except BaseException as exc:  # re-raised on the caller's thread
-            box["error"] = exc
-
-    context = contextvars.copy_context()  # a graph invoked inside a node finds its task
-    thread = threading.Thread(target=context.run, args=(target,), name="retrograph-invoke")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
@@ -56,7 +42,7 @@ def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
 def iterate_sync(agen: Any) -> Iterator[Any]:
     """Iterate an async generator from sync code, chunk by chunk."""
     if loop_running():
-        # Inside someone's event loop (a notebook, a GUI): collect on a helper thread.
+        # Inside someone's event loop (a notebook, a GUI): run to the end first, as run_sync.
         yield from run_sync(_collect(agen))
         return
     loop = asyncio.new_event_loop()

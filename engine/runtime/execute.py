@@ -29,6 +29,7 @@ from .events import CustomData, TaskStarted
 from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
+from .sync_code import as_sync_code
 from .timeouts import run_timed
 from .workers import NODE_EXITS, WORKERS, Exited, carried
 
@@ -232,7 +233,8 @@ async def _call_with_retries(run: Run, runner: NodeRunner, task: PlannedTask, st
                 raise
             delay = policy.delay(attempt)
             if run.inline_sync and len(run.plan) == 1 and not runner.is_async:
-                time.sleep(delay)  # a sync invoke waits on its own thread, as LangGraph's does
+                with as_sync_code():  # a sync invoke waits on its own thread, as LangGraph's does
+                    time.sleep(delay)
             else:
                 await asyncio.sleep(delay)
             attempt += 1
@@ -383,7 +385,8 @@ async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any,
     # a Runnable node of a run of the sync API (invoke, stream) is called through its
     # `invoke`, as LangGraph does: a Runnable with a sync and an async twin runs the sync one
     if run.inline_sync and len(run.plan) == 1:
-        return runner.call_sync(state, ctx.config, ctx.writer)
+        with as_sync_code():  # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
+            return runner.call_sync(state, ctx.config, ctx.writer)
     if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
         return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()

@@ -169,10 +169,12 @@ def _await_router(branch: Branch, awaitable: Any) -> Any:
 
 
 def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[str]) -> tuple[list[str], list[Send]]:
+    if type(raw) is str and branch.path_map is None and (raw == END or raw in known):
+        return [raw], []  # the common answer: one node name (no list, no error text built)
     values = list(raw) if isinstance(raw, (list, tuple)) else [raw]
     names: list[str] = []
     sends: list[Send] = []
-    where = f"the router `{branch.name}` after `{branch.source}`"
+    where = _RouterName(branch)
     for value in values:
         if isinstance(value, Send):
             sends.append(value)
@@ -204,6 +206,18 @@ def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[s
             )
         names.append(value)
     return names, sends
+
+
+class _RouterName:
+    """`the router `r` after `a``, formatted only when an error message needs it."""
+
+    __slots__ = ("branch",)
+
+    def __init__(self, branch: Branch) -> None:
+        self.branch = branch
+
+    def __format__(self, spec: str) -> str:
+        return f"the router `{self.branch.name}` after `{self.branch.source}`"
 
 
 class NodeRunner:

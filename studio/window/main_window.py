@@ -27,6 +27,7 @@ from studio.core.loader import parse_spec
 from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
 from studio.core.runsettings import RunTexts
 from studio.session.session import Session
+from .keyboard import install_keyboard
 from .teaching import Teaching
 from .watcher import FileWatcher
 from .wiring import Panels, connect_panels, make_panels
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.store_dock = StoreDock(self)  # the Store dock: long-term memory (store_dock.py)
         self.remember_layout = remember_layout
         self.teaching = Teaching(self)
+        self.keyboard = install_keyboard(self, self.panels.graph.focus_canvas, view)  # Ctrl+Shift+P, Ctrl+G
         self._restored = remember_layout and restore_layout(self, self.settings)
         self._initial: QSize | None = None
         """The size given here, to be maximized when shown (a screen smaller than 2000x1250),

@@ -77,6 +77,7 @@ class Presentation:
         graph = getattr(getattr(self.window, "panels", None), "graph", None)
         if graph is not None:  # the graph is drawn as vectors: let a fit magnify it with the zoom
             graph.max_fit_scale = 1.25 * self.zoom
+            graph.set_high_contrast(self.high_contrast)
             graph.fit(auto=True)
 
     def set_focus(self, on: bool) -> None:

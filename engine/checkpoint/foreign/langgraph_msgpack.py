@@ -27,7 +27,7 @@ from ...message_types import AIMessage, BaseMessage, HumanMessage, RemoveMessage
 from ...types import Command, Interrupt, Send
 from ..registry import UnknownValue
 
-__all__ = ["EMPTY", "decode", "decode_for_listing", "decode_typed", "send_node_hook", "PICKLE_REFUSED"]
+__all__ = ["EMPTY", "build_ext", "decode", "decode_for_listing", "decode_typed", "send_node_hook", "PICKLE_REFUSED"]
 
 EMPTY = object()
 """`decode_typed`'s answer for a blob of type `empty`: the channel has no value."""
@@ -174,6 +174,11 @@ def _build(code: int, payload: Any) -> Any:
         if built is not None:
             return built
     return UnknownValue(type_name, arg)
+
+
+def build_ext(code: int, payload: Any) -> Any:
+    """One ext value from its unpacked payload: a known type rebuilt, else `UnknownValue`."""
+    return _build(code, payload)
 
 
 def _hook_at(depth: int) -> Callable[[int, bytes], Any]:

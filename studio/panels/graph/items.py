@@ -41,6 +41,8 @@ _SELECTED = QColor("#111827")
 _BREAK = QColor("#dc2626")
 _TERMINAL_FILL = QColor("#334e68")
 _DONE = QColor("#16a34a")
+_FOCUS = QColor("#f97316")
+"""The keyboard's focus ring: orange, unlike every mark (blue next, amber running, dark selected)."""
 """A task that finished in the superstep under way (not committed yet); END once the run ended."""
 
 # kind -> (colour, width, dash pattern or None)
@@ -104,6 +106,8 @@ class NodeItem(QGraphicsItem):
         self.marks = NodeMarks()
         self.pulse = 0.0
         self._hover = False
+        self.focus_ring = False
+        self._contrast = False
         self._rect = QRectF(-box.w / 2, -box.h / 2, box.w, box.h)
         self.setPos(box.x, box.y)
         self.setZValue(2)
@@ -119,8 +123,18 @@ class NodeItem(QGraphicsItem):
     def breakable(self) -> bool:
         return self.box.kind in ("node", "subgraph")
 
+    def box_rect(self) -> QRectF:
+        """The box itself, in item coordinates (no dots, no badge)."""
+        return QRectF(self._rect)
+
+    def set_focus_ring(self, on: bool, high_contrast: bool = False) -> None:
+        if (on, high_contrast) != (self.focus_ring, self._contrast):
+            self.focus_ring, self._contrast = on, high_contrast
+            self.update()
+
     def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-DOT_RADIUS - 6, -12, DOT_RADIUS + 12, 6)  # room for the count badge
+        # room for the count badge, the breakpoint dots and the focus ring
+        return self._rect.adjusted(-DOT_RADIUS - 8, -12, DOT_RADIUS + 12, 9)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -195,6 +209,8 @@ class NodeItem(QGraphicsItem):
             painter.setPen(halo)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(r.adjusted(-4, -4, 4, 4), radius + 3, radius + 3)
+        if self.focus_ring:
+            paint_focus_ring(painter, r.adjusted(-7, -7, 7, 7), radius + 6, self._contrast)
         pen = QPen(border, width)
         if kind == "any":
             pen.setStyle(Qt.PenStyle.DashLine)
@@ -246,6 +262,17 @@ class NodeItem(QGraphicsItem):
                 painter.drawEllipse(centre, DOT_RADIUS - 0.5, DOT_RADIUS - 0.5)
 
 
+def paint_focus_ring(painter: QPainter, rect: QRectF, radius: float, high_contrast: bool) -> None:
+    """A thick ring with a white edge inside, visible on any fill; black and thicker in
+    the high-contrast theme."""
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(QColor("#ffffff"), 5.0 if high_contrast else 4.0))
+    painter.drawRoundedRect(rect, radius, radius)
+    pen = QPen(QColor("#000000") if high_contrast else _FOCUS, 3.5 if high_contrast else 2.5)
+    painter.setPen(pen)
+    painter.drawRoundedRect(rect, radius, radius)
+
+
 def _blend(base: QColor, over: QColor) -> QColor:
     a = over.alphaF()
     return QColor.fromRgbF(base.redF() * (1 - a) + over.redF() * a, base.greenF() * (1 - a) + over.greenF() * a,
@@ -260,6 +287,8 @@ class ClusterItem(QGraphicsItem):
         self.box = box
         self.marks = NodeMarks()
         self._rect = QRectF(box.x, box.y, box.w, box.h)
+        self.focus_ring = False
+        self._contrast = False
         self.setZValue(-2)
         self.setToolTip(f"subgraph {box.id}\nClick its title: inspect")
 
@@ -272,6 +301,11 @@ class ClusterItem(QGraphicsItem):
 
     def title_rect(self) -> QRectF:
         return QRectF(self._rect.left(), self._rect.top(), self._rect.width(), 22)
+
+    def set_focus_ring(self, on: bool, high_contrast: bool = False) -> None:
+        if (on, high_contrast) != (self.focus_ring, self._contrast):
+            self.focus_ring, self._contrast = on, high_contrast
+            self.update()
 
     def set_marks(self, marks: NodeMarks) -> None:
         if marks != self.marks:
@@ -301,6 +335,8 @@ class ClusterItem(QGraphicsItem):
         painter.setPen(QPen(border, width))
         painter.setBrush(fill)
         painter.drawRoundedRect(self._rect, 10, 10)
+        if self.focus_ring:
+            paint_focus_ring(painter, self.title_rect().adjusted(2, 2, -2, 2), 8, self._contrast)
         font = label_font(-1)
         font.setBold(True)
         painter.setFont(font)

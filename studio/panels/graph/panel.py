@@ -12,19 +12,13 @@ from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThr
 from PySide6.QtGui import (
     QAction,
     QColor,
-    QContextMenuEvent,
     QFontMetricsF,
-    QKeyEvent,
-    QMouseEvent,
-    QPainter,
     QResizeEvent,
     QShowEvent,
     QTransform,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
     QGraphicsScene,
-    QGraphicsView,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -36,6 +30,8 @@ from studio.core.layout import GraphLayout, estimate_size, layout_graph
 from studio.core.records import WhyMarks
 from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
+from .canvas import GraphCanvas
+from .focus import NodeFocus
 from .legend import GraphLegend
 from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
 from .why import WhyOverlay
@@ -81,62 +77,6 @@ class _LayoutJob(QRunnable):
         self.signals.done.emit(self.generation, result)
 
 
-class _Canvas(QGraphicsView):
-    """Zoom with the wheel (or +/-), pan by dragging, F to fit; clicks go to the panel."""
-
-    def __init__(self, panel: GraphPanel) -> None:
-        super().__init__(panel)
-        self.panel = panel
-        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
-        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self._press: QPoint | None = None
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        delta = event.angleDelta().y()
-        if delta:
-            self.panel.zoom_by(1.0015 ** delta)
-            event.accept()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
-        if key == Qt.Key.Key_F:
-            self.panel.fit()
-        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.panel.zoom_by(1.25)
-        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
-            self.panel.zoom_by(0.8)
-        elif key == Qt.Key.Key_0:
-            self.panel.set_zoom(1.0)
-        else:
-            super().keyPressEvent(event)
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        self._press = event.position().toPoint() if event.button() == Qt.MouseButton.LeftButton else None
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        super().mouseReleaseEvent(event)
-        press, self._press = self._press, None
-        if press is None or event.button() != Qt.MouseButton.LeftButton:
-            return
-        if (event.position().toPoint() - press).manhattanLength() <= 4:
-            self.panel._on_canvas_clicked(self.mapToScene(event.position().toPoint()))
-        else:
-            self.panel._auto_fit = False  # the user panned: stop re-fitting on resize
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        super().mouseMoveEvent(event)
-        item = self.panel._item_at(self.mapToScene(event.position().toPoint()))
-        self.panel.show_hover(item.node_id if isinstance(item, NodeItem) else None)
-
-    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        self.panel._on_context_menu(self.mapToScene(event.pos()), event.globalPos())
-
-
 class GraphPanel(QWidget):
     """The graph laid out by graphviz dot, drawn as items you can click, zoom and pan.
 
@@ -159,7 +99,9 @@ class GraphPanel(QWidget):
         layout_failed(str): graphviz failed (the message is also shown in the panel).
         legend_toggled(bool): the legend was shown or hidden (its "?" button or its ×).
     Also: set_legend_visible(on), legend_visible() -> bool.
-    Keys: F fit, +/- zoom, 0 actual size; wheel zooms, drag pans.
+    Keys: F fit, +/- zoom, 0 actual size; wheel zooms, drag pans; arrows, Tab / Shift+Tab,
+    Home / End move the focus ring among the nodes (and select the node under it), Enter
+    inspects it, the Menu key opens its menu (see `focus.py`).
     """
 
     node_clicked = Signal(str)
@@ -196,7 +138,8 @@ class GraphPanel(QWidget):
         self.scene = QGraphicsScene(self)
         self.why = WhyOverlay(self.scene)
         self._why = WhyMarks()
-        self.canvas = _Canvas(self)
+        self.focus = NodeFocus(self)
+        self.canvas = GraphCanvas(self)
         self.canvas.setScene(self.scene)
         self.title = title_label("Graph")
         self.status = QLabel("")
@@ -288,6 +231,26 @@ class GraphPanel(QWidget):
     def node_item(self, node_id: str) -> NodeItem | ClusterItem | None:
         return self._nodes.get(node_id) or self._clusters.get(node_id)
 
+    def cluster_items(self) -> dict[str, ClusterItem]:
+        return dict(self._clusters)
+
+    def selected_node(self) -> str | None:
+        return self._marks.selected
+
+    def focused_node(self) -> str | None:
+        """The node under the keyboard's focus ring (None before the canvas had the focus)."""
+        return self.focus.node
+
+    def focus_canvas(self) -> None:
+        """The keyboard's focus on the graph, the ring on a node (the selected one, else the first)."""
+        self.canvas.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.focus.focus_in(True)
+
+    def set_high_contrast(self, on: bool) -> None:
+        """The focus ring in the high-contrast theme's black."""
+        self.focus.high_contrast = on
+        self.focus.refresh()
+
     def edge_items(self) -> list[EdgeItem]:
         return self._edges + self._taken
 
@@ -341,6 +304,7 @@ class GraphPanel(QWidget):
         self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
         self._apply_marks()
         self.set_why(self._why)
+        self.focus.refresh()
         if self._auto_fit or not self.isVisible():
             self.fit(auto=True)
 
@@ -466,6 +430,10 @@ class GraphPanel(QWidget):
         self._auto_fit = False
         self._show_zoom()
 
+    def stop_auto_fit(self) -> None:
+        """The user panned: stop re-fitting on resize."""
+        self._auto_fit = False
+
     def fit(self, auto: bool = False) -> None:
         """Show the whole graph (never magnified past `max_fit_scale`, 125% by default)."""
         rect = self.scene.sceneRect()
@@ -494,7 +462,7 @@ class GraphPanel(QWidget):
             self.fit(auto=True)
 
     # -- clicks ---------------------------------------------------------------------------
-    def _item_at(self, pos: QPointF) -> NodeItem | ClusterItem | None:
+    def item_at(self, pos: QPointF) -> NodeItem | ClusterItem | None:
         for item in self.scene.items(pos):
             if isinstance(item, NodeItem) and item.box.kind != "join":
                 return item
@@ -503,8 +471,8 @@ class GraphPanel(QWidget):
                 return item
         return None
 
-    def _on_canvas_clicked(self, pos: QPointF) -> None:
-        item = self._item_at(pos)
+    def canvas_clicked(self, pos: QPointF) -> None:
+        item = self.item_at(pos)
         if item is None:
             return
         if isinstance(item, NodeItem):
@@ -512,13 +480,19 @@ class GraphPanel(QWidget):
             if part in ("before", "after"):
                 self.breakpoint_toggled.emit(item.node_id, part)
                 return
+        self.focus.node = item.node_id  # the ring follows the mouse's pick
+        self.focus.refresh()
         self.node_clicked.emit(item.node_id)
 
-    def _on_context_menu(self, pos: QPointF, global_pos: QPoint) -> None:
-        item = self._item_at(pos)
+    def context_menu_at(self, pos: QPointF, global_pos: QPoint) -> None:
+        item = self.item_at(pos)
+        self.open_context_menu(item.node_id if item is not None else None, global_pos)
+
+    def open_context_menu(self, node: str | None, global_pos: QPoint) -> None:
+        """The node's menu (inspect, run to here, breakpoints) and Fit, at `global_pos`."""
+        item = self.node_item(node) if node is not None else None
         menu = QMenu(self)
-        if item is not None:
-            node = item.node_id
+        if item is not None and node is not None:
             menu.addAction("Inspect", lambda: self.node_clicked.emit(node))
             run_to = menu.addAction("Run to here", lambda: self.run_to_requested.emit(node))
             run_to.setShortcutVisibleInContextMenu(True)

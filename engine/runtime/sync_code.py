@@ -1,0 +1,31 @@
+"""Sync code called from inside a running event loop, run as sync code.
+
+`invoke()` called inside someone's running loop (an async test, a notebook cell, a node of
+another graph), and a sync node that `invoke()` runs on its own thread, are sync calls:
+the loop they are called in is blocked until they return, whatever they do. LangGraph runs
+them on the caller's thread with no loop in sight, so inside them `asyncio.run()` works and
+a blocking call (`time.sleep`, a file read, a lock) is not a call made *on* the event loop.
+`as_sync_code()` gives the engine's sync paths that same view: the caller's loop is hidden
+while the body runs on this thread, and is back when it returns or raises.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["as_sync_code"]
+
+
+@contextmanager
+def as_sync_code() -> Iterator[None]:
+    """Run the body on this thread with no running event loop visible (restored after)."""
+    loop = asyncio._get_running_loop()
+    if loop is None:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(loop)

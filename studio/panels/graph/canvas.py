@@ -1,0 +1,109 @@
+"""The graph panel's canvas: a QGraphicsView that zooms with the wheel (or +/-), pans by
+dragging, fits on F, hands clicks and context menus to its panel, and the keyboard's node
+keys to the panel's focus (arrows, Tab / Shift+Tab; see `focus.py`)."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QContextMenuEvent, QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QGraphicsView
+
+from .focus import NodeFocus
+from .items import NodeItem
+
+__all__ = ["GraphCanvas", "CanvasHost"]
+
+
+class CanvasHost(Protocol):
+    """What the canvas needs of its panel (a protocol: the panel imports the canvas)."""
+
+    focus: NodeFocus
+
+    def zoom_by(self, factor: float) -> None: ...
+    def set_zoom(self, scale: float) -> None: ...
+    def fit(self, auto: bool = False) -> None: ...
+    def stop_auto_fit(self) -> None: ...
+    def item_at(self, pos: QPointF) -> Any: ...
+    def show_hover(self, node: str | None) -> None: ...
+    def canvas_clicked(self, pos: QPointF) -> None: ...
+    def context_menu_at(self, pos: QPointF, global_pos: QPoint) -> None: ...
+
+
+class GraphCanvas(QGraphicsView):
+    """Zoom with the wheel (or +/-), pan by dragging, F to fit; clicks go to the panel."""
+
+    def __init__(self, panel: CanvasHost) -> None:
+        super().__init__(panel)  # type: ignore[call-overload]
+        self.panel = panel
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._press: QPoint | None = None
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        delta = event.angleDelta().y()
+        if delta:
+            self.panel.zoom_by(1.0015 ** delta)
+            event.accept()
+
+    def event(self, event: QEvent) -> bool:
+        # Tab / Shift+Tab walk the nodes before they leave the canvas (no keyboard trap)
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) \
+                and not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            forward = event.key() == Qt.Key.Key_Tab and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            if self.panel.focus.step(forward):
+                event.accept()
+                return True
+        return super().event(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        keyboard = event.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
+                                      Qt.FocusReason.ShortcutFocusReason, Qt.FocusReason.OtherFocusReason)
+        self.panel.focus.focus_in(keyboard)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self.panel.focus.refresh()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if self.panel.focus.handle_key(event):
+            event.accept()
+        elif key == Qt.Key.Key_F:
+            self.panel.fit()
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.panel.zoom_by(1.25)
+        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+            self.panel.zoom_by(0.8)
+        elif key == Qt.Key.Key_0:
+            self.panel.set_zoom(1.0)
+        else:
+            super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._press = event.position().toPoint() if event.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        press, self._press = self._press, None
+        if press is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        if (event.position().toPoint() - press).manhattanLength() <= 4:
+            self.panel.canvas_clicked(self.mapToScene(event.position().toPoint()))
+        else:
+            self.panel.stop_auto_fit()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        item = self.panel.item_at(self.mapToScene(event.position().toPoint()))
+        self.panel.show_hover(item.node_id if isinstance(item, NodeItem) else None)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        self.panel.context_menu_at(self.mapToScene(event.pos()), event.globalPos())

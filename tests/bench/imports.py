@@ -1,0 +1,57 @@
+"""`import engine` in a fresh interpreter (issue 24, target 5: at most 150 ms on an idle
+machine; networkx, psycopg and the rest load only when used).
+
+Each sample is one child process that times its own import (interpreter start-up is
+not counted); engine and LangGraph (`import langgraph.graph`) alternate. The floor
+imports the standard-library and third-party modules the engine itself needs to run a
+graph (asyncio, sqlite3, dataclasses, orjson), so engine minus floor is the engine's own code.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from .harness import Context, Row, Target, alternate, median_of
+
+__all__ = ["NAME", "run"]
+
+NAME = "import"
+
+_ROOT = Path(__file__).resolve().parents[2]
+_FLOOR = "asyncio, sqlite3, dataclasses, typing, orjson"
+
+
+def _child(module: str) -> Callable[[], float]:
+    code = ("import time; t = time.perf_counter(); "
+            f"import {module}; print(time.perf_counter() - t)")
+
+    def once() -> float:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONSTARTUP"}
+        proc = subprocess.run([sys.executable, "-c", code], cwd=_ROOT, env=env, check=True,
+                              capture_output=True, text=True, timeout=60)
+        return float(proc.stdout.strip().splitlines()[-1])
+
+    return once
+
+
+def run(ctx: Context) -> list[Row]:
+    p = ctx.profile
+    ctx.progress("import: engine in a fresh interpreter")
+    runs = max(p.runs, 5)
+    sides = {"engine": _child("engine")}
+    if ctx.langgraph is not None:
+        sides["langgraph"] = _child("langgraph.graph")
+    medians = alternate(sides, runs=runs, warmup=1)
+    floor = median_of(_child(_FLOOR), runs=runs)
+    load = os.getloadavg()[0]
+    return [Row(
+        key="import.engine", workload="`import engine` in a fresh interpreter", unit="ms",
+        engine=medians["engine"] * 1e3,
+        langgraph=medians["langgraph"] * 1e3 if "langgraph" in medians else None,
+        floor=floor * 1e3, target=Target(kind="max", limit=150),
+        note=f"LangGraph: `import langgraph.graph`; floor: `import {_FLOOR}`; "
+             f"load average {load:.1f} (the target is for an idle machine)",
+    )]
