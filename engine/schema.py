@@ -187,6 +187,11 @@ class StateSchema:
             return values.get(ROOT)
         return {k: values[k] for k in self.output_keys if k in values}
 
+    def wrap_input(self, value: Any) -> Any:
+        """The graph's input as the start task writes it (a layer that takes another input
+        shape, such as the Pregel API's, replaces this on its graph's schema)."""
+        return value
+
     def wrap_update(self, update: Any) -> Any:
         """A root state's update (what a node returned) as a dict update of its channel."""
         if not self.root or update is None:

@@ -105,6 +105,16 @@ STREAM_MODULES: dict[str, tuple[str, ...]] = {
 PUBLIC = PUBLIC | frozenset(STREAM_MODULES)
 OVERRIDES.update(STREAM_MODULES)
 
+# -- the low-level graph API: `langgraph.pregel` is the engine's `engine.pregel_api` layer ------
+PREGEL_MODULES: dict[str, tuple[str, ...]] = {
+    "pregel": ("engine.pregel_api",),
+    "pregel.main": ("engine.pregel_api",),
+    "pregel.protocol": ("engine.pregel_api.graph",),
+    "pregel.types": ("engine.types",),
+}
+PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)
+OVERRIDES.update(PREGEL_MODULES)
+
 # -- names libraries import that the engine's own API has no use for (compat/public_names.py) --
 _NAMES = "engine.compat.public_names"
 PUBLIC_NAMES: dict[str, tuple[str, ...]] = {
@@ -118,7 +128,7 @@ OVERRIDES.update(PUBLIC_NAMES)
 
 
 def is_internal(sub: str) -> bool:
-    """True for LangGraph's internals and private modules (`langgraph.pregel`, `._x`)."""
+    """True for LangGraph's internals and private modules (`._x`)."""
     parts = sub.split(".") if sub else []
     if any(p.startswith("_") for p in parts):
         return True

@@ -59,6 +59,9 @@ __all__ = ["CompiledStateGraph"]
 class CompiledStateGraph:
     """Runnable graph. Built by `StateGraph.compile()`."""
 
+    stream_mode: str = "updates"
+    """What stream() streams when no stream_mode is given."""
+
     def __class_getitem__(cls, params: Any) -> types.GenericAlias:
         """`X[State, Context, Input, Output]` in annotations, as LangGraph's generic class."""
         return annotation_alias(cls, params)
@@ -261,7 +264,7 @@ class CompiledStateGraph:
         durability = checked_durability(durability, kwargs, "stream")
         if stream_mode is None and from_a_task(config):  # as LangGraph: a node streaming with its config
             stream_mode = "values"
-        modes = ["updates"] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
+        modes = [self.stream_mode] if stream_mode is None else [stream_mode] if isinstance(stream_mode, str) \
             else list(stream_mode)
         printed = [print_mode] if isinstance(print_mode, str) else list(print_mode)
         if debug and "debug" not in printed:

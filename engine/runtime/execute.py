@@ -437,7 +437,7 @@ def _call_inline(run: Run, runner: NodeRunner, state: Any, ctx: TaskContext) -> 
 
 def start_output(run: Run, task: PlannedTask) -> Any:
     """The hidden __start__ task writes the input into the state."""
-    value = task.arg
+    value = run.graph.schema.wrap_input(task.arg)
     if isinstance(value, Command):  # Command(update=, goto=) as the input
         return value
     if run.graph.schema.root:  # the value itself; _route makes it the root channel's write

@@ -1,0 +1,224 @@
+"""`Pregel`: a graph given as nodes and channels, run on the engine's one `Run`.
+
+Each channel becomes a state key folded through that channel; each node becomes an engine
+node that reads its channels from the state, runs its function, writes through its
+writers, and routes to the nodes subscribed to the channels it wrote (a `Command` goto).
+The input is written by the start task, which routes to the subscribers of the input
+channels. So checkpoints, interrupts, streaming, get_state/update_state and the studio
+treat a Pregel graph as any compiled graph.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, TypedDict
+
+from ..constants import START
+from ..graph.builder import StateGraph
+from ..graph.compiled import CompiledStateGraph
+from ..types import Command
+from .nodes import NodeBuilder, PregelNode, _Sequence
+
+__all__ = ["Pregel", "PregelProtocol"]
+
+
+class _PregelType(type):
+    """`isinstance(g, Pregel)` holds for every compiled graph, as in LangGraph (where
+    CompiledStateGraph subclasses Pregel)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if cls is Pregel or cls is PregelProtocol:
+            return isinstance(obj, CompiledStateGraph)
+        return super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        if cls is Pregel or cls is PregelProtocol:
+            return isinstance(sub, type) and issubclass(sub, CompiledStateGraph)
+        return super().__subclasscheck__(sub)
+
+
+class PregelProtocol(metaclass=_PregelType):
+    """What every runnable graph is (LangGraph's `PregelProtocol`), for type hints and
+    isinstance checks: any compiled graph is one."""
+
+
+def _names(channels: str | Sequence[str], what: str, known: Mapping[str, Any]) -> None:
+    for c in [channels] if isinstance(channels, str) else channels:
+        if c not in known:
+            raise ValueError(f"Pregel: {what} names channel `{c}`, which is not in channels= "
+                             f"({', '.join(sorted(known))})")
+
+
+def _takes_config(fn: Any) -> bool:
+    try:
+        return "config" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _steps(bound: Any) -> list[Any]:
+    if bound is None:
+        return []
+    if isinstance(bound, _Sequence):
+        return [*_steps(bound.first), *_steps(bound.second)]
+    return [bound]
+
+
+def _is_async(step: Any) -> bool:
+    return inspect.iscoroutinefunction(step) or inspect.iscoroutinefunction(getattr(step, "__call__", None))
+
+
+class _NodeFn:
+    """The engine node of one Pregel node."""
+
+    def __init__(self, name: str, node: PregelNode, subscribers: Mapping[str, tuple[str, ...]]) -> None:
+        self.name = name
+        self.node = node
+        self.steps = _steps(node.bound)
+        self.subscribers = subscribers
+
+    def read(self, state: Mapping[str, Any]) -> Any:
+        chans = self.node.channels
+        if isinstance(chans, str):
+            return state.get(chans)
+        return {c: state[c] for c in chans if c in state}
+
+    def finish(self, output: Any) -> Any:
+        if isinstance(output, Command):
+            return output
+        writes: list[tuple[str, Any]] = []
+        for entry in self.node.writers:
+            ok, value = entry.resolve(output)
+            if ok:
+                writes.append((entry.channel, value))
+        goto = list(dict.fromkeys(n for ch, _ in writes for n in self.subscribers.get(ch, ())))
+        if not goto:
+            return writes or None
+        return Command(update=writes, goto=goto)
+
+
+def _sync_node(fn: _NodeFn) -> Any:
+    def node(state: Any, config: Any) -> Any:
+        value = fn.read(state)
+        for step in fn.steps:
+            if hasattr(step, "invoke") and not inspect.isfunction(step):
+                value = step.invoke(value, config)
+            else:
+                value = step(value, config=config) if _takes_config(step) else step(value)
+        return fn.finish(value)
+    return node
+
+
+def _async_node(fn: _NodeFn) -> Any:
+    async def node(state: Any, config: Any) -> Any:
+        value = fn.read(state)
+        for step in fn.steps:
+            if hasattr(step, "ainvoke") and not inspect.isfunction(step):
+                value = await step.ainvoke(value, config)
+            else:
+                value = step(value, config=config) if _takes_config(step) else step(value)
+                if inspect.isawaitable(value):
+                    value = await value
+        return fn.finish(value)
+    return node
+
+
+def _built(name: str, node: Any) -> PregelNode:
+    if isinstance(node, NodeBuilder):
+        return node.build()
+    if isinstance(node, PregelNode):
+        return node
+    raise TypeError(f"Pregel: node `{name}` must be a NodeBuilder or a PregelNode, got {type(node).__name__}")
+
+
+class Pregel(CompiledStateGraph, metaclass=_PregelType):
+    """LangGraph's low-level graph: `Pregel(nodes=..., channels=..., input_channels=...,
+    output_channels=...)`. Every compiled graph is a `Pregel` for isinstance checks."""
+
+    def __init__(self, *, nodes: Mapping[str, Any], channels: Mapping[str, Any] | None,
+                 input_channels: str | Sequence[str], output_channels: str | Sequence[str],
+                 stream_channels: str | Sequence[str] | None = None, stream_mode: str = "values",
+                 auto_validate: bool = True, interrupt_before_nodes: Sequence[str] = (),
+                 interrupt_after_nodes: Sequence[str] = (), checkpointer: Any = None, store: Any = None,
+                 cache: Any = None, name: str = "LangGraph", debug: bool | None = None,
+                 step_timeout: float | None = None, retry_policy: Any = None, cache_policy: Any = None,
+                 config: Mapping[str, Any] | None = None, context_schema: Any = None, **kwargs: Any) -> None:
+        unknown = sorted(k for k in kwargs if k not in ("trigger_to_nodes", "input_model", "config_type"))
+        if unknown:
+            raise TypeError(f"Pregel() got unexpected keyword argument(s): {', '.join(unknown)}")
+        chans = dict(channels or {})
+        built = {n: _built(n, spec) for n, spec in nodes.items()}
+        if auto_validate:
+            _names(input_channels, "input_channels", chans)
+            _names(output_channels, "output_channels", chans)
+            for n, spec in built.items():
+                _names(spec.triggers, f"node `{n}` subscribes to", chans)
+                _names(spec.channels, f"node `{n}` reads", chans)
+                _names([w.channel for w in spec.writers], f"node `{n}` writes", chans)
+        self.pregel_nodes = built
+        self.input_channels = input_channels
+        self.output_channels = output_channels
+        self.stream_channels = stream_channels
+        self.stream_mode = stream_mode
+        self.debug = bool(debug)
+        self.retry_policy = retry_policy
+        self.cache_policy = cache_policy
+        subscribers: dict[str, tuple[str, ...]] = {}
+        for n, spec in built.items():
+            for ch in spec.triggers:
+                subscribers[ch] = (*subscribers.get(ch, ()), n)
+        self.subscribers = subscribers
+        state = TypedDict("PregelState", {k: Annotated[Any, ch] for k, ch in chans.items()})  # type: ignore[misc]
+        ins = [input_channels] if isinstance(input_channels, str) else list(input_channels)
+        outs = [output_channels] if isinstance(output_channels, str) else list(output_channels)
+        builder = StateGraph(state, context_schema=context_schema,
+                             input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[misc]
+                             output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[misc]
+        for n, spec in built.items():
+            fn = _NodeFn(n, spec, subscribers)
+            runner = _async_node(fn) if any(_is_async(s) for s in fn.steps) else _sync_node(fn)
+            targets = tuple(dict.fromkeys(t for w in spec.writers for t in subscribers.get(w.channel, ())))
+            builder.add_node(n, runner, metadata=dict(spec.metadata) or None, destinations=targets or None,
+                             retry_policy=list(spec.retry_policy) or retry_policy, cache_policy=spec.cache_policy
+                             or cache_policy)
+        entry = tuple(dict.fromkeys(t for c in ins for t in subscribers.get(c, ())))
+        builder.add_conditional_edges(START, _no_route, list(entry) or None)
+        super().__init__(builder, checkpointer=checkpointer, interrupt_before=interrupt_before_nodes,
+                         interrupt_after=interrupt_after_nodes, name=name, store=store, cache=cache)
+        self.step_timeout = step_timeout
+        if config:
+            self.bound_config = dict(config)
+        schema = self.schema
+        single_out = output_channels if isinstance(output_channels, str) else None
+        if single_out is not None:
+            schema.output = lambda values: values.get(single_out)  # type: ignore[method-assign]
+        schema.wrap_input = self._input_command  # type: ignore[method-assign]
+
+    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
+                     task_id: str | None = None) -> dict[str, Any]:
+        """As on any graph; the channels written trigger their subscribers next, as a
+        node's writes do."""
+        if isinstance(values, Mapping):
+            goto = list(dict.fromkeys(n for ch in values for n in self.subscribers.get(ch, ())))
+            values = Command(update=list(values.items()), goto=goto)
+        return super().update_state(config, values, as_node, task_id)
+
+    def _input_command(self, value: Any) -> Any:
+        """The input as the start task's writes, routed to the input channels' subscribers."""
+        if value is None or isinstance(value, Command):
+            return value
+        if isinstance(self.input_channels, str):
+            writes = [(self.input_channels, value)]
+        else:
+            if not isinstance(value, Mapping):
+                raise TypeError(f"Pregel: with input_channels={list(self.input_channels)!r} the input is a dict "
+                                f"of those channels, got {type(value).__name__}: {value!r:.60}")
+            writes = [(k, v) for k, v in value.items() if k in self.input_channels]
+        goto = list(dict.fromkeys(n for ch, _ in writes for n in self.subscribers.get(ch, ())))
+        return Command(update=writes, goto=goto)
+
+
+def _no_route(state: Any) -> list[str]:
+    """The start task's routes come from its Command (the input's subscribers)."""
+    return []
+
