@@ -79,3 +79,44 @@ def test_approval_example_in_the_window(open_window, qtbot) -> None:
     answer(qtbot, window, pending.interrupt.id, '"no"')
     assert act(qtbot, window, "continue_").reason == "done"
     assert s.state.values["messages"][-1].content.startswith("The refund was not made: refused by the reviewer")
+
+
+PREGEL_RUN = textwrap.dedent("""
+    import json, runpy, sys
+    if sys.argv[1] == "engine":
+        from engine import compat
+        compat.install()
+    module = runpy.run_path(sys.argv[2], run_name="example")
+    graph, config = module["graph"], {"configurable": {"thread_id": "t"}}
+    out = graph.invoke(module["example_input"], config)
+    history = [(s.metadata["step"], s.metadata["source"], sorted(s.next)) for s in graph.get_state_history(config)]
+    updates = list(graph.stream(module["example_input"], {"configurable": {"thread_id": "u"}}, stream_mode="updates"))
+    print(json.dumps({"out": out, "history": history, "updates": sorted(map(json.dumps, updates))}))
+""")
+
+
+def test_pregel_example_runs_as_on_langgraph() -> None:
+    pytest.importorskip("langgraph.pregel")
+    runs = {}
+    for impl in ("engine", "langgraph"):
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        if impl == "engine":
+            env["PYTHONPATH"] = str(ROOT)
+        done = subprocess.run([sys.executable, "-c", PREGEL_RUN, impl, str(EXAMPLES / "pregel_pipeline.py")],
+                              capture_output=True, text=True, timeout=120, cwd="/", env=env)
+        assert done.returncode == 0, done.stderr
+        runs[impl] = json.loads(done.stdout.splitlines()[-1])
+    assert runs["engine"] == runs["langgraph"]
+    assert runs["engine"]["out"]["count"] == 3
+
+
+def test_pregel_example_steps_in_the_window(open_window, qtbot) -> None:
+    window = open_window(EXAMPLES / "pregel_pipeline.py")
+    s = window.session
+    assert {"clean", "count", "shout"} <= set(s.state.graph.get_graph().nx.nodes)
+    act(qtbot, window, "step_superstep")  # clean (the input was written into `text` by the start)
+    assert s.state.values["words"] == ["hello", "pregel", "world"]
+    assert "count" not in s.state.values
+    assert act(qtbot, window, "continue_").reason == "done"
+    assert s.state.values["count"] == 3 and s.state.values["loud"] == "HELLO PREGEL WORLD"
+    assert "HELLO PREGEL WORLD" in panel_text(window.panels.state)

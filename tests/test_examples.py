@@ -25,7 +25,7 @@ def texts(messages: list[Any]) -> list[tuple[str, str]]:
     return [(m.type, m.text) for m in messages]
 
 
-LANGGRAPH_APPS = ["langchain_react", "langchain_approval"]
+LANGGRAPH_APPS = ["langchain_react", "langchain_approval", "pregel_pipeline"]
 """Examples written for LangGraph (`langgraph` imports, langchain-core): test_compat_examples.py."""
 
 

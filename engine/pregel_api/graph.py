@@ -9,8 +9,9 @@ treat a Pregel graph as any compiled graph.
 """
 from __future__ import annotations
 
+import copy
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Annotated, Any, TypedDict
 
 from ..constants import START
@@ -193,6 +194,15 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         if single_out is not None:
             schema.output = lambda values: values.get(single_out)  # type: ignore[method-assign]
         schema.wrap_input = self._input_command  # type: ignore[method-assign]
+        schema.keys_name_channels = True
+        schema.input_plan = self._input_plan  # type: ignore[method-assign]
+
+    def with_checkpointer(self, checkpointer: Any) -> Pregel:
+        """The same graph saving into another checkpointer (the studio's SQLite file)."""
+        graph = copy.copy(self)
+        graph.checkpointer = checkpointer
+        graph._register_types()
+        return graph
 
     def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
                      task_id: str | None = None) -> dict[str, Any]:
@@ -202,6 +212,21 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
             goto = list(dict.fromkeys(n for ch in values for n in self.subscribers.get(ch, ())))
             values = Command(update=list(values.items()), goto=goto)
         return super().update_state(config, values, as_node, task_id)
+
+    async def astream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any
+                      ) -> AsyncIterator[Any]:
+        """As on any graph; the values stream shows `stream_channels` (all channels by default)."""
+        if kwargs.get("output_keys") is None:
+            kwargs["output_keys"] = self.stream_channels if self.stream_channels is not None else list(self.channels)
+        async for chunk in super().astream(input, config, **kwargs):
+            yield chunk
+
+    def _input_plan(self, value: Any) -> tuple[list[tuple[str, Any]], tuple[str, ...]] | None:
+        """The input written into the input channels, their subscribers the first step's tasks."""
+        command = self._input_command(value)
+        if not isinstance(command, Command) or command is value:
+            return None
+        return list(command.update or ()), tuple(command.goto_targets())
 
     def _input_command(self, value: Any) -> Any:
         """The input as the start task's writes, routed to the input channels' subscribers."""

@@ -31,7 +31,7 @@ from .command_input import apply_input_writes, command_writes, is_input_write
 from .run_fields import RunFields
 from .events import RunStarted, TaskInterrupted
 from .replay import Replay, address_subgraph
-from .task import TaskResult
+from .task import TaskResult, apply_own_writes
 
 __all__ = ["RunStart"]
 
@@ -124,13 +124,22 @@ class RunStart(RunFields):
         cid = new_checkpoint_id()
         versions = dict(base.versions) if base is not None else {k: cid for k in values}
         entry = getattr(self.graph, "input_node", START)  # an @entrypoint's node takes the input itself
-        start_task = PlannedTask(id=new_task_id(cid, 0), name=entry, trigger="input",
-                                 is_send=True, arg=self.input)
+        planned = schema.input_plan(self.input)
+        if planned is None:
+            tasks: tuple[PlannedTask, ...] = (PlannedTask(id=new_task_id(cid, 0), name=entry, trigger="input",
+                                                          is_send=True, arg=self.input),)
+        else:  # the input written straight into its channels, their subscribers planned
+            writes, targets = planned
+            if writes:
+                values = apply_own_writes(values, writes, schema.channels)[0]
+                versions.update({k: cid for k, _ in writes})
+            tasks = tuple(PlannedTask(id=new_task_id(cid, i), name=t, trigger="input")
+                          for i, t in enumerate(sorted(targets)))
         ckpt = Checkpoint(
             id=cid, thread_id=self.store_key, parent_id=base.id if base else None,
             step=(base.step + 1) if base else -1, source="input", created_at=now_iso(),
             values=values, versions=versions, barriers=dict(base.barriers) if base else {},
-            tasks=(start_task,), nodes_ran=(), metadata=self._metadata(),
+            tasks=tasks, nodes_ran=(), metadata=self._metadata(),
         )
         self._save(ckpt)
         self._set_checkpoint(ckpt)

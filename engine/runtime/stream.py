@@ -122,6 +122,8 @@ class StreamCollector:
         keys = self.output_keys
         if keys is None:
             return out
+        if not isinstance(out, Mapping) or self.schema.keys_name_channels:  # output_keys name channels
+            out = values
         if isinstance(keys, str):
             return out.get(keys)
         return {k: v for k, v in out.items() if k in keys}
