@@ -122,7 +122,7 @@ class StreamCollector:
         keys = self.output_keys
         if keys is None:
             return out
-        if not isinstance(out, Mapping) or self.schema.keys_name_channels:  # output_keys name channels
+        if getattr(self.schema, "keys_name_channels", False):  # output_keys name channels (a Pregel graph)
             out = values
         if isinstance(keys, str):
             return out.get(keys)
