@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import functools
 import types
+import warnings
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,8 @@ from ..runtime.run import FROM_GRAPH, Run
 from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
 from ..schema import StateSchema
-from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
+from ..jsonschema import config_model, context_jsonschema, schema_title, state_jsonschema
+from ..warnings import deprecated
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..types import StateSnapshot
@@ -562,6 +564,24 @@ class CompiledStateGraph:
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON schema of `context_schema`, None without one."""
         return context_jsonschema(self.builder.context_schema)
+
+    @property
+    def context_schema(self) -> Any:
+        return self.builder.context_schema
+
+    def config_schema(self, *, include: Any = None) -> Any:
+        """Deprecated (LangGraph 1.0): a pydantic model of the config, `configurable` the context schema."""
+        deprecated("`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant schema instead.",
+                   "1.0")
+        return config_model(schema_title(self.name, "Config"), self.builder.context_schema)
+
+    def get_config_jsonschema(self, *, include: Any = None) -> dict[str, Any]:
+        """Deprecated (LangGraph 1.0): the JSON schema of config_schema()."""
+        deprecated("`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.", "1.0")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            schema: dict[str, Any] = self.config_schema().model_json_schema()
+        return schema
 
     def get_graph(self, xray: bool | int = False) -> Any:
         """The structure as a drawable graph (networkx DiGraph inside; DOT, Mermaid, PNG, SVG)."""
