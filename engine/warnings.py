@@ -45,7 +45,7 @@ class LangGraphDeprecatedSinceV10(LangGraphDeprecationWarning):
 
 class LangGraphDeprecatedSinceV11(LangGraphDeprecationWarning):
     def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(1, 1), expected_removal=(2, 0))
+        super().__init__(message, *args, since=(1, 1), expected_removal=(3, 0))
 
 
 _SINCE: dict[str, type[LangGraphDeprecationWarning]] = {

@@ -208,9 +208,12 @@ class CompiledStateGraph:
                 if interrupt_after is not None:
                     child.interrupt_after = frozenset(interrupt_after)
                 return child
-        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                   inline_sync=inline_sync, durability=durability, context=context, control=control,
-                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
+        run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                  inline_sync=inline_sync, durability=durability, context=context, control=control,
+                  checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
+        if durability is not None and run.saver is None:
+            warnings.warn("`durability` has no effect when no checkpointer is present.", UserWarning, stacklevel=3)
+        return run
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         """`drive()` with what invoke/stream add: the graph's callback run ends after the last
