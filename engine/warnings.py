@@ -9,6 +9,7 @@ spelling: `retry=` / `input=` / `output=` (since 0.5), `config_schema=`,
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 __all__ = ["LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
            "LangGraphDeprecatedSinceV11", "deprecated", "renamed"]
@@ -48,7 +49,7 @@ class LangGraphDeprecatedSinceV11(LangGraphDeprecationWarning):
         super().__init__(message, *args, since=(1, 1), expected_removal=(3, 0))
 
 
-_SINCE: dict[str, type[LangGraphDeprecationWarning]] = {
+_SINCE: dict[str, Callable[[str], LangGraphDeprecationWarning]] = {
     "0.5": LangGraphDeprecatedSinceV05, "1.0": LangGraphDeprecatedSinceV10, "1.1": LangGraphDeprecatedSinceV11}
 
 

@@ -43,8 +43,7 @@ def private_constant(sub: str, name: str) -> tuple[bool, Any]:
     """(True, value) for a now private constant imported from `langgraph.constants` (warns)."""
     if sub != "constants":
         return False, None
-    from . import internal_names
-
+    internal_names = importlib.import_module(f"{__package__}.internal_names")
     if name in PRIVATE_CONSTANTS:
         value = PRIVATE_CONSTANTS[name]
     elif name in internal_names.__all__:

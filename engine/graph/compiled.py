@@ -29,8 +29,8 @@ from ..runtime.run import FROM_GRAPH, Run
 from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
 from ..schema import StateSchema
-from ..jsonschema import config_model, context_jsonschema, schema_title, state_jsonschema
-from ..warnings import deprecated
+from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
+from .legacy_api import LegacyGraphAPI
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..types import StateSnapshot
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph"]
 
 
-class CompiledStateGraph:
+class CompiledStateGraph(LegacyGraphAPI):
     """Runnable graph. Built by `StateGraph.compile()`."""
 
     def __class_getitem__(cls, params: Any) -> types.GenericAlias:
@@ -552,7 +552,6 @@ class CompiledStateGraph:
             return await asyncio.to_thread(self.bulk_update_state, config, supersteps)
         return self.bulk_update_state(config, supersteps)
 
-    # -- drawing --------------------------------------------------------------------
     # -- JSON schemas (pydantic), as LangGraph's --------------------------------------------
     def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
         """The JSON schema of what `invoke` takes (the input schema, else the state's)."""
@@ -567,24 +566,6 @@ class CompiledStateGraph:
     def get_context_jsonschema(self) -> dict[str, Any] | None:
         """The JSON schema of `context_schema`, None without one."""
         return context_jsonschema(self.builder.context_schema)
-
-    @property
-    def context_schema(self) -> Any:
-        return self.builder.context_schema
-
-    def config_schema(self, *, include: Any = None) -> Any:
-        """Deprecated (LangGraph 1.0): a pydantic model of the config, `configurable` the context schema."""
-        deprecated("`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant schema instead.",
-                   "1.0")
-        return config_model(schema_title(self.name, "Config"), self.builder.context_schema)
-
-    def get_config_jsonschema(self, *, include: Any = None) -> dict[str, Any]:
-        """Deprecated (LangGraph 1.0): the JSON schema of config_schema()."""
-        deprecated("`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.", "1.0")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            schema: dict[str, Any] = self.config_schema().model_json_schema()
-        return schema
 
     def get_graph(self, xray: bool | int = False) -> Any:
         """The structure as a drawable graph (networkx DiGraph inside; DOT, Mermaid, PNG, SVG)."""

@@ -27,13 +27,13 @@ def _is_message_dict(value: Any) -> bool:
     return isinstance(value, dict) and "content" in value and any(k in value for k in _ROLE_KEYS)
 
 
-def _stamp(item: Any, base: type) -> Any:
+def _stamp(item: Any, base: Any) -> Any:
     if isinstance(item, base) and not item.id:
         item.id = str(uuid.uuid4())
     return item
 
 
-def _list_item(item: Any, base: type) -> Any:
+def _list_item(item: Any, base: Any) -> Any:
     if _is_message_dict(item):
         message = convert(item)
         if not message.id:
