@@ -18,7 +18,7 @@ __all__ = [
     "TasksStreamPart", "DebugStreamPart", "MessagesStreamPart",
 ]
 
-StreamMode = Literal["values", "updates", "checkpoints", "tasks", "debug", "messages", "custom"]
+StreamMode = Literal["values", "updates", "checkpoints", "tasks", "debug", "messages", "custom", "tools"]
 Durability = Literal["sync", "async", "exit"]
 """When checkpoints are saved: "sync"/"async" after every superstep (Retrograph saves
 inline either way), "exit" only when the run ends, pauses or fails."""

@@ -31,6 +31,7 @@ from ..runtime.stream import StreamCollector
 from ..schema import StateSchema
 from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
 from .legacy_api import LegacyGraphAPI
+from .stream_handlers import attach_handlers, set_home
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..types import StateSnapshot
@@ -277,13 +278,7 @@ class CompiledStateGraph(LegacyGraphAPI):
                                     subgraphs=subgraphs, exit_durability=durability == "exit",
                                     task_state=functools.partial(task_state_config, self),
                                     pairs=isinstance(stream_mode, list) or len(modes) > 1)
-        if "messages" in collector.modes:
-            from ..runtime.tracing import add_handler, messages_handler
-
-            if _protocol_messages:  # a v3 event stream: chat models report protocol events
-                from ..streaming.messages_handler import protocol_messages_handler as messages_handler
-            handler = messages_handler(collector.put_message, subgraphs)
-            config = add_handler(config, handler)
+        config, handlers = attach_handlers(collector, config, subgraphs, _protocol_messages)  # messages, tools
         sync_api = _inline_sync
         if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
             # tokens, custom data, a subgraph's steps and an entrypoint's task results go out
@@ -296,8 +291,7 @@ class CompiledStateGraph(LegacyGraphAPI):
             run.__dict__["sync_api"] = True
         collector.saves = run.saver is not None
         collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
-        if "messages" in collector.modes and run.checkpoint_ns:  # a graph streamed inside a node
-            handler.home = tuple(run.checkpoint_ns.split("|"))
+        set_home(handlers, run.checkpoint_ns)  # a graph streamed inside a node
         if version == "v2":
             collector.as_output = self._output_instance()
         run.subscribe(collector)
@@ -597,4 +591,4 @@ class CompiledStateGraph(LegacyGraphAPI):
 
 _COPYABLE = frozenset({"name", "checkpointer", "store", "cache", "interrupt_before_nodes", "interrupt_after_nodes",
                        "step_timeout", "config"})
-_LIVE_MODES = frozenset({"messages", "custom"})
+_LIVE_MODES = frozenset({"messages", "custom", "tools"})
