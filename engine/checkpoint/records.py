@@ -27,6 +27,7 @@ __all__ = [
     "exists_error",
     "no_stored_version_error",
     "no_checkpoint_error",
+    "MissingCheckpointError",
     "too_big_error",
 ]
 
@@ -184,9 +185,13 @@ def no_stored_version_error(checkpoint: Checkpoint, key: str, version: str) -> V
     )
 
 
+class MissingCheckpointError(ValueError):
+    """Writes for a checkpoint the store does not hold (yet)."""
+
+
 def no_checkpoint_error(thread_id: str, checkpoint_id: str) -> ValueError:
     """`put_writes` for a checkpoint the store does not hold."""
-    return ValueError(
+    return MissingCheckpointError(
         f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
         "save the checkpoint with put() first"
     )
