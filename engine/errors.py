@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from enum import Enum
 
 __all__ = [
+    "MissingCheckpointError",
     "is_invalid_resume",
     "mark_invalid_resume",
     "GraphDrained",
@@ -206,3 +207,7 @@ def is_invalid_resume(error: BaseException) -> bool:
     (interrupt() raises pydantic's ValidationError so marked): not a bad tool argument,
     so ToolNode lets it fail the run and the interrupt can be answered again."""
     return getattr(error, _INVALID_RESUME, False) is True
+
+
+class MissingCheckpointError(ValueError):
+    """Writes for a checkpoint the store does not hold (yet)."""

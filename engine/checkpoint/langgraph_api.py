@@ -20,11 +20,11 @@ import builtins
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..errors import MissingCheckpointError
 from .data import ERROR
 from .ids import ns_thread_key, split_thread_key
 from .lg_form import fresh_writes, is_lg_form, lg_parts, lg_pending, public_metadata, record_of
 from .lg_projection import ShapeMemo, lg_writes
-from .records import MissingCheckpointError
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import CheckpointDecodeError, SerializationError
+from ..errors import CheckpointDecodeError, MissingCheckpointError, SerializationError
 from ..policies import TimeoutPolicy
 from .base import Checkpoint, PendingWrite, PlannedTask
 from .serde import TAG_BYTES, Serializer
@@ -183,10 +183,6 @@ def no_stored_version_error(checkpoint: Checkpoint, key: str, version: str) -> V
         f"under that version in thread `{checkpoint.thread_id}`; a changed channel's version must be the "
         "id of the checkpoint that changes it"
     )
-
-
-class MissingCheckpointError(ValueError):
-    """Writes for a checkpoint the store does not hold (yet)."""
 
 
 def no_checkpoint_error(thread_id: str, checkpoint_id: str) -> ValueError:

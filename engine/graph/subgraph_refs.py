@@ -99,10 +99,11 @@ def _of_function(fn: types.FunctionType, found: list[Any]) -> None:
 def referenced_subgraphs(fn: Callable[..., Any]) -> list[Any]:
     """The compiled graphs `fn`'s code reaches, in the order first found (see module doc)."""
     found: list[Any] = []
+    current: Any = fn
     seen = 0
-    while fn is not None and seen < _MAX_WRAPPED:
+    while current is not None and seen < _MAX_WRAPPED:
         seen += 1
-        if isinstance(fn, types.FunctionType):
-            _of_function(fn, found)
-        fn = getattr(fn, "__wrapped__", None)
+        if isinstance(current, types.FunctionType):
+            _of_function(current, found)
+        current = getattr(current, "__wrapped__", None)
     return found
