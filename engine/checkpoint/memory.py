@@ -25,7 +25,7 @@ from .base import (
     PlannedTask,
     ThreadInfo,
 )
-from .records import (
+from .encoding import (
     dumps_extras,
     encode_writes,
     exists_error,

@@ -23,7 +23,7 @@ import orjson
 
 from ..errors import CheckpointDecodeError, CheckpointError
 from .base import NS_SEP, BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
-from .records import dumps_extras, encode_writes, exists_error, join_list_segments, loads_extras, no_checkpoint_error
+from .encoding import dumps_extras, encode_writes, exists_error, join_list_segments, loads_extras, no_checkpoint_error
 from .jobs import PutJob, SaveJob, WritesJob, save_each
 from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many

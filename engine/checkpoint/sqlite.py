@@ -38,7 +38,7 @@ from .base import (
     PendingWrite,
     ThreadInfo,
 )
-from .records import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
+from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
 from .storage_plan import ABSENT, APPEND, UNCHANGED, ListBase, plan_storage

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from .base import Checkpoint
-from .records import check_versions, encode_channel, no_stored_version_error, too_big_error
+from .encoding import check_versions, encode_channel, no_stored_version_error, too_big_error
 from .serde import _INT_MAX, _INT_MIN, Serializer
 
 __all__ = [
