@@ -86,6 +86,24 @@ _Plan = tuple[tuple[str, str, str], ...]
 """A plain plan as (task id, node, trigger) triples."""
 
 
+def _extras(serde: Serializer, c: Checkpoint) -> bytes | _Plan | None:
+    """What a row keeps of the plan, barriers and metadata: the plan itself when the record
+    would hold nothing but plain tasks (no Send, argument or timeout; ASCII text, which the
+    record's encoder would surely take) and there are no barriers nor metadata (a loop's
+    usual checkpoint, see _Row); else the encoded record."""
+    tasks = c.tasks
+    if tasks and not (c.barriers or c.metadata):
+        try:
+            plain = tuple([(t.id, t.name, t.trigger) for t in tasks
+                           if t.arg is None and not t.is_send and t.timeout is None
+                           and t.id.isascii() and t.name.isascii() and t.trigger.isascii()])
+        except AttributeError:  # not text: the encoder says what is wrong
+            plain = ()
+        if len(plain) == len(tasks):
+            return plain
+    return dumps_extras(serde, c)
+
+
 class _Row:
     """A stored checkpoint without its values; its header is built when listed.
 
@@ -159,22 +177,7 @@ class InMemorySaver(BaseCheckpointSaver):
             blobs = th.blobs
             # Plan everything first: a failure leaves the store as it was.
             plan = plan_storage(c, appended, serde, lambda key, version: blobs.get((key, version)), _list_base)
-            # The plan itself when the record would hold nothing but plain tasks (no Send,
-            # argument or timeout; ASCII text, which the record's encoder would surely take)
-            # and there are no barriers nor metadata: a loop's usual checkpoint (see _Row).
-            extras: Any = None
-            tasks = c.tasks
-            if tasks and not (c.barriers or c.metadata):
-                try:
-                    extras = tuple([(t.id, t.name, t.trigger) for t in tasks
-                                    if t.arg is None and not t.is_send and t.timeout is None
-                                    and t.id.isascii() and t.name.isascii() and t.trigger.isascii()])
-                except AttributeError:  # not text: the encoder says what is wrong
-                    extras = None
-                if extras is not None and len(extras) != len(tasks):
-                    extras = None
-            if extras is None:
-                extras = dumps_extras(serde, c)
+            extras = _extras(serde, c)
             # Apply.
             for p in plan:
                 kind = p.kind

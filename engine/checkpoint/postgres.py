@@ -219,17 +219,10 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             raise CheckpointError(f"{self!r}: checkpoint `{checkpoint.id}` was not stored: {e}") from None
         self._remember(checkpoint.thread_id, checkpoint.id, info)
 
-    def _prepare_put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
-                     batch: Mapping[tuple[str, str], dict[str, _Info]] | None = None,
-                     ) -> tuple[str, dict[str, Any], dict[str, _Info]]:
-        """The statement storing `c`, its parameters, and what to remember once it is
-        stored. `batch`: what the puts before it in the same transaction store."""
-        own, serde = c.id, self.serde
-        recalled = batch.get((c.thread_id, c.parent_id or "")) if batch else None
-        if recalled is None:
-            recalled = self._recall(c.thread_id, c.parent_id)
-        pmap = recalled or {}
-        # Which stored values this put relies on that the saver does not remember.
+    def _fetch_unknown(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
+                       pmap: Mapping[str, _Info]) -> dict[tuple[str, str], _Info | None]:
+        """What is stored of the values this put relies on that the saver does not remember
+        (one round trip; None where the database holds none)."""
         needed: dict[tuple[str, str], _Info | None] = {
             pair: None for pair in relied_on(c, appended) if pmap.get(pair[0], _NO_INFO).version != pair[1]
         }
@@ -240,6 +233,19 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                     INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
                 ):
                     needed[(ch, ver)] = _Info(ver, kind, count, size, tagged)
+        return needed
+
+    def _prepare_put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
+                     batch: Mapping[tuple[str, str], dict[str, _Info]] | None = None,
+                     ) -> tuple[str, dict[str, Any], dict[str, _Info]]:
+        """The statement storing `c`, its parameters, and what to remember once it is
+        stored. `batch`: what the puts before it in the same transaction store."""
+        own, serde = c.id, self.serde
+        recalled = batch.get((c.thread_id, c.parent_id or "")) if batch else None
+        if recalled is None:
+            recalled = self._recall(c.thread_id, c.parent_id)
+        pmap = recalled or {}
+        needed = self._fetch_unknown(c, appended, pmap)
 
         def find(key: str, version: str) -> _Info | None:
             known = pmap.get(key)
