@@ -142,10 +142,22 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def _transaction(self, *, vectors: bool = True) -> Iterator[Any]:
+        from psycopg.rows import tuple_row
+
         with self.pool.connection() as conn:
-            with conn.transaction(), conn.cursor() as cur:
+            with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:  # a pool handed in may make dicts
                 if vectors and self.index is not None:
                     self._ensure_vector(cur, create=False)
+                yield cur
+
+    @contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        """A cursor inside one transaction for a caller's own statements, its rows dicts
+        (`row["n"]`) as in LangGraph's store."""
+        from psycopg.rows import dict_row
+
+        with self.pool.connection() as conn:
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
                 yield cur
 
     def __repr__(self) -> str:

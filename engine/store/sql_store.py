@@ -96,7 +96,8 @@ class SqlStore(BaseStore):
         texts, vectors, queries = prepared
         with self._transaction() as cur:
             return run_batch(cur, self.dialect, ops, texts, vectors, queries,
-                             indexed=self.index is not None, ranked_in_sql=self._ranked_in_sql)
+                             indexed=self.index is not None, ranked_in_sql=self._ranked_in_sql,
+                             omit_expired=(self.ttl_config or {}).get("omit_expired") is not False)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
