@@ -32,47 +32,7 @@ def _sync_side(conn: Any) -> Any:
     return PerCallConnections(sync_conninfo(conn)) if is_async_connection(conn) else conn
 
 
-class _AsyncSide:
-    """The async spellings shared by both savers (mixed in before the sync saver)."""
-
-    @classmethod
-    def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, serde: Any = None,
-                         **kwargs: Any) -> Any:
-        """`async with AsyncPostgresSaver.from_conn_string(url) as saver:` (closed at the end)."""
-        if serde is not None:
-            kwargs["serde"] = serde
-        return cls(conn_string, **kwargs)
-
-    async def setup(self) -> None:  # type: ignore[override]
-        """LangGraph's saver creates its tables here; this one did when it was made."""
-
-    async def __aenter__(self) -> Any:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()  # type: ignore[attr-defined]
-
-    async def aclose(self) -> None:
-        self.close()  # type: ignore[attr-defined]
-
-    async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
-        return await asyncio.to_thread(self.get_tuple, config)  # type: ignore[attr-defined]
-
-    async def aget(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.get, config)  # type: ignore[attr-defined]
-
-    async def alist(self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
-                    before: Mapping[str, Any] | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
-        found = await asyncio.to_thread(
-            lambda: list(self.list(config, filter=filter, before=before, limit=limit)))  # type: ignore[attr-defined]
-        for item in found:
-            yield item
-
-    async def adelete_thread(self, thread_id: str) -> None:
-        await asyncio.to_thread(self.delete_thread, str(thread_id))  # type: ignore[attr-defined]
-
-
-class AsyncPostgresSaver(_AsyncSide, PostgresSaver):
+class AsyncPostgresSaver(PostgresSaver):
     """`PostgresSaver` taking what LangGraph's async saver takes: a URL, an `AsyncConnection`
     or `AsyncConnectionPool` (or their sync kinds), with awaitable `setup` and reads."""
 
@@ -82,12 +42,39 @@ class AsyncPostgresSaver(_AsyncSide, PostgresSaver):
     def __repr__(self) -> str:
         return "Async" + super().__repr__()
 
+    @classmethod
+    def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, serde: Any = None,  # type: ignore[override]
+                         **kwargs: Any) -> Any:
+        """`async with AsyncPostgresSaver.from_conn_string(url) as saver:` (closed at the end)."""
+        return cls(conn_string, serde=serde, **kwargs)
 
-class AsyncShallowPostgresSaver(_AsyncSide, ShallowPostgresSaver):
+    async def setup(self) -> None:  # type: ignore[override]
+        """LangGraph's saver creates its tables here; this one did when it was made."""
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def aget(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.get, config)
+
+    async def alist(self, config: Mapping[str, Any] | None, *, filter: Mapping[str, Any] | None = None,
+                    before: Mapping[str, Any] | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        found = await asyncio.to_thread(lambda: list(self.list(config, filter=filter, before=before, limit=limit)))
+        for item in found:
+            yield item
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.delete_thread, str(thread_id))
+
+
+class AsyncShallowPostgresSaver(AsyncPostgresSaver, ShallowPostgresSaver):
     """`ShallowPostgresSaver` (only each thread's latest checkpoint) with the async spellings."""
-
-    def __init__(self, conn: Any, pipe: Any = None, serde: Any = None, **kwargs: Any) -> None:
-        super().__init__(_sync_side(conn), pipe=pipe, serde=serde, **kwargs)
-
-    def __repr__(self) -> str:
-        return "Async" + super().__repr__()

@@ -65,29 +65,18 @@ class PostgresStore(SqlStore):
         self._vector_schema: str | None = None
 
     @classmethod
-    @contextmanager
-    def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, pool_config: Mapping[str, Any] | None = None,
-                         index: Mapping[str, Any] | None = None, ttl: Mapping[str, Any] | None = None,
-                         **kwargs: Any) -> Iterator[PostgresStore]:
-        """`with PostgresStore.from_conn_string(url) as store:`; `pool_config` sizes a pool.
-        `pipeline` is accepted: each batch is already one round of statements in one transaction."""
-        store = cls(conn_string, index=index, ttl=ttl, pool_config=pool_config or {"min_size": 1, "max_size": 1},
-                    **kwargs)
-        try:
-            yield store
-        finally:
-            store.close()
+    def _url_defaults(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`from_conn_string(url, pipeline=, pool_config=)`: `pipeline` is accepted (each batch is
+        already one round of statements in one transaction); the pool holds one connection
+        unless `pool_config` sizes it."""
+        kwargs.pop("pipeline", None)
+        kwargs["pool_config"] = kwargs.get("pool_config") or {"min_size": 1, "max_size": 1}
+        return kwargs
 
     def close(self) -> None:
         self.stop_ttl_sweeper()
         if self._owned:
             self.pool.close()
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def _ranked_in_sql(self) -> bool:

@@ -91,7 +91,7 @@ class AsyncSqlStore(BaseStore):
 
     async def aclose(self) -> None:
         await self.stop_ttl_sweeper()
-        await asyncio.to_thread(self.inner.close)  # type: ignore[attr-defined]
+        await asyncio.to_thread(self.inner.close)
 
     @asynccontextmanager
     async def _cursor(self) -> AsyncIterator[AsyncCursor]:
