@@ -121,3 +121,16 @@ def test_async_shallow_saver_keeps_one_checkpoint_per_thread_and_namespace(pg_db
 
 def test_postgres_saver_lists_its_migrations_as_statements() -> None:
     assert PostgresSaver.MIGRATIONS and all(m.split()[0] == "CREATE" for m in PostgresSaver.MIGRATIONS)
+
+
+def test_postgres_saver_inside_the_callers_pipeline_keeps_writes_beside_their_checkpoint(pg_db: str) -> None:
+    with psycopg.connect(pg_db, autocommit=True, row_factory=dict_row) as conn:
+        PostgresSaver(conn)  # creates the tables
+        with conn.pipeline() as pipe:
+            saver = PostgresSaver(conn, pipe=pipe)
+            cfg = saver.put({"configurable": {"thread_id": "p", "checkpoint_ns": ""}}, _ckpt("1", {"x": 1}),
+                            {"source": "input", "step": -1}, {"x": 1})
+            saver.put_writes(cfg, [("x", 2)], task_id="t1")
+            got = saver.get_tuple(cfg)
+    assert got is not None and got.checkpoint["channel_values"] == {"x": 1}
+    assert got.pending_writes == [("t1", "x", 2)]

@@ -525,6 +525,15 @@ class _Tuples:
     def execute(self, sql: Any, params: Any = None) -> Any:
         conn = self.conn
         cur = conn.cursor(row_factory=self._rows)
+        if conn.info.pipeline_status:  # in the caller's pipeline (LangGraph's `pipe=`): results read at once
+            with conn.pipeline() as pipe:
+                if conn.autocommit:
+                    cur.execute(sql, params)
+                else:
+                    with conn.transaction():
+                        cur.execute(sql, params)
+                pipe.sync()
+            return cur
         if conn.autocommit:
             return cur.execute(sql, params)
         with conn.transaction():
