@@ -173,8 +173,8 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         ins = [input_channels] if isinstance(input_channels, str) else list(input_channels)
         outs = [output_channels] if isinstance(output_channels, str) else list(output_channels)
         builder = StateGraph(state, context_schema=context_schema,
-                             input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[misc]
-                             output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[misc]
+                             input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[operator]
+                             output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[operator]
         for n, spec in built.items():
             fn = _NodeFn(n, spec, subscribers)
             runner = _async_node(fn) if any(_is_async(s) for s in fn.steps) else _sync_node(fn)
@@ -226,7 +226,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         command = self._input_command(value)
         if not isinstance(command, Command) or command is value:
             return None
-        return list(command.update or ()), tuple(command.goto_targets())
+        return list(command.update or ()), tuple(str(t) for t in command.goto_targets())
 
     def _input_command(self, value: Any) -> Any:
         """The input as the start task's writes, routed to the input channels' subscribers."""
