@@ -87,4 +87,9 @@ def test_the_swarm_in_the_window(open_window, qtbot) -> None:
     assert s.state.values["active_agent"] == "Bob"
     assert s.state.values["messages"][-1].content == "Ahoy, Bob here! What be yer question?"
     lines = event_lines(window)
-    assert any(line.startswith("Alice") for line in lines), lines
+    # the handoff is listed as one, never as an error, and marks no node as failed
+    assert "Alice › tools: [Alice] tools handed off to Bob (Command.PARENT)" in lines, lines
+    assert not any("raised" in line for line in lines), lines
+    model = window.panels.events.model
+    assert "error" not in {model.events[r].kind for r in range(model.rowCount())}
+    assert not s.state.failed
