@@ -27,6 +27,27 @@ from test_studio_support import (  # noqa: E402,F401 (fixtures)
 APPROVE = json.dumps({"decisions": [{"type": "approve"}]})
 
 
+def _click_decision_then_resume(qtbot, window, kind: str, edit=None):
+    """Press a decision button of the one pending card (then, for `edit`, retype the JSON
+    it filled in as edit(value) gives it), then Resume, then continue until done."""
+    from PySide6.QtCore import Qt
+
+    panel = window.panels.interrupts
+    [card] = panel.cards()
+    assert set(card.decision_buttons) == {"approve", "edit", "reject"}
+    qtbot.mouseClick(card.decision_buttons[kind], Qt.MouseButton.LeftButton)
+    if edit is not None:
+        changed = json.dumps(edit(json.loads(card.editor.toPlainText())))
+        card.editor.setFocus()
+        qtbot.keyClick(card.editor, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(card.editor, changed)
+    assert panel.resume_button.isEnabled(), panel.resume_button.toolTip()
+    with qtbot.waitSignal(window.session.commandFinished, timeout=20000) as blocker:
+        qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)
+    if blocker.args[1].reason != "done":
+        assert act(qtbot, window, "continue_").reason == "done"
+
+
 def _answer_to_the_end(qtbot, window, text: str) -> None:
     """Answer the one pending interrupt with `text`, then continue until the run is done."""
     [pending] = window.session.state.driver.interrupts
@@ -41,8 +62,8 @@ def test_the_approval_and_summary_agent_in_the_window(open_window, qtbot) -> Non
     nodes = set(s.state.graph.get_graph().nx.nodes)
     assert {"model", "tools", "HumanInTheLoopMiddleware.after_model", "SummarizationMiddleware.before_model"} <= nodes
     assert act(qtbot, window, "continue_").reason == "interrupted"
-    assert "issue_refund" in panel_text(window.panels.interrupts)
-    _answer_to_the_end(qtbot, window, APPROVE)
+    assert "Review 1 tool call: issue_refund(order='A-17', amount=30.0)" in panel_text(window.panels.interrupts)
+    _click_decision_then_resume(qtbot, window, "approve")
     messages = s.state.values["messages"]
     assert messages[0].content.startswith("Here is a summary of the conversation to date")
     assert messages[-1].content == "Done: refunded 30.00 for A-17."
@@ -52,9 +73,24 @@ def test_a_rejected_refund_reaches_the_model(open_window, qtbot) -> None:
     window = open_window(EXAMPLES / "agents_approval_summary.py")
     s = window.session
     assert act(qtbot, window, "continue_").reason == "interrupted"
-    _answer_to_the_end(qtbot, window, json.dumps({"decisions": [{"type": "reject", "message": "not yet"}]}))
+    _click_decision_then_resume(qtbot, window, "reject")
     tool_messages = [m for m in s.state.values["messages"] if m.type == "tool"]
-    assert "not yet" in tool_messages[-1].content
+    assert "Not approved: please do something else." in tool_messages[-1].content
+
+
+def test_edited_arguments_reach_the_tool(open_window, qtbot) -> None:
+    window = open_window(EXAMPLES / "agents_approval_summary.py")
+    s = window.session
+    assert act(qtbot, window, "continue_").reason == "interrupted"
+
+    def half(value):
+        [decision] = value["decisions"]
+        assert decision["edited_action"] == {"name": "issue_refund", "args": {"order": "A-17", "amount": 30.0}}
+        decision["edited_action"]["args"]["amount"] = 15.0
+        return value
+
+    _click_decision_then_resume(qtbot, window, "edit", edit=half)
+    assert s.state.values["messages"][-1].content.endswith("refunded 15.00 for A-17.")  # after langchain's note
 
 
 def test_the_deep_agent_in_the_window(open_window, qtbot) -> None:
