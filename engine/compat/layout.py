@@ -145,3 +145,10 @@ def chain(sub: str) -> tuple[str, ...]:
             out.append(".".join(["engine", *parts[: i - 2], "_".join(parts[i - 2 : i])]))
     out.append("engine")
     return tuple(dict.fromkeys(out))
+
+
+# -- `langgraph.pregel.debug`'s public helper (engine/streaming/debug.py) ---------------------
+DEBUG_MODULES: dict[str, tuple[str, ...]] = {"pregel.debug": ("engine.streaming.debug",),
+                                             "pregel.types": ("engine.types", "engine")}  # (deprecated)
+PUBLIC = PUBLIC | frozenset(DEBUG_MODULES) | {"pregel"}
+OVERRIDES.update(DEBUG_MODULES)
