@@ -24,6 +24,7 @@ from ..errors import MissingCheckpointError
 from .data import ERROR
 from .ids import ns_thread_key, split_thread_key
 from .lg_form import fresh_writes, is_lg_form, lg_parts, lg_pending, public_metadata, record_of
+from .lg_maintenance import LangGraphMaintenance
 from .lg_projection import ShapeMemo, lg_writes
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
@@ -74,7 +75,7 @@ def _write_value(channel: str, value: Any) -> Any:
     return value
 
 
-class LangGraphSaverAPI:
+class LangGraphSaverAPI(LangGraphMaintenance):
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
     # -- records ------------------------------------------------------------------------

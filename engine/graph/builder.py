@@ -310,6 +310,19 @@ class StateGraph:
 
         return StateSchema(self.state_schema, self.input_schema, self.output_schema).managed
 
+    @property
+    def schemas(self) -> dict[Any, dict[str, Any]]:
+        """Each schema of the graph (state, input, output) -> its keys' channels and managed
+        values, as LangGraph's `StateGraph.schemas` (langgraph-swarm checks a key with it)."""
+        from ..schema import StateSchema
+
+        out: dict[Any, dict[str, Any]] = {}
+        for schema in (self.state_schema, self.input_schema, self.output_schema):
+            if schema is not None and schema not in out:
+                parsed = StateSchema(schema)
+                out[schema] = {**parsed.channels, **parsed.managed}
+        return out
+
     # -- compile ------------------------------------------------------------------
     def validate(self, interrupt: Sequence[str] = ()) -> None:
         from .validate import validate_graph
