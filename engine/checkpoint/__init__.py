@@ -8,7 +8,9 @@ items only. `register_type` allows a dataclass, pydantic model, NamedTuple or En
 stored and rebuilt.
 
 Modules: base (what a checkpoint is; the store interface), serde and registry (values
-to bytes and back; the types allowed), records (what both stores keep and refuse),
+to bytes and back; the types allowed), storage_plan (how every store keeps a
+checkpoint's channels: unchanged, value or appended, sizes, inline or not), records
+(what the stores encode and refuse),
 memory, and sqlite with its parts: sqlite_schema (the file: tables, opening, errors),
 sqlite_rows (a checkpoint's row), sqlite_cache (what a writer remembers), segments
 (appended lists).
@@ -38,6 +40,7 @@ from .sqlite import SqliteSaver
 
 if TYPE_CHECKING:
     from .postgres import PostgresSaver
+    from .postgres_shallow import ShallowPostgresSaver
 
 __all__ = [
     "BaseCheckpointSaver",
@@ -59,6 +62,7 @@ __all__ = [
     "MemorySaver",
     "SqliteSaver",
     "PostgresSaver",
+    "ShallowPostgresSaver",
     "Serializer",
     "register_type",
     "UnknownValue",
@@ -67,9 +71,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """`PostgresSaver` is imported on first use (its module and psycopg stay unloaded otherwise)."""
+    """`PostgresSaver` and `ShallowPostgresSaver` are imported on first use (their modules and psycopg stay unloaded otherwise)."""
     if name == "PostgresSaver":
         from .postgres import PostgresSaver
 
         return PostgresSaver
+    if name == "ShallowPostgresSaver":
+        from .postgres_shallow import ShallowPostgresSaver
+
+        return ShallowPostgresSaver
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
