@@ -21,6 +21,8 @@ EXPECTED_ROWS = (
     "superstep, SqliteSaver",
     "superstep, SqliteSaver / a bare one-INSERT-per-step loop",
     "Send fan-out and join",
+    "10-wide fan-out/fan-in, per round",
+    "create_react_agent, fake chat model",
     "storage, 20 appends",
     "storage growth",
     "get_state, first checkpoint of a 300-step thread",
@@ -44,7 +46,7 @@ EXPECTED_ROWS = (
     "every header of that thread (SQLite)",
 )
 # With a PostgreSQL server at hand (tests/pg_server.py; always in CI):
-POSTGRES_ROWS = ("superstep, PostgresSaver", "get_state, oldest checkpoint of a 500-step thread (PostgreSQL)", "open a 300-checkpoint LangGraph thread (PostgreSQL)",
+POSTGRES_ROWS = ("superstep, PostgresSaver", "a bare psycopg INSERT-per-step loop", "get_state, oldest checkpoint of a 500-step thread (PostgreSQL)", "open a 300-checkpoint LangGraph thread (PostgreSQL)",
                  "every header of that thread (PostgreSQL)")
 
 

@@ -14,12 +14,12 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import any_checkpoint, async_api, big_stores, fanout, history, imports, postgres, storage, studio, superstep
+from . import agents, any_checkpoint, async_api, big_stores, fanout, history, imports, postgres, storage, studio, superstep
 from .graphs import LANGGRAPH_MISSING, langgraph_backend
 from .harness import PROFILES, Context, Row
 from .report import machine, markdown_table, notes, text_table, write_json
 
-WORKLOADS = (imports, superstep, async_api, fanout, storage, history, any_checkpoint, studio, postgres, big_stores)
+WORKLOADS = (imports, superstep, async_api, fanout, agents, storage, history, any_checkpoint, studio, postgres, big_stores)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

@@ -71,7 +71,8 @@ def _superstep(ctx: Context, server: Any) -> list[Row]:
             return seconds
         return once
 
-    sides = {"engine": engine_side(steps, "async"), "engine_sync": engine_side(steps, "sync")}
+    sides = {"engine": engine_side(steps, "async"), "engine_sync": engine_side(steps, "sync"),
+             "bare": _bare_inserts(server, steps)}
     warm = {"engine": engine_side(max(10, steps // 10), "async")}
     if ctx.langgraph is not None:
         sides["langgraph"] = langgraph_side(steps)
@@ -97,7 +98,49 @@ def _superstep(ctx: Context, server: Any) -> list[Row]:
             unit="µs/step", engine=medians["engine_sync"] / steps * 1e6, langgraph=medians["langgraph_sync"] / steps * 1e6,
             note="each superstep committed before the next starts, on both sides",
         ))
+    rows.append(Row(
+        key="postgres.sync_vs_inserts",
+        workload=f"superstep, PostgresSaver durability=\"sync\" / a bare psycopg INSERT-per-step loop ({steps:,} steps)",
+        unit="×", engine=medians["engine_sync"] / medians["bare"], floor=1.0, comparable=False,
+        target=Target(kind="max", limit=1.5),
+        note=f"bare loop: {medians['bare'] / steps * 1e6:.1f} µs/step (one psycopg connection, one INSERT of the "
+             "orjson state and one commit a step, same server), timed in the same rounds",
+    ))
     return rows
+
+
+def _bare_inserts(server: Any, steps: int) -> Any:
+    """The PostgresSaver floor: the loop's node and router with one INSERT of the state
+    (orjson) and one commit per superstep, on one psycopg connection to the same server."""
+    import orjson
+    import psycopg
+
+    from .graphs import END, loop_parts
+
+    step, again = loop_parts(steps)
+
+    def once() -> float:
+        with psycopg.connect(server.url()) as conn:
+            conn.execute("DROP TABLE IF EXISTS bench_bare_steps")
+            conn.execute("CREATE TABLE bench_bare_steps (thread TEXT, step INTEGER, state BYTEA, "
+                         "PRIMARY KEY (thread, step))")
+            conn.commit()
+            start = time.perf_counter()
+            state: dict[str, Any] = {"n": 0}
+            i = 0
+            while True:
+                state = {**state, **step(state)}  # type: ignore[arg-type]
+                i += 1
+                conn.execute("INSERT INTO bench_bare_steps VALUES (%s, %s, %s)", ("loop", i, orjson.dumps(state)))
+                conn.commit()
+                if again(state) == END:  # type: ignore[arg-type]
+                    break
+            seconds = time.perf_counter() - start
+            conn.execute("DROP TABLE bench_bare_steps")
+            conn.commit()
+        return seconds
+
+    return once
 
 
 FIRST_PAGE = 1000  # studio.session.loading.FIRST_PAGE: the headers the window shows first
