@@ -3,7 +3,7 @@ from __future__ import annotations
 
 __all__ = ["START", "END", "RESERVED_NAMES", "INTERRUPT_KEY", "PULL_PATH", "PUSH_PATH", "NODE_FINISHED_KEY",
            "ERROR_HANDLER_PREFIX", "DEFAULT_ERROR_HANDLER",
-           "RUNTIME_KEY", "READ_KEY", "SEND_KEY"]
+           "RUNTIME_KEY", "READ_KEY", "SEND_KEY", "DURABILITY_KEY"]
 
 START = "__start__"
 """The virtual entry node: edges from it name the graph's entry points."""
@@ -46,3 +46,7 @@ DEFAULT_ERROR_HANDLER = "__default_error_handler__"
 """The node of the handler set_node_defaults(error_handler=...) gives every other node."""
 
 RESERVED_NAMES = frozenset({START, END, INTERRUPT_KEY})
+
+DURABILITY_KEY = "__pregel_durability"
+"""A `configurable` key a node given its config finds the run's durability under ("sync",
+"async" — the default — or "exit"), as LangGraph's slot of that name."""

@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from enum import Enum
 
 __all__ = [
+    "MissingCheckpointError",
+    "is_invalid_resume",
+    "mark_invalid_resume",
     "GraphDrained",
     "NodeError",
     "NodeTimeoutError",
@@ -189,3 +192,22 @@ class NodeError:
 
     node: str
     error: BaseException
+
+
+_INVALID_RESUME = "_retrograph_invalid_resume"
+
+
+def mark_invalid_resume(error: BaseException) -> None:
+    """Mark `error` as a resume value that did not fit its interrupt's `response_schema`."""
+    setattr(error, _INVALID_RESUME, True)
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """Whether `error` is an answer that did not fit its interrupt's `response_schema`
+    (interrupt() raises pydantic's ValidationError so marked): not a bad tool argument,
+    so ToolNode lets it fail the run and the interrupt can be answered again."""
+    return getattr(error, _INVALID_RESUME, False) is True
+
+
+class MissingCheckpointError(ValueError):
+    """Writes for a checkpoint the store does not hold (yet)."""

@@ -35,7 +35,8 @@ from .runtime.timeouts import run_timed
 from .runtime.context import TaskContext, current_task
 from .runtime.events import TaskFailed, TaskFinished, TaskStarted
 from .task_future import TaskFuture
-from .types import RetryPolicy, StateSnapshot
+from .types import RetryPolicy, RunnableConfig, StateSnapshot
+from .warnings import renamed
 
 __all__ = ["entrypoint", "task", "TaskFuture", "EntrypointGraph", "CachePolicy"]
 
@@ -328,11 +329,14 @@ def task(
     """`@task` or `@task(name=..., retry_policy=..., cache_policy=..., timeout=...)`: a unit
     of work an entrypoint calls; calling it returns a future (`.result()`, or `await` when
     async). A `timeout` (async tasks only) limits each attempt: NodeTimeoutError past it."""
+    if "retry" in unknown:
+        renamed("retry", "retry_policy")
+        retry_policy = unknown.pop("retry") if retry_policy is None else retry_policy
+        unknown.pop("retry", None)
     if unknown:
         raise TypeError(f"task() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
     policy = TimeoutPolicy.coerce(timeout)  # a bad timeout fails here, before any function
-    retry = () if retry_policy is None else (
-        (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
+    retry = _retry_tuple("task", retry_policy)
 
     def wrap(fn: Callable[..., Any]) -> _Task:
         if not callable(fn):
@@ -407,7 +411,7 @@ class EntrypointGraph(CompiledStateGraph):
             return {END_KEY: value, PREVIOUS_KEY: value}
 
         if inspect.iscoroutinefunction(fn):
-            async def anode(input: Any, config: dict[str, Any]) -> dict[str, Any]:
+            async def anode(input: Any, config: RunnableConfig) -> dict[str, Any]:
                 ctx = current_task.get()
                 assert ctx is not None
                 token = _scope.set(_Scope(graph, ctx))
@@ -419,7 +423,7 @@ class EntrypointGraph(CompiledStateGraph):
             anode.__name__ = getattr(fn, "__name__", "entrypoint")
             return anode
 
-        def node(input: Any, config: dict[str, Any]) -> dict[str, Any]:
+        def node(input: Any, config: RunnableConfig) -> dict[str, Any]:
             ctx = current_task.get()
             assert ctx is not None
             token = _scope.set(_Scope(graph, ctx))
@@ -519,6 +523,18 @@ class EntrypointGraph(CompiledStateGraph):
         return f"<entrypoint {self.input_node!r}>"
 
 
+def _retry_tuple(where: str, policy: Any) -> tuple[RetryPolicy, ...]:
+    """`retry_policy=`: one RetryPolicy or a sequence of them, as a tuple (empty: run once)."""
+    if policy is None:
+        return ()
+    policies = (policy,) if isinstance(policy, RetryPolicy) else \
+        tuple(policy) if isinstance(policy, (list, tuple)) else (policy,)
+    for p in policies:
+        if not isinstance(p, RetryPolicy):
+            raise TypeError(f"{where}(retry_policy=...) takes a RetryPolicy or a list of them, got {p!r:.60}")
+    return policies
+
+
 class entrypoint:  # noqa: N801 - LangGraph's name
     """`@entrypoint(checkpointer=...)` makes a function a runnable graph of one node.
 
@@ -536,7 +552,14 @@ class entrypoint:  # noqa: N801 - LangGraph's name
     def __init__(self, checkpointer: Any = None, store: Any = None, cache: Any = None,
                  context_schema: Any = None, cache_policy: Any = None, retry_policy: Any = None,
                  timeout: float | timedelta | TimeoutPolicy | None = None, **unknown: Any) -> None:
-        unknown.pop("config_schema", None)
+        if "retry" in unknown:
+            renamed("retry", "retry_policy")
+            retry_policy = unknown.pop("retry") if retry_policy is None else retry_policy
+            unknown.pop("retry", None)
+        if "config_schema" in unknown:
+            renamed("config_schema", "context_schema", since="1.0")
+            config_schema = unknown.pop("config_schema")
+            context_schema = config_schema if context_schema is None else context_schema
         if unknown:
             raise TypeError(f"entrypoint() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
         self.timeout = TimeoutPolicy.coerce(timeout)
@@ -545,8 +568,7 @@ class entrypoint:  # noqa: N801 - LangGraph's name
         self.store = store
         self.cache = cache
         self.context_schema = context_schema
-        self.retry = () if retry_policy is None else (
-            (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy))
+        self.retry = _retry_tuple("entrypoint", retry_policy)
 
     def __call__(self, fn: Callable[..., Any]) -> EntrypointGraph:
         if not callable(fn):

@@ -15,7 +15,7 @@ from typing import Any, get_args, get_origin
 
 from typing_extensions import NotRequired, Required, is_typeddict
 
-__all__ = ["type_jsonschema", "state_jsonschema", "context_jsonschema", "schema_title"]
+__all__ = ["type_jsonschema", "state_jsonschema", "context_jsonschema", "config_model", "schema_title"]
 
 
 def schema_title(graph_name: str, suffix: str) -> str:
@@ -58,6 +58,13 @@ def context_jsonschema(schema: Any) -> dict[str, Any] | None:
     if is_typeddict(schema) or dataclasses.is_dataclass(schema):
         return type_jsonschema(schema)
     raise ValueError(f"context_schema {schema!r} cannot be described: use a pydantic model, TypedDict or dataclass")
+
+
+def config_model(title: str, schema: Any) -> Any:
+    """The deprecated `config_schema()`: a pydantic model of the run config, whose
+    `configurable` is the context schema (no fields without one)."""
+    fields: dict[str, Any] = {} if schema is None else {"configurable": (schema, None)}
+    return _pydantic().create_model(title, **fields)
 
 
 def _write_type(annotation: Any) -> Any:

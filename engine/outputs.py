@@ -6,11 +6,11 @@
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypedDict, TypeVar, Union
 
 from .constants import INTERRUPT_KEY
+from .warnings import deprecated
 
 __all__ = [
     "GraphOutput", "StreamPart", "StreamMode", "Durability",
@@ -18,7 +18,7 @@ __all__ = [
     "TasksStreamPart", "DebugStreamPart", "MessagesStreamPart",
 ]
 
-StreamMode = Literal["values", "updates", "checkpoints", "tasks", "debug", "messages", "custom"]
+StreamMode = Literal["values", "updates", "checkpoints", "tasks", "debug", "messages", "custom", "tools"]
 Durability = Literal["sync", "async", "exit"]
 """When checkpoints are saved: "sync"/"async" after every superstep (Retrograph saves
 inline either way), "exit" only when the run ends, pauses or fails."""
@@ -35,8 +35,8 @@ class GraphOutput(Generic[OutputT]):
 
     def __getitem__(self, key: str) -> Any:
         """Deprecated dict access, kept so v1 code reading `result["key"]` still works."""
-        warnings.warn("GraphOutput[key] is deprecated: read result.value or result.interrupts",
-                      DeprecationWarning, stacklevel=2)
+        deprecated("Accessing GraphOutput via `result[key]` is deprecated: read `result.value` (the output) "
+                   "or `result.interrupts`", "1.1")
         if key == INTERRUPT_KEY:
             return self.interrupts
         if isinstance(self.value, dict):
@@ -47,8 +47,8 @@ class GraphOutput(Generic[OutputT]):
             raise KeyError(key) from None
 
     def __contains__(self, key: object) -> bool:
-        warnings.warn("`key in GraphOutput` is deprecated: read result.value or result.interrupts",
-                      DeprecationWarning, stacklevel=2)
+        deprecated("Accessing GraphOutput via `key in result` is deprecated: read `result.value` (the output) "
+                   "or `result.interrupts`", "1.1")
         if key == INTERRUPT_KEY:
             return bool(self.interrupts)
         if isinstance(self.value, dict):

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from .outputs import Durability, GraphOutput, StreamMode, StreamPart
 from .policies import CachePolicy, TimeoutPolicy
+from .warnings import deprecated
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
            "GraphOutput", "StreamPart", "StreamMode", "Durability", "StateUpdate", "PregelTask", "CachePolicy",
@@ -110,6 +111,12 @@ class Interrupt:
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "response_schema", response_schema)
+
+    @property
+    def interrupt_id(self) -> str:
+        """Deprecated (LangGraph 1.0): the interrupt's `id`."""
+        deprecated("`interrupt_id` is deprecated. Use `id` instead.", "1.0")
+        return self.id
 
     @classmethod
     def from_ns(cls, value: Any, ns: str, *, response_schema: Any = None) -> Interrupt:

@@ -27,10 +27,13 @@ def texts(messages: list[Any]) -> list[tuple[str, str]]:
 
 LANGGRAPH_APPS = ["langchain_react", "langchain_approval"]
 """Examples written for LangGraph (`langgraph` imports, langchain-core): test_compat_examples.py."""
+AGENT_APPS = ["agents_approval_summary", "agents_deep", "agents_supervisor", "agents_swarm"]
+"""Examples built with the agent libraries of the [agents] extra: test_agent_libraries_parity.py
+and test_agent_examples_in_the_studio.py."""
 
 
 def test_every_example_is_listed() -> None:
-    assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted(NAMES + LANGGRAPH_APPS)
+    assert sorted(p.stem for p in EXAMPLES.glob("*.py")) == sorted(NAMES + LANGGRAPH_APPS + AGENT_APPS)
 
 
 @pytest.mark.parametrize("name", NAMES)

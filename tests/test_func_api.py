@@ -148,8 +148,10 @@ def test_bad_uses_are_clear_errors() -> None:
         t(1)
     with pytest.raises(TypeError, match="entrypoint\\(\\) got unexpected keyword arguments: checkpointr"):
         entrypoint(checkpointr=InMemorySaver())
-    with pytest.raises(TypeError, match="task\\(\\) got unexpected keyword arguments: retry"):
-        task(retry=3)
+    with pytest.raises(TypeError, match="task\\(\\) got unexpected keyword arguments: retyr"):
+        task(retyr=3)
+    with pytest.raises(TypeError, match="task\\(retry_policy=...\\) takes a RetryPolicy or a list of them, got 3"):
+        task(retry_policy=3)
     with pytest.raises(ValueError, match="must take one positional argument"):
         entrypoint()(lambda: 1)
 

@@ -87,5 +87,5 @@ def test_a_context_schema_that_cannot_be_described_names_itself() -> None:
 def test_the_second_positional_argument_is_the_context_schema() -> None:
     g = StateGraph(Order, Ctx)
     assert g.context_schema is Ctx
-    with pytest.warns(DeprecationWarning, match=r"config_schema=\.\.\.\) is deprecated"):
+    with pytest.warns(DeprecationWarning, match=r"`config_schema` is deprecated.*`context_schema`"):
         assert StateGraph(Order, config_schema=Ctx).context_schema is Ctx

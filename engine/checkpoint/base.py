@@ -37,6 +37,7 @@ from .data import (
     ThreadInfo,
 )
 from .ids import NS_SEP, uuid6, new_checkpoint_id, new_task_id, now_iso, ns_thread_key, split_thread_key
+from .delta_history import DeltaChannelHistory, DeltaHistoryAPI
 from .langgraph_api import LangGraphSaverAPI
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "PendingWrite",
     "ThreadInfo",
     "BaseCheckpointSaver",
+    "DeltaChannelHistory",
     "first_child",
     "scan_first_child",
     "uuid6",
@@ -89,7 +91,7 @@ def first_child(saver: Any, thread_id: str, checkpoint_id: str) -> str | None:
 V = TypeVar("V", int, float, str, default=str)
 
 
-class BaseCheckpointSaver(LangGraphSaverAPI, ABC, Generic[V]):
+class BaseCheckpointSaver(LangGraphSaverAPI, DeltaHistoryAPI, ABC, Generic[V]):
     """A checkpoint store, in the engine's own words: `save`, `save_writes`, `load`,
     `pending_writes`, `history`, `list_headers`, `threads`, `delete_thread` (and the
     async twins `asave`, `asave_writes`, `aload`, `ahistory`). Methods are synchronous

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import CheckpointDecodeError, SerializationError
+from ..errors import CheckpointDecodeError, MissingCheckpointError, SerializationError
 from ..policies import TimeoutPolicy
 from .base import Checkpoint, PendingWrite, PlannedTask
 from .serde import TAG_BYTES, Serializer
@@ -27,6 +27,7 @@ __all__ = [
     "exists_error",
     "no_stored_version_error",
     "no_checkpoint_error",
+    "MissingCheckpointError",
     "too_big_error",
 ]
 
@@ -186,7 +187,7 @@ def no_stored_version_error(checkpoint: Checkpoint, key: str, version: str) -> V
 
 def no_checkpoint_error(thread_id: str, checkpoint_id: str) -> ValueError:
     """`put_writes` for a checkpoint the store does not hold."""
-    return ValueError(
+    return MissingCheckpointError(
         f"put_writes: no checkpoint `{checkpoint_id}` in thread `{thread_id}`; "
         "save the checkpoint with put() first"
     )

@@ -20,9 +20,11 @@ import builtins
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..errors import MissingCheckpointError
 from .data import ERROR
 from .ids import ns_thread_key, split_thread_key
 from .lg_form import fresh_writes, is_lg_form, lg_parts, lg_pending, public_metadata, record_of
+from .lg_maintenance import LangGraphMaintenance
 from .lg_projection import ShapeMemo, lg_writes
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
@@ -73,7 +75,7 @@ def _write_value(channel: str, value: Any) -> Any:
     return value
 
 
-class LangGraphSaverAPI:
+class LangGraphSaverAPI(LangGraphMaintenance):
     """LangGraph's saver methods over a store's own protocol (see the module docstring)."""
 
     # -- records ------------------------------------------------------------------------
@@ -165,6 +167,9 @@ class LangGraphSaverAPI:
         parent = self.load(thread_id, parent_id) if parent_id is not None else None  # type: ignore[attr-defined]
         self.save(record_of(thread_id, parent_id, parent, config, checkpoint, metadata, new_versions))  # type: ignore[attr-defined]
         cid = str(checkpoint["id"])
+        early = self.__dict__.get("_early_writes")
+        if early and (thread_id, cid) in early:  # writes given before their checkpoint (older LangGraph's order)
+            self.save_writes(thread_id, cid, early.pop((thread_id, cid)))  # type: ignore[attr-defined]
         return _config(thread_id, cid) or {}
 
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
@@ -177,10 +182,16 @@ class LangGraphSaverAPI:
         if records:  # a run's writes, through an override
             self.save_writes(thread_id, checkpoint_id, list(records))  # type: ignore[attr-defined]
             return
-        existing = self.pending_writes(thread_id, checkpoint_id)  # type: ignore[attr-defined]
+        early = self.__dict__.setdefault("_early_writes", {})
+        held = early.get((thread_id, checkpoint_id), [])
+        existing = [*self.pending_writes(thread_id, checkpoint_id), *held]  # type: ignore[attr-defined]
         kept = fresh_writes(existing, str(task_id), list(writes), task_path)
-        if kept:
+        if not kept:
+            return
+        try:
             self.save_writes(thread_id, checkpoint_id, kept)  # type: ignore[attr-defined]
+        except MissingCheckpointError:  # kept until put() stores that checkpoint, as LangGraph's savers allow
+            early.setdefault((thread_id, checkpoint_id), []).extend(kept)
 
     # -- async twins ----------------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:

@@ -13,6 +13,7 @@ import importlib.machinery
 import types
 from typing import Any
 
+from .deprecated_names import moved_name, old_module, private_constant
 from .layout import OPTIONAL, PUBLIC, chain, is_internal, served_private
 
 __all__ = ["CompatFinder", "CompatModule", "MARK", "not_supported", "served"]
@@ -64,6 +65,9 @@ class CompatModule(types.ModuleType):
         if name.startswith("__") and name != "__all__":
             raise AttributeError(name)
         sub = self.__name__[len("langgraph."):] if "." in self.__name__ else ""
+        found, value = moved_name(sub, name)
+        if found:
+            return value
         mods = [m for m in (_engine_module(n) for n in chain(sub)) if m is not None]
         if name == "__all__":
             return list(dict.fromkeys(n for m in mods for n in _exported(m)))
@@ -72,6 +76,9 @@ class CompatModule(types.ModuleType):
                 value = getattr(mod, name)
                 setattr(self, name, value)
                 return value
+        found, value = private_constant(sub, name)
+        if found:
+            return value
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}: "
                              + not_supported(f"{self.__name__}.{name}"))
 
@@ -88,6 +95,7 @@ class _Loader(importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         setattr(module, MARK, True)
         module.__path__ = []  # a package: its submodules come from the finder only
+        old_module(module.__name__[len("langgraph."):])
 
 
 class CompatFinder(importlib.abc.MetaPathFinder):

@@ -81,7 +81,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "checkpoint.serde.jsonplus": ("engine.checkpoint.serde_jsonplus", "engine.checkpoint.serde"),
     "checkpoint.serde.types": ("engine.checkpoint.serde_protocol",),
     "checkpoint.serde.encrypted": ("engine.checkpoint.serde_encrypted",),
-    "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt"),
+    "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt", "engine.compat.prebuilt_names"),
     "prebuilt.tool_validator": ("engine.prebuilt.validation", "engine.prebuilt.tool_node", "engine.prebuilt"),
     "utils.runnable": ("engine.prebuilt.runnable",),
     "managed": ("engine.managed", "engine"),
@@ -93,6 +93,14 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "store.postgres.base": ("engine.store.postgres", "engine.store"),
     **CHANNELS,
 }
+
+# -- `langgraph.pregel`: only the names the agent libraries import (compat/pregel_names.py) --
+PREGEL_MODULES: dict[str, tuple[str, ...]] = {
+    "pregel": ("engine.compat.pregel_names",),
+    "pregel.remote": ("engine.compat.pregel_names",),
+}
+PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)
+OVERRIDES.update(PREGEL_MODULES)
 """Chains that differ from the default (a module the engine names differently)."""
 
 # -- the v3 event stream: `langgraph.stream` is the engine's `engine.streaming` ------------
@@ -145,3 +153,10 @@ def chain(sub: str) -> tuple[str, ...]:
             out.append(".".join(["engine", *parts[: i - 2], "_".join(parts[i - 2 : i])]))
     out.append("engine")
     return tuple(dict.fromkeys(out))
+
+
+# -- `langgraph.pregel.debug`'s public helper (engine/streaming/debug.py) ---------------------
+DEBUG_MODULES: dict[str, tuple[str, ...]] = {"pregel.debug": ("engine.streaming.debug",),
+                                             "pregel.types": ("engine.types", "engine")}  # (deprecated)
+PUBLIC = PUBLIC | frozenset(DEBUG_MODULES) | {"pregel"}
+OVERRIDES.update(DEBUG_MODULES)

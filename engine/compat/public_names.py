@@ -11,47 +11,18 @@ from typing import Any, TypeAlias
 from ..checkpoint.base import BaseCheckpointSaver
 from ..errors import GraphInterrupt
 from ..types import Interrupt
+from ..warnings import (
+    LangGraphDeprecatedSinceV05,
+    LangGraphDeprecatedSinceV10,
+    LangGraphDeprecatedSinceV11,
+    LangGraphDeprecationWarning,
+)
 
 __all__ = [
     "LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
     "LangGraphDeprecatedSinceV11",
     "Checkpointer", "NodeInterrupt", "TAG_NOSTREAM", "TAG_HIDDEN", "CONF",
 ]
-
-# -- langgraph.warnings ----------------------------------------------------------------
-class LangGraphDeprecationWarning(DeprecationWarning):
-    """A LangGraph API that is deprecated: `since` and `expected_removal` are (major, minor)."""
-
-    message: str
-    since: tuple[int, int]
-    expected_removal: tuple[int, int]
-
-    def __init__(self, message: str, *args: object, since: tuple[int, int],
-                 expected_removal: tuple[int, int] | None = None) -> None:
-        super().__init__(message, *args)
-        self.message = message.rstrip(".")
-        self.since = since
-        self.expected_removal = expected_removal if expected_removal is not None else (since[0] + 1, 0)
-
-    def __str__(self) -> str:
-        return (f"{self.message}. Deprecated in LangGraph V{self.since[0]}.{self.since[1]} to be removed in "
-                f"V{self.expected_removal[0]}.{self.expected_removal[1]}.")
-
-
-class LangGraphDeprecatedSinceV05(LangGraphDeprecationWarning):
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(0, 5), expected_removal=(2, 0))
-
-
-class LangGraphDeprecatedSinceV10(LangGraphDeprecationWarning):
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(1, 0), expected_removal=(2, 0))
-
-
-class LangGraphDeprecatedSinceV11(LangGraphDeprecationWarning):
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(1, 1), expected_removal=(2, 0))
-
 
 # -- langgraph.types, langgraph.errors, langgraph.constants ------------------------------
 Checkpointer: TypeAlias = None | bool | BaseCheckpointSaver

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from .builder import Branch, NodeSpec, StateGraph, is_subgraph
 from .compiled import CompiledStateGraph
+from .message_graph import MessageGraph
 
 if TYPE_CHECKING:
     from .drawing import DrawableGraph
     from .render import Layout, layout
 
-__all__ = ["StateGraph", "CompiledStateGraph", "NodeSpec", "Branch", "DrawableGraph", "Layout", "layout", "is_subgraph"]
+__all__ = ["StateGraph", "MessageGraph", "CompiledStateGraph", "NodeSpec", "Branch", "DrawableGraph", "Layout", "layout", "is_subgraph"]
 
 
 def __getattr__(name: str) -> Any:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import inspect
-import warnings
 import types
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -12,8 +11,10 @@ from ..constants import END, RESERVED_NAMES, START
 from ..node_input import hinted_input_schema
 from ..policies import TimeoutPolicy
 from ..schema import StateSchema, schema_fields
+from ..warnings import renamed
 from ..specs import Branch, is_runnable, is_subgraph, literal_targets
 from .subscript import annotation_alias
+from .config_hint import check_config_hint
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
 
@@ -101,12 +102,14 @@ class StateGraph:
         output_schema: Any = None,
         **legacy: Any,
     ) -> None:
+        for old, new in (("input", "input_schema"), ("output", "output_schema")):
+            if legacy.get(old) is not None:
+                renamed(old, new)
         input_schema = input_schema if input_schema is not None else legacy.pop("input", None)
         output_schema = output_schema if output_schema is not None else legacy.pop("output", None)
         config_schema = legacy.pop("config_schema", None)  # LangGraph 0.x's name for context_schema
         if config_schema is not None:
-            warnings.warn("StateGraph(config_schema=...) is deprecated: pass context_schema=... instead",
-                          DeprecationWarning, stacklevel=2)
+            renamed("config_schema", "context_schema", since="1.0")
             context_schema = context_schema if context_schema is not None else config_schema
         if legacy:
             raise TypeError(f"StateGraph() got unexpected arguments: {', '.join(sorted(legacy))}")
@@ -172,10 +175,15 @@ class StateGraph:
         dests: tuple[str, ...] = tuple(destinations) if destinations else ()
         if not dests and callable(action) and not hasattr(action, "ainvoke"):
             dests = literal_targets(action, commands_only=True) or ()
+        for old, new in (("retry", "retry_policy"), ("input", "input_schema")):
+            if deprecated.get(old) is not None:
+                renamed(old, new)
         if retry_policy is None:
             retry_policy = deprecated.get("retry")
         if input_schema is None:
             input_schema = deprecated.get("input")
+        if callable(action) and not hasattr(action, "ainvoke"):
+            check_config_hint(action)
         if input_schema is None and callable(action) and not hasattr(action, "ainvoke"):
             input_schema = hinted_input_schema(action, self.state_schema)
         if input_schema is not None:
@@ -301,6 +309,19 @@ class StateGraph:
         from ..schema import StateSchema
 
         return StateSchema(self.state_schema, self.input_schema, self.output_schema).managed
+
+    @property
+    def schemas(self) -> dict[Any, dict[str, Any]]:
+        """Each schema of the graph (state, input, output) -> its keys' channels and managed
+        values, as LangGraph's `StateGraph.schemas` (langgraph-swarm checks a key with it)."""
+        from ..schema import StateSchema
+
+        out: dict[Any, dict[str, Any]] = {}
+        for schema in (self.state_schema, self.input_schema, self.output_schema):
+            if schema is not None and schema not in out:
+                parsed = StateSchema(schema)
+                out[schema] = {**parsed.channels, **parsed.managed}
+        return out
 
     # -- compile ------------------------------------------------------------------
     def validate(self, interrupt: Sequence[str] = ()) -> None:

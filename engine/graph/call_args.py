@@ -9,6 +9,7 @@ from typing import Any
 from ..checkpoint.base import BaseCheckpointSaver
 from ..constants import INTERRUPT_KEY
 from ..outputs import GraphOutput
+from ..warnings import deprecated
 
 __all__ = ["INVOKE_ARGS", "STREAM_ARGS", "from_a_task", "configs_for", "check_kwargs", "checked_durability",
            "last_values", "check_checkpointer"]
@@ -52,6 +53,8 @@ def checked_durability(durability: str | None, kwargs: dict[str, Any], where: st
     during = kwargs.pop("checkpoint_during", None)
     check_kwargs(where, kwargs, STREAM_ARGS if where == "stream" else INVOKE_ARGS)
     if during is not None:
+        deprecated("`checkpoint_during` is deprecated and will be removed. Please use `durability` instead.",
+                   "1.0", stacklevel=3)
         if durability is not None:
             raise ValueError("pass durability= or checkpoint_during=, not both (checkpoint_during is deprecated)")
         durability = "async" if during else "exit"

@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import functools
 import types
+import warnings
 from contextlib import aclosing
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
 from ..schema import StateSchema
 from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
+from .legacy_api import LegacyGraphAPI
+from .stream_handlers import attach_handlers, set_home
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
 from ..types import StateSnapshot
@@ -56,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph"]
 
 
-class CompiledStateGraph:
+class CompiledStateGraph(LegacyGraphAPI):
     """Runnable graph. Built by `StateGraph.compile()`."""
 
     def __class_getitem__(cls, params: Any) -> types.GenericAlias:
@@ -206,9 +209,12 @@ class CompiledStateGraph:
                 if interrupt_after is not None:
                     child.interrupt_after = frozenset(interrupt_after)
                 return child
-        return Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
-                   inline_sync=inline_sync, durability=durability, context=context, control=control,
-                   checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
+        run = Run(self, input, config, interrupt_before=interrupt_before, interrupt_after=interrupt_after,
+                  inline_sync=inline_sync, durability=durability, context=context, control=control,
+                  checkpointer=checkpointer, checkpoint_ns=checkpoint_ns or "", options=options)
+        if durability is not None and run.saver is None:
+            warnings.warn("`durability` has no effect when no checkpointer is present.", UserWarning, stacklevel=3)
+        return run
 
     async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
         """`drive()` with what invoke/stream add: the graph's callback run ends after the last
@@ -272,13 +278,7 @@ class CompiledStateGraph:
                                     subgraphs=subgraphs, exit_durability=durability == "exit",
                                     task_state=functools.partial(task_state_config, self),
                                     pairs=isinstance(stream_mode, list) or len(modes) > 1)
-        if "messages" in collector.modes:
-            from ..runtime.tracing import add_handler, messages_handler
-
-            if _protocol_messages:  # a v3 event stream: chat models report protocol events
-                from ..streaming.messages_handler import protocol_messages_handler as messages_handler
-            handler = messages_handler(collector.put_message, subgraphs)
-            config = add_handler(config, handler)
+        config, handlers = attach_handlers(collector, config, subgraphs, _protocol_messages)  # messages, tools
         sync_api = _inline_sync
         if collector.modes & _LIVE_MODES or subgraphs or hasattr(self, "input_node"):
             # tokens, custom data, a subgraph's steps and an entrypoint's task results go out
@@ -291,8 +291,7 @@ class CompiledStateGraph:
             run.__dict__["sync_api"] = True
         collector.saves = run.saver is not None
         collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
-        if "messages" in collector.modes and run.checkpoint_ns:  # a graph streamed inside a node
-            handler.home = tuple(run.checkpoint_ns.split("|"))
+        set_home(handlers, run.checkpoint_ns)  # a graph streamed inside a node
         if version == "v2":
             collector.as_output = self._output_instance()
         run.subscribe(collector)
@@ -547,7 +546,6 @@ class CompiledStateGraph:
             return await asyncio.to_thread(self.bulk_update_state, config, supersteps)
         return self.bulk_update_state(config, supersteps)
 
-    # -- drawing --------------------------------------------------------------------
     # -- JSON schemas (pydantic), as LangGraph's --------------------------------------------
     def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
         """The JSON schema of what `invoke` takes (the input schema, else the state's)."""
@@ -593,4 +591,4 @@ class CompiledStateGraph:
 
 _COPYABLE = frozenset({"name", "checkpointer", "store", "cache", "interrupt_before_nodes", "interrupt_after_nodes",
                        "step_timeout", "config"})
-_LIVE_MODES = frozenset({"messages", "custom"})
+_LIVE_MODES = frozenset({"messages", "custom", "tools"})

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..constants import START
 from ..specs import is_subgraph
+from .subgraph_refs import referenced_subgraphs
 
 __all__ = ["CompiledNode", "compiled_nodes"]
 
@@ -42,8 +43,11 @@ class CompiledNode:
 
     @property
     def subgraphs(self) -> list[Any]:
-        """The compiled graph this node runs as a subgraph, if it is one (LangGraph's)."""
-        return [self.bound] if is_subgraph(self.bound) else []
+        """The compiled graph this node runs as a subgraph, if it is one, or those its
+        function's code reaches (a graph it invokes itself: subgraph_refs.py), as LangGraph's."""
+        if is_subgraph(self.bound):
+            return [self.bound]
+        return referenced_subgraphs(self.bound) if callable(self.bound) else []
 
     def copy(self, update: Mapping[str, Any] | None = None) -> CompiledNode:
         """A copy with the fields in `update` replaced (an unknown field is a TypeError)."""

@@ -105,6 +105,9 @@ def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, st
             out = set(plain.get(name, ()))
             if name not in declared_seen:
                 declared_seen.add(name)
+                routed = {t.target for t in declared.get(name, ())}
+                # as LangGraph: a plain edge to where the router may go is that route (once)
+                out = {t for t in out if t.conditional or t.target not in routed}
                 for t in declared.get(name, ()):
                     if t.target == END:
                         edges.add((name, END, True, t.label))
@@ -210,8 +213,12 @@ def _top_level(compiled: CompiledStateGraph) -> tuple[dict[str, LGNode], list[LG
     nodes: dict[str, LGNode] = {START: LGNode(START, START)}
     for name, spec in builder.nodes.items():
         nodes[name] = LGNode(name, name, spec.fn, node_metadata(compiled, name, spec.metadata))
-    edges = [LGEdge(s, d, label if label != d else None, cond) for s, d, cond, label in
-             sorted(found, key=lambda e: (e[0], e[1], e[2], e[3] or ""))]
+    edges: list[LGEdge] = []
+    pairs: set[tuple[str, str]] = set()
+    for s, d, cond, label in sorted(found, key=lambda e: (e[0], e[1], e[2], e[3] or "")):
+        if (s, d) not in pairs:  # as LangGraph: one edge per pair, the first in this order
+            pairs.add((s, d))
+            edges.append(LGEdge(s, d, label if label != d else None, cond))
     targets = {d for _, d, _, _ in found if d != END}
     termini = sorted(targets - {s for s, _, _, _ in found} - anywhere)
     edges += [LGEdge(t, END) for t in termini]

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import Checkpoint, PendingWrite, ns_thread_key, split_thread_key
+from ..checkpoint.lg_form import public_metadata
 from ..constants import PULL_PATH, PUSH_PATH, START
 from ..runtime.command_input import apply_input_writes, is_input_write
 from ..runtime.time_travel import with_map
@@ -51,7 +52,7 @@ def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[P
         values=values,
         next=tuple(t.name for t, d in zip(plan, did) if not (live and d.finished)),
         config=with_map(graph.checkpoint_config(thread_id, ckpt.id, ns) or {}, parents),
-        metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)},
+        metadata={"source": ckpt.source, "step": ckpt.step, "parents": {}, **public_metadata(ckpt.metadata)},
         created_at=ckpt.created_at,
         parent_config=None if not ckpt.parent_id else with_map(graph.checkpoint_config(thread_id, ckpt.parent_id, ns) or {},
                                                   parents),

@@ -17,6 +17,8 @@ from langchain_core.tools import BaseTool, InjectedToolArg, InjectedToolCallId
 from langchain_core.tools.base import _DirectlyInjectedToolArg, _is_injected_arg_type, get_all_basemodel_annotations
 from typing_extensions import TypeVar
 
+from ..runtime.tool_events import current_tool_writer
+
 __all__ = ["InjectedState", "InjectedStore", "InjectedToolCallId", "ToolRuntime", "Injections", "injections_of",
            "inject", "STORE_MISSING"]
 
@@ -60,8 +62,11 @@ class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):  # type:
     server_info: Any = None
 
     def emit_output_delta(self, delta: Any) -> None:
-        """A partial output on the `tools` stream; nothing listens to it on Retrograph's
-        engine yet, so it is dropped (as LangGraph does when no one streams `tools`)."""
+        """A partial output of this tool call on the `tools` stream (dropped when the run
+        does not stream `tools`, as in LangGraph)."""
+        write = current_tool_writer.get()
+        if write is not None:
+            write(delta)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,17 +16,14 @@ from typing import Any, TypeAlias
 
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import (
-    ensure_config as _lc_ensure_config,
-)
-from langchain_core.runnables.config import (
     get_async_callback_manager_for_config,
     get_callback_manager_for_config,
-    merge_configs,
     patch_config,
     set_config_context,
 )
 
 from ..constants import RUNTIME_KEY
+from .config_merge import ensure_config
 from ..runtime.context import current_task
 from ..runtime.injected import runtime_for
 
@@ -52,16 +49,6 @@ _INJECTABLE: dict[str, tuple[str | None, Any]] = {
 _KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _CONFIG_HINTS = (inspect.Parameter.empty, RunnableConfig, "RunnableConfig", RunnableConfig | None,
                  "RunnableConfig | None", "Optional[RunnableConfig]")
-
-
-def ensure_config(*configs: RunnableConfig | None) -> RunnableConfig:
-    """One config from the given ones (later wins; `configurable` merged), with every key
-    set and the calling Runnable's config underneath."""
-    merged = merge_configs(*configs) if configs else None
-    out = _lc_ensure_config(merged)
-    out.setdefault("recursion_limit", DEFAULT_RECURSION_LIMIT)
-    out.setdefault(CONF, {})
-    return out
 
 
 def patch_configurable(config: RunnableConfig | None, patch: dict[str, Any]) -> RunnableConfig:

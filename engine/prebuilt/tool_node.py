@@ -26,7 +26,7 @@ from langchain_core.tools import tool as make_tool
 from pydantic import ValidationError
 
 from ..constants import END, READ_KEY
-from ..errors import GraphBubbleUp
+from ..errors import GraphBubbleUp, is_invalid_resume
 from ..messages import REMOVE_ALL_MESSAGES
 from ..runtime.injected import DEFAULT_RUNTIME
 from ..types import Command, Send
@@ -234,7 +234,7 @@ class ToolNode(RunnableCallable):
 
     def _handled(self, exc: Exception, call: Any) -> ToolMessage:
         flag = self._handle_tool_errors
-        if not flag or not isinstance(exc, handled_types(flag)):
+        if not flag or not isinstance(exc, handled_types(flag)) or is_invalid_resume(exc):
             raise exc
         return ToolMessage(content=error_content(exc, flag), name=call["name"], tool_call_id=call["id"], status="error")
 
@@ -247,6 +247,8 @@ class ToolNode(RunnableCallable):
             try:
                 out = _runnable_tool(tool, self._invocable).invoke(args, request.runtime.config)
             except ValidationError as exc:
+                if is_invalid_resume(exc):  # an interrupt's answer that did not fit: not the model's fault
+                    raise
                 raise self._invocation_error(call, exc) from exc
             return self._normalize(_uncarry(out), call, kind)
         except GraphBubbleUp:
@@ -263,6 +265,8 @@ class ToolNode(RunnableCallable):
             try:
                 out = await _runnable_tool(tool, self._invocable).ainvoke(args, request.runtime.config)
             except ValidationError as exc:
+                if is_invalid_resume(exc):  # an interrupt's answer that did not fit: not the model's fault
+                    raise
                 raise self._invocation_error(call, exc) from exc
             return self._normalize(_uncarry(out), call, kind)
         except GraphBubbleUp:

@@ -5,7 +5,7 @@
 They sit in `config["configurable"]` under LangGraph's keys, for the libraries that use
 them from inside a tool (deepagents' file backend reads and writes its `files` that way).
 Only a node that is given its config (a Runnable, or a function with a `config`
-parameter) gets them.
+parameter) gets them, and the run's durability beside them.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..constants import READ_KEY, SEND_KEY
+from ..constants import DURABILITY_KEY, READ_KEY, SEND_KEY
 from .context import TaskContext
 from .task import apply_own_writes
 
@@ -49,4 +49,5 @@ def with_channel_access(ctx: TaskContext, run: Run) -> dict[str, Any]:
     # a partial whose second argument is the channels, as LangGraph's: ToolNode reads their names from it
     read = functools.partial(_read, ctx, channels, run)
     config = ctx.config
-    return {**config, "configurable": {**(config.get("configurable") or {}), READ_KEY: read, SEND_KEY: send}}
+    return {**config, "configurable": {**(config.get("configurable") or {}), READ_KEY: read, SEND_KEY: send,
+                                       DURABILITY_KEY: run.durability or "async"}}

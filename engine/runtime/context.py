@@ -8,7 +8,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import GraphInterrupt
+from ..errors import GraphInterrupt, mark_invalid_resume
 from ..types import Interrupt
 
 __all__ = ["interrupt", "get_stream_writer", "get_config", "TaskContext"]
@@ -69,24 +69,53 @@ def interrupt_id(task_id: str, index: int) -> str:
     return hashlib.blake2b(f"{task_id}:{index}".encode(), digest_size=16).hexdigest()
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the run and show `value` to a human; returns the value they resume with.
 
     The node runs again from the top on resume: its n-th interrupt() call returns the
     n-th resume value, so code before the call must be safe to repeat.
+
+    `response_schema` describes the answer expected: a JSON schema dict, shown as it is,
+    or a type (pydantic model, TypedDict, dataclass...), shown as its JSON schema, which
+    the answer is also validated (and converted) with: an answer that does not fit raises
+    pydantic's ValidationError, marked so (`is_invalid_resume`) that a ToolNode lets it
+    fail the run, and the interrupt can be answered again.
     """
     ctx = _require("interrupt()")
+    adapter = _adapter(response_schema)
     index = ctx.calls
     ctx.calls += 1
     if index < len(ctx.resume):
-        return ctx.resume[index]
+        return _checked(adapter, ctx.resume[index])
     run = ctx.run
     held = run.options.null_resume if run is not None else None
     if held is not None and run.checkpoint is not None and held[0] == run.checkpoint.id:
         run.set_options(null_resume=None)  # a resume value no paused task took: the first interrupt takes it
         ctx.resume.append(held[1])
-        return held[1]
-    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, index))])
+        return _checked(adapter, held[1])
+    shown = adapter.json_schema() if adapter is not None else response_schema
+    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(ctx.task_id, index), response_schema=shown)])
+
+
+def _adapter(schema: Any) -> Any:
+    """A pydantic TypeAdapter for a response_schema type (None for no schema or a dict)."""
+    if schema is None or isinstance(schema, dict):
+        return None
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(schema)
+
+
+def _checked(adapter: Any, value: Any) -> Any:
+    if adapter is None:
+        return value
+    from pydantic import ValidationError
+
+    try:
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        mark_invalid_resume(exc)
+        raise
 
 
 def get_stream_writer() -> Callable[[Any], None]:

@@ -167,6 +167,12 @@ class StreamCollector:
         if self.wake is not None:
             self.wake()
 
+    def put_tool_event(self, payload: dict[str, Any], ns: tuple[str, ...] = ()) -> None:
+        """A `tools` chunk (a tool call's start, delta, end or error) from its callback handler."""
+        self._put("tools", payload, ns=ns)
+        if self.wake is not None:
+            self.wake()
+
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
             return None

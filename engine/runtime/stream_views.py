@@ -226,7 +226,7 @@ VIEWS: dict[str, type[ModeView]] = {
 """The modes made from Run events by a view, in the order `STREAM_MODES` names them
 ("messages" comes from the LangChain callback handler, "events" is the events themselves)."""
 
-OTHER_MODES = ("messages", "events")
+OTHER_MODES = ("messages", "tools", "events")
 
 CHUNK_ORDER: tuple[str, ...] = ("updates", "values", "checkpoints", "tasks", "debug", "custom")
 """The order in which the chunks of one event go out, mode by mode, as LangGraph's do (a

@@ -44,6 +44,7 @@ from .records import (
     TimelineRow,
 )
 from .funcview import ENTRY_CHANNELS, entry_source, shown_values
+from .handoffs import handoff_to
 from .safe import safe_int_text, total
 from .valuediff import same
 from .valuefmt import clock
@@ -355,6 +356,10 @@ def _event_row(event: RunEvent) -> EventRow | None:
             text += f"; dropped {', '.join(event.dropped_keys)} (not in the schema)"
         return EventRow(kind="finish", step=step, node=event.name, text=text, duration_s=event.duration_s)
     if isinstance(event, TaskFailed):
+        target = handoff_to(event.error)
+        if target is not None:  # Command(graph=Command.PARENT): control flow, not an error
+            return EventRow(kind="handoff", step=step, node=event.name, duration_s=event.duration_s,
+                            text=f"{event.name} handed off to {target} (Command.PARENT)")
         return EventRow(kind="error", step=step, node=event.name, duration_s=event.duration_s,
                         text=f"{event.name} raised {type(event.error).__name__}: {event.error}",
                         traceback=event.traceback)

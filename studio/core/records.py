@@ -20,7 +20,7 @@ NodeKind = Literal["start", "end", "node", "subgraph", "any"]
 EdgeKind = Literal["edge", "conditional", "dynamic", "join", "command", "taken"]
 CheckpointSource = Literal["input", "loop", "update", "fork"]
 EventKind = Literal["start", "finish", "error", "interrupt", "commit", "run", "custom", "input", "loop", "update",
-                    "fork"]
+                    "fork", "handoff"]
 ErrorKind = Literal["load", "node", "input", "command", "database", "recorded", "waiting"]
 Status = Literal["no graph", "loading", "ready", "running", "paused", "interrupted", "failed", "done", "stopped",
                  "read-only", "inside"]

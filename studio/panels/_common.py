@@ -67,6 +67,7 @@ BADGE_COLOURS: Mapping[str, tuple[str, str]] = {
     "finish": ("#e3f5e9", "#15803d"),
     "error": ("#fde2e2", "#b91c1c"),
     "interrupt": ("#f1e8ff", "#7e22ce"),
+    "handoff": ("#e0f2f1", "#0f766e"),
     "commit": ("#e0ecff", "#1d4ed8"),
     "run": ("#eef0f3", "#3e4c59"),
     "custom": ("#fff1dc", "#b45309"),

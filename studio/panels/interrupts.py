@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.hitl import allowed_for_all, decision_text, hitl_actions
 from studio.core.jsontext import loads
 from studio.core.valuefmt import ELLIPSIS, pretty
 from studio.core.records import InterruptInfo
@@ -66,6 +67,10 @@ class _Card(QFrame):
         self.value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.value.setToolTip("The value passed to interrupt() (its question is above)")
         question, rest = _split_question(view.value)
+        self.actions = hitl_actions(view.value)
+        if self.actions:  # langchain's human-in-the-loop request: the calls, and decision buttons
+            calls = "; ".join(f"{a.name}({short_args(a.args)})" for a in self.actions)
+            question = f"Review {len(self.actions)} tool call{'s' * (len(self.actions) > 1)}: {calls}"
         self.question.setText(question)
         self.question.setVisible(bool(question))
         if rest is not _NOTHING:
@@ -94,6 +99,21 @@ class _Card(QFrame):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(head)
         layout.addWidget(self.question)
+        self.decision_buttons: dict[str, QPushButton] = {}
+        if self.actions:
+            row = QHBoxLayout()
+            row.addWidget(QLabel("Decide:"))
+            for kind, label, tip in _DECISION_BUTTONS:
+                button = QPushButton(label)
+                button.setObjectName(f"decision_{kind}")
+                allowed = allowed_for_all(self.actions, kind)
+                button.setEnabled(allowed)
+                button.setToolTip(tip if allowed else f"{label}: not allowed for these tool calls")
+                button.clicked.connect(lambda _=False, k=kind: self.decide(k))
+                self.decision_buttons[kind] = button
+                row.addWidget(button)
+            row.addStretch(1)
+            layout.addLayout(row)
         layout.addWidget(resume_label)
         layout.addWidget(self.editor)
         layout.addWidget(self.error)
@@ -103,12 +123,30 @@ class _Card(QFrame):
     def parsed(self) -> tuple[Any, str]:
         return parse_json(self.editor.toPlainText())
 
+    def decide(self, kind: str) -> None:
+        """Fill the resume editor with the decision `kind` for every tool call (an edit's
+        arguments and a reject's message are then the person's to change)."""
+        self.editor.setPlainText(decision_text(self.actions, kind))
+        if kind != "approve":
+            self.editor.setFocus()
+
     def show_error(self, message: str, typed: bool) -> None:
         self.error.setText(message if typed else "")
         self.error.setVisible(bool(message) and typed)
 
 
 _NOTHING = object()
+
+_DECISION_BUTTONS = (
+    ("approve", "Approve", "Run the tool calls as they are (then Resume)"),
+    ("edit", "Edit arguments", "Fill in the calls' arguments to change before they run (then Resume)"),
+    ("reject", "Reject", "Refuse the calls with a message the model is given (then Resume)"),
+)
+
+
+def short_args(args: Any, limit: int = 80) -> str:
+    text = ", ".join(f"{k}={v!r}" for k, v in args.items()) if isinstance(args, Mapping) else repr(args)
+    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
 def _split_question(value: Any) -> tuple[str, Any]:

@@ -25,6 +25,7 @@ from engine import (
 )
 from engine.checkpoint.ids import now_iso
 from studio.core import convert
+from studio.core.handoffs import is_handoff
 from studio.core.records import CheckpointSource, ErrorReport, TimelineRow
 from studio.core.state import TRAIL, SessionState, SubgraphFocus, ran_nodes
 
@@ -81,6 +82,9 @@ class RunEvents:
                 s.taken |= new
                 p.show_taken_routes(new)
             p.refresh_details(event.name)
+            p.emit_marks()
+        elif isinstance(event, TaskFailed) and is_handoff(event.error):
+            s.running.discard(event.name)  # a handoff to the parent graph: control flow, not a failure
             p.emit_marks()
         elif isinstance(event, TaskFailed):
             s.running.discard(event.name)
@@ -158,7 +162,7 @@ class RunEvents:
         elif isinstance(event, (TaskFinished, TaskFailed, TaskInterrupted)):
             focus.running.discard(event.name)
             focus.next = tuple(n for n in focus.next if n != event.name)
-            if isinstance(event, TaskFailed):
+            if isinstance(event, TaskFailed) and not is_handoff(event.error):
                 focus.failed.add(event.name)
         elif isinstance(event, StepCommitted):
             focus.trail = (focus.trail + ran_nodes(event.nodes_ran))[-TRAIL:]

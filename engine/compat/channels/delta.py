@@ -16,6 +16,7 @@ from typing import Annotated, Any, get_args, get_origin
 from ... import channels as core
 from ...channels.reducer import overwrite_value, reducer_display_name
 from .base import MISSING, ValueChannel
+from .delta_ids import stamping_ids
 
 __all__ = ["DeltaChannel"]
 
@@ -100,4 +101,4 @@ class DeltaChannel(ValueChannel):
 
     def engine_channel(self, key: str) -> core.Channel:
         typ = self.typ
-        return core.BatchReducerChannel(key, self.reducer, typ if callable(typ) else None)
+        return core.BatchReducerChannel(key, stamping_ids(self.reducer), typ if callable(typ) else None)
