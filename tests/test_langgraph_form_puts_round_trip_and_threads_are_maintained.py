@@ -130,3 +130,14 @@ def test_the_delta_channel_history_walks_the_ancestry_to_the_nearest_stored_valu
     assert found == {"ch": {"writes": [("task1", "ch", 1), ("task2", "ch", 2)], "seed": [10]},
                      "none": {"writes": []}}
     assert saver.get_delta_channel_history(config=made[-1], channels=[]) == {}
+
+
+def test_list_before_spans_threads_by_id_and_a_dotted_filter_reads_nested_metadata(saver):
+    older = chain(saver, "a", 1)
+    newer = chain(saver, "b", 2)
+    saver.put(cfg("c"), lg_checkpoint({}, {}), {"user": {"access-level": "x"}, "access-level": "top"}, {})
+    found = [t.config["configurable"]["checkpoint_id"] for t in saver.list(None, before=newer[1])]
+    assert found == [newer[0]["configurable"]["checkpoint_id"], older[0]["configurable"]["checkpoint_id"]]
+    assert len(list(saver.list(None, filter={"user.access-level": "x"}))) == 1
+    assert len(list(saver.list(None, filter={"access-level": "top"}))) == 1
+    assert list(saver.list(None, filter={"user.access-level": "y"})) == []

@@ -68,6 +68,19 @@ _OWN_FORM = {"get": "load(thread_id, checkpoint_id)", "get_tuple": "load(thread_
              "put_writes": "save_writes(thread_id, checkpoint_id, writes)"}
 
 
+def _matches(metadata: Mapping[str, Any], key: str, expected: Any) -> bool:
+    """Whether metadata[key] == expected; a dotted key not in the metadata as such names
+    a nested entry (`"user.level"`), as LangGraph's SQL savers read it."""
+    if key in metadata or "." not in key:
+        return bool(metadata.get(key) == expected)
+    found: Any = metadata
+    for part in key.split("."):
+        if not isinstance(found, Mapping) or part not in found:
+            return False
+        found = found[part]
+    return bool(found == expected)
+
+
 def _write_value(channel: str, value: Any) -> Any:
 
     if channel == ERROR and isinstance(value, Mapping):  # as LangGraph shows an error: its repr
@@ -131,17 +144,21 @@ class LangGraphSaverAPI(LangGraphMaintenance):
         conf = (config or {}).get("configurable") or {}
         if conf.get("checkpoint_ns") is None:  # as LangGraph: no namespace named, every namespace
             threads = [key for tid in threads for key in self._with_namespaces(tid)]
-        before_id = _address(before)[1] if before else None
+        before_key, before_id = _address(before) if before else (None, None)
         left = limit
         memo = ShapeMemo(self)
         for tid in threads:
-            for ckpt in self.history(tid, before=before_id):  # type: ignore[attr-defined]
+            # the thread `before` names lists what was put before it; another, the older ids
+            own = before_id if before_key is None or before_key == tid else None
+            for ckpt in self.history(tid, before=own):  # type: ignore[attr-defined]
                 if left is not None and left <= 0:
                     return
                 if checkpoint_id is not None and ckpt.id != checkpoint_id:
                     continue
+                if before_id is not None and own is None and not ckpt.id < before_id:
+                    continue
                 found = self._tuple(ckpt, memo=memo)
-                if filter and any(found.metadata.get(k) != v for k, v in filter.items()):
+                if filter and not all(_matches(found.metadata, k, v) for k, v in filter.items()):
                     continue
                 if left is not None:
                     left -= 1
