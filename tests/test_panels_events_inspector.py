@@ -47,7 +47,7 @@ def test_events_list_kind_step_node_text_and_duration(events):
 def test_event_columns_are_readable_in_a_narrow_dock(qtbot, events):
     """Headers are never cut off; step and duration stay narrow, the text takes the rest;
     in a narrow dock the time column gives way to the text (its time stays in the tooltip)."""
-    from studio.panels.events import MIN_TEXT
+    from studio.panels.event_log import MIN_TEXT
 
     table, header = events.table, events.table.horizontalHeader()
     fm = header.fontMetrics()

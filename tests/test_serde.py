@@ -23,7 +23,7 @@ from engine.checkpoint import (
     UnknownValue,
     register_type,
 )
-from engine.checkpoint.records import join_list_segments
+from engine.checkpoint.encoding import join_list_segments
 from engine.errors import CheckpointDecodeError, SerializationError
 from engine.types import Interrupt, Send
 

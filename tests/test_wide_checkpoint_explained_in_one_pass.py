@@ -6,7 +6,7 @@ from __future__ import annotations
 import engine.explain.explainer as explainer
 from engine.checkpoint.base import ERROR, PendingWrite
 from engine.explain import Superstep, add_writes
-from engine.explain.records import TaskReason
+from engine.explain.reasons import TaskReason
 from studio.session.explaining import with_pending
 
 

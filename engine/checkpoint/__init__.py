@@ -8,7 +8,9 @@ items only. `register_type` allows a dataclass, pydantic model, NamedTuple or En
 stored and rebuilt.
 
 Modules: base (what a checkpoint is; the store interface), serde and registry (values
-to bytes and back; the types allowed), records (what both stores keep and refuse),
+to bytes and back; the types allowed), storage_plan (how every store keeps a
+checkpoint's channels: unchanged, value or appended, sizes, inline or not), records
+(what the stores encode and refuse),
 memory, and sqlite with its parts: sqlite_schema (the file: tables, opening, errors),
 sqlite_rows (a checkpoint's row), sqlite_cache (what a writer remembers), segments
 (appended lists).

@@ -12,7 +12,6 @@ import builtins
 import itertools
 import threading
 
-import orjson
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import count
 from typing import Any, cast
@@ -26,19 +25,16 @@ from .base import (
     PlannedTask,
     ThreadInfo,
 )
-from .records import (
-    check_versions,
+from .encoding import (
     dumps_extras,
-    encode_channel,
     encode_writes,
     exists_error,
     join_list_segments,
     loads_extras,
     no_checkpoint_error,
-    no_stored_version_error,
-    too_big_error,
 )
-from .serde import _INT_MAX, _INT_MIN, DEFAULT_MAX_BYTES, Serializer
+from .serde import DEFAULT_MAX_BYTES, Serializer
+from .storage_plan import ABSENT, LIST, VALUE, ListBase, plan_storage
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -78,8 +74,34 @@ class _Chain:
 _Held = tuple[bytes, bool] | tuple[_Chain, int]
 
 
+def _list_base(held: _Held) -> ListBase | None:
+    """What an append needs of a stored version (None: not a list)."""
+    first, seq = held
+    if type(first) is not _Chain:
+        return None
+    return ListBase(first.counts[seq], first.sizes[seq], first.tagged[seq])
+
+
 _Plan = tuple[tuple[str, str, str], ...]
 """A plain plan as (task id, node, trigger) triples."""
+
+
+def _extras(serde: Serializer, c: Checkpoint) -> bytes | _Plan | None:
+    """What a row keeps of the plan, barriers and metadata: the plan itself when the record
+    would hold nothing but plain tasks (no Send, argument or timeout; ASCII text, which the
+    record's encoder would surely take) and there are no barriers nor metadata (a loop's
+    usual checkpoint, see _Row); else the encoded record."""
+    tasks = c.tasks
+    if tasks and not (c.barriers or c.metadata):
+        try:
+            plain = tuple([(t.id, t.name, t.trigger) for t in tasks
+                           if t.arg is None and not t.is_send and t.timeout is None
+                           and t.id.isascii() and t.name.isascii() and t.trigger.isascii()])
+        except AttributeError:  # not text: the encoder says what is wrong
+            plain = ()
+        if len(plain) == len(tasks):
+            return plain
+    return dumps_extras(serde, c)
 
 
 class _Row:
@@ -145,7 +167,7 @@ class InMemorySaver(BaseCheckpointSaver):
         appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None,
     ) -> None:
         c = checkpoint
-        cid, values, serde = c.id, c.values, self.serde
+        cid, serde = c.id, self.serde
         with self._lock:
             th = self._threads.get(c.thread_id)
             if th is None:
@@ -153,67 +175,24 @@ class InMemorySaver(BaseCheckpointSaver):
             if cid in th.rows:
                 raise exists_error(c)
             blobs = th.blobs
-            # Encode everything first: a failure leaves the store as it was.
-            plain: list[tuple[str, bytes, bool]] = []  # (key, encoded value, tagged)
-            lists: list[tuple[str, _Chain, bytes, int, int, bool]] = []  # (key, chain, segment, n, size, tagged)
-            for key, version in c.versions.items():
-                if version != cid:
-                    if key in values and (key, version) not in blobs:
-                        raise no_stored_version_error(c, key, version)
-                    continue
-                if key not in values:
-                    continue
-                value = values[key]
-                t = type(value)
-                if t is int and _INT_MIN <= value <= _INT_MAX or t is bool or value is None:
-                    plain.append((key, orjson.dumps(value), False))  # as serde.dumps writes a scalar
-                    continue
-                hint = appended.get(key) if appended else None
-                base = blobs.get((key, hint[0])) if hint is not None else None
-                if base is not None and hint is not None and type(base[0]) is _Chain:
-                    chain, seq = base
-                    kind, data, n, tagged = encode_channel(serde, key, values[key], chain.counts[seq], len(hint[1]))
-                else:
-                    kind, data, n, tagged = encode_channel(serde, key, values[key])
-                size = len(data) + 2
-                if kind == "append":
-                    size += chain.sizes[seq]
-                if size > serde.max_bytes:
-                    raise too_big_error(key, size, serde.max_bytes)
-                if kind == "value":
-                    plain.append((key, data, tagged))
-                elif kind == "list":
-                    assert n is not None  # a list's item count
-                    lists.append((key, _Chain(None), data, n, size, tagged))
-                else:
-                    assert n is not None
-                    tagged = tagged or chain.tagged[seq]
-                    if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
-                        chain = _Chain(base)  # type: ignore[arg-type]
-                    lists.append((key, chain, data, n, size, tagged))
-            if not values.keys() <= c.versions.keys():
-                check_versions(c)
-            # The plan itself when the record would hold nothing but plain tasks (no Send,
-            # argument or timeout; ASCII text, which the record's encoder would surely take)
-            # and there are no barriers nor metadata: a loop's usual checkpoint (see _Row).
-            extras: Any = None
-            tasks = c.tasks
-            if tasks and not (c.barriers or c.metadata):
-                try:
-                    extras = tuple([(t.id, t.name, t.trigger) for t in tasks
-                                    if t.arg is None and not t.is_send and t.timeout is None
-                                    and t.id.isascii() and t.name.isascii() and t.trigger.isascii()])
-                except AttributeError:  # not text: the encoder says what is wrong
-                    extras = None
-                if extras is not None and len(extras) != len(tasks):
-                    extras = None
-            if extras is None:
-                extras = dumps_extras(serde, c)
+            # Plan everything first: a failure leaves the store as it was.
+            plan = plan_storage(c, appended, serde, lambda key, version: blobs.get((key, version)), _list_base)
+            extras = _extras(serde, c)
             # Apply.
-            for key, data, tagged in plain:
-                blobs[(key, cid)] = (data, tagged)
-            for key, chain, data, n, size, tagged in lists:
-                blobs[(key, cid)] = (chain, chain.add(data, n, size, tagged))
+            for p in plan:
+                kind = p.kind
+                if kind <= ABSENT:  # UNCHANGED, ABSENT: nothing to store
+                    continue
+                if kind <= VALUE:  # INLINE never comes (no inline limit), VALUE
+                    blobs[(p.key, cid)] = (cast(bytes, p.data), p.tagged)
+                    continue
+                if kind == LIST:
+                    chain = _Chain(None)
+                else:
+                    chain, seq = p.held
+                    if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
+                        chain = _Chain(p.held)
+                blobs[(p.key, cid)] = (chain, chain.add(cast(bytes, p.data), cast(int, p.n_items), p.size, p.tagged))
             th.rows[cid] = _Row(c, extras)
             th.position[cid] = len(th.order)
             th.order.append(cid)

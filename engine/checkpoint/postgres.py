@@ -17,36 +17,25 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 import builtins
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import orjson
 
 from ..errors import CheckpointDecodeError, CheckpointError
 from .base import NS_SEP, BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
-from .records import (
-    check_versions,
-    dumps_extras,
-    encode_channel,
-    encode_writes,
-    exists_error,
-    join_list_segments,
-    loads_extras,
-    no_checkpoint_error,
-    no_stored_version_error,
-    too_big_error,
-)
+from .encoding import dumps_extras, encode_writes, exists_error, join_list_segments, loads_extras, no_checkpoint_error
 from .jobs import PutJob, SaveJob, WritesJob, save_each
 from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
 from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
+from .storage_plan import ABSENT, APPEND, INLINE, LIST, UNCHANGED, VALUE, ListBase, plan_storage, relied_on
 
 __all__ = ["PostgresSaver"]
 
 _MB = 1024 * 1024
 _VALUE, _LIST, _APPEND = 0, 1, 2
-_KINDS = {"value": _VALUE, "list": _LIST, "append": _APPEND}
 _INLINE = 256  # a changed value this small (not a list) is kept in its checkpoint's row
 _MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a tampered table stops here
 
@@ -88,6 +77,12 @@ class _Part(NamedTuple):
 
 
 _NO_INFO = _Info("", _VALUE, None, 0, False)
+
+
+def _list_base(info: _Info) -> ListBase | None:
+    """What an append needs of a stored version (None: not a list)."""
+    return ListBase(info.count, info.size, bool(info.tagged)) if info.kind != _VALUE else None
+
 
 class _Mismatch(Exception):
     """A statement of a batch touched other rows than it should (its checkpoint is missing)."""
@@ -226,28 +221,13 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             raise CheckpointError(f"{self!r}: checkpoint `{checkpoint.id}` was not stored: {e}") from None
         self._remember(checkpoint.thread_id, checkpoint.id, info)
 
-    def _prepare_put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
-                     batch: Mapping[tuple[str, str], dict[str, _Info]] | None = None,
-                     ) -> tuple[str, dict[str, Any], dict[str, _Info]]:
-        """The statement storing `c`, its parameters, and what to remember once it is
-        stored. `batch`: what the puts before it in the same transaction store."""
-        own, values, serde = c.id, c.values, self.serde
-        recalled = batch.get((c.thread_id, c.parent_id or "")) if batch else None
-        if recalled is None:
-            recalled = self._recall(c.thread_id, c.parent_id)
-        pmap = recalled or {}
-        # Which stored values this put relies on that the saver does not remember.
-        needed: dict[tuple[str, str], _Info | None] = {}
-        for key, version in c.versions.items():
-            if key not in values:
-                continue
-            if version != own:
-                if pmap.get(key, _NO_INFO).version != version:
-                    needed[(key, version)] = None
-            elif appended and key in appended:
-                appended_to = appended[key][0]
-                if pmap.get(key, _NO_INFO).version != appended_to:
-                    needed[(key, appended_to)] = None
+    def _fetch_unknown(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
+                       pmap: Mapping[str, _Info]) -> dict[tuple[str, str], _Info | None]:
+        """What is stored of the values this put relies on that the saver does not remember
+        (one round trip; None where the database holds none)."""
+        needed: dict[tuple[str, str], _Info | None] = {
+            pair: None for pair in relied_on(c, appended) if pmap.get(pair[0], _NO_INFO).version != pair[1]
+        }
         if needed:
             with self._conn() as conn:
                 pairs = list(needed)
@@ -255,42 +235,42 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                     INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
                 ):
                     needed[(ch, ver)] = _Info(ver, kind, count, size, tagged)
+        return needed
+
+    def _prepare_put(self, c: Checkpoint, appended: Mapping[str, tuple[str, Sequence[Any]]] | None,
+                     batch: Mapping[tuple[str, str], dict[str, _Info]] | None = None,
+                     ) -> tuple[str, dict[str, Any], dict[str, _Info]]:
+        """The statement storing `c`, its parameters, and what to remember once it is
+        stored. `batch`: what the puts before it in the same transaction store."""
+        own, serde = c.id, self.serde
+        recalled = batch.get((c.thread_id, c.parent_id or "")) if batch else None
+        if recalled is None:
+            recalled = self._recall(c.thread_id, c.parent_id)
+        pmap = recalled or {}
+        needed = self._fetch_unknown(c, appended, pmap)
+
+        def find(key: str, version: str) -> _Info | None:
+            known = pmap.get(key)
+            return known if known is not None and known.version == version else needed.get((key, version))
+
         info: dict[str, _Info] = {}
         rows: list[tuple[str, str | None, int, bytes, Any, int, bool]] = []
         inline: dict[str, str] = {}
-        for key, version in c.versions.items():
-            if key not in values:
+        for p in plan_storage(c, appended, serde, find, _list_base, _INLINE):
+            kind, key = p.kind, p.key
+            if kind == UNCHANGED:
+                info[key] = p.held
                 continue
-            if version != own:
-                known = pmap.get(key) if pmap.get(key, _NO_INFO).version == version else needed.get((key, version))
-                if known is None:
-                    raise no_stored_version_error(c, key, version)
-                info[key] = known
+            if kind == ABSENT:
                 continue
-            hint = appended.get(key) if appended else None  # (version appended to, items appended)
-            base: _Info | None = None
-            if hint is not None:
-                base = pmap.get(key) if pmap.get(key, _NO_INFO).version == hint[0] else needed.get((key, hint[0]))
-            if base is not None and hint is not None and base.kind != _VALUE:
-                kind, data, count, tagged = encode_channel(serde, key, values[key], base.count, len(hint[1]))
-            else:
-                kind, data, count, tagged = encode_channel(serde, key, values[key])
-            size = len(data) + (2 if kind != "value" else 0)
-            base_version = None
-            if kind == "append":
-                assert base is not None and hint is not None  # only a stored list is appended to
-                size += base.size
-                tagged = tagged or bool(base.tagged)
-                base_version = hint[0]
-            if size > serde.max_bytes:
-                raise too_big_error(key, size, serde.max_bytes)
-            code = _KINDS[kind]
-            if code == _VALUE and size <= _INLINE:
+            data = cast(bytes, p.data)
+            if kind == INLINE:
                 inline[key] = data.decode()
+                code = _VALUE
             else:
-                rows.append((key, base_version, code, data, count, size, tagged))
-            info[key] = _Info(own, code, count, size, tagged)
-        check_versions(c)
+                code = _VALUE if kind == VALUE else _LIST if kind == LIST else _APPEND
+                rows.append((key, p.held.version if kind == APPEND else None, code, data, p.n_items, p.size, p.tagged))
+            info[key] = _Info(own, code, p.n_items, p.size, p.tagged)
         extras = dumps_extras(serde, c)
         params: dict[str, Any] = {
             "t": c.thread_id, "id": own, "parent": c.parent_id, "step": c.step, "source": c.source,

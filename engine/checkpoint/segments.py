@@ -15,7 +15,7 @@ import sqlite3
 import struct
 
 from ..errors import CheckpointDecodeError
-from .records import join_list_segments
+from .encoding import join_list_segments
 from .sqlite_schema import missing_value_error
 
 __all__ = ["Segments"]

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -38,18 +38,11 @@ from .base import (
     PendingWrite,
     ThreadInfo,
 )
-from .records import (
-    check_versions,
-    dumps_extras,
-    encode_channel,
-    encode_writes,
-    loads_extras,
-    no_checkpoint_error,
-    no_stored_version_error,
-    too_big_error,
-)
+from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .storage_plan import ABSENT, APPEND, UNCHANGED, ListBase, plan_storage
+from .storage_plan import INLINE as INLINE_KIND
 from .sqlite_children import first_child, has_fork_index, index_forks
 from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
 from .sqlite_rows import (
@@ -103,6 +96,13 @@ cannot be decoded."""
 class _Skipped(NamedTuple):
     id: Any
     reason: str
+
+
+def _list_base(e: Entry) -> ListBase | None:
+    """What an append needs of a stored version (None: not a list kept in segments)."""
+    if len(e) != SEGMENTS or e[COUNT] is None:
+        return None
+    return ListBase(e[COUNT], e[SIZE], bool(e[TAGGED]))
 
 
 def _row_name(cid: Any) -> str:
@@ -265,52 +265,33 @@ class SqliteSaver(BaseCheckpointSaver):
         tid = cache.tid(conn, c.thread_id)
         parent = cache.lookup(conn, tid, c.parent_id) if c.parent_id is not None else None
         pmap = parent.vmap if parent is not None else {}
-        own, values, serde = c.id, c.values, self.serde
+        own, serde = c.id, self.serde
+
+        def find(key: str, version: str) -> Entry | None:
+            e = pmap.get(key)
+            if e is None or e[VERSION] != version or len(e) == NO_VALUE:
+                return cache.find(conn, tid, key, version, pmap)
+            return e
+
+        # Plan everything before the transaction: a failure leaves the file as it was.
+        plan = plan_storage(c, appended, serde, find, _list_base, INLINE)
         # The versions record as stored: this checkpoint's own version is "", its own row
         # 0 (see sqlite_rows.py); the entries of unchanged channels are the parent's lists.
         stored: dict[str, Entry] = {}
-        # Encode everything before the transaction: a failure leaves the file as it was.
         staged: list[tuple[str, bytes, int | None]] = []  # (key, segment, sid of its base)
         inline: dict[str, str] = {}
-        for key, version in c.versions.items():
-            if version != own:
-                if key not in values:
-                    stored[key] = [version]
-                    continue
-                e = pmap.get(key)
-                if e is None or e[VERSION] != version or len(e) == NO_VALUE:
-                    e = cache.find(conn, tid, key, version, pmap)
-                    if e is None:
-                        raise no_stored_version_error(c, key, version)
-                stored[key] = e
-                continue
-            if key not in values:
-                stored[key] = [""]
-                continue
-            hint = appended.get(key) if appended else None
-            base = None
-            if hint is not None:  # (version appended to, items appended)
-                base = cache.find(conn, tid, key, hint[0], pmap)
-            if base is not None and hint is not None and len(base) == SEGMENTS and base[COUNT] is not None:
-                kind, data, count, tagged = encode_channel(serde, key, values[key], base[COUNT], len(hint[1]))
-            else:
-                kind, data, count, tagged = encode_channel(serde, key, values[key])
-            if kind == "value" and len(data) <= INLINE:
-                inline[key] = data.decode()
+        for p in plan:
+            kind, key = p.kind, p.key
+            if kind == UNCHANGED:
+                stored[key] = p.held
+            elif kind == ABSENT:
+                stored[key] = [p.version if p.version != own else ""]
+            elif kind == INLINE_KIND:
+                inline[key] = cast(bytes, p.data).decode()
                 stored[key] = ["", 0]  # 0: this row, whose number the insert gives
-                continue
-            size = len(data) + 2
-            if kind == "append":
-                assert base is not None  # only a base in segments is appended to
-                size += base[SIZE]
-                tagged = tagged or bool(base[TAGGED])
-                staged.append((key, data, base[REF]))
             else:
-                staged.append((key, data, None))
-            if size > serde.max_bytes:
-                raise too_big_error(key, size, serde.max_bytes)
-            stored[key] = ["", 0, count, size, int(tagged)]
-        check_versions(c)
+                staged.append((key, cast(bytes, p.data), p.held[REF] if kind == APPEND else None))
+                stored[key] = ["", 0, p.n_items, p.size, int(p.tagged)]
         extras = dumps_extras(serde, c)  # first: it names a task that cannot be stored
         row = [  # the insert's parameters (INSERT_SLOTS); the row number and the versions record come later
             None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import CheckpointDecodeError
 from .base import Checkpoint
-from .records import exists_error
+from .encoding import exists_error
 from .sqlite_rows import NO_VALUE, VERSION, Entry, parse_versions
 from .sqlite_schema import N_BITS, N_MASK
 

@@ -5,7 +5,7 @@ engine's own events and checkpoints; `retrograph run --explain` and the studio s
 """
 from .explainer import Explainer, add_finished, add_writes, merges_of
 from .plan import explain_plan, explain_tasks, explain_waiting, parse_trigger, why_not
-from .records import Conflict, JoinWait, KeyMerge, PendingWrite, Reason, SendBatch, Superstep, TaskReason
+from .reasons import Conflict, JoinWait, KeyMerge, PendingWrite, Reason, SendBatch, Superstep, TaskReason
 from .reducers import find_conflicts, key_reducer, reducer_line
 from .text import format_step
 

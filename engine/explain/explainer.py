@@ -14,7 +14,7 @@ from typing import Any
 from ..channels import MISSING
 from ..runtime.events import RunEvent, RunStarted, StepCommitted, TaskFinished
 from .plan import explain_plan
-from .records import KeyMerge, PendingWrite, Superstep
+from .reasons import KeyMerge, PendingWrite, Superstep
 from .reducers import find_conflicts, key_reducer, reducer_line
 
 __all__ = ["Explainer", "add_finished", "add_writes", "merges_of"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..constants import END, START
 from ..specs import literal_targets
-from .records import JoinWait, Reason, SendBatch, Superstep, TaskReason
+from .reasons import JoinWait, Reason, SendBatch, Superstep, TaskReason
 
 __all__ = ["parse_trigger", "explain_tasks", "explain_waiting", "explain_plan", "why_not", "show_name"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..channels.base import LAST_VALUE, OPERATOR_ADD
 from ..channels.reducer import overwrite_value
 from ..messages import is_add_messages
-from .records import Conflict
+from .reasons import Conflict
 
 __all__ = ["reducer_line", "key_reducer", "find_conflicts"]
 

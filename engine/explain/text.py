@@ -5,7 +5,7 @@ import reprlib
 from typing import Any
 
 from .plan import show_name
-from .records import Superstep
+from .reasons import Superstep
 
 __all__ = ["format_step", "short"]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import Checkpoint, PendingWrite, ns_thread_key, split_thread_key
 from ..constants import PULL_PATH, PUSH_PATH, START
 from ..runtime.command_input import apply_input_writes, is_input_write
-from ..runtime.replay import with_map
+from ..runtime.time_travel import with_map
 from ..runtime.task import apply_own_writes
 from ..types import StateSnapshot, TaskInfo
 from .nested_state import task_state_namespace

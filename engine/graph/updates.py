@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_task_id, now_iso, ns_thread_key
 from ..constants import END, START
 from ..errors import InvalidUpdateError
-from ..runtime.replay import with_map
+from ..runtime.time_travel import with_map
 from ..runtime.run import Run
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from ..checkpoint.base import PlannedTask, ns_thread_key
 from ..runtime.nested import stateful_namespace, task_namespace
 from ..runtime.run import NOT_ANSWERED, Run
 from ..types import Command
-from .records import RecordedBranch, ReplayError, Superstep, TaskRecord, load_branch
+from .branch import RecordedBranch, ReplayError, Superstep, TaskRecord, load_branch
 
 if TYPE_CHECKING:
     from ..runtime.context import TaskContext

@@ -25,7 +25,7 @@ from ..runtime.events import RunEvent, StepCommitted, TaskFinished
 from ..runtime.run import Run
 from ..runtime.task import TaskResult
 from .answers import PATH_SEP, Answers
-from .records import RecordedBranch, ReplayError, Superstep, load_branch
+from .branch import RecordedBranch, ReplayError, Superstep, load_branch
 
 if TYPE_CHECKING:
     from ..graph.compiled import CompiledStateGraph

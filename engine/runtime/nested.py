@@ -25,7 +25,7 @@ from ..types import Command
 from .context import current_task
 from .drive import DriveHooks
 from .options import Gate, RunOptions
-from .replay import NO_RESUME, Replay, checkpoint_before
+from .time_travel import NO_RESUME, Replay, checkpoint_before
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .replay import Replay
+    from .time_travel import Replay
 
 __all__ = ["RunOptions", "Gate", "PLAIN"]
 

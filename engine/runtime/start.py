@@ -30,7 +30,7 @@ from ..types import Command
 from .command_input import apply_input_writes, command_writes, is_input_write
 from .run_fields import RunFields
 from .events import RunStarted, TaskInterrupted
-from .replay import Replay, address_subgraph
+from .time_travel import Replay, address_subgraph
 from .task import TaskResult
 
 __all__ = ["RunStart"]

@@ -6,7 +6,7 @@ Each class docstring lists its methods and signals.
 from __future__ import annotations
 
 from .diff import CompareDialog, CompareView, DiffPanel
-from .events import EventsPanel
+from .event_log import EventsPanel
 from .graph import GraphPanel
 from .inspector import InspectorPanel
 from .interrupts import InterruptPanel

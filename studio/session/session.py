@@ -51,7 +51,7 @@ from studio.core.state import SessionState, ran_nodes
 from studio.core.stops import KEYS, error_stop, stop_report
 
 from .debugging import DebugTools
-from .events import RunEvents
+from .run_events import RunEvents
 from .explaining import Explaining
 from .loading import Loading
 from .presenter import Presenter
