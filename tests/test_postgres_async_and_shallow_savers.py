@@ -134,3 +134,38 @@ def test_postgres_saver_inside_the_callers_pipeline_keeps_writes_beside_their_ch
             got = saver.get_tuple(cfg)
     assert got is not None and got.checkpoint["channel_values"] == {"x": 1}
     assert got.pending_writes == [("t1", "x", 2)]
+
+
+def test_a_pre_v4_checkpoint_reads_its_parents_pending_sends_as_its_tasks_value(pg_db: str) -> None:
+    sends = "__pregel_tasks"
+    with PostgresSaver(pg_db) as saver:
+        first = {**_ckpt("1", {}), "v": 2}
+        cfg = saver.put({"configurable": {"thread_id": "m", "checkpoint_ns": ""}}, first, {}, {})
+        saver.put_writes(cfg, [(sends, "send-1"), (sends, "send-2")], task_id="a")
+        saver.put_writes(cfg, [(sends, "send-3")], task_id="b")
+        assert saver.get_tuple(cfg).checkpoint["channel_values"] == {}
+        cfg2 = saver.put(cfg, {**_ckpt("2", {}), "v": 2}, {}, {})
+        got = saver.get_tuple(cfg2).checkpoint
+        assert got["channel_values"] == {sends: ["send-1", "send-2", "send-3"]} and sends in got["channel_versions"]
+        assert [t.checkpoint["channel_values"] for t in saver.list({"configurable": {"thread_id": "m"}})] == [
+            {sends: ["send-1", "send-2", "send-3"]}, {}]
+        cfg3 = saver.put(cfg, {**_ckpt("3", {})}, {}, {})  # format 4: as put
+        assert saver.get_tuple(cfg3).checkpoint["channel_values"] == {}
+
+
+def test_aprune_keeps_each_namespaces_latest_checkpoint_whole_or_deletes_the_thread(pg_db: str) -> None:
+    cfg = {"configurable": {"thread_id": "p"}}
+
+    async def main() -> tuple[int, Any, int]:
+        async with AsyncPostgresSaver.from_conn_string(pg_db) as saver:
+            graph = _graph(saver)
+            out = await graph.ainvoke({"log": [], "n": 0, "note": "kept"}, cfg)
+            await saver.aprune(["p"], strategy="keep_latest")
+            left = len([t async for t in saver.alist(cfg)])
+            state = (await graph.aget_state(cfg)).values
+            assert state == out
+            await saver.aprune(["p"], strategy="delete")
+            return left, state, len([t async for t in saver.alist(cfg)])
+
+    left, state, after = asyncio.run(main())
+    assert (left, after) == (1, 0) and state["log"] == ["w0", "w1", "w2", "w3"]

@@ -27,7 +27,7 @@ from .encoding import dumps_extras, encode_writes, exists_error, join_list_segme
 from .jobs import PutJob, SaveJob, WritesJob, save_each
 from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
-from .postgres_conns import OneConnection, PerCallConnections
+from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
 from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 from .storage_plan import ABSENT, APPEND, INLINE, LIST, UNCHANGED, VALUE, ListBase, plan_storage, relied_on
@@ -38,8 +38,6 @@ _MB = 1024 * 1024
 _VALUE, _LIST, _APPEND = 0, 1, 2
 _INLINE = 256  # a changed value this small (not a list) is kept in its checkpoint's row
 _MAX_CHAIN = 1_000_000  # appends followed back from one version; a cycle in a tampered table stops here
-
-
 
 class _Info(NamedTuple):
     """What a put needs to know of a stored value (a `INFO` row, or one it stored)."""
@@ -284,6 +282,10 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             for i, name in enumerate(VALUE_COLUMNS):
                 params[name] = [r[i] for r in rows]
         return PUT_SQL[bool(rows)], params, info
+
+    def _tuple(self, ckpt: Any, with_writes: bool = True, memo: Any = None) -> Any:
+        """As LangGraph's PostgreSQL savers: a format-1..3 checkpoint shows its parent's pending sends."""
+        return migrate_pending_sends(self, ckpt, super()._tuple(ckpt, with_writes, memo))
 
     def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)

@@ -16,13 +16,14 @@ therefore stays free for the caller's own statements. Reads awaited here (`aget_
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from .langgraph_api import CheckpointTuple
 from .postgres import PostgresSaver
 from .postgres_conns import PerCallConnections, is_async_connection, sync_conninfo
-from .postgres_shallow import ShallowPostgresSaver
+from .base import NS_SEP
+from .postgres_shallow import ShallowPostgresSaver, keep_latest
 
 __all__ = ["AsyncPostgresSaver", "AsyncShallowPostgresSaver"]
 
@@ -74,6 +75,21 @@ class AsyncPostgresSaver(PostgresSaver):
 
     async def adelete_thread(self, thread_id: str) -> None:
         await asyncio.to_thread(self.delete_thread, str(thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """LangGraph's prune: keep only the latest checkpoint of each thread and namespace
+        (`keep_latest`), or delete the threads (`delete`)."""
+        if strategy not in ("keep_latest", "delete"):
+            raise ValueError(f"prune(strategy={strategy!r}): use 'keep_latest' or 'delete'")
+        for thread_id in map(str, thread_ids):
+            if strategy == "delete":
+                self.delete_thread(thread_id)
+                continue
+            for key in [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]:
+                keep_latest(self, key)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await asyncio.to_thread(self.prune, list(thread_ids), strategy=strategy)
 
 
 class AsyncShallowPostgresSaver(AsyncPostgresSaver, ShallowPostgresSaver):

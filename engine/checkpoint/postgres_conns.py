@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["OneConnection", "PerCallConnections", "sync_conninfo", "is_async_connection"]
+__all__ = ["OneConnection", "PerCallConnections", "sync_conninfo", "is_async_connection", "migrate_pending_sends"]
+
+_TASKS = "__pregel_tasks"  # LangGraph's channel of pending sends
 
 
 class OneConnection:
@@ -75,3 +77,20 @@ def sync_conninfo(conn: Any) -> str:
         extra = {"password": info.password} if info.password else {}
         return make_conninfo(info.dsn, **extra)
     return str(conn.conninfo)  # an AsyncConnectionPool keeps the string it was given
+
+
+def migrate_pending_sends(saver: Any, ckpt: Any, found: Any) -> Any:
+    """`found` (a CheckpointTuple of `ckpt`) as LangGraph's PostgreSQL savers hand back a
+    checkpoint of a format before 4: the sends its parent's tasks wrote (pending writes to
+    `__pregel_tasks`, in the order written) become its `__pregel_tasks` value. Nothing stored changes."""
+    checkpoint = found.checkpoint
+    if ckpt.parent_id is None or not isinstance(checkpoint.get("v"), int) or checkpoint["v"] >= 4:
+        return found
+    sends = [w.value for w in saver.pending_writes(ckpt.thread_id, ckpt.parent_id) if w.channel == _TASKS]
+    if not sends:
+        return found
+    versions = dict(checkpoint.get("channel_versions") or {})
+    versions[_TASKS] = max(versions.values()) if versions else f"{1:032}.{0:016}"
+    migrated = {**checkpoint, "channel_values": {**(checkpoint.get("channel_values") or {}), _TASKS: sends},
+                "channel_versions": versions}
+    return found._replace(checkpoint=migrated)

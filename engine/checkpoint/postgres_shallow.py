@@ -16,7 +16,7 @@ from typing import Any
 from .base import Checkpoint
 from .postgres import PostgresSaver
 
-__all__ = ["ShallowPostgresSaver"]
+__all__ = ["ShallowPostgresSaver", "keep_latest"]
 
 _PRUNE = (
     # a small value kept in an older checkpoint's row (`inline`) that the kept one still names
@@ -53,3 +53,17 @@ class ShallowPostgresSaver(PostgresSaver):
         self._forget(checkpoint.thread_id)
         if info is not None:
             self._remember(checkpoint.thread_id, checkpoint.id, info)
+
+
+def keep_latest(saver: PostgresSaver, key: str) -> None:
+    """Delete every checkpoint of `key` (a thread, or a namespace of one) but its latest, and
+    their pending writes. Stored values stay (an appended list's newest part rests on older
+    ones); small values kept in a deleted row that the latest names are moved out first."""
+    with saver._conn() as conn, conn.transaction():
+        row = conn.execute("SELECT id FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
+                           (key,)).fetchone()
+        if row is None:
+            return
+        for statement in _PRUNE[:3]:
+            conn.execute(statement, {"t": key, "id": row[0]})
+    saver._forget(key)
