@@ -1,8 +1,8 @@
 """LangGraph's thread maintenance methods on any Retrograph checkpoint store.
 
 `prune(thread_ids, strategy="keep_latest"|"delete")`, `delete_for_runs(run_ids)`,
-`copy_thread(source, target)`, `get_delta_channel_history(config=, channels=)`,
-`with_allowlist(...)` and their async twins, written once over the engine's store
+`copy_thread(source, target)`, `with_allowlist(...)` and their async twins
+(`get_delta_channel_history` is delta_history.py's), written once over the engine's store
 protocol (base.py: `history`, `save`, `save_writes`, `pending_writes`, `delete_thread`,
 `namespaces`, `threads`), so every store has them.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import builtins
 import copy
 import dataclasses
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from .data import Checkpoint, PendingWrite
@@ -43,7 +43,7 @@ def _rebased(ckpt: Checkpoint, key: str, stored: set[str]) -> Checkpoint:
 
 
 class LangGraphMaintenance:
-    """prune, delete_for_runs, copy_thread, get_delta_channel_history (see the module docstring)."""
+    """prune, delete_for_runs, copy_thread (see the module docstring)."""
 
     # -- reading and writing a thread whole ------------------------------------------------
     def _read_thread(self, thread_id: str) -> _Thread:
@@ -107,37 +107,6 @@ class LangGraphMaintenance:
             raise ValueError(f"copy_thread(target_thread_id={target!r}): a thread id cannot hold {NS_SEP!r}")
         self._write_thread(target, self._read_thread(source))
 
-    def get_delta_channel_history(self, *, config: Mapping[str, Any],
-                                  channels: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """For each channel: the pending writes to it along the ancestry of the checkpoint
-        `config` names, oldest first (not the target's own), down to the nearest ancestor
-        holding a value for it, which is its `seed` (absent when none does)."""
-        if not channels:
-            return {}
-        collected: dict[str, builtins.list[Any]] = {ch: [] for ch in channels}
-        seeds: dict[str, Any] = {}
-        remaining = set(channels)
-        target = self.get_tuple(config)  # type: ignore[attr-defined]
-        cursor = target.parent_config if target is not None else None
-        while cursor is not None and remaining:
-            found = self.get_tuple(cursor)  # type: ignore[attr-defined]
-            if found is None:
-                break
-            for write in reversed(found.pending_writes or ()):
-                if write[1] in remaining:
-                    collected[write[1]].append(write)
-            values = found.checkpoint.get("channel_values") or {}
-            for ch in [c for c in remaining if c in values]:
-                seeds[ch] = values[ch]
-                remaining.discard(ch)
-            cursor = found.parent_config
-        out: dict[str, dict[str, Any]] = {}
-        for ch in channels:
-            out[ch] = {"writes": collected[ch][::-1]}
-            if ch in seeds:
-                out[ch]["seed"] = seeds[ch]
-        return out
-
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> Any:
         """A shallow copy whose serializer also rebuilds the classes named (module path
         parts, class name); this saver itself when its serializer has no such list."""
@@ -161,7 +130,3 @@ class LangGraphMaintenance:
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         self.copy_thread(source_thread_id, target_thread_id)
-
-    async def aget_delta_channel_history(self, *, config: Mapping[str, Any],
-                                         channels: Sequence[str]) -> dict[str, dict[str, Any]]:
-        return self.get_delta_channel_history(config=config, channels=channels)

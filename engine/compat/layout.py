@@ -94,13 +94,6 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     **CHANNELS,
 }
 
-# -- `langgraph.pregel`: only the names the agent libraries import (compat/pregel_names.py) --
-PREGEL_MODULES: dict[str, tuple[str, ...]] = {
-    "pregel": ("engine.compat.pregel_names",),
-    "pregel.remote": ("engine.compat.pregel_names",),
-}
-PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)
-OVERRIDES.update(PREGEL_MODULES)
 """Chains that differ from the default (a module the engine names differently)."""
 
 # -- the v3 event stream: `langgraph.stream` is the engine's `engine.streaming` ------------
@@ -119,7 +112,9 @@ PREGEL_MODULES: dict[str, tuple[str, ...]] = {
     "pregel": ("engine.pregel_api",),
     "pregel.main": ("engine.pregel_api",),
     "pregel.protocol": ("engine.pregel_api.graph",),
-    "pregel.types": ("engine.types",),
+    "pregel.types": ("engine.types", "engine"),  # (deprecated: LangGraph warns)
+    "pregel.remote": ("engine.compat.pregel_names",),
+    "pregel.debug": ("engine.streaming.debug",),
 }
 PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)
 OVERRIDES.update(PREGEL_MODULES)
@@ -163,10 +158,3 @@ def chain(sub: str) -> tuple[str, ...]:
             out.append(".".join(["engine", *parts[: i - 2], "_".join(parts[i - 2 : i])]))
     out.append("engine")
     return tuple(dict.fromkeys(out))
-
-
-# -- `langgraph.pregel.debug`'s public helper (engine/streaming/debug.py) ---------------------
-DEBUG_MODULES: dict[str, tuple[str, ...]] = {"pregel.debug": ("engine.streaming.debug",),
-                                             "pregel.types": ("engine.types", "engine")}  # (deprecated)
-PUBLIC = PUBLIC | frozenset(DEBUG_MODULES) | {"pregel"}
-OVERRIDES.update(DEBUG_MODULES)
