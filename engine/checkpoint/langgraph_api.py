@@ -20,9 +20,10 @@ import builtins
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .data import ERROR, Checkpoint, PendingWrite, as_source
-from .ids import now_iso, ns_thread_key, split_thread_key
-from .lg_projection import INTERNAL_CHANNEL_PREFIXES, ShapeMemo, lg_writes
+from .data import ERROR
+from .ids import ns_thread_key, split_thread_key
+from .lg_form import fresh_writes, is_lg_form, lg_parts, lg_pending, public_metadata, record_of
+from .lg_projection import ShapeMemo, lg_writes
 
 __all__ = ["CheckpointTuple", "LangGraphSaverAPI"]
 
@@ -78,8 +79,13 @@ class LangGraphSaverAPI:
     # -- records ------------------------------------------------------------------------
     def _tuple(self, ckpt: Any, with_writes: bool = True, memo: ShapeMemo | None = None) -> CheckpointTuple:
         memo = memo if memo is not None else ShapeMemo(self)
+        if is_lg_form(ckpt):  # put in LangGraph's form: handed back as it was put
+            checkpoint, metadata = lg_parts(ckpt)
+            return CheckpointTuple(config=_config(ckpt.thread_id, ckpt.id) or {}, checkpoint=checkpoint,
+                                   metadata=metadata, parent_config=_config(ckpt.thread_id, ckpt.parent_id),
+                                   pending_writes=lg_pending(memo.writes(ckpt)) if with_writes else None)
         shape = memo.shape(ckpt)
-        metadata = {"source": ckpt.source, "step": ckpt.step, "parents": {}, **dict(ckpt.metadata)}
+        metadata = {"source": ckpt.source, "step": ckpt.step, "parents": {}, **public_metadata(ckpt.metadata)}
         writes = None
         if with_writes:
             joins = sorted(memo.joins.get(ckpt.thread_id, ()))
@@ -156,20 +162,9 @@ class LangGraphSaverAPI:
         if record is not None and record.id == checkpoint.get("id"):  # a run's save, through an override
             self.save(record, appended=getattr(checkpoint, "appended", None))  # type: ignore[attr-defined]
             return _config(record.thread_id, record.id) or {}
+        parent = self.load(thread_id, parent_id) if parent_id is not None else None  # type: ignore[attr-defined]
+        self.save(record_of(thread_id, parent_id, parent, config, checkpoint, metadata, new_versions))  # type: ignore[attr-defined]
         cid = str(checkpoint["id"])
-        values = {k: v for k, v in (checkpoint.get("channel_values") or {}).items()
-                  if not (isinstance(k, str) and k.startswith(INTERNAL_CHANNEL_PREFIXES))}  # LangGraph's triggers
-        meta = dict(metadata or {})
-        raw = meta.pop("source", "update")
-        source = as_source(raw)
-        if source != raw:  # not one of ours: kept in the metadata, handed back as it came
-            meta["source"] = raw
-        self.save(Checkpoint(  # type: ignore[attr-defined]
-            id=cid, thread_id=thread_id, parent_id=parent_id, step=int(meta.pop("step", -1)),
-            source=source, created_at=str(checkpoint.get("ts") or now_iso()),
-            values=values, versions={k: cid for k in values},
-            metadata={k: v for k, v in meta.items() if k != "parents"},
-        ))
         return _config(thread_id, cid) or {}
 
     def put_writes(self, config: Mapping[str, Any], writes: Sequence[tuple[str, Any]], task_id: str,
@@ -182,8 +177,10 @@ class LangGraphSaverAPI:
         if records:  # a run's writes, through an override
             self.save_writes(thread_id, checkpoint_id, list(records))  # type: ignore[attr-defined]
             return
-        self.save_writes(thread_id, checkpoint_id, [  # type: ignore[attr-defined]
-            PendingWrite(task_id=task_id, task_name=task_path, channel=c, value=v) for c, v in writes])
+        existing = self.pending_writes(thread_id, checkpoint_id)  # type: ignore[attr-defined]
+        kept = fresh_writes(existing, str(task_id), list(writes), task_path)
+        if kept:
+            self.save_writes(thread_id, checkpoint_id, kept)  # type: ignore[attr-defined]
 
     # -- async twins ----------------------------------------------------------------------
     async def aget_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:

@@ -75,6 +75,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "graph.state": ("engine.graph", "engine"),
     "config": ("engine.config", "engine.runtime", "engine"),
     "runtime": ("engine.runtime", "engine"),
+    "checkpoint.base": ("engine.checkpoint.lg_base", "engine.checkpoint.base", "engine.checkpoint"),
     "checkpoint.base.id": ("engine.checkpoint.base", "engine.checkpoint"),
     "checkpoint.serde.base": ("engine.checkpoint.serde_protocol",),
     "checkpoint.serde.jsonplus": ("engine.checkpoint.serde_jsonplus", "engine.checkpoint.serde"),
