@@ -38,6 +38,7 @@ from .sqlite import SqliteSaver
 
 if TYPE_CHECKING:
     from .postgres import PostgresSaver
+    from .postgres_shallow import ShallowPostgresSaver
 
 __all__ = [
     "BaseCheckpointSaver",
@@ -59,6 +60,7 @@ __all__ = [
     "MemorySaver",
     "SqliteSaver",
     "PostgresSaver",
+    "ShallowPostgresSaver",
     "Serializer",
     "register_type",
     "UnknownValue",
@@ -67,9 +69,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """`PostgresSaver` is imported on first use (its module and psycopg stay unloaded otherwise)."""
+    """`PostgresSaver` and `ShallowPostgresSaver` are imported on first use (their modules and psycopg stay unloaded otherwise)."""
     if name == "PostgresSaver":
         from .postgres import PostgresSaver
 
         return PostgresSaver
+    if name == "ShallowPostgresSaver":
+        from .postgres_shallow import ShallowPostgresSaver
+
+        return ShallowPostgresSaver
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,7 +38,8 @@ from .records import (
 from .jobs import PutJob, SaveJob, WritesJob, save_each
 from .postgres_history import PageReads
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
-from .postgres_schema import connect_error, ensure_schema, is_postgres_url, safe_url
+from .postgres_conns import OneConnection, PerCallConnections
+from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
 
 __all__ = ["PostgresSaver"]
@@ -122,6 +123,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     _row_of = staticmethod(lambda raw: _Row(*raw))  # what PageReads builds its rows with
     _part_of, _versions_of = staticmethod(lambda raw: _Part._make(raw)), staticmethod(lambda d: _parse_versions(d))
     _max_chain = _MAX_CHAIN
+    MIGRATIONS = MIGRATIONS  # the statements that create the tables (setup() runs them once)
 
     def __init__(
         self,
@@ -130,6 +132,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         serde: Serializer | None = None,
         max_value_bytes: int = DEFAULT_MAX_BYTES,
         pool_size: int = 4,
+        pipe: Any = None,
     ) -> None:
         try:
             import psycopg
@@ -155,8 +158,8 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 conn, min_size=1, max_size=max(1, pool_size), open=True, name="retrograph-pg",
                 kwargs={"autocommit": True, "prepare_threshold": 2},
             )
-        elif isinstance(conn, (psycopg.Connection, ConnectionPool)):  # as LangGraph's saver takes them
-            self._pool = _OneConnection(conn) if isinstance(conn, psycopg.Connection) else conn
+        elif isinstance(conn, (psycopg.Connection, ConnectionPool, PerCallConnections)):  # as LangGraph's saver
+            self._pool = OneConnection(conn) if isinstance(conn, psycopg.Connection) else conn
             with self._pool.connection() as given:
                 info = given.info
                 self.url = f"postgresql://{info.user}@{info.host}:{info.port}/{info.dbname}"
@@ -164,6 +167,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         else:
             raise TypeError(f"PostgresSaver takes a postgresql:// URL, a psycopg Connection or a "
                             f"ConnectionPool, not {type(conn).__name__}")
+        self.pipe = pipe  # LangGraph's `pipe=`: the caller's pipeline on `conn`, which statements go through
         self._lock = threading.Lock()
         self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
 
@@ -521,6 +525,15 @@ class _Tuples:
     def execute(self, sql: Any, params: Any = None) -> Any:
         conn = self.conn
         cur = conn.cursor(row_factory=self._rows)
+        if conn.info.pipeline_status:  # in the caller's pipeline (LangGraph's `pipe=`): results read at once
+            with conn.pipeline() as pipe:
+                if conn.autocommit:
+                    cur.execute(sql, params)
+                else:
+                    with conn.transaction():
+                        cur.execute(sql, params)
+                pipe.sync()
+            return cur
         if conn.autocommit:
             return cur.execute(sql, params)
         with conn.transaction():
@@ -556,21 +569,6 @@ class _Tuples:
             if conn.info.transaction_status != self._idle:
                 conn.rollback()  # the failed transaction is left open: end it before the pool takes it back
             raise
-
-
-class _OneConnection:
-    """One psycopg connection shared like a pool (calls take turns)."""
-
-    def __init__(self, conn: Any) -> None:
-        self._conn, self._lock = conn, threading.Lock()
-
-    @contextmanager
-    def connection(self, timeout: float | None = None) -> Iterator[Any]:
-        with self._lock:
-            yield self._conn
-
-    def close(self) -> None:
-        """The connection belongs to whoever made it."""
 
 
 def _names(data: Any) -> tuple[str, ...]:

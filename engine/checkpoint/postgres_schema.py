@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import CheckpointError, UnsupportedSchemaVersion
 
-__all__ = ["SCHEMA_VERSION", "ensure_schema", "has_retrograph_tables", "safe_url", "connect_error", "is_postgres_url"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "ensure_schema", "has_retrograph_tables", "safe_url", "connect_error", "is_postgres_url"]
 
 SCHEMA_VERSION = 1
 _LOCK_KEY = 0x52477068  # "RGph": the advisory lock taken while creating the tables
@@ -43,6 +43,10 @@ _SCHEMA = (
 _BY_PARENT = "retrograph_checkpoints_by_parent"
 """A checkpoint's children (`PostgresSaver.first_child`); added to databases made before it."""
 _ADDED = (f"CREATE INDEX IF NOT EXISTS {_BY_PARENT} ON retrograph_checkpoints(thread_id, parent_id, seq)",)
+
+
+MIGRATIONS: list[str] = [*_SCHEMA, *_ADDED]
+"""The statements creating Retrograph's tables, in order (LangGraph's savers list theirs as `MIGRATIONS`)."""
 
 
 def is_postgres_url(text: Any) -> bool:

@@ -65,29 +65,18 @@ class PostgresStore(SqlStore):
         self._vector_schema: str | None = None
 
     @classmethod
-    @contextmanager
-    def from_conn_string(cls, conn_string: str, *, pipeline: bool = False, pool_config: Mapping[str, Any] | None = None,
-                         index: Mapping[str, Any] | None = None, ttl: Mapping[str, Any] | None = None,
-                         **kwargs: Any) -> Iterator[PostgresStore]:
-        """`with PostgresStore.from_conn_string(url) as store:`; `pool_config` sizes a pool.
-        `pipeline` is accepted: each batch is already one round of statements in one transaction."""
-        store = cls(conn_string, index=index, ttl=ttl, pool_config=pool_config or {"min_size": 1, "max_size": 1},
-                    **kwargs)
-        try:
-            yield store
-        finally:
-            store.close()
+    def _url_defaults(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`from_conn_string(url, pipeline=, pool_config=)`: `pipeline` is accepted (each batch is
+        already one round of statements in one transaction); the pool holds one connection
+        unless `pool_config` sizes it."""
+        kwargs.pop("pipeline", None)
+        kwargs["pool_config"] = kwargs.get("pool_config") or {"min_size": 1, "max_size": 1}
+        return kwargs
 
     def close(self) -> None:
         self.stop_ttl_sweeper()
         if self._owned:
             self.pool.close()
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def _ranked_in_sql(self) -> bool:
@@ -142,10 +131,22 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def _transaction(self, *, vectors: bool = True) -> Iterator[Any]:
+        from psycopg.rows import tuple_row
+
         with self.pool.connection() as conn:
-            with conn.transaction(), conn.cursor() as cur:
+            with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:  # a pool handed in may make dicts
                 if vectors and self.index is not None:
                     self._ensure_vector(cur, create=False)
+                yield cur
+
+    @contextmanager
+    def _cursor(self) -> Iterator[Any]:
+        """A cursor inside one transaction for a caller's own statements, its rows dicts
+        (`row["n"]`) as in LangGraph's store."""
+        from psycopg.rows import dict_row
+
+        with self.pool.connection() as conn:
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
                 yield cur
 
     def __repr__(self) -> str:

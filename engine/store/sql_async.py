@@ -91,7 +91,7 @@ class AsyncSqlStore(BaseStore):
 
     async def aclose(self) -> None:
         await self.stop_ttl_sweeper()
-        await asyncio.to_thread(self.inner.close)  # type: ignore[attr-defined]
+        await asyncio.to_thread(self.inner.close)
 
     @asynccontextmanager
     async def _cursor(self) -> AsyncIterator[AsyncCursor]:
@@ -99,7 +99,7 @@ class AsyncSqlStore(BaseStore):
         (for a caller's own statements: migrations, checks). One worker thread holds it."""
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="retrograph-store-cursor")
         loop = asyncio.get_running_loop()
-        opened = self.inner._transaction()
+        opened = self.inner._cursor()
         try:
             cur = await loop.run_in_executor(worker, opened.__enter__)
             try:

@@ -129,10 +129,13 @@ def encode_puts(ops: Sequence[Op], max_bytes: int) -> dict[int, str]:
 class _Batch:
     """One batch on one cursor: the operations in order, each answered."""
 
-    def __init__(self, cur: Any, d: Dialect, indexed: bool, ranked_in_sql: bool) -> None:
+    def __init__(self, cur: Any, d: Dialect, indexed: bool, ranked_in_sql: bool, omit_expired: bool = True) -> None:
         self.cur, self.d, self.indexed, self.ranked_in_sql = cur, d, indexed, ranked_in_sql
         self.at = current()
-        self.alive = f"(expires_at IS NULL OR expires_at > {d.placeholder})"
+        # ttl={"omit_expired": False}: an expired item is still read until the sweep deletes it (LangGraph's
+        # PostgresStore default); by default Retrograph's stores never hand back an expired item
+        self.alive = (f"(expires_at IS NULL OR expires_at > {d.placeholder})" if omit_expired
+                      else f"({d.placeholder} IS NOT NULL)")
 
     def q(self, text: str, params: Sequence[Any] = ()) -> Any:
         self.cur.execute(self.d.sql(text), tuple(params))
@@ -143,7 +146,8 @@ class _Batch:
                     created_at=self.d.read_stamp(row[3]), updated_at=self.d.read_stamp(row[4]))
 
     def refresh(self, rows: Sequence[Sequence[Any]]) -> None:
-        for row in rows:
+        # in key order: two batches refreshing the same items lock them in one order (no deadlock)
+        for row in sorted(rows, key=lambda r: (r[0], r[1])):
             if row[6] is not None:
                 self.q("UPDATE store SET expires_at = ? WHERE prefix = ? AND key = ?",
                        (self.d.stamp(expiry(float(row[6]), self.at) or self.at), row[0], row[1]))
@@ -253,10 +257,10 @@ class _Batch:
 
 def run_batch(cur: Any, d: Dialect, ops: Sequence[Op], texts: dict[int, str],
               vectors: dict[int, list[tuple[str, list[float]]]], queries: dict[int, list[float]],
-              *, indexed: bool = False, ranked_in_sql: bool = False) -> list[Result]:
+              *, indexed: bool = False, ranked_in_sql: bool = False, omit_expired: bool = True) -> list[Result]:
     """Answer `ops` on `cur` (the caller holds the transaction): `texts` are the puts' JSON,
     `vectors` their (field, vector) pairs and `queries` the searches' vectors, by position."""
-    batch = _Batch(cur, d, indexed, ranked_in_sql)
+    batch = _Batch(cur, d, indexed, ranked_in_sql, omit_expired)
     results: list[Result] = []
     for i, op in enumerate(ops):
         if isinstance(op, GetOp):

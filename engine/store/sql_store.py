@@ -6,10 +6,12 @@ and rolls back on error) and its dialect; everything else is here.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
+
+from typing_extensions import Self
 
 from .base import BaseStore
 from .index import Index, make_index
@@ -54,6 +56,33 @@ class SqlStore(BaseStore):
         self.max_item_bytes = max_item_bytes
         self._sweeper: Sweeper | None = None
 
+    # opening and closing
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str, **kwargs: Any) -> Iterator[Any]:
+        """`with Store.from_conn_string(url_or_path, index=..., ttl=...) as store:` as LangGraph's
+        (closed, its sweeper stopped, at the end)."""
+        store = cast(Any, cls)(conn_string, **cls._url_defaults(kwargs))  # a subclass takes a URL or path first
+        try:
+            yield store
+        finally:
+            store.close()
+
+    @classmethod
+    def _url_defaults(cls, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The constructor's arguments for `from_conn_string(url, **kwargs)` (a subclass adds its defaults)."""
+        return kwargs
+
+    def close(self) -> None:
+        self.stop_ttl_sweeper()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # subclasses
 
     def _transaction(self) -> AbstractContextManager[Any]:
@@ -96,7 +125,8 @@ class SqlStore(BaseStore):
         texts, vectors, queries = prepared
         with self._transaction() as cur:
             return run_batch(cur, self.dialect, ops, texts, vectors, queries,
-                             indexed=self.index is not None, ranked_in_sql=self._ranked_in_sql)
+                             indexed=self.index is not None, ranked_in_sql=self._ranked_in_sql,
+                             omit_expired=(self.ttl_config or {}).get("omit_expired") is not False)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)

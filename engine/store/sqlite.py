@@ -68,27 +68,10 @@ class SqliteStore(SqlStore):
         self.path = _path_of(self.conn)
         self.lock = threading.RLock()
 
-    @classmethod
-    @contextmanager
-    def from_conn_string(cls, conn_string: str, *, index: Mapping[str, Any] | None = None,
-                         ttl: Mapping[str, Any] | None = None, **kwargs: Any) -> Iterator[SqliteStore]:
-        """`with SqliteStore.from_conn_string(path) as store:` (closed, sweeper stopped, at the end)."""
-        store = cls(conn_string, index=index, ttl=ttl, **kwargs)
-        try:
-            yield store
-        finally:
-            store.close()
-
     def close(self) -> None:
         self.stop_ttl_sweeper()
         if self._owned:
             self.conn.close()
-
-    def __enter__(self) -> SqliteStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def setup(self) -> None:
         """Create the tables (and the vector table, with an index) if they are missing."""

@@ -34,7 +34,7 @@ def check_ttl_config(ttl: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     if not isinstance(ttl, Mapping):
         raise TypeError(f"ttl= is a dict such as {{'default_ttl': 60}}, got {type(ttl).__name__}")
-    known = {"default_ttl", "refresh_on_read", "sweep_interval_minutes"}
+    known = {"default_ttl", "refresh_on_read", "sweep_interval_minutes", "omit_expired"}
     unknown = sorted(set(ttl) - known)
     if unknown:
         raise ValueError(f"ttl= has unknown keys {unknown}: use {sorted(known)}")
