@@ -92,8 +92,6 @@ def test_focus_layout_off_gives_back_the_layout_before_it(open_window, qtbot) ->
     from PySide6.QtCore import Qt
 
     window = _presenting(open_window, qtbot)
-    window.docks.events.raise_()  # the user's own choice of front tab
-    qtbot.wait(50)
 
     def layout():
         return {d.objectName(): (d.isVisible(), not d.visibleRegion().isEmpty(), d.width(), d.height())
@@ -103,6 +101,10 @@ def test_focus_layout_off_gives_back_the_layout_before_it(open_window, qtbot) ->
         return all(now[k][:2] == then[k][:2] and abs(now[k][2] - then[k][2]) <= 12
                    and abs(now[k][3] - then[k][3]) <= 12 for k in then)
 
+    from PySide6.QtWidgets import QApplication
+
+    window.arrange_default()  # the 1280x720 default, laid out now (not by a resize still queued)
+    QApplication.processEvents()
     before = layout()
     keys = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     _key(window, Qt.Key.Key_L, keys)
