@@ -49,9 +49,9 @@ def test_labels_never_overlap_labels_nodes_or_other_edges(qtbot, panel, example:
     labelled = _labelled(panel)
     nodes = [panel.node_item(n) for n in panel.node_ids()]
     for i, edge in enumerate(labelled):
-        plate = edge._label_rect()
+        plate = edge.label_rect()
         for other in labelled[i + 1:]:
-            assert not plate.intersects(other._label_rect()), \
+            assert not plate.intersects(other.label_rect()), \
                 f"{example.stem}: label {edge.edge.label!r} overlaps label {other.edge.label!r}"
         for node in nodes:
             if isinstance(node, NodeItem) and node.box.kind != "join":
@@ -78,7 +78,7 @@ def test_bluetooth_retry_loop_bends_around_the_forward_edge(qtbot, panel) -> Non
     edges = {(e.edge.source, e.edge.target): e for e in panel.edge_items()}
     forward, back = edges[("scanning", "pairing")], edges[("pairing", "scanning")]
     assert _gap(forward, back) > 30, "the retry edge runs on top of scanning → pairing"
-    plate = back._label_rect()
+    plate = back.label_rect()
     assert not any(plate.adjusted(2, 2, -2, -2).contains(p) for p in _samples(forward))
 
 

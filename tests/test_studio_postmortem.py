@@ -224,3 +224,41 @@ def test_viewing_an_older_checkpoint_disables_resume(open_window, qtbot, tmp_pat
     wait_ready(qtbot, window)
     assert s.state.values["log"] == ["planned", "answer True"]  # resumed: `ask` ran again, `pay` is next
     assert s.history.get(s.head_id).next == ("pay",)
+
+
+def test_post_mortem_offers_no_rewind_and_never_moves_the_head(open_window, qtbot, tmp_path: Path) -> None:
+    """Issue 25 item 13: nothing can be stepped without the code, so nothing offers to rewind."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    _, db = _record(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        window = open_window(database=db)
+    s, timeline = window.session, window.panels.timeline
+    head = s.head_id
+    table = timeline.table
+    first = table.visualRect(timeline.model.index(timeline.model.row_of(s.history.rows()[0].id), 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=first.center())
+    qtbot.waitUntil(lambda: s.viewed_id == s.history.rows()[0].id, timeout=5000)
+    assert not timeline.rewind_button.isEnabled() and not timeline.fork_button.isEnabled()
+    assert "read-only" in timeline.rewind_button.toolTip()
+    menus: list[list[tuple[str, bool]]] = []
+
+    def read_menu() -> None:
+        menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
+        menus.append([(a.text(), a.isEnabled()) for a in menu.actions() if a.text()])
+        menu.close()
+
+    from PySide6.QtCore import QTimer
+
+    QTimer.singleShot(200, read_menu)
+    at = first.center()  # a right-click's context-menu event
+    QApplication.sendEvent(table.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at,
+                                                               table.viewport().mapToGlobal(at)))
+    qtbot.waitUntil(lambda: bool(menus), timeout=5000)
+    assert ("Rewind here", False) in menus[0] and ("Edit state and fork…", False) in menus[0]
+    s.rewind(s.history.rows()[0].id)  # even when asked directly, the head stays
+    wait_ready(qtbot, window)
+    assert s.head_id == head

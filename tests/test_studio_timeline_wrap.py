@@ -168,3 +168,46 @@ def test_a_300_node_superstep_row_stays_shorter_than_the_screen(panel, qtbot) ->
     assert len(lines) == 5 and lines[-1].endswith("…")  # the tooltip lists them all
     assert table.rowHeight(1) <= 5 * line_height(option.font) + 24
     assert "worker_number_299" in panel.model.index(1, 2).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_a_clicked_timeline_cell_is_not_drawn_as_an_editor(open_window, qtbot) -> None:
+    """Issue 25 item 13: clicking (or double-clicking, or F2 on) a cell selects its row; the
+    cell gets no editor and no focus box that looks like one."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QStyle, QStyleOptionViewItem
+
+    from test_studio_support import EXAMPLES, act
+
+    window = open_window(EXAMPLES / "router.py")
+    for _ in range(2):
+        act(qtbot, window, "step")
+    timeline = window.panels.timeline
+    table = timeline.table
+    for column in range(4):
+        cell = table.visualRect(timeline.model.index(1, column)).center()
+        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+        qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+        QTest.keyClick(table, Qt.Key.Key_F2)
+        assert table.state() != QAbstractItemView.State.EditingState
+        assert not [e for e in table.findChildren(QLineEdit) if e.isVisible()]
+        # the current cell is drawn the same with the focus flag as without: no focus box
+        delegate = table.itemDelegateForColumn(column)
+        option = QStyleOptionViewItem()
+        option.initFrom(table)
+        option.rect = table.visualRect(table.currentIndex())
+        option.state |= QStyle.StateFlag.State_HasFocus | QStyle.StateFlag.State_Selected
+        image = QImage(option.rect.size(), QImage.Format.Format_ARGB32)
+        image.fill(0)
+        painter = QPainter(image)
+        option.rect.moveTo(0, 0)
+        delegate.paint(painter, option, table.currentIndex())
+        painter.end()
+        focused = image.copy()
+        option.state &= ~QStyle.StateFlag.State_HasFocus
+        image.fill(0)
+        painter = QPainter(image)
+        delegate.paint(painter, option, table.currentIndex())
+        painter.end()
+        assert focused == image, f"column {column} draws a focus box"

@@ -156,6 +156,11 @@ class SessionState:
         return row.step if row is not None else None
 
     def next_nodes(self) -> tuple[str, ...]:
+        """What runs next: from the checkpoint on screen when an older one is viewed, else
+        the run's pending tasks (or the head's)."""
+        if self.viewed_id is not None and self.viewed_id != self.head_id:
+            viewed = self.history.get(self.viewed_id)
+            return viewed.next if viewed is not None else ()
         run = self.driver.run
         if run is not None and run.status == "ready":
             return tuple(dict.fromkeys(t.name for t in run.pending))

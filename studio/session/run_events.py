@@ -71,6 +71,7 @@ class RunEvents:
             s.running.add(event.name)
             s.status = "running"
             s.last_io.setdefault(event.name, {})["input"] = event.input
+            p.refresh_details(event.name)  # the inspector's last input follows each step
             p.soon.start()  # the running mark: a node that is done at once never flickers
         elif isinstance(event, TaskFinished):
             s.running.discard(event.name)
@@ -199,6 +200,8 @@ class RunEvents:
             row = convert.timeline_row(ckpt)
             if s.history.add(row):
                 self.signals.timelineRowAdded.emit(row)
+        s.status = "ready" if event.next else "done"
+        p.emit_status()  # the status bar's step follows every commit of a Continue
         self.signals.headChanged.emit(event.checkpoint_id)
         s.failed.clear()
         if s.error is not None and s.error.kind == "node":
@@ -207,3 +210,4 @@ class RunEvents:
         s.status = "ready" if event.next else "done"
         p.show_live(event.values, diff, event.checkpoint_id)
         p.emit_marks()
+        p.follow_next_details()

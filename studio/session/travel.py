@@ -186,6 +186,10 @@ class TimeTravel:
         if checkpoint_id not in s.history:
             self.signals.message.emit(f"Unknown checkpoint {checkpoint_id}.")
             return
+        if s.read_only:  # nothing can run from it: the head stays (Back/Forward view any step)
+            self.signals.message.emit("Read-only: without the graph's code (or on a read-only store) nothing can "
+                                      "run from a checkpoint, so there is no rewind; Back/Forward show any step.")
+            return
         self._move_head(checkpoint_id)
         row = s.history.get(checkpoint_id)
         self.tasks.schedule(self.show_checkpoint(checkpoint_id, live=True))

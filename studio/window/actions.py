@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from studio.assets import asset
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
@@ -162,6 +162,11 @@ def fit_toolbar(bar: QToolBar, actions: Actions, width: int) -> None:
     end stays on screen; give them back when the window is wide again."""
     buttons = [bar.widgetForAction(getattr(actions, name)) for name in _DROP_TEXT_FIRST]
     buttons = [b for b in buttons if b is not None]
+    wanted = bar.property("wantedIconSize")
+    if isinstance(wanted, QSize):
+        bar.setIconSize(wanted)
+    else:
+        bar.setProperty("wantedIconSize", bar.iconSize())
     for button in buttons:
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # type: ignore[attr-defined]
     need = bar.sizeHint().width()
@@ -171,6 +176,10 @@ def fit_toolbar(bar: QToolBar, actions: Actions, width: int) -> None:
         wide = button.sizeHint().width()
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
         need -= wide - button.sizeHint().width()
+    side = bar.iconSize().width()
+    while bar.sizeHint().width() > width and side > 16:  # still too wide (a large zoom): smaller icons
+        side -= 2
+        bar.setIconSize(QSize(side, side))
 
 
 def build_menus(window: QMainWindow, actions: Actions) -> dict[str, QMenu]:

@@ -35,6 +35,8 @@ from .wiring import Panels, connect_panels, make_panels
 __all__ = ["MainWindow", "STYLE_SHEET"]
 
 STYLE_SHEET = asset("style.qss")
+_STATUS_THREAD_WIDTH = 320
+"""The status bar's thread name elides in the middle past this many pixels (a zoomed window keeps its width)."""
 
 
 class MainWindow(QMainWindow):
@@ -248,7 +250,10 @@ class MainWindow(QMainWindow):
         return busy or (run is not None and run.status in ("new", "ready", "interrupted"))
 
     def _on_status_changed(self, status: SessionStatus) -> None:
-        self.status_thread.setText(f"thread: {status.thread_id or '—'}")
+        text = f"thread: {status.thread_id or '—'}"
+        self.status_thread.setToolTip(text)
+        self.status_thread.setText(self.status_thread.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle,
+                                                                               _STATUS_THREAD_WIDTH))
         if status.thread_id != self.thread_box.currentData():
             self._fill_thread_box()
         self.status_step.setText(f"step: {status.step if status.step is not None else '—'}")
@@ -421,10 +426,15 @@ class MainWindow(QMainWindow):
             if self.size() == self._chosen:
                 QTimer.singleShot(50, lambda: fit_to_screen(self))
 
+    def fit_toolbars(self) -> None:
+        """The toolbar's buttons give up their text until the thread selector fits (after a
+        resize or a presentation zoom)."""
+        fit_toolbar(self.toolbar, self.actions, self.width())
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
-            fit_toolbar(self.toolbar, self.actions, event.size().width())  # the thread selector stays on screen
+            self.fit_toolbars()  # the thread selector stays on screen
         if self._sized and self.layout_is_default and self.docks.arrangement \
                 and size_class(event.size().width(), event.size().height()) != self.docks.arrangement:
             QTimer.singleShot(0, self._rearrange_for_size)

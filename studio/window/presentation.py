@@ -7,14 +7,38 @@ import re
 
 from studio.assets import asset
 from PySide6.QtCore import QByteArray, QSize, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QSizePolicy, QStatusBar, QToolBar, QToolTip
 
-__all__ = ["Presentation", "scale_fonts", "ZOOMS", "HIGH_CONTRAST_SHEET"]
+__all__ = ["Presentation", "scale_fonts", "relax_labels", "ZOOMS", "HIGH_CONTRAST_SHEET"]
 
 HIGH_CONTRAST_SHEET = asset("high_contrast.qss")
 ZOOMS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
 """The zoom levels Ctrl+= and Ctrl+- step through."""
 _BASE_PT = 10.0
+_ICON_ZOOM = 1.3
+"""Icons grow with the zoom up to this factor (the text carries the rest), so the toolbars fit."""
+_LABEL_ROOM = 60
+"""A one-line message label narrower than its text elides from this width on, so that a zoomed
+window keeps within the screen instead of growing past it."""
+
+
+def relax_labels(window: QMainWindow) -> None:
+    """Let every one-line label of the docks, the graph and the status bar be narrower than its
+    text (it shows what fits; the full text is its tooltip), so that larger fonts never make
+    the window's minimum width exceed the screen."""
+    for label in window.findChildren(QLabel):
+        parent = label.parentWidget()
+        if label.wordWrap() or isinstance(parent, QToolBar) or label.property("relaxed"):
+            continue
+        if isinstance(parent, QStatusBar):
+            continue  # short, always read (the thread's name elides itself)
+        if label.sizeHint().width() <= _LABEL_ROOM:
+            continue
+        policy = label.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        label.setSizePolicy(policy)
+        label.setMinimumWidth(_LABEL_ROOM)
+        label.setProperty("relaxed", True)
 _FONT_SIZE = re.compile(r"font-size:\s*([0-9.]+)pt")
 
 
@@ -39,6 +63,7 @@ class Presentation:
         self.focus_docks = focus_docks
         self._saved_layout: QByteArray | None = None
         self._icon = window.iconSize()
+        self._applied = 1.0
         self.remember = bool(getattr(window, "remember_layout", True))
         """False for a --screenshot window: the user's zoom and theme are neither read nor changed."""
         self.zoom = _clamp(_float(self.settings.value("teach/zoom", 1.0))) if self.remember else 1.0
@@ -69,16 +94,37 @@ class Presentation:
         self.apply()
 
     def apply(self) -> None:
+        QToolTip.hideText()  # a tooltip shown before the change would stay, in the old size and theme
+        before = self._applied
+        self._applied = self.zoom
         sheet = self.base_sheet + ("\n" + self.contrast_sheet if self.high_contrast else "")
+        relax_labels(self.window)
         self.window.setStyleSheet(scale_fonts(sheet, self.zoom))
-        side = int(round(max(16, self._icon.width()) * self.zoom))
+        side = int(round(max(16, self._icon.width()) * min(self.zoom, _ICON_ZOOM)))
         for bar in self.window.findChildren(QToolBar):
             bar.setIconSize(QSize(side, side))
+            bar.setProperty("wantedIconSize", QSize(side, side))
+        refit = getattr(self.window, "fit_toolbars", None)
+        if refit is not None:  # larger text: buttons give up their text so the thread box stays
+            QTimer.singleShot(0, refit)
         graph = getattr(getattr(self.window, "panels", None), "graph", None)
-        if graph is not None:  # the graph is drawn as vectors: let a fit magnify it with the zoom
-            graph.max_fit_scale = 1.25 * self.zoom
-            graph.set_high_contrast(self.high_contrast)
+        if graph is None:
+            return
+        graph.max_fit_scale = 1.25 * self.zoom
+        graph.set_high_contrast(self.high_contrast)
+        if before == self.zoom or graph.scene.sceneRect().isEmpty():
             graph.fit(auto=True)
+            return
+        # the graph is drawn as vectors: it grows (or shrinks) with the text, whatever room the
+        # larger panels leave it (a fit would shrink it as the panels grow)
+        scale = graph.zoom() * self.zoom / before
+        center = graph.canvas.mapToScene(graph.canvas.viewport().rect().center())
+
+        def rescale() -> None:
+            graph.set_zoom(scale)
+            graph.canvas.centerOn(center)
+
+        QTimer.singleShot(0, rescale)
 
     def set_focus(self, on: bool) -> None:
         """Only the graph, the state and the diff (on); the layout from before (off)."""

@@ -119,6 +119,14 @@ class Teaching:
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         w.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         w.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        for action in (a.zoom_out, a.zoom_in):  # first: they stay on screen at every zoom
+            bar.addAction(action)
+        self.zoom_label = QLabel("")
+        self.zoom_label.setObjectName("zoomLabel")
+        bar.addWidget(self.zoom_label)
+        for action in (a.high_contrast, a.focus):
+            bar.addAction(action)
+        bar.addSeparator()
         bar.addAction(a.play)
         self.speed = QDoubleSpinBox(objectName="autoplaySpeed")
         self.speed.setRange(0.25, 10.0)
@@ -134,12 +142,6 @@ class Teaching:
         bar.addWidget(self.mode)
         bar.addSeparator()
         bar.addWidget(self.scrubber)
-        bar.addSeparator()
-        for action in (a.zoom_out, a.zoom_in, a.high_contrast, a.focus):
-            bar.addAction(action)
-        self.zoom_label = QLabel("")
-        self.zoom_label.setObjectName("zoomLabel")
-        bar.addWidget(self.zoom_label)
         self.show_zoom()
         return bar
 

@@ -168,6 +168,8 @@ def connect_panels(panels: Panels, session: Session, window: QMainWindow) -> Non
 
     session.interruptsChanged.connect(bring_interrupts_forward)
     session.statusChanged.connect(lambda status: intr.set_read_only(resume_blocked(session, status)))
+    # a read-only history (post-mortem, a read-only store) offers no Rewind and no Fork
+    session.statusChanged.connect(lambda _status: tl.set_writable(not session.read_only))
     session.detailsChanged.connect(panels.inspector.set_node)
     session.compareReady.connect(lambda record: CompareDialog.for_record(record, window).show())
 

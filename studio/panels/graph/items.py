@@ -403,10 +403,11 @@ class EdgeItem(QGraphicsPathItem):
         if self._arrow is not None:
             rect = rect.united(self._arrow.boundingRect())
         if self.edge.label and self.edge.label_pos:
-            rect = rect.united(self._label_rect())
+            rect = rect.united(self.label_rect())
         return rect.adjusted(-2, -2, 2, 2)
 
-    def _label_rect(self) -> QRectF:
+    def label_rect(self) -> QRectF:
+        """The label's plate, in scene coordinates."""
         w, h = label_size(self.edge.label)
         x, y = self.edge.label_pos or (0.0, 0.0)
         return QRectF(x - w / 2, y - h / 2, w, h)
@@ -420,7 +421,7 @@ class EdgeItem(QGraphicsPathItem):
             painter.setBrush(self.pen().color())
             painter.drawPolygon(self._arrow)
         if self.edge.label and self.edge.label_pos:
-            rect = self._label_rect()
+            rect = self.label_rect()
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(255, 255, 255, 230))
             painter.drawRoundedRect(rect, 4, 4)

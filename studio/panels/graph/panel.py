@@ -347,7 +347,7 @@ class GraphPanel(QWidget):
     def set_why(self, why: WhyMarks) -> None:
         """Draw why the next tasks run: triggers, badges, the superstep's frame, tooltips."""
         self._why = why
-        self.why.apply(why, self._nodes, self._edges)
+        self.why.apply(why, self._nodes, self._edges, list(self._clusters.values()))
         self.show_hover(self._hovered)
 
     def show_hover(self, node: str | None) -> None:
@@ -448,6 +448,8 @@ class GraphPanel(QWidget):
 
     def _show_zoom(self) -> None:
         self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
+        # room for any percentage in the label's current font (a presentation zoom enlarges it)
+        self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

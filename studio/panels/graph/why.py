@@ -18,9 +18,10 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, 
 
 from studio.core.records import WhyMarks
 from studio.core.safe import total
-from .items import EdgeItem, NodeItem, label_font
+from .items import ClusterItem, EdgeItem, NodeItem, label_font
+from .placement import GAP, FreeSpace, candidates
 
-__all__ = ["WhyOverlay", "Badge", "BADGE_COLOURS", "TRIGGER_COLOUR"]
+__all__ = ["WhyOverlay", "Badge", "BADGE_COLOURS", "TRIGGER_COLOUR", "text_rects"]
 
 HELP = "Click: inspect · dots at left/right: break before/after · right-click: more"
 TRIGGER_COLOUR = QColor(245, 158, 11, 150)  # amber glow under a triggering edge
@@ -72,6 +73,10 @@ class Badge(QGraphicsItem):
 
     def boundingRect(self) -> QRectF:
         return self._rect.adjusted(-1, -1, 1, 1)
+
+    def plate(self) -> QRectF:
+        """The pill, in item coordinates (where it is before the placement moves it)."""
+        return QRectF(self._rect)
 
     @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
@@ -148,7 +153,8 @@ class WhyOverlay:
         self._wanted[key] = item
         return item
 
-    def apply(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
+    def apply(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
+              clusters: Sequence[ClusterItem] = ()) -> None:
         self.badges, self.triggered, self.frame = {}, [], None
         self._wanted = {}
         for name, item in nodes.items():
@@ -169,18 +175,47 @@ class WhyOverlay:
                 self.removed += 1
         self._keyed, self._wanted = self._wanted, {}
         self.items = list(self._keyed.values())
+        self._place(nodes, edges, clusters)
+
+    def _place(self, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
+               clusters: Sequence[ClusterItem]) -> None:
+        """Move every badge off the text it would cover: node badges first (nearest their
+        node), then the router's answers on edges, then the superstep's pill."""
+        pills = [(key[0], item) for key, item in self._keyed.items()
+                 if isinstance(item, Badge) and isinstance(key, tuple) and key and key[0] in _ORDER]
+        if not pills:
+            return
+        space = FreeSpace(text_rects(nodes, edges, clusters))
+        bounds = self.scene.sceneRect()
+        for kind, badge in sorted(pills, key=lambda pair: _ORDER[pair[0]]):
+            rect = badge.plate()
+            prefer = self._group_spots(rect) if kind == "group" else ()
+            offset = space.place(rect, candidates(rect, prefer=prefer), bounds)
+            if badge.pos() != offset:
+                badge.setPos(offset)
+
+    def _group_spots(self, pill: QRectF) -> list[QPointF]:
+        """The superstep's pill: under its frame at the left (where it is made), at the
+        right, or above the frame."""
+        frame = self.frame
+        if frame is None:
+            return []
+        right = frame.width() - pill.width() - 12
+        above = -(frame.height() + pill.height() + 4)
+        return [QPointF(), QPointF(right, 0), QPointF(0, above), QPointF(right, above)]
 
     def _badges_on(self, name: str, texts: list[str], nodes: Mapping[str, NodeItem]) -> None:
         item = nodes.get(name)
         if item is None:
             return
         box = item.box
-        y = box.y - box.h / 2 - 9.0 - 18.0 * len(self.badges.get(name, []))
+        step = _pill_height() + GAP * 2
+        y = box.y - box.h / 2 - step / 2 - step * len(self.badges.get(name, []))
         for text in texts:
             at = QPointF(box.x, y)
             badge = self._add(("badge", id(item), text, box.x, y), lambda t=text, at=at: Badge(t, _kind(t), at))
             self.badges.setdefault(name, []).append(badge)  # type: ignore[arg-type]
-            y -= 18.0
+            y -= step
 
     def _draw_triggers(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem]) -> None:
         wanted = {(s, t): label for s, t, label in why.triggers}
@@ -216,8 +251,8 @@ class WhyOverlay:
         for item in members:
             b = item.box
             rect = rect.united(QRectF(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h))
-        rect = rect.adjusted(-14, -14 - 18.0 * max((len(why.badges.get(m.node_id, ())) for m in members), default=0),
-                             14, 14)
+        stacked = max((len(why.badges.get(m.node_id, ())) for m in members), default=0)
+        rect = rect.adjusted(-14, -14 - (_pill_height() + GAP * 2) * stacked, 14, 14)
         self.frame = rect
         box = (rect.x(), rect.y(), rect.width(), rect.height())
         self._add(("frame", box), lambda: _Frame(QRectF(rect)))
@@ -226,6 +261,25 @@ class WhyOverlay:
                 else f"superstep {why.step}")
         at = QPointF(rect.left() + 6, rect.bottom() + 10)
         self._add(("group", text, at.x(), at.y()), lambda: Badge(text, "group", at, anchor="left"))
+
+
+_ORDER = {"badge": 0, "edge label": 1, "group": 2}
+"""The order badges are placed in (the first ones get their preferred spot)."""
+
+
+def _pill_height() -> float:
+    font = label_font(-1.0)
+    font.setBold(True)
+    return QFontMetricsF(font).height() + 4.0
+
+
+def text_rects(nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
+               clusters: Sequence[ClusterItem]) -> list[QRectF]:
+    """The scene rectangles a badge must not cover: node boxes, edge labels, subgraph titles."""
+    rects = [item.mapRectToScene(item.box_rect()) for item in nodes.values()]
+    rects += [edge.label_rect() for edge in edges if edge.edge.label and edge.edge.label_pos]
+    rects += [cluster.title_rect() for cluster in clusters]
+    return rects
 
 
 def _glow(edge: EdgeItem, pair: tuple[str, str]) -> QGraphicsPathItem:

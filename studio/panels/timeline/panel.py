@@ -32,6 +32,21 @@ _GUIDE = QPen(QColor("#cbd2d9"), 1)
 _FOLD = QColor("#7e22ce")
 
 
+def _unfocused(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
+    """`option` without the focus frame: a clicked cell of a read-only table is drawn as
+    part of its selected row, not boxed as if it were being edited."""
+    opt = QStyleOptionViewItem(option)
+    opt.state &= ~QStyle.StateFlag.State_HasFocus
+    return opt
+
+
+class _Cell(BadgeDelegate):
+    """A cell of the timeline: a badge or text, never a focus frame."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().paint(painter, _unfocused(option), index)
+
+
 class _StepDelegate(BadgeDelegate):
     """The step column: indentation guides, a fold arrow on branch headers, the step."""
 
@@ -39,7 +54,7 @@ class _StepDelegate(BadgeDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         depth = int(index.data(DepthRole) or 0)
         header = index.data(KindRole) == "branch"
-        opt = QStyleOptionViewItem(option)
+        opt = _unfocused(option)
         self.initStyleOption(opt, index)
         offset = depth * _INDENT + (14 if depth or header else 4)
         rect = opt.rect
@@ -85,6 +100,10 @@ class _Table(QTableView):
         super().keyPressEvent(event)
 
 
+_REWIND_TIP = "Make the selected checkpoint the head; the next step forks a new branch"
+_FORK_TIP = "Edit the selected checkpoint's state as JSON and save it as a new branch"
+
+
 class TimelinePanel(QWidget):
     """Every checkpoint of the thread as a tree: forks, replays and edits are branches.
 
@@ -115,6 +134,7 @@ class TimelinePanel(QWidget):
         super().__init__(parent)
         self.model = TimelineModel()
         self._quiet = False
+        self._writable = True
         self._shape = (0, False)
         """(deepest branch, any subgraph rows): the column widths follow it."""
 
@@ -126,9 +146,11 @@ class TimelinePanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setItemDelegateForColumn(0, _StepDelegate(self.table))
-        self.table.setItemDelegateForColumn(1, BadgeDelegate(self.table))
+        self.table.setItemDelegateForColumn(1, _Cell(self.table))
         # the nodes (and a branch header's text) wrap: a row that needs more lines is taller
-        self.table.setItemDelegateForColumn(2, BadgeDelegate(self.table, wrap=True))
+        self.table.setItemDelegateForColumn(2, _Cell(self.table, wrap=True))
+        self.table.setItemDelegateForColumn(3, _Cell(self.table))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)  # a record: nothing to edit
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)
         vertical = self.table.verticalHeader()
@@ -150,9 +172,9 @@ class TimelinePanel(QWidget):
         self.count = QLabel("")
         self.count.setStyleSheet(f"color: {MUTED}")
         self.rewind_button = QPushButton("Rewind")
-        self.rewind_button.setToolTip("Make the selected checkpoint the head; the next step forks a new branch")
+        self.rewind_button.setToolTip(_REWIND_TIP)
         self.fork_button = QPushButton("Fork…")
-        self.fork_button.setToolTip("Edit the selected checkpoint's state as JSON and save it as a new branch")
+        self.fork_button.setToolTip(_FORK_TIP)
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Select two checkpoints (Ctrl+click) to see how their states differ")
         for button in (self.rewind_button, self.fork_button, self.compare_button):
@@ -283,8 +305,17 @@ class TimelinePanel(QWidget):
         cp = self.model.checkpoint_at(self.table.currentIndex().row())
         return cp.id if cp is not None and not cp.namespace else None
 
+    def set_writable(self, writable: bool) -> None:
+        """False for a read-only history (post-mortem, a read-only store): no Rewind, no Fork."""
+        if writable != self._writable:
+            self._writable = writable
+            why = "" if writable else " (read-only: nothing can run from here)"
+            self.rewind_button.setToolTip(_REWIND_TIP + why)
+            self.fork_button.setToolTip(_FORK_TIP + why)
+            self._update_buttons()
+
     def _update_buttons(self) -> None:
-        has = self._current_id() is not None
+        has = self._current_id() is not None and self._writable
         self.rewind_button.setEnabled(has)
         self.fork_button.setEnabled(has)
         self.compare_button.setEnabled(len(self.selected_ids()) == 2)
@@ -322,8 +353,8 @@ class TimelinePanel(QWidget):
         if cp is None or cp.namespace:  # a subgraph's checkpoint is read-only
             return
         menu = QMenu(self)
-        menu.addAction("Rewind here", lambda: self.rewind_requested.emit(cp.id))
-        menu.addAction("Edit state and fork…", lambda: self.fork_edit_requested.emit(cp.id))
+        menu.addAction("Rewind here", lambda: self.rewind_requested.emit(cp.id)).setEnabled(self._writable)
+        menu.addAction("Edit state and fork…", lambda: self.fork_edit_requested.emit(cp.id)).setEnabled(self._writable)
         menu.addSeparator()
         head = self.model.head
         compare_head = menu.addAction("Compare with head", lambda: self.compare_requested.emit(cp.id, head or ""))
