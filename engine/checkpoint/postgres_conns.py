@@ -23,10 +23,11 @@ _TASKS = "__pregel_tasks"  # LangGraph's channel of pending sends
 
 
 class OneConnection:
-    """One psycopg connection shared like a pool (calls take turns)."""
+    """One psycopg connection shared like a pool (calls take turns; a call made inside
+    another on the same thread reuses it). Used by the savers and the stores alike."""
 
     def __init__(self, conn: Any) -> None:
-        self._conn, self._lock = conn, threading.Lock()
+        self._conn, self._lock = conn, threading.RLock()
 
     @contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[Any]:

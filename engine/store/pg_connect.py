@@ -3,12 +3,12 @@ as a pool (`pool.connection()`), and the errors that name the server at fault.""
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["open_pool", "safe_url", "StoreConnectionError", "PgVectorMissingError", "OneConnection"]
+from ..checkpoint.postgres_conns import OneConnection  # the savers' own: one connection taking turns
+
+__all__ = ["open_pool", "safe_url", "StoreConnectionError", "PgVectorMissingError"]
 
 
 class StoreConnectionError(ConnectionError):
@@ -22,21 +22,6 @@ class PgVectorMissingError(RuntimeError):
 def safe_url(url: str) -> str:
     """The URL without its password, for messages."""
     return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
-
-
-class OneConnection:
-    """A caller's psycopg connection shaped as a pool; one thread at a time uses it."""
-
-    def __init__(self, conn: Any) -> None:
-        self.conn, self.lock = conn, threading.RLock()
-
-    @contextmanager
-    def connection(self, timeout: float | None = None) -> Iterator[Any]:
-        with self.lock:
-            yield self.conn
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def _psycopg() -> Any:
