@@ -54,7 +54,7 @@ from .subscript import annotation_alias
 from .sync_bridge import iterate_sync, run_sync
 
 if TYPE_CHECKING:
-    from .builder import StateGraph
+    from ..specs import GraphDefinition
 
 __all__ = ["CompiledStateGraph"]
 
@@ -71,7 +71,7 @@ class CompiledStateGraph(LegacyGraphAPI):
 
     def __init__(
         self,
-        builder: StateGraph,
+        builder: GraphDefinition,
         *,
         checkpointer: Any = None,
         interrupt_before: Sequence[str] = (),
