@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from .context import TaskContext, current_task
 
 if TYPE_CHECKING:
-    from .run import Run
+    from .context import RunScope
 
 __all__ = ["Runtime", "ExecutionInfo", "ServerInfo", "RunControl", "get_runtime", "get_store",
            "DEFAULT_RUNTIME", "coerce_context", "runtime_for"]
@@ -131,7 +131,7 @@ def runtime_for(ctx: TaskContext) -> Runtime[Any]:
     if cached is not None and cached.execution_info is not None \
             and cached.execution_info.node_attempt == ctx.attempt:
         return cached
-    run: Run | None = ctx.run
+    run: RunScope | None = ctx.run
     if run is None:
         rt: Runtime[Any] = Runtime(stream_writer=ctx.writer, heartbeat=ctx.heartbeat)
     else:
