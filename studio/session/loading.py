@@ -33,6 +33,7 @@ from studio.core.records import ErrorReport, ThreadSummary, namespace_owner
 from studio.core.runsettings import RunSettings, example_of, saved_context
 from studio.core.state import SessionState
 from studio.core.store import CheckpointReader, db_target, open_saver
+from studio.core.timeline_tree import plan_rows
 
 from .presenter import Presenter
 from .signals import SessionSignals
@@ -451,10 +452,18 @@ class Loading:
             return
         for row in s.history.all_rows():  # rows committed while the rest was loading
             full.add(row)
+        # the timeline's tree of a long history is built here, on a worker thread: the
+        # model on the UI thread only swaps it in (a 100k-row build there froze the window)
+        planned = await asyncio.get_running_loop().run_in_executor(None, plan_rows, full.all_rows())
+        if s.thread_id != thread_id or s.closed:
+            return
+        late = [row for row in s.history.all_rows() if full.add(row)]  # committed while it was built
         s.history = full
         if unreadable:
             self.presenter.set_error(unreadable_report(unreadable))
-        self.signals.timelineReset.emit(full.all_rows())
+        self.signals.timelineReset.emit(planned)
+        for row in late:
+            self.signals.timelineRowAdded.emit(row)
         self.signals.headChanged.emit(s.head_id)
         self.signals.viewChanged.emit(s.viewed_id or s.head_id)
 

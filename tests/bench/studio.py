@@ -148,7 +148,8 @@ def _timeline_rows(ctx: Context) -> list[Row]:
     shown.engine = result["seconds"]
     shown.note = "from open_database() to the first rows drawn"
     full.engine = result["full_seconds"]
-    full.note = f"{result['rows']:,} rows; the rest of the history loads after the first rows are shown"
+    full.note = (f"{result['rows']:,} rows; the rest of the history loads after the first rows are shown; "
+                 f"longest UI-thread stall while it loads {result['worst_stall_ms']:.0f} ms (target 50 ms)")
     if result.get("scroll_median_ms") is not None:
         scroll.engine = result["scroll_median_ms"]
         scroll.note = (f"one page of the timeline scrolled and redrawn; slowest {result['scroll_max_ms']:.1f} ms;"

@@ -15,7 +15,6 @@ they take no part in the chains and branches, and are never the head.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -23,6 +22,7 @@ from PySide6.QtGui import QColor, QFont
 
 from studio.core.safe import total
 from studio.core.records import TimelineRow
+from studio.core.timeline_tree import Chain, flatten_run, tree_of
 from studio.core.valuefmt import clock
 from studio.panels._common import MUTED, BadgeRole, KindRole
 
@@ -42,16 +42,6 @@ _ANSWERED = frozenset(int(r) for r in (
 Index = QModelIndex | QPersistentModelIndex
 
 
-@dataclass
-class _Chain:
-    """A linear chain of checkpoints (indices into the rows)."""
-
-    owner: int | None
-    """The checkpoint this branch starts from; None for a root chain."""
-    depth: int
-    items: list[int] = field(default_factory=list)
-
-
 class TimelineModel(QAbstractTableModel):
     """Rows: checkpoints (index >= 0 in `_visible`) and branch headers (-(chain + 1))."""
 
@@ -67,7 +57,7 @@ class TimelineModel(QAbstractTableModel):
         self._rows: list[TimelineRow] = []
         self._index: dict[str, int] = {}
         self._chain_of: list[int] = []
-        self._chains: list[_Chain] = []
+        self._chains: list[Chain] = []
         self._branches: dict[int, list[int]] = {}
         self._collapsed: set[int] = set()
         self._visible: list[int] = []
@@ -80,102 +70,22 @@ class TimelineModel(QAbstractTableModel):
 
     # -- building ----------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
+        """Show `rows`; their tree is the one built off the UI thread when they come planned
+        (`studio.core.timeline_tree.plan_rows`), so a long history only swaps in here."""
+        tree = tree_of(rows)
         self.beginResetModel()
         self._clear()
-        rows = list(rows)
-        self._rows = rows
-        self._index = {r.id: i for i, r in enumerate(rows)}
-        self._chain_of = [0] * len(rows)
-        children: dict[int, list[int]] = {}
-        roots: list[int] = []
-        subs: list[int] = []
-        for i, r in enumerate(rows):
-            if r.namespace:
-                subs.append(i)
-                continue
-            p = self._index.get(r.parent_id) if r.parent_id is not None else None
-            if p is None or p == i:
-                roots.append(i)
-            else:
-                children.setdefault(p, []).append(i)
-        order = self._order_key
-        roots += _cycle_breakers(len(rows), roots, children, order, subs)
-        for kids in children.values():
-            if len(kids) > 1:
-                kids.sort(key=order)
-        roots.sort(key=order)
-        todo: list[tuple[int, int | None, int]] = [(root, None, 0) for root in reversed(roots)]
-        while todo:
-            start, owner, depth = todo.pop()
-            chain_id = len(self._chains)
-            chain = _Chain(owner=owner, depth=depth)
-            self._chains.append(chain)
-            if owner is not None:
-                self._branches.setdefault(owner, []).append(chain_id)
-            cur: int | None = start
-            while cur is not None:
-                chain.items.append(cur)
-                self._chain_of[cur] = chain_id
-                kids = children.get(cur)
-                if not kids:
-                    break
-                for other in reversed(kids[1:]):
-                    todo.append((other, cur, depth + 1))
-                cur = kids[0]
-        for chains in self._branches.values():
-            chains.sort(key=lambda b: order(self._chains[b].items[0]))
-        for i in sorted(subs, key=lambda i: rows[i].id):  # ids sort in creation order
-            owner = self._index.get(rows[i].owner_id or "")
-            if owner is None or rows[owner].namespace:
-                self._waiting.setdefault(rows[i].owner_id or "", []).append(i)
-            else:
-                self._subs.setdefault(owner, []).append(i)
-                self._chain_of[i] = self._chain_of[owner]
-        self._visible = self._flatten_roots()
+        self._rows, self._index, self._chain_of = tree.rows, tree.index, tree.chain_of
+        self._chains, self._branches = tree.chains, tree.branches
+        self._subs, self._waiting, self._visible = tree.subs, tree.waiting, tree.visible
         self.endResetModel()
-
-    def _order_key(self, i: int) -> tuple[str, str]:
-        r = self._rows[i]
-        return r.created_at, r.id
 
     def _root_chains(self) -> list[int]:
         return [i for i, chain in enumerate(self._chains) if chain.owner is None]
 
-    def _flatten_roots(self) -> list[int]:
-        out: list[int] = []
-        for n, chain_id in enumerate(self._root_chains()):
-            if n == 0:
-                out += self._flatten_run(chain_id)
-            else:
-                out.append(-(chain_id + 1))
-                if chain_id not in self._collapsed:
-                    out += self._flatten_run(chain_id)
-        return out
-
     def _flatten_run(self, chain_id: int) -> list[int]:
         """The visible entries of a chain: its checkpoints with their (expanded) branches."""
-        out: list[int] = []
-        stack: list[tuple[str, int, int]] = [("chain", chain_id, 0)]
-        while stack:
-            what, r, pos = stack.pop()
-            if what == "hdr":
-                out.append(-(r + 1))
-                if r not in self._collapsed:
-                    stack.append(("chain", r, 0))
-                continue
-            items = self._chains[r].items
-            while pos < len(items):
-                i = items[pos]
-                pos += 1
-                out.append(i)
-                if i in self._subs:
-                    out += self._subs[i]
-                branches = self._branches.get(i)
-                if branches:
-                    stack.append(("chain", r, pos))
-                    stack += [("hdr", b, 0) for b in reversed(branches)]
-                    break
-        return out
+        return flatten_run(chain_id, self._chains, self._branches, self._subs, self._collapsed)
 
     def _branches_block(self, i: int) -> int:
         """How many visible rows the branches of checkpoint `i` take."""
@@ -232,13 +142,13 @@ class TimelineModel(QAbstractTableModel):
         if p is None or p == i:  # a new root
             first = not self._root_chains()
             r = len(self._chains)
-            self._chains.append(_Chain(owner=None, depth=0, items=[i]))
+            self._chains.append(Chain(owner=None, depth=0, items=[i]))
             self._chain_of.append(r)
             self._insert(len(self._visible), [i] if first else [-(r + 1), i])
             return
         r = len(self._chains)  # a new branch from p
         depth = self._chains[self._chain_of[p]].depth + 1
-        self._chains.append(_Chain(owner=p, depth=depth, items=[i]))
+        self._chains.append(Chain(owner=p, depth=depth, items=[i]))
         self._chain_of.append(r)
         shown = self._run_shown(self._chain_of[p])
         at = self._position(p) + 1 + self._branches_block(p) if shown else -1
@@ -503,41 +413,6 @@ class TimelineModel(QAbstractTableModel):
                 todo += self._branches.get(i, ())
         self._sizes[b] = total
         return total
-
-
-def _cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: Any,
-                    apart: Iterable[int] = ()) -> list[int]:
-    """Rows no root reaches: they sit on parent cycles (a damaged or crafted file). The
-    oldest row of each cycle becomes a root, cut from its parent's children, so every
-    row is shown once and no walk goes round forever. `apart` (subgraph rows) are not walked."""
-    reached = [False] * n
-    for i in apart:
-        reached[i] = True
-    todo = list(roots)
-    for i in todo:
-        reached[i] = True
-    while todo:
-        for kid in children.get(todo.pop(), ()):
-            if not reached[kid]:
-                reached[kid] = True
-                todo.append(kid)
-    extra: list[int] = []
-    parent_of = {kid: p for p, kids in children.items() for kid in kids} if not all(reached) else {}
-    for i in sorted((i for i in range(n) if not reached[i]), key=order):
-        if reached[i]:
-            continue
-        p = parent_of.get(i)
-        if p is not None:
-            children[p].remove(i)
-        extra.append(i)
-        reached[i] = True
-        todo = [i]
-        while todo:
-            for kid in children.get(todo.pop(), ()):
-                if not reached[kid]:
-                    reached[kid] = True
-                    todo.append(kid)
-    return extra
 
 
 def _ran(r: TimelineRow) -> str:
