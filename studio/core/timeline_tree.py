@@ -15,7 +15,7 @@ index (>= 0) or a branch header, -(chain + 1).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .records import TimelineRow
@@ -49,9 +49,10 @@ class TimelineTree:
     visible: list[int]
 
 
-class PlannedRows(tuple):  # type: ignore[type-arg]  (a tuple of TimelineRow, as the signal always carried)
-    """A tuple of rows with their tree already built (off the UI thread); the first model
-    to show them takes the tree (a model then extends it), any later one builds its own."""
+class PlannedRows(tuple[TimelineRow, ...]):
+    """A tuple of rows (what the signal always carried) with their tree already built off
+    the UI thread; the first model to show them takes the tree (a model then extends it),
+    any later one builds its own."""
 
     tree: TimelineTree | None
 
@@ -72,7 +73,10 @@ def tree_of(rows: Iterable[TimelineRow]) -> TimelineTree:
     return build_tree(list(rows))
 
 
-def _order_key(rows: Sequence[TimelineRow]) -> object:
+Order = Callable[[int], tuple[str, str]]
+
+
+def _order_key(rows: Sequence[TimelineRow]) -> Order:
     return lambda i: (rows[i].created_at, rows[i].id)
 
 
@@ -98,8 +102,8 @@ def build_tree(rows_in: Iterable[TimelineRow]) -> TimelineTree:
     roots += cycle_breakers(len(rows), roots, children, order, subs)
     for kids in children.values():
         if len(kids) > 1:
-            kids.sort(key=order)  # type: ignore[arg-type]
-    roots.sort(key=order)  # type: ignore[arg-type]
+            kids.sort(key=order)
+    roots.sort(key=order)
     chains: list[Chain] = []
     branches: dict[int, list[int]] = {}
     todo: list[tuple[int, int | None, int]] = [(root, None, 0) for root in reversed(roots)]
@@ -115,14 +119,14 @@ def build_tree(rows_in: Iterable[TimelineRow]) -> TimelineTree:
         while cur is not None:
             items.append(cur)
             chain_of[cur] = chain_id
-            kids = children.get(cur)
-            if not kids:
+            below = children.get(cur)
+            if not below:
                 break
-            for other in reversed(kids[1:]):
+            for other in reversed(below[1:]):
                 todo.append((other, cur, depth + 1))
-            cur = kids[0]
+            cur = below[0]
     for owned in branches.values():
-        owned.sort(key=lambda b: order(chains[b].items[0]))  # type: ignore[operator]
+        owned.sort(key=lambda b: order(chains[b].items[0]))
     sub_of: dict[int, list[int]] = {}
     waiting: dict[str, list[int]] = {}
     for i in sorted(subs, key=lambda i: rows[i].id):  # ids sort in creation order
@@ -191,7 +195,7 @@ def _reach(start: Iterable[int], children: Mapping[int, list[int]], reached: lis
                 todo.append(kid)
 
 
-def cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: object,
+def cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], order: Order,
                    apart: Iterable[int] = ()) -> list[int]:
     """Rows no root reaches: they sit on parent cycles (a damaged or crafted file). The
     oldest row of each cycle becomes a root, cut from its parent's children, so every
@@ -204,7 +208,7 @@ def cycle_breakers(n: int, roots: list[int], children: dict[int, list[int]], ord
         return []
     extra: list[int] = []
     parent_of = {kid: p for p, kids in children.items() for kid in kids}
-    for i in sorted((i for i in range(n) if not reached[i]), key=order):  # type: ignore[arg-type]
+    for i in sorted((i for i in range(n) if not reached[i]), key=order):
         if reached[i]:
             continue
         p = parent_of.get(i)
