@@ -21,7 +21,7 @@ from .runtime.events import RunEvent, RunInterrupted, RunStarted
 from .types import Interrupt
 
 if TYPE_CHECKING:
-    from .runtime.run import Run
+    from .runtime.protocols import RunHandle
 
 __all__ = ["GraphCallbackHandler", "GraphInterruptEvent", "GraphResumeEvent", "GraphLifecycleStatus",
            "GraphLifecycle"]
@@ -91,7 +91,7 @@ class GraphLifecycle:
         self.error: BaseException | None = None
 
     @classmethod
-    def attach(cls, run: Run, config: Mapping[str, Any] | None) -> GraphLifecycle | None:
+    def attach(cls, run: RunHandle, config: Mapping[str, Any] | None) -> GraphLifecycle | None:
         handlers = graph_handlers((config or {}).get("callbacks"))
         if not handlers:
             return None

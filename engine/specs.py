@@ -1,5 +1,6 @@
-"""What the builder records and the runtime reads, with no dependency on either: a
-conditional edge (`Branch`) and what is learnt from a user's callable (does it take
+"""What the builder records and the runtime reads, with no dependency on either: a node as
+added (`NodeSpec`), a conditional edge (`Branch`), the builder's fields as compiling,
+validating and drawing read them (`GraphDefinition`, so none of them names `StateGraph`), and what is learnt from a user's callable (does it take
 `config`/`writer`, which `Literal` targets does its return hint name, is it a subgraph or a
 LangChain Runnable).
 
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, get_args, get_origin, get_type_hints
 
-__all__ = ["Branch", "accepts_config", "injected_params", "literal_targets", "is_subgraph", "is_runnable"]
+__all__ = ["NodeSpec", "NodeCallable", "GraphDefinition", "Branch", "accepts_config", "injected_params",
+           "literal_targets", "is_subgraph", "is_runnable"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,3 +131,66 @@ def is_runnable(fn: Any) -> bool:
     when langchain-core was imported by someone: the engine never imports it for this."""
     runnables = sys.modules.get("langchain_core.runnables.base")
     return runnables is not None and isinstance(fn, runnables.Runnable) and not is_subgraph(fn)
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeSpec:
+    """A node as added: its function (or compiled subgraph) and options."""
+
+    name: str
+    fn: Any
+    metadata: dict[str, Any] = field(default_factory=dict)
+    destinations: tuple[str, ...] = ()
+    """Where a node returning Command(goto=...) may go (from `destinations=` or a
+    `Command[Literal[...]]` return hint), for drawing."""
+    destination_labels: dict[str, str] = field(default_factory=dict)
+    """Edge labels of `destinations={target: label}`, for drawing."""
+    retry: Any = None
+    """A tuple of RetryPolicy (the first whose `retry_on` matches the error applies), or None."""
+    defer: bool = False
+    """Run only when nothing else is left to run (LangGraph's `defer=True`)."""
+    input_schema: Any = None
+    """The keys the node sees (from `input_schema=` or its first parameter's hint)."""
+    cache_policy: Any = None
+    error_handler: Any = None
+    timeout: Any = None
+    trace_policy: Any = None
+    """What the node's own callback (trace) run records of its input and output (a TracePolicy)."""
+
+    @property
+    def is_subgraph(self) -> bool:
+        return is_subgraph(self.fn)
+
+    @property
+    def runnable(self) -> NodeCallable:
+        """LangGraph's `StateNodeSpec.runnable`, for code that reaches the function a node
+        was given through it: `.func` (sync) or `.afunc` (async)."""
+        fn = self.fn
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
+            return NodeCallable(name=self.name, func=None, afunc=fn)
+        return NodeCallable(name=self.name, func=fn, afunc=None)
+
+
+@dataclass(frozen=True)
+class NodeCallable:
+    """A node's function as `NodeSpec.runnable` shows it (nothing runs through it)."""
+
+    name: str
+    func: Any
+    afunc: Any
+
+
+class GraphDefinition(Protocol):
+    """The fields of a graph's builder that compiling, validating and drawing it read."""
+
+    state_schema: Any
+    input_schema: Any
+    output_schema: Any
+    context_schema: Any
+    nodes: dict[str, NodeSpec]
+    edges: list[tuple[str, str]]
+    waiting_edges: list[tuple[tuple[str, ...], str]]
+    branches: dict[str, dict[str, Branch]]
+    node_defaults: dict[str, Any]
+
+    def validate(self, interrupt: Sequence[str] = ()) -> None: ...

@@ -26,29 +26,14 @@ def _modules(package: str) -> dict[str, tuple[Path, bool]]:
     return out
 
 
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    """Line numbers of imports under `if TYPE_CHECKING:`: they never run, they only name
-    a type for an annotation."""
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for inner in node.body:
-                for sub in ast.walk(inner):
-                    if isinstance(sub, (ast.Import, ast.ImportFrom)):
-                        lines.add(sub.lineno)
-    return lines
-
-
 def _imports(name: str, path: Path, is_package: bool, known: dict[str, tuple[Path, bool]]) -> set[str]:
     """The modules of `known` that `name` imports anywhere in its body (module level, in
-    functions, in classes), resolved to the deepest module that exists."""
+    functions, in classes, under `if TYPE_CHECKING:`), resolved to the deepest module that
+    exists. A type-only import counts: the two modules still know each other."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_checking_only(tree)
     package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if getattr(node, "lineno", None) in skip:
-            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -69,10 +54,15 @@ def _imports(name: str, path: Path, is_package: bool, known: dict[str, tuple[Pat
     return resolved
 
 
+def import_graph(package: str) -> dict[str, set[str]]:
+    """Module -> the modules of `package` it imports."""
+    known = _modules(package)
+    return {m: _imports(m, p, is_pkg, known) for m, (p, is_pkg) in known.items()}
+
+
 def import_cycles(package: str) -> list[list[str]]:
     """The strongly connected groups (more than one module) of `package`'s import graph."""
-    known = _modules(package)
-    graph = {m: _imports(m, p, is_pkg, known) for m, (p, is_pkg) in known.items()}
+    graph = import_graph(package)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -106,9 +96,40 @@ def import_cycles(package: str) -> list[list[str]]:
     return groups
 
 
+def shortest_cycle(graph: dict[str, set[str]], group: list[str]) -> list[str]:
+    """One shortest import loop through the first module of a cyclic `group`, as the path
+    of imports that closes it (first module repeated at the end)."""
+    members, start = set(group), group[0]
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for v in frontier:
+            for w in sorted(graph[v] & members):
+                if w == start:
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if w not in came_from:
+                    came_from[w] = v
+                    following.append(w)
+        frontier = following
+    return group
+
+
+def cycle_report(package: str) -> list[str]:
+    """One line per import cycle of `package`: its size and one loop through it."""
+    graph = import_graph(package)
+    return [f"{len(group)} modules import each other, e.g. {' -> '.join(shortest_cycle(graph, group))}"
+            for group in import_cycles(package)]
+
+
 @pytest.mark.parametrize("package", ["engine", "studio"])
-def test_no_import_cycle(package: str) -> None:
-    assert import_cycles(package) == []
+def test_no_import_cycle_counting_type_only_and_function_imports(package: str) -> None:
+    # every import counts: at module level, inside a function, and under TYPE_CHECKING
+    # (two modules that name each other's types know each other just the same)
+    assert cycle_report(package) == []
 
 
 def test_the_cycle_finder_finds_a_cycle_hidden_in_a_function(tmp_path, monkeypatch) -> None:
@@ -120,6 +141,20 @@ def test_the_cycle_finder_finds_a_cycle_hidden_in_a_function(tmp_path, monkeypat
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import y\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert import_cycles("demo") == [["demo.a", "demo.b"]]
+    assert cycle_report("demo") == ["2 modules import each other, e.g. demo.a -> demo.b -> demo.a"]
+
+
+def test_the_cycle_finder_counts_type_checking_imports(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import B\n")
+    (pkg / "b.py").write_text("from .c import C\nclass B: ...\n")
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
+                              "class C: ...\n")
+    (pkg / "d.py").write_text("from . import a\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert cycle_report("demo") == ["3 modules import each other, e.g. demo.a -> demo.b -> demo.c -> demo.a"]
 
 
 def test_studio_core_imports_no_qt() -> None:

@@ -4,7 +4,8 @@ The drawing side (`DrawableGraph`, `Layout`, `layout`) loads networkx and is imp
 first use (`import engine` stays light: issue 24's import budget)."""
 from typing import TYPE_CHECKING, Any
 
-from .builder import Branch, NodeSpec, StateGraph, is_subgraph
+from .builder import Branch, StateGraph, is_subgraph
+from ..specs import NodeSpec
 from .compiled import CompiledStateGraph
 from .message_graph import MessageGraph
 

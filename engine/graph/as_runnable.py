@@ -14,14 +14,14 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["as_runnable"]
 
 _CLASS: Any = None
 
 
-def as_runnable(graph: CompiledStateGraph) -> Any:
+def as_runnable(graph: CompiledGraph) -> Any:
     """`graph` wrapped as a langchain-core Runnable (needs `retrograph[langchain]`)."""
     global _CLASS
     if _CLASS is None:
@@ -40,7 +40,7 @@ def _make_class() -> Any:
     class GraphRunnable(Runnable):  # type: ignore[misc]
         """A compiled graph in a LangChain chain: every call goes to the graph."""
 
-        def __init__(self, graph: CompiledStateGraph) -> None:
+        def __init__(self, graph: CompiledGraph) -> None:
             self.graph = graph
             self.name = graph.name
 

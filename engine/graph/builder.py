@@ -1,10 +1,8 @@
 """StateGraph: the builder users write their graph with (LangGraph's API)."""
 from __future__ import annotations
 
-import inspect
 import types
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..constants import END, RESERVED_NAMES, START
@@ -12,58 +10,11 @@ from ..node_input import hinted_input_schema
 from ..policies import TimeoutPolicy
 from ..schema import StateSchema, schema_fields
 from ..warnings import renamed
-from ..specs import Branch, is_runnable, is_subgraph, literal_targets
+from ..specs import Branch, NodeSpec, is_runnable, is_subgraph, literal_targets
 from .subscript import annotation_alias
 from .config_hint import check_config_hint
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class NodeSpec:
-    """A node as added: its function (or compiled subgraph) and options."""
-
-    name: str
-    fn: Any
-    metadata: dict[str, Any] = field(default_factory=dict)
-    destinations: tuple[str, ...] = ()
-    """Where a node returning Command(goto=...) may go (from `destinations=` or a
-    `Command[Literal[...]]` return hint), for drawing."""
-    destination_labels: dict[str, str] = field(default_factory=dict)
-    """Edge labels of `destinations={target: label}`, for drawing."""
-    retry: Any = None
-    """A tuple of RetryPolicy (the first whose `retry_on` matches the error applies), or None."""
-    defer: bool = False
-    """Run only when nothing else is left to run (LangGraph's `defer=True`)."""
-    input_schema: Any = None
-    """The keys the node sees (from `input_schema=` or its first parameter's hint)."""
-    cache_policy: Any = None
-    error_handler: Any = None
-    timeout: Any = None
-    trace_policy: Any = None
-    """What the node's own callback (trace) run records of its input and output (a TracePolicy)."""
-
-    @property
-    def is_subgraph(self) -> bool:
-        return is_subgraph(self.fn)
-
-    @property
-    def runnable(self) -> NodeCallable:
-        """LangGraph's `StateNodeSpec.runnable`, for code that reaches the function a node
-        was given through it: `.func` (sync) or `.afunc` (async)."""
-        fn = self.fn
-        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):
-            return NodeCallable(name=self.name, func=None, afunc=fn)
-        return NodeCallable(name=self.name, func=fn, afunc=None)
-
-
-@dataclass(frozen=True)
-class NodeCallable:
-    """A node's function as `NodeSpec.runnable` shows it (nothing runs through it)."""
-
-    name: str
-    func: Any
-    afunc: Any
 
 
 def _coerce_node(node: str, action: Any) -> Any:

@@ -55,7 +55,7 @@ from .subscript import annotation_alias
 from .sync_bridge import iterate_sync, run_sync
 
 if TYPE_CHECKING:
-    from .builder import StateGraph
+    from ..specs import GraphDefinition
 
 __all__ = ["CompiledStateGraph"]
 
@@ -72,7 +72,7 @@ class CompiledStateGraph(LegacyGraphAPI):
 
     def __init__(
         self,
-        builder: StateGraph,
+        builder: GraphDefinition,
         *,
         checkpointer: Any = None,
         interrupt_before: Sequence[str] = (),
@@ -208,6 +208,7 @@ class CompiledStateGraph(LegacyGraphAPI):
         if checkpoint_ns is None:
             child = nested_run(self, input, config, inline_sync)
             if child is not None:
+                assert isinstance(child, Run)  # made by this graph's new_run
                 if interrupt_before is not None:
                     child.interrupt_before = frozenset(interrupt_before)
                 if interrupt_after is not None:
@@ -435,13 +436,13 @@ class CompiledStateGraph(LegacyGraphAPI):
         self.clear_cache(nodes)
 
     # -- state and history ----------------------------------------------------------
-    def _saver(self) -> Any:
+    def require_saver(self) -> Any:
         if self.checkpointer is None:
             raise ValueError("No checkpointer set: compile(checkpointer=InMemorySaver()) to keep state")
         return self.checkpointer
 
     @staticmethod
-    def _thread(config: Mapping[str, Any] | None) -> tuple[str, str | None]:
+    def thread_of(config: Mapping[str, Any] | None) -> tuple[str, str | None]:
         conf = (config or {}).get("configurable", {}) or {}
         thread_id = conf.get("thread_id")
         if thread_id is None:
@@ -450,14 +451,14 @@ class CompiledStateGraph(LegacyGraphAPI):
             )
         return str(thread_id), conf.get("checkpoint_id")
 
-    def _scope(self, config: Mapping[str, Any] | None) -> tuple[CompiledStateGraph, str, str]:
+    def scope_of(self, config: Mapping[str, Any] | None) -> tuple[CompiledStateGraph, str, str]:
         """(the graph, its namespace, the store key) that a config's checkpoint_ns names; a
         subgraph comes bound to this graph's store."""
-        thread_id, _ = self._thread(config)
+        thread_id, _ = self.thread_of(config)
         ns = str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
         if not ns:
             return self, "", thread_id
-        return graph_for_namespace(self, ns).with_checkpointer(self._saver()), ns, ns_thread_key(thread_id, ns)
+        return graph_for_namespace(self, ns).with_checkpointer(self.require_saver()), ns, ns_thread_key(thread_id, ns)
 
     @staticmethod
     def checkpoint_config(thread_id: str, checkpoint_id: str | None, checkpoint_ns: str = "") -> dict[str, Any] | None:
@@ -475,9 +476,9 @@ class CompiledStateGraph(LegacyGraphAPI):
     def get_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         """The thread's latest checkpoint (or the one the config names), in the namespace the
         config names; with `subgraphs`, each subgraph task carries the subgraph's snapshot."""
-        saver = self._saver()
-        _, checkpoint_id = self._thread(config)
-        graph, _, key = self._scope(config)
+        saver = self.require_saver()
+        _, checkpoint_id = self.thread_of(config)
+        graph, _, key = self.scope_of(config)
         ckpt = saver.load(key, checkpoint_id)
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
@@ -499,9 +500,9 @@ class CompiledStateGraph(LegacyGraphAPI):
     ) -> Iterator[StateSnapshot]:
         """The thread's checkpoints, newest first (every branch), lazily; those of a
         subgraph when the config names its checkpoint_ns; only the one a config names."""
-        saver = self._saver()
-        _, only = self._thread(config)
-        graph, _, key = self._scope(config)
+        saver = self.require_saver()
+        _, only = self.thread_of(config)
+        graph, _, key = self.scope_of(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
         first_child: dict[str, Checkpoint] = {}
         for ckpt in saver.history(key, before=before_id, limit=limit):

@@ -38,7 +38,7 @@ from ..specs import literal_targets
 from .render import EdgeGeometry, Layout, NodeGeometry, layout, render, to_dot
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = [
     "DrawableGraph",
@@ -130,7 +130,7 @@ class DrawableGraph:
 
     # -- building -------------------------------------------------------------------
     @classmethod
-    def from_compiled(cls, compiled: CompiledStateGraph, *, xray: bool | int = False) -> DrawableGraph:
+    def from_compiled(cls, compiled: CompiledGraph, *, xray: bool | int = False) -> DrawableGraph:
         """The structure of `compiled`; `xray` expands subgraphs (True: all levels, n: n levels)."""
         builder = compiled.builder
         g, functions = _structure(compiled)
@@ -255,7 +255,7 @@ class DrawableGraph:
         return f"<DrawableGraph {self.name!r} nodes={self.nx.number_of_nodes()} edges={self.nx.number_of_edges()}>"
 
 
-def _structure(compiled: CompiledStateGraph) -> tuple[nx.DiGraph, dict[str, Any]]:
+def _structure(compiled: CompiledGraph) -> tuple[nx.DiGraph, dict[str, Any]]:
     """The top level of a compiled graph as a drawable DiGraph (subgraphs not expanded)."""
     builder = compiled.builder
     g = nx.DiGraph(name=compiled.name)

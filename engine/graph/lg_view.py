@@ -22,7 +22,7 @@ from ..specs import literal_targets
 from .nested_state import subgraph_of_node
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["LGEdge", "LGNode", "langgraph_view", "mermaid_text", "json_of", "node_metadata"]
 
@@ -54,7 +54,7 @@ class _Trigger(NamedTuple):
     label: str | None
 
 
-def _node_triggers(compiled: CompiledStateGraph) -> tuple[dict[str, list[_Trigger]], dict[str, list[_Trigger]],
+def _node_triggers(compiled: CompiledGraph) -> tuple[dict[str, list[_Trigger]], dict[str, list[_Trigger]],
                                                           set[str]]:
     """Per node: what it always triggers, what it may trigger (declared once), and the
     nodes with a router that may go anywhere."""
@@ -85,7 +85,7 @@ def _node_triggers(compiled: CompiledStateGraph) -> tuple[dict[str, list[_Trigge
     return plain, declared, anywhere
 
 
-def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, str | None]], set[str]]:
+def _dry_run(compiled: CompiledGraph) -> tuple[set[tuple[str, str, bool, str | None]], set[str]]:
     """The edges LangGraph's dry run finds, and the nodes of its last step."""
     plain, declared, _ = _node_triggers(compiled)
     joins = {f"join:{'+'.join(sources)}:{dst}": (set(sources), dst) for sources, dst in compiled.builder.waiting_edges}
@@ -147,7 +147,7 @@ def _dry_run(compiled: CompiledStateGraph) -> tuple[set[tuple[str, str, bool, st
     return edges, set(step_sources)
 
 
-def langgraph_view(compiled: CompiledStateGraph, xray: int = 0) -> tuple[dict[str, LGNode], list[LGEdge]]:
+def langgraph_view(compiled: CompiledGraph, xray: int = 0) -> tuple[dict[str, LGNode], list[LGEdge]]:
     """The nodes and edges of LangGraph's drawing of `compiled`; with `xray` levels, a
     subgraph node is replaced by its inner nodes (ids `node:inner`), as LangGraph does."""
     nodes, edges = _top_level(compiled)
@@ -191,7 +191,7 @@ def _replace(nodes: dict[str, LGNode], edges: list[LGEdge], name: str, inner_nod
         edges[i] = e
 
 
-def node_metadata(compiled: CompiledStateGraph, name: str, given: dict[str, Any] | None) -> dict[str, Any] | None:
+def node_metadata(compiled: CompiledGraph, name: str, given: dict[str, Any] | None) -> dict[str, Any] | None:
     """A node's metadata as LangGraph shows it: `defer` for a deferred node, and its own
     breakpoints (`__interrupt`: "before", "after" or "before,after"; not those of
     `interrupt_before="*"`)."""
@@ -206,7 +206,7 @@ def node_metadata(compiled: CompiledStateGraph, name: str, given: dict[str, Any]
     return out or None
 
 
-def _top_level(compiled: CompiledStateGraph) -> tuple[dict[str, LGNode], list[LGEdge]]:
+def _top_level(compiled: CompiledGraph) -> tuple[dict[str, LGNode], list[LGEdge]]:
     builder = compiled.builder
     found, last_step = _dry_run(compiled)
     _, _, anywhere = _node_triggers(compiled)

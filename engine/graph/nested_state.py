@@ -14,12 +14,12 @@ from ..specs import is_subgraph
 from ..runtime.nested import node_of_segment, stateful_namespace, task_namespace
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["subgraph_of_node", "graph_for_namespace", "task_state_namespace", "task_state_config"]
 
 
-def subgraph_of_node(graph: CompiledStateGraph, name: str) -> Any:
+def subgraph_of_node(graph: CompiledGraph, name: str) -> Any:
     """The compiled graph that node `name` runs (as the node itself, or invoked inside its
     function), or None. Cached on the graph: a node's code does not change."""
     cache = graph.__dict__.setdefault("_subgraph_of", {})
@@ -57,7 +57,7 @@ def _graph_in_code(fn: Any) -> Any:
     return None
 
 
-def task_state_namespace(graph: CompiledStateGraph, parent_ns: str, name: str, task_id: str) -> tuple[Any, str] | None:
+def task_state_namespace(graph: CompiledGraph, parent_ns: str, name: str, task_id: str) -> tuple[Any, str] | None:
     """(subgraph, its namespace) for a task of `graph` whose node runs a subgraph, else None."""
     sub = subgraph_of_node(graph, name)
     if sub is None:
@@ -68,7 +68,7 @@ def task_state_namespace(graph: CompiledStateGraph, parent_ns: str, name: str, t
     return sub, ns
 
 
-def graph_for_namespace(graph: CompiledStateGraph, ns: str) -> Any:
+def graph_for_namespace(graph: CompiledGraph, ns: str) -> Any:
     """The compiled graph whose checkpoints live in namespace `ns` under `graph`."""
     current = graph
     for segment in ns.split("|"):
@@ -85,7 +85,7 @@ def graph_for_namespace(graph: CompiledStateGraph, ns: str) -> Any:
     return current
 
 
-def task_state_config(graph: CompiledStateGraph, ns: str, below: str, name: str, task_id: str,
+def task_state_config(graph: CompiledGraph, ns: str, below: str, name: str, task_id: str,
                       thread_id: str) -> Any:
     """The `state` a checkpoint shows for a task of the graph at namespace `ns` (`below`
     `graph`): the config of the subgraph the task runs, or None for a plain node."""

@@ -10,7 +10,7 @@ from ..policies import TimeoutPolicy
 from ..runtime.task import NodeRunner
 
 if TYPE_CHECKING:
-    from .builder import StateGraph
+    from ..specs import GraphDefinition
 
 __all__ = ["node_runners"]
 
@@ -20,7 +20,7 @@ Joins = dict[str, tuple[tuple[str, ...], str]]
 """join key -> (its sources, its target)."""
 
 
-def node_runners(builder: StateGraph) -> tuple[dict[str, NodeRunner], Joins]:
+def node_runners(builder: GraphDefinition) -> tuple[dict[str, NodeRunner], Joins]:
     """(node name -> its runner, the joins) of the graph `builder` describes."""
     joins: dict[str, tuple[tuple[str, ...], str]] = {}
     joins_of: dict[str, list[str]] = {}
@@ -57,7 +57,7 @@ def node_runners(builder: StateGraph) -> tuple[dict[str, NodeRunner], Joins]:
     return runners, joins
 
 
-def _add_error_handlers(runners: dict[str, NodeRunner], builder: StateGraph) -> None:
+def _add_error_handlers(runners: dict[str, NodeRunner], builder: GraphDefinition) -> None:
     """A runner per error handler (`__error_handler__<node>`, or the graph's default
     `__default_error_handler__`), linked from the nodes it serves."""
     default = builder.node_defaults.get("error_handler")

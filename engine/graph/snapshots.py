@@ -16,12 +16,12 @@ from .nested_state import task_state_namespace
 from .task_results import superstep_record
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["snapshot_of", "task_state_of"]
 
 
-def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
+def snapshot_of(graph: CompiledGraph, ckpt: Checkpoint, pending: Sequence[PendingWrite] = (),
                 child: Checkpoint | None = None, *, saver: Any = None, subgraphs: bool = False,
                 live: bool = False) -> StateSnapshot:
     """A checkpoint as get_state() shows it. `live` (the thread's head, as get_state()
@@ -61,7 +61,7 @@ def snapshot_of(graph: CompiledStateGraph, ckpt: Checkpoint, pending: Sequence[P
     )
 
 
-def _plan_shown(graph: CompiledStateGraph, ckpt: Checkpoint, values: Any, pending: Sequence[PendingWrite],
+def _plan_shown(graph: CompiledGraph, ckpt: Checkpoint, values: Any, pending: Sequence[PendingWrite],
                 ) -> tuple[Any, tuple[Any, ...], Sequence[PendingWrite]]:
     """(values, plan, pending writes) with a Command given as input applied, the plan in
     LangGraph's order (Sends first, then nodes)."""
@@ -87,7 +87,7 @@ def _with_finished_writes(values: Any, did: Sequence[Any], channels: Any) -> Any
         return values
 
 
-def task_state_of(graph: CompiledStateGraph, thread_id: str, ns: str, task_id: str, name: str, saver: Any) -> Any:
+def task_state_of(graph: CompiledGraph, thread_id: str, ns: str, task_id: str, name: str, saver: Any) -> Any:
     """None for a plain node; a subgraph's config, or (given a saver) its latest snapshot."""
     found = task_state_namespace(graph, ns, name, task_id)
     if found is None:

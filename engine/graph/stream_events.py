@@ -20,7 +20,7 @@ from .call_args import STREAM_ARGS, check_kwargs
 from .sync_bridge import iterate_sync
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["NATIVE_FACTORIES", "stream_events_v3", "astream_events_v3", "astream_events_v2", "check_v3_kwargs"]
 
@@ -39,7 +39,7 @@ def check_v3_kwargs(where: str, kwargs: Mapping[str, Any]) -> None:
     check_kwargs(where, {k: v for k, v in kwargs.items() if k != "checkpoint_during"}, STREAM_ARGS)
 
 
-def _mux(graph: CompiledStateGraph, transformers: Iterable[Any] | None, is_async: bool) -> EventMux:
+def _mux(graph: CompiledGraph, transformers: Iterable[Any] | None, is_async: bool) -> EventMux:
     factories = [*NATIVE_FACTORIES, *normalize_factories(getattr(graph, "stream_transformers", ())),
                  *normalize_factories(transformers)]
     return EventMux(factories=factories, is_async=is_async)
@@ -54,7 +54,7 @@ def _modes(mux: EventMux) -> list[str]:
     return modes or ["values"]
 
 
-def stream_events_v3(graph: CompiledStateGraph, input: Any, config: Mapping[str, Any] | None,
+def stream_events_v3(graph: CompiledGraph, input: Any, config: Mapping[str, Any] | None,
                      transformers: Iterable[Any] | None, kwargs: dict[str, Any]) -> GraphRunStream:
     check_v3_kwargs("stream_events", kwargs)
     mux = _mux(graph, transformers, is_async=False)
@@ -63,7 +63,7 @@ def stream_events_v3(graph: CompiledStateGraph, input: Any, config: Mapping[str,
     return GraphRunStream(parts, mux)
 
 
-async def astream_events_v3(graph: CompiledStateGraph, input: Any, config: Mapping[str, Any] | None,
+async def astream_events_v3(graph: CompiledGraph, input: Any, config: Mapping[str, Any] | None,
                       transformers: Iterable[Any] | None, kwargs: dict[str, Any]) -> AsyncGraphRunStream:
     check_v3_kwargs("astream_events", kwargs)
     mux = _mux(graph, transformers, is_async=True)
@@ -72,7 +72,7 @@ async def astream_events_v3(graph: CompiledStateGraph, input: Any, config: Mappi
     return AsyncGraphRunStream(parts, mux)
 
 
-async def astream_events_v2(graph: CompiledStateGraph, input: Any, config: Mapping[str, Any] | None,
+async def astream_events_v2(graph: CompiledGraph, input: Any, config: Mapping[str, Any] | None,
                             version: str, kwargs: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
     """LangChain's event stream (version "v2"): on_chain_start/stream/end for the graph and
     each node, on_chat_model_stream for tokens of chat models called in nodes. Needs

@@ -25,7 +25,7 @@ from ..constants import START
 from ..types import Command
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["derive_results", "superstep_record", "TaskRecord"]
 
@@ -44,7 +44,7 @@ class TaskRecord:
     interrupts: tuple[Any, ...]
 
 
-def superstep_record(graph: CompiledStateGraph, ckpt: Checkpoint, plan: Sequence[PlannedTask],
+def superstep_record(graph: CompiledGraph, ckpt: Checkpoint, plan: Sequence[PlannedTask],
                      pending: Sequence[PendingWrite], child: Checkpoint | None, *, live: bool) -> list[TaskRecord]:
     """One record per task of `plan`, from the writes kept beside `ckpt` (and, for a task
     whose writes were not kept, from `child`). `live`: only unanswered interrupts."""
@@ -75,7 +75,7 @@ def _error_text(value: Any) -> str:
     return str(value)
 
 
-def derive_results(graph: CompiledStateGraph, ckpt: Checkpoint, child: Checkpoint | None) -> dict[str, Any]:
+def derive_results(graph: CompiledGraph, ckpt: Checkpoint, child: Checkpoint | None) -> dict[str, Any]:
     """Task id -> what the task wrote, for the tasks of `ckpt` whose writes can be derived."""
     out: dict[str, Any] = {}
     for task in ckpt.tasks:
@@ -110,7 +110,7 @@ def derive_results(graph: CompiledStateGraph, ckpt: Checkpoint, child: Checkpoin
     return out
 
 
-def _input_result(graph: CompiledStateGraph, arg: Any) -> dict[str, Any] | None:
+def _input_result(graph: CompiledGraph, arg: Any) -> dict[str, Any] | None:
     if isinstance(arg, Command):
         arg = arg.update
     if not isinstance(arg, Mapping):

@@ -20,10 +20,10 @@ from ..checkpoint.base import Checkpoint, PlannedTask, new_checkpoint_id, new_ta
 from ..constants import END, START
 from ..errors import InvalidUpdateError
 from ..runtime.time_travel import with_map
-from ..runtime.run import Run
+from ..runtime.head import save_checkpoint
 
 if TYPE_CHECKING:
-    from .compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph, RunHandle
 
 __all__ = ["bulk_update", "INPUT", "COPY"]
 
@@ -45,12 +45,12 @@ def _pairs(superstep: Any) -> list[tuple[Any, str | None]]:
     return pairs
 
 
-def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps: Sequence[Any]) -> dict[str, Any]:
+def bulk_update(graph: CompiledGraph, config: Mapping[str, Any], supersteps: Sequence[Any]) -> dict[str, Any]:
     """Apply each superstep of updates on top of the previous one; returns the last
     checkpoint's config."""
-    saver = graph._saver()
-    thread_id, checkpoint_id = graph._thread(config)
-    graph, ns, key = graph._scope(config)  # a subgraph's checkpoint_ns: that subgraph, in its namespace
+    saver = graph.require_saver()
+    thread_id, checkpoint_id = graph.thread_of(config)
+    graph, ns, key = graph.scope_of(config)  # a subgraph's checkpoint_ns: that subgraph, in its namespace
     steps = [_pairs(s) for s in supersteps]
     if not steps:
         raise ValueError("No supersteps provided: bulk_update_state(config, [[StateUpdate(...)], ...])")
@@ -73,7 +73,7 @@ def bulk_update(graph: CompiledStateGraph, config: Mapping[str, Any], supersteps
     return with_map(graph.checkpoint_config(thread_id, base.id, ns) or {}, base.metadata.get("parents") if ns else None)
 
 
-def _superstep(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None,
+def _superstep(graph: CompiledGraph, config: Mapping[str, Any], base: Checkpoint | None,
                updates: list[tuple[Any, str | None]], keep: bool) -> Checkpoint:
     values, as_node = updates[0]
     if as_node == END and values is None:
@@ -98,13 +98,12 @@ def _only_one(updates: Sequence[Any], message: str) -> None:
         raise InvalidUpdateError(message)
 
 
-def _save(graph: CompiledStateGraph, config: Mapping[str, Any], ckpt: Checkpoint) -> Checkpoint:
-    run = _run(graph, config)
-    run._save(ckpt)
+def _save(graph: CompiledGraph, config: Mapping[str, Any], ckpt: Checkpoint) -> Checkpoint:
+    save_checkpoint(_run(graph, config), ckpt)
     return ckpt
 
 
-def _clear(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:
+def _clear(graph: CompiledGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:
     """A checkpoint with the same values and nothing left to run (the writes of tasks
     that finished in the pending superstep are kept, as LangGraph does)."""
     thread_id = _key(graph, config)
@@ -113,7 +112,7 @@ def _clear(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoin
         return _save(graph, config, Checkpoint(
             id=cid, thread_id=thread_id, parent_id=None, step=0, source="update", created_at=now_iso(),
             values={}, versions={}))
-    snap = graph.snapshot(base, graph._saver().pending_writes(thread_id, base.id), live=True)
+    snap = graph.snapshot(base, graph.require_saver().pending_writes(thread_id, base.id), live=True)
     cid = new_checkpoint_id()
     values = dict(snap.values)
     versions = dict(base.versions)
@@ -129,7 +128,7 @@ def _clear(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoin
 _ABSENT = object()
 
 
-def _as_input(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None, values: Any) -> Checkpoint:
+def _as_input(graph: CompiledGraph, config: Mapping[str, Any], base: Checkpoint | None, values: Any) -> Checkpoint:
     """The input checkpoint a run would save: `values` go to the `__start__` task."""
     thread_id = _key(graph, config)
     if values is None:
@@ -144,7 +143,7 @@ def _as_input(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkp
         barriers=dict(base.barriers) if base else {}, tasks=(start,), metadata=_metadata(config)))
 
 
-def _copy(graph: CompiledStateGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:
+def _copy(graph: CompiledGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:
     """A sibling of `base` with the same state and plan: running from it re-runs the plan."""
     if base is None:
         raise InvalidUpdateError("Cannot copy a non-existent checkpoint: the thread has no checkpoint yet")
@@ -159,12 +158,12 @@ def _ns(config: Mapping[str, Any]) -> str:
     return str((config.get("configurable") or {}).get("checkpoint_ns") or "")
 
 
-def _key(graph: CompiledStateGraph, config: Mapping[str, Any]) -> str:
+def _key(graph: CompiledGraph, config: Mapping[str, Any]) -> str:
     """The store key of the thread (and the subgraph namespace) the config names."""
-    return ns_thread_key(graph._thread(config)[0], _ns(config))
+    return ns_thread_key(graph.thread_of(config)[0], _ns(config))
 
 
-def _run(graph: CompiledStateGraph, config: Mapping[str, Any]) -> Run:
+def _run(graph: CompiledGraph, config: Mapping[str, Any]) -> RunHandle:
     return graph.new_run(None, config, checkpoint_ns=_ns(config))
 
 

@@ -8,7 +8,7 @@ from ..constants import DEFAULT_ERROR_HANDLER, END, ERROR_HANDLER_PREFIX, START
 from ..errors import GraphCompileError
 
 if TYPE_CHECKING:
-    from .builder import StateGraph
+    from ..specs import GraphDefinition
 
 __all__ = ["validate_graph"]
 
@@ -24,7 +24,7 @@ Unknown = Callable[[str, str], None]
 """`unknown(name, where)`: notes a reference to a node that does not exist."""
 
 
-def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> None:
+def validate_graph(graph: GraphDefinition, interrupt_nodes: Sequence[str] = ()) -> None:
     """Raise GraphCompileError (a ValueError) naming every node or edge at fault."""
     problems: list[str] = []
     known = sorted(graph.nodes)
@@ -48,7 +48,7 @@ def validate_graph(graph: StateGraph, interrupt_nodes: Sequence[str] = ()) -> No
         raise GraphCompileError(problems)
 
 
-def _check_edges(graph: StateGraph, unknown: Unknown) -> None:
+def _check_edges(graph: GraphDefinition, unknown: Unknown) -> None:
     """Plain and waiting (join) edges."""
     nodes = graph.nodes
     for src, dst in graph.edges:
@@ -65,7 +65,7 @@ def _check_edges(graph: StateGraph, unknown: Unknown) -> None:
             unknown(dst, f"Waiting edge {label}")
 
 
-def _check_routes(graph: StateGraph, unknown: Unknown) -> None:
+def _check_routes(graph: GraphDefinition, unknown: Unknown) -> None:
     """Conditional edges (their sources and path maps) and nodes' declared destinations."""
     nodes = graph.nodes
     for source, branches in graph.branches.items():
@@ -83,7 +83,7 @@ def _check_routes(graph: StateGraph, unknown: Unknown) -> None:
                 unknown(dest, f"The destinations of node `{name}`")
 
 
-def _check_interrupts(graph: StateGraph, interrupt_nodes: Sequence[str], unknown: Unknown) -> None:
+def _check_interrupts(graph: GraphDefinition, interrupt_nodes: Sequence[str], unknown: Unknown) -> None:
     """interrupt_before/interrupt_after name nodes (or their error handlers)."""
     nodes = graph.nodes
     handlers = {f"{ERROR_HANDLER_PREFIX}{n}" for n, spec in nodes.items() if spec.error_handler is not None}

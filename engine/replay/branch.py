@@ -26,7 +26,7 @@ from ..types import Command, Overwrite
 from ..runtime.task_record import RECORD_KEY
 
 if TYPE_CHECKING:
-    from ..graph.compiled import CompiledStateGraph
+    from ..runtime.protocols import CompiledGraph
 
 __all__ = ["TaskRecord", "Superstep", "RecordedBranch", "ReplayError", "load_branch"]
 
@@ -87,7 +87,7 @@ class RecordedBranch:
         return self.steps[-1].after or self.steps[-1].before if self.steps else self.start
 
 
-def load_branch(graph: CompiledStateGraph, saver: Any, thread_id: str, checkpoint_id: str | None = None,
+def load_branch(graph: CompiledGraph, saver: Any, thread_id: str, checkpoint_id: str | None = None,
                 head_id: str | None = None) -> RecordedBranch:
     """The branch from `checkpoint_id` (default: the thread's first checkpoint) to `head_id`
     (default: the newest checkpoint descending from it), with each superstep's records."""
@@ -140,7 +140,7 @@ def _descends(by_id: Mapping[str, Any], cid: str, ancestor: str) -> bool:
     return False
 
 
-def _records(graph: CompiledStateGraph, saver: Any, thread_id: str, before: Checkpoint,
+def _records(graph: CompiledGraph, saver: Any, thread_id: str, before: Checkpoint,
              after: Checkpoint) -> tuple[TaskRecord, ...] | None:
     kept = after.metadata.get(RECORD_KEY) if isinstance(after.metadata, Mapping) else None
     if isinstance(kept, list):
@@ -187,7 +187,7 @@ def _from_pending(writes: list[Any], before: Checkpoint) -> tuple[TaskRecord, ..
     return tuple(out)
 
 
-def _derived(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -> tuple[TaskRecord, ...] | None:
+def _derived(graph: CompiledGraph, before: Checkpoint, after: Checkpoint) -> tuple[TaskRecord, ...] | None:
     if len(before.tasks) != 1 or after.source != "loop":
         return None
     task = before.tasks[0]
@@ -208,7 +208,7 @@ def _derived(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -
     return (TaskRecord(node=task.name, task_id=task.id, writes=tuple(writes), source="derived"),)
 
 
-def _edit_records(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -> tuple[TaskRecord, ...] | None:
+def _edit_records(graph: CompiledGraph, before: Checkpoint, after: Checkpoint) -> tuple[TaskRecord, ...] | None:
     """An edit's `(values, as_node)` pairs as records: kept by a recording (update_state
     with config["record"]), else read from the two checkpoints: a plain key's new value,
     what was appended to an `operator.add` or `add_messages` list, and otherwise the
@@ -232,7 +232,7 @@ def _edit_records(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoi
 _NOT_EXACT: Any = object()
 
 
-def _changed(graph: CompiledStateGraph, before: Checkpoint, after: Checkpoint) -> list[tuple[str, Any, Any, Any]]:
+def _changed(graph: CompiledGraph, before: Checkpoint, after: Checkpoint) -> list[tuple[str, Any, Any, Any]]:
     """(key, new value, old value, channel) of each key the step from `before` wrote."""
     channels = graph.schema.channels
     return [(key, after.values[key], before.values.get(key), channels.get(key))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..runtime.drive import DriveHooks
 from ..runtime.events import RunEvent, StepCommitted, TaskFinished
+from ..runtime.protocols import RunHandle
 from ..runtime.run import Run
 from ..runtime.task import TaskResult
 from .answers import PATH_SEP, Answers
@@ -160,29 +161,29 @@ class _Steps(DriveHooks):
         self.steps: list[ReplayStep] = []
         self._done: list[TaskResult] = []
 
-    async def before_superstep(self, run: Run) -> bool:
+    async def before_superstep(self, run: RunHandle) -> bool:
         at = self.answers.superstep()
         if at is not None and at.edit:  # a person edited the recorded branch here: so does the replay
             self._note(run, _edit_again(run, at), ())
         return False
 
-    async def after_tasks(self, run: Run) -> bool:
+    async def after_tasks(self, run: RunHandle) -> bool:
         self._done = [run.results[t.id] for t in run.plan] if run.ready_to_commit else []
         return False
 
-    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
+    async def after_commit(self, run: RunHandle, committed: StepCommitted | None) -> bool:
         done, self._done = self._done, []
         self._note(run, [(r.task.name, tuple(r.writes)) for r in done],
                    tuple(r.task.name for r in done if r.recorded))
         return False
 
-    def _note(self, run: Run, tasks: list[tuple[str, tuple[tuple[str, Any], ...]]], answered: tuple[str, ...]) -> None:
+    def _note(self, run: RunHandle, tasks: list[tuple[str, tuple[tuple[str, Any], ...]]], answered: tuple[str, ...]) -> None:
         assert run.checkpoint is not None
         self.steps.append(ReplayStep(step=run.step, checkpoint_id=run.checkpoint.id, tasks=tuple(tasks),
                                      recorded=answered))
 
 
-def _edit_again(run: Run, at: Superstep) -> list[tuple[str, tuple[tuple[str, Any], ...]]]:
+def _edit_again(run: RunHandle, at: Superstep) -> list[tuple[str, tuple[tuple[str, Any], ...]]]:
     """Apply the recorded edit `at` to the replay's head, as the same node(s); its writes."""
     if at.tasks is None:
         assert at.after is not None

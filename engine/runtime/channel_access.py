@@ -18,12 +18,12 @@ from .context import TaskContext
 from .task import apply_own_writes
 
 if TYPE_CHECKING:
-    from .run import Run
+    from .protocols import RunHandle
 
 __all__ = ["with_channel_access"]
 
 
-def _read(ctx: TaskContext, channels: Mapping[str, Any], run: Run, select: str | Sequence[str],
+def _read(ctx: TaskContext, channels: Mapping[str, Any], run: RunHandle, select: str | Sequence[str],
           fresh: bool = False) -> Any:
     values: dict[str, Any] = run.values
     if fresh and ctx.pushed:
@@ -33,7 +33,7 @@ def _read(ctx: TaskContext, channels: Mapping[str, Any], run: Run, select: str |
     return {k: values[k] for k in select if k in values}
 
 
-def with_channel_access(ctx: TaskContext, run: Run) -> dict[str, Any]:
+def with_channel_access(ctx: TaskContext, run: RunHandle) -> dict[str, Any]:
     """`ctx.config` with `read` and `send` for the task `ctx` of `run`."""
     channels = run.graph.schema.channels
 

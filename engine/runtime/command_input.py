@@ -18,7 +18,7 @@ from ..types import Command, Send
 from .task import apply_own_writes, normalize_update
 
 if TYPE_CHECKING:
-    from ..graph.compiled import CompiledStateGraph
+    from .protocols import CompiledGraph
 
 __all__ = ["command_writes", "input_task_id", "apply_input_writes", "is_input_write"]
 
@@ -34,7 +34,7 @@ def is_input_write(write: PendingWrite, checkpoint_id: str) -> bool:
     return write.task_name == START and write.task_id == input_task_id(checkpoint_id)
 
 
-def command_writes(graph: CompiledStateGraph, command: Command[Any], checkpoint_id: str) -> list[PendingWrite]:
+def command_writes(graph: CompiledGraph, command: Command[Any], checkpoint_id: str) -> list[PendingWrite]:
     """The pending writes that stand for `command`'s update and goto (none for resume)."""
     tid = input_task_id(checkpoint_id)
     update = graph.schema.wrap_update(Command(update=command.update))
@@ -56,7 +56,7 @@ def command_writes(graph: CompiledStateGraph, command: Command[Any], checkpoint_
 
 
 def apply_input_writes(
-    graph: CompiledStateGraph, checkpoint_id: str, values: Mapping[str, Any],
+    graph: CompiledGraph, checkpoint_id: str, values: Mapping[str, Any],
     plan: Sequence[PlannedTask], writes: Sequence[PendingWrite],
 ) -> tuple[dict[str, Any] | Mapping[str, Any], tuple[PlannedTask, ...]]:
     """The state and plan of a checkpoint once a Command input's writes are applied:

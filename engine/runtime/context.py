@@ -6,12 +6,28 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import GraphInterrupt, mark_invalid_resume
 from ..types import Interrupt
 
-__all__ = ["interrupt", "get_stream_writer", "get_config", "TaskContext"]
+if TYPE_CHECKING:
+    from ..checkpoint.base import Checkpoint
+    from .options import RunOptions
+
+__all__ = ["interrupt", "get_stream_writer", "get_config", "TaskContext", "RunScope"]
+
+
+class RunScope(Protocol):
+    """What a running node's Runtime (engine/runtime/injected.py) reads of the run that
+    executes it: the run's own shape is engine/runtime/protocols.py's RunHandle."""
+
+    checkpoint: Checkpoint | None
+    config: dict[str, Any]
+    context: Any
+    options: RunOptions
+    store: Any
+    thread_id: str | None
 
 
 @dataclass(slots=True)

@@ -16,44 +16,16 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.routing import RoutedSaver
+from .protocols import DriveHooks
 
 if TYPE_CHECKING:
-    from .events import StepCommitted
-    from .run import Run
+    from .protocols import RunHandle
     from .stream import StreamCollector
 
 __all__ = ["DriveHooks", "drive", "Waker"]
 
 
-class DriveHooks:
-    """What a caller adds around the moves of `drive()`. Each hook may end the drive early
-    by returning True; the run then stays `ready`, to be driven again (or dropped).
-    Subclass and override what you need: the defaults do nothing."""
-
-    stepwise = False
-    """True: the tasks of a superstep run one at a time, and `before_move` is awaited
-    before each task and before each commit (a debugger's "step into" gate)."""
-
-    async def before_move(self, run: Run) -> None:
-        """With `stepwise`: awaited before each move; the run may have ended meanwhile."""
-
-    async def before_superstep(self, run: Run) -> bool:
-        """Once per superstep, before its first task runs (the plan is `run.pending`). A
-        hook that moves the run itself (applies an edit in place of the superstep, as a
-        recorded replay does) is asked again about the superstep that follows."""
-        return False
-
-    async def after_tasks(self, run: Run) -> bool:
-        """After tasks ran (the whole superstep, or one task with `stepwise`), while the run
-        is still `ready` (a task's error a handler deals with leaves it ready)."""
-        return False
-
-    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
-        """After each commit; `committed` carries the superstep's diffs and new values."""
-        return False
-
-
-async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
+async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
                 ) -> AsyncGenerator[Any, None]:
     """Drive `run` (starting it when new) until it ends, pauses at an interrupt or a
     breakpoint, or a hook stops it; yields the `collector`'s chunks as they come (nothing
@@ -75,7 +47,7 @@ async def drive(run: Run, hooks: DriveHooks | None = None, collector: StreamColl
         raise
 
 
-async def _moves(run: Run, hooks: DriveHooks | None, collector: StreamCollector | None,
+async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamCollector | None,
                  overrides: RoutedSaver | None) -> AsyncGenerator[Any, None]:
     """The loop of `drive()`: start when new, then run the pending tasks and commit, again,
     until the run ends or pauses (then the async save overrides are awaited and the last
@@ -124,7 +96,7 @@ async def _moves(run: Run, hooks: DriveHooks | None, collector: StreamCollector 
             yield chunks.popleft()
 
 
-def _streams_tasks(run: Run, collector: StreamCollector | None, step_timeout: float | None) -> bool:
+def _streams_tasks(run: RunHandle, collector: StreamCollector | None, step_timeout: float | None) -> bool:
     """Whether the superstep's chunks go out while its tasks run (`_streamed_tasks`)."""
     return step_timeout is not None or (
         collector is not None and (collector.wake is not None or len(run.pending) > 1))
@@ -135,7 +107,7 @@ _GO, _STOP, _AGAIN, _ENDED = "go", "stop", "again", "ended"
 superstep afresh, or stop because the run ended meanwhile."""
 
 
-async def _before_move(run: Run, hooks: DriveHooks, began: int | None) -> tuple[int | None, str]:
+async def _before_move(run: RunHandle, hooks: DriveHooks, began: int | None) -> tuple[int | None, str]:
     """The hooks asked before a move: `before_superstep` once per superstep (`began`: the
     step it was last told of), then a stepwise gate."""
     if began != run.step:
@@ -151,7 +123,7 @@ async def _before_move(run: Run, hooks: DriveHooks, began: int | None) -> tuple[
     return began, _GO
 
 
-async def _streamed_tasks(run: Run, collector: StreamCollector | None,
+async def _streamed_tasks(run: RunHandle, collector: StreamCollector | None,
                           step_timeout: float | None) -> AsyncGenerator[Any, None]:
     """The superstep's tasks run while their chunks go out as they come: under the graph's
     `step_timeout`, or because siblings run (each task's chunks go out as it ends)."""
@@ -168,7 +140,7 @@ async def _streamed_tasks(run: Run, collector: StreamCollector | None,
             yield chunk
 
 
-async def _settle(run: Run, overrides: RoutedSaver) -> None:
+async def _settle(run: RunHandle, overrides: RoutedSaver) -> None:
     """Await a saver subclass's async save overrides still running; one that failed fails the run."""
     try:
         await overrides.settle()
@@ -205,7 +177,7 @@ class Waker:
             self.future = self.loop.create_future()
 
 
-async def _live(run: Run, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
+async def _live(run: RunHandle, collector: StreamCollector | None, deadline: float | None = None) -> AsyncGenerator[Any, None]:
     """Run the superstep's tasks, yielding chunks as they arrive instead of at its end;
     past `deadline` (the loop's clock) the tasks are cancelled and TimeoutError raised."""
     loop = asyncio.get_running_loop()
@@ -235,7 +207,7 @@ async def _live(run: Run, collector: StreamCollector | None, deadline: float | N
     tasks.result()
 
 
-async def _timed_step(run: Run, collector: StreamCollector | None, seconds: float) -> AsyncGenerator[Any, None]:
+async def _timed_step(run: RunHandle, collector: StreamCollector | None, seconds: float) -> AsyncGenerator[Any, None]:
     """One superstep under the graph's `step_timeout` (see `_live`); a sync node runs on a
     worker thread then, never on the loop's, so that the timeout can abandon it."""
     run.inline_sync = False

@@ -31,7 +31,7 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from ..checkpoint.base import Checkpoint, PendingWrite
-    from .run import Run
+    from .protocols import RunHandle
 
 __all__ = ["HeldSaves", "BackgroundSaves", "saves_for", "store_jobs", "MAX_QUEUED", "MAX_BATCH"]
 
@@ -47,17 +47,17 @@ class HeldSaves:
         """Channel versions already in the store (those of the checkpoint the run began on)."""
         self.writes: list[PendingWrite] = []
 
-    def save(self, run: Run, ckpt: Checkpoint, appended: Appended = None) -> None:
+    def save(self, run: RunHandle, ckpt: Checkpoint, appended: Appended = None) -> None:
         if self.last is None:
             self.parent_id = ckpt.parent_id
             self.stored = {v for v in ckpt.versions.values() if v != ckpt.id}
         self.last = ckpt
         self.writes = []  # writes of the superstep before belong to a checkpoint never saved
 
-    def put_writes(self, run: Run, writes: list[PendingWrite]) -> None:
+    def put_writes(self, run: RunHandle, writes: list[PendingWrite]) -> None:
         self.writes.extend(writes)
 
-    def flush(self, run: Run) -> None:
+    def flush(self, run: RunHandle) -> None:
         """Save the last held checkpoint (as the child of the last saved one) and its writes."""
         last, writes = self.last, self.writes
         if last is None or run.saver is None:
@@ -113,10 +113,10 @@ class BackgroundSaves:
         """A writer is storing this run's queue (it stops when the queue is empty)."""
         self._error: BaseException | None = None
 
-    def save(self, run: Run, ckpt: Checkpoint, appended: Appended = None) -> None:
+    def save(self, run: RunHandle, ckpt: Checkpoint, appended: Appended = None) -> None:
         self._queue(_make(PutJob, (ckpt, appended)))
 
-    def put_writes(self, run: Run, writes: list[PendingWrite]) -> None:
+    def put_writes(self, run: RunHandle, writes: list[PendingWrite]) -> None:
         assert run.checkpoint is not None
         self._queue(_make(WritesJob, (run.store_key, run.checkpoint.id, writes)))
 
@@ -156,7 +156,7 @@ class BackgroundSaves:
                 return
             del batch
 
-    def flush(self, run: Run) -> None:
+    def flush(self, run: RunHandle) -> None:
         self.settle()
 
     def settle(self) -> None:

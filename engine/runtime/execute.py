@@ -35,7 +35,7 @@ from .workers import NODE_EXITS, WORKERS, Exited, carried
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
-    from .run import Run
+    from .protocols import RunHandle
 
 __all__ = ["execute", "run_concurrently", "run_sync_batch", "plain_sync", "route_output", "NOT_ANSWERED",
            "HANDLER_TRIGGER"]
@@ -58,12 +58,12 @@ def node_exit(node: str, exc: BaseException) -> BaseException:
     return exc
 
 
-async def gated(run: Run, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
+async def gated(run: RunHandle, gate: asyncio.Semaphore, task: PlannedTask) -> TaskResult:
     async with gate:
         return await execute(run, task)
 
 
-def writer_for(run: Run, task: PlannedTask) -> Callable[[Any], None]:
+def writer_for(run: RunHandle, task: PlannedTask) -> Callable[[Any], None]:
     def write(payload: Any) -> None:
         event = CustomData(**run._base(), task_id=task.id, name=task.name, payload=payload)
         if threading.get_ident() == run._loop_thread or run._loop is None:
@@ -74,7 +74,7 @@ def writer_for(run: Run, task: PlannedTask) -> Callable[[Any], None]:
     return write
 
 
-def prepare(run: Run, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
+def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
     """A task's runner, its context (for interrupt() and the stream writer) and input."""
     runner: NodeRunner = run.graph.runners[task.name]
     schema = run.graph.schema
@@ -109,7 +109,7 @@ def prepare(run: Run, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
     return runner, ctx, state
 
 
-def push_index(run: Run, task: PlannedTask) -> int:
+def push_index(run: RunHandle, task: PlannedTask) -> int:
     """A Send task's position among the superstep's Sends (LangGraph's push path index);
     only asked for when the run reports to callbacks."""
     if not task.is_send:
@@ -118,7 +118,7 @@ def push_index(run: Run, task: PlannedTask) -> int:
     return next((i for i, t in enumerate(sends) if t is task), 0)
 
 
-def conclude(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
+def conclude(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
               error: BaseException | None, trace: str, started: float) -> TaskResult:
     """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
     result = TaskResult(task=task)
@@ -144,7 +144,7 @@ def conclude(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, 
     return result
 
 
-async def execute(run: Run, task: PlannedTask) -> TaskResult:
+async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     """Run one task: its recorded answer or cached result when it has one, else the node
     (with its retry policy and timeout), and what it returned turned into a TaskResult."""
     runner, ctx, state = prepare(run, task)
@@ -198,7 +198,7 @@ async def execute(run: Run, task: PlannedTask) -> TaskResult:
     return conclude(run, task, runner, ctx, output, error, trace, started)
 
 
-def _answered(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, started: float,
+def _answered(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, started: float,
               ) -> TaskResult | None:
     """A recorded replay's answer for the task (None: the node runs, with the recorded
     resume values the answers hook may have handed it)."""
@@ -213,7 +213,7 @@ def _answered(run: Run, task: PlannedTask, runner: NodeRunner, ctx: TaskContext,
     return None
 
 
-async def _call_with_retries(run: Run, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext,
+async def _call_with_retries(run: RunHandle, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext,
                              timeout: Any, started: float) -> Any:
     """Call the node under its timeout, again after each error its retry policy retries."""
     attempt = 1
@@ -244,7 +244,7 @@ async def _call_with_retries(run: Run, runner: NodeRunner, task: PlannedTask, st
                 ctx.first_attempt_time = time.time() - (time.perf_counter() - started)
 
 
-async def run_concurrently(run: Run, pending: Sequence[PlannedTask]) -> list[TaskResult]:
+async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> list[TaskResult]:
     """Run the superstep's tasks concurrently (at most config["max_concurrency"] at once),
     recording each as it ends; an error handler starts beside the siblings. As LangGraph:
     a task's unhandled error cancels the siblings still running and fails the run."""
@@ -300,7 +300,7 @@ async def run_concurrently(run: Run, pending: Sequence[PlannedTask]) -> list[Tas
     return done_results
 
 
-async def run_sync_batch(run: Run, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
+async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
     """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
     queue, instead of one asyncio task and one executor job per task. Each result is
     recorded (and its writes saved) as soon as it comes back."""
@@ -370,11 +370,11 @@ async def run_sync_batch(run: Run, tasks: Sequence[PlannedTask]) -> list[TaskRes
     return results
 
 
-def plain_sync(run: Run, task: PlannedTask) -> bool:
+def plain_sync(run: RunHandle, task: PlannedTask) -> bool:
     return task.name != START and run.graph.runners[task.name].plain_sync and task.timeout is None
 
 
-async def call_node(run: Run, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
+async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
     """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
     if task.name == START:
         return start_output(run, task)
@@ -414,13 +414,13 @@ that then takes over 5x this goes back to the workers. So the async API costs wh
 does per superstep, and the loop is never held longer than the node was seen to take."""
 
 
-def _may_inline(run: Run, runner: NodeRunner, task: PlannedTask) -> bool:
+def _may_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
     return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
             and not hasattr(run.graph, "input_node"))
 
 
-def _call_inline(run: Run, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
+def _call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
     """A quick sync node on the loop, in a context of its own as on a worker; events from
     threads it starts (a graph it invokes) are delivered at once, in order, as invoke's are."""
     started = time.perf_counter()
@@ -435,7 +435,7 @@ def _call_inline(run: Run, runner: NodeRunner, state: Any, ctx: TaskContext) -> 
     return output
 
 
-def start_output(run: Run, task: PlannedTask) -> Any:
+def start_output(run: RunHandle, task: PlannedTask) -> Any:
     """The hidden __start__ task writes the input into the state."""
     value = run.graph.schema.wrap_input(task.arg)
     if isinstance(value, Command):  # Command(update=, goto=) as the input
@@ -447,7 +447,7 @@ def start_output(run: Run, task: PlannedTask) -> Any:
     return {k: v for k, v in items if k in keys}
 
 
-def route_output(run: Run, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
+def route_output(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: Any, result: TaskResult,
            pushed: list[tuple[str, Any]] | None = None) -> None:
     graph = run.graph
     if graph.schema.root:

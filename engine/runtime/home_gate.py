@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .drive import DriveHooks
 from .options import Gate
-
-if TYPE_CHECKING:
-    from .run import Run
+from .protocols import DriveHooks, RunHandle
 
 __all__ = ["HomeGate", "child_gate", "GatedMoves", "gated_hooks"]
 
@@ -47,7 +44,7 @@ class HomeGate:
         await self.gate(run)
 
 
-def child_gate(parent: Run) -> Gate | None:
+def child_gate(parent: RunHandle) -> Gate | None:
     """The gate a child of `parent` awaits: the parent's, bound to the loop it was given on."""
     gate = parent.options.gate
     if gate is None or isinstance(gate, HomeGate) or parent._loop is None or parent._loop_thread is None:
@@ -63,11 +60,11 @@ class GatedMoves(DriveHooks):
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
 
-    async def before_move(self, run: Run) -> None:
+    async def before_move(self, run: RunHandle) -> None:
         await self.gate(run)
 
 
-def gated_hooks(run: Run) -> DriveHooks | None:
+def gated_hooks(run: RunHandle) -> DriveHooks | None:
     """The drive hooks of a graph invoked inside a node: its gate's, when a debugger steps into it."""
     gate = run.options.gate if run.namespace else None
     return None if gate is None else GatedMoves(gate)

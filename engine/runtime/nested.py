@@ -30,7 +30,7 @@ from .time_travel import NO_RESUME, Replay, checkpoint_before
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .context import TaskContext
-    from .run import Run
+    from .protocols import RunHandle
 
 __all__ = ["run_subgraph", "nested_run", "Gate", "ParentCommand", "task_namespace", "stateful_namespace",
            "node_of_segment"]
@@ -57,7 +57,7 @@ def node_of_segment(segment: str) -> str:
     return segment.split(":", 1)[0]
 
 
-def _child_saver(parent: Run, graph: Any) -> Any:
+def _child_saver(parent: RunHandle, graph: Any) -> Any:
     mode = getattr(graph, "persistence", None)
     if mode is False or parent.thread_id is None:
         return None
@@ -73,8 +73,8 @@ def _child_saver(parent: Run, graph: Any) -> Any:
     return saver
 
 
-def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool,
-               given: Mapping[str, Any] | None = None, gate: Gate | None = None) -> Run:
+def open_child(parent: RunHandle, ctx: TaskContext, graph: Any, input: Any, *, inline_sync: bool,
+               given: Mapping[str, Any] | None = None, gate: Gate | None = None) -> RunHandle:
     """The child Run of `graph` for the task `ctx` of `parent`: its namespace, its store,
     and whether it continues its own unfinished history (the parent is resuming).
     `given`: the config the node passed to invoke/stream, merged over the task's."""
@@ -107,7 +107,7 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
     if saver is not None:
         assert parent.checkpoint is not None
         parents = {**(options.parents or {}), parent.checkpoint_ns: parent.checkpoint.id}
-    child: Run = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
+    child: RunHandle = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
                                durability=parent.durability, options=RunOptions(
                                    fresh=fresh, record=record, replay=replay if saver is not None else None,
                                    parents=parents, gate=gate, control=options.control))
@@ -120,7 +120,7 @@ def open_child(parent: Run, ctx: TaskContext, graph: Any, input: Any, *, inline_
     return child
 
 
-def _where_child_starts(parent: Run, ctx: TaskContext, saver: Any, ns: str, input: Any,
+def _where_child_starts(parent: RunHandle, ctx: TaskContext, saver: Any, ns: str, input: Any,
                         configurable: dict[str, Any], *, fresh: bool) -> tuple[Any, bool]:
     """(the child's input, whether it starts a fresh history): the subgraph's checkpoint the
     caller named, its state as of a replayed parent checkpoint, or, when the parent
@@ -168,7 +168,7 @@ def _resume_input(ctx: TaskContext, replay: Replay | None) -> Command[Any] | Non
     return None
 
 
-def _outcome(child: Run, name: str, graph: Any, keys: Any) -> Any:
+def _outcome(child: RunHandle, name: str, graph: Any, keys: Any) -> Any:
     """What the task gets from its child: the output state, or the child's stop raised."""
     if child.status == "failed" and isinstance(child.error, ParentCommand):
         return child.error.command
@@ -185,7 +185,7 @@ def _outcome(child: Run, name: str, graph: Any, keys: Any) -> Any:
     return out
 
 
-async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any) -> Any:
+async def run_subgraph(parent: RunHandle, subgraph: Any, task: PlannedTask, state: Any) -> Any:
     """Run `subgraph` on `state` as a child of `parent`'s task; returns its output state."""
     ctx = current_task.get()
     assert ctx is not None and ctx.run is parent
@@ -199,7 +199,7 @@ async def run_subgraph(parent: Run, subgraph: Any, task: PlannedTask, state: Any
     return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
 
 
-def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_sync: bool) -> Run | None:
+def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_sync: bool) -> RunHandle | None:
     """When called from inside a running task (graph.invoke inside a node): the child Run
     of that task, with the caller's config merged in; else None."""
     ctx = current_task.get()
@@ -213,7 +213,7 @@ def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_
     return child
 
 
-def nested_outcome(child: Run, graph: Any) -> Any:
+def nested_outcome(child: RunHandle, graph: Any) -> Any:
     """How a nested invoke ends for the node that called it: an interrupt or a breakpoint
     pauses the parent's task, a Command for the parent goes up, an error propagates."""
     if child.status == "interrupted":

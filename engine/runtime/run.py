@@ -23,12 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
     DONE,
-    ERROR,
-    HANDLED,
-    INTERRUPT,
-    RESUME,
-    ROUTE,
-    SEND,
     Checkpoint,
     PendingWrite,
     PlannedTask,
@@ -36,37 +30,36 @@ from ..checkpoint.base import (
     ns_thread_key,
 )
 from ..checkpoint.routing import routed
-from ..constants import NODE_FINISHED_KEY, RUNTIME_KEY, START
+from ..constants import NODE_FINISHED_KEY, RUNTIME_KEY
 from ..errors import (
     NodeError,
 )
 from ..types import Interrupt
-from .commit import RunCommit
+from .commit import after_commit, apply_updates, commit_checked
 from .context import current_task
 from .drive import DriveHooks, drive
-from .durability import BackgroundSaves, HeldSaves, saves_for
-from .injected import coerce_context
+from .durability import saves_for
+from .injected import run_context
 from .events import (
     RunEvent,
     RunFinished,
     RunInterrupted,
+    RunStarted,
     RunStatus,
     StepCommitted,
-    TaskFailed,
     TaskFinished,
-    TaskInterrupted,
 )
 from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
-from .nested import ParentCommand
-from .options import PLAIN, RunOptions
-from .start import RunStart
+from .options import RunOptions, run_options
+from .start import start_run
+from .task_outcome import record_result
 from .task import (
     TaskResult,
     apply_own_writes,
 )
 
 if TYPE_CHECKING:
-    from ..graph.compiled import CompiledStateGraph
+    from .protocols import CompiledGraph, HeldWrites
     from .tracing import GraphTrace
 
 __all__ = ["Run", "DEFAULT_RECURSION_LIMIT", "NOT_ANSWERED", "FROM_GRAPH"]
@@ -76,7 +69,7 @@ FROM_GRAPH: Any = object()
 """`checkpointer=` default of a new Run: the graph's own checkpointer."""
 
 
-class Run(RunStart, RunCommit):
+class Run:
     """One execution of a compiled graph on one thread.
 
     Status goes new -> ready -> (interrupted | done | failed | cancelled); a `ready`
@@ -85,19 +78,20 @@ class Run(RunStart, RunCommit):
 
     # Slots for what __init__ sets: read on every superstep, they stay fast however many
     # there are (past 30 instance attributes CPython 3.11 stops sharing a class's dict keys
-    # and every `self.x` becomes a plain dict probe). Anything else set later goes to the
-    # instance dict the mixins give.
+    # and every `self.x` becomes a plain dict probe). Anything else set later (a caller's
+    # flags: sync_api, inline_call) goes to the instance dict.
     __slots__ = (
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_resume_new", "_durable_ids", "_id_prefix",
         "_id_count", "durability", "_held", "context", "tracer", "store", "_node_finished", "_forward_lock",
+        "__dict__",
     )
 
     def __init__(
         self,
-        graph: CompiledStateGraph,
+        graph: CompiledGraph,
         input: Any = None,
         config: Mapping[str, Any] | None = None,
         *,
@@ -156,7 +150,7 @@ class Run(RunStart, RunCommit):
         self._id_count = 0
         self.durability = durability
         """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
-        self._held: HeldSaves | BackgroundSaves | None = saves_for(durability, self.saver)
+        self._held: HeldWrites | None = saves_for(durability, self.saver)
         """Where saves go under durability "exit" (held to the end) or "async" (a writer thread)."""
         enclosing = current_task.get()
         outer = enclosing.run if enclosing is not None else None
@@ -164,13 +158,7 @@ class Run(RunStart, RunCommit):
         seeded = self.config["configurable"].get(RUNTIME_KEY)
         """A runtime object a caller put in the config (a server's graph factory does): its
         context applies when the run is given none, its store when it carries one."""
-        if context is not None and graph.builder.context_schema is not None:
-            context = coerce_context(graph.builder.context_schema, context)
-        elif context is None and seeded is not None and getattr(seeded, "context", None) is not None:
-            context = seeded.context  # as it is, as LangGraph takes it
-        elif context is None and outer is not None:
-            context = outer.context
-        self.context = context
+        self.context = run_context(graph.builder.context_schema, context, seeded, outer)
         self.tracer: GraphTrace | None = None
         """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
         if self.config.get("callbacks"):
@@ -183,17 +171,44 @@ class Run(RunStart, RunCommit):
             self.store = seeded.store
         self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
         """LangGraph's node-finished hook from the config, told each node that finishes well."""
-        opts = options or PLAIN
-        if control is None:
-            control = opts.control if opts.control is not None else (outer.options.control if outer is not None else None)
         # config["record"] is taken out of the config, so nodes (and LangChain callbacks) never see it
-        record = bool(self.config.pop("record", False)) or opts.record
-        if control is not opts.control or record != opts.record:
-            opts = replace(opts, control=control, record=record)
-        self.options: RunOptions = opts
+        self.options: RunOptions = run_options(options, control, bool(self.config.pop("record", False)),
+                                               outer.options if outer is not None else None)
         """How this run differs from a plain invoke (resume, subgraph, time travel, recording):
         see `engine.runtime.options`."""
         self._forward_lock: threading.Lock | None = None
+
+    # -- 0. start (start.py) ------------------------------------------------------------
+    async def start(self) -> RunStarted:
+        """Load the thread, save the input (or fork an old checkpoint) and plan the first superstep."""
+        return await start_run(self)
+
+    # -- 3. commit (commit.py) -----------------------------------------------------------
+    @property
+    def ready_to_commit(self) -> bool:
+        return self.status == "ready" and bool(self.plan) and not self.pending
+
+    def commit(self, *, report: bool = True) -> StepCommitted | None:
+        """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next.
+
+        Returns the StepCommitted event with a ChannelDiff per key; `report=False` (used
+        by invoke() when nobody listens) skips building the diffs and returns None."""
+        return commit_checked(self, report=report)
+
+    def apply_update(self, base: Checkpoint | None, values: Any, as_node: str | None) -> Checkpoint:
+        """update_state(): apply `values` as if `as_node` had written them, on a new
+        checkpoint (source "update") whose next tasks follow `as_node`'s edges."""
+        return apply_updates(self, base, [(values, as_node)])
+
+    def apply_updates(self, base: Checkpoint | None, updates: Sequence[tuple[Any, str | None]], *,
+                      keep_writes: bool = False) -> Checkpoint:
+        """One superstep of update_state/bulk_update_state: each `(values, as_node)` is
+        applied as if that node had returned it, all in one new checkpoint (commit.py)."""
+        return apply_updates(self, base, updates, keep_writes=keep_writes)
+
+    def _after_commit(self, nodes_ran: tuple[str, ...]) -> None:
+        """What follows a commit: the recursion limit, the end, a drain, a breakpoint."""
+        after_commit(self, nodes_ran)
 
     def preset_resume(self, task_id: str, values: Sequence[Any]) -> None:
         """Hand resume values to a pending task before it runs: its n-th interrupt() returns
@@ -316,66 +331,9 @@ class Run(RunStart, RunCommit):
         return done_results
 
     def _record(self, result: TaskResult, *, durable: bool) -> None:
-        """Keep a finished task's result; save it as pending writes so it never runs twice."""
-        task = result.task
-        self.results[task.id] = result
-        tid, ckpt = self.thread_id, self.checkpoint
-        # The task's event is emitted even when saving its writes raises (in `finally`):
-        # listeners always see every task that ended, then RunFinished.
-        if result.error is not None:
-            handler = self.graph.runners[task.name].error_handler if task.name in self.graph.runners else None
-            if isinstance(result.error, ParentCommand):
-                handler = None
-            try:
-                if self.saver is not None and ckpt is not None:
-                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=ERROR, value={
-                        "type": type(result.error).__name__, "message": str(result.error),
-                        "traceback": result.traceback})]
-                    if handler is not None:  # a resume runs the handler again, not the node
-                        writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=HANDLED,
-                                                   value=handler))
-                    self._put_writes(writes)
-            finally:
-                self._emit(TaskFailed(**self._base(), task_id=task.id, name=task.name, error=result.error,
-                                      traceback=result.traceback, duration_s=result.duration_s))
-            if handler is not None:
-                self._plan_error_handler(result, handler)
-            return
-        if result.paused:  # nothing saved: the task runs again (and its subgraph continues) on resume
-            self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
-                                       interrupts=(), duration_s=result.duration_s))
-            return
-        if result.interrupts:
-            try:
-                if self.saver is not None and ckpt is not None:
-                    # The answers first: an interrupt after them starts a new pause (task_status.py).
-                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=RESUME,
-                                           value=list(result.resume))] if result.resume else []
-                    writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
-                               for i in result.interrupts]
-                    self._put_writes(writes)
-            finally:
-                self._emit(TaskInterrupted(**self._base(), task_id=task.id, name=task.name,
-                                           interrupts=result.interrupts, duration_s=result.duration_s))
-            return
-        try:
-            # A one-task superstep of the sync invoke() commits right away: its writes are
-            # saved only when the snapshot could not read them back from its checkpoint.
-            if self.saver is not None and ckpt is not None and tid is not None and (
-                    durable or not _derivable(result.writes, self.graph.schema.plain_keys)):
-                writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v)
-                          for k, v in result.writes]
-                writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
-                           for n, why in result.routes]
-                writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=SEND, value=s)
-                           for s in result.sends]
-                if not writes:
-                    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
-                self._put_writes(writes)
-        finally:
-            self._emit_finished(result)
-        if self._node_finished is not None and task.name != START:
-            self._node_finished(task.name)
+        """Keep a finished task's result; save it as pending writes so it never runs twice
+        (task_outcome.py)."""
+        record_result(self, result, durable=durable)
 
     def put_child_writes(self, writes: list[PendingWrite]) -> None:
         """Save writes of a task's child work (an @entrypoint's task calls) beside the
@@ -559,20 +517,3 @@ class Run(RunStart, RunCommit):
         if status == "failed" and self.error is not None:
             raise self.error
         return status
-
-
-def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
-    """Whether history can read these writes of a one-task superstep back from the
-    checkpoint it makes (graph/task_results.py): one write per key, each to a plain key
-    or a list to append."""
-    if len(writes) == 1:  # the usual one-task superstep: no set needed
-        key, value = writes[0]
-        appends = plain.get(key)
-        return appends is not None and (not appends or type(value) is list)
-    seen: set[str] = set()
-    for key, value in writes:
-        appends = plain.get(key)
-        if appends is None or (appends and type(value) is not list) or key in seen:
-            return False
-        seen.add(key)
-    return True

@@ -24,6 +24,7 @@ from engine import (
     StepCommitted,
     TaskInterrupted,
 )
+from engine.runtime.protocols import RunHandle
 
 from .runsettings import CONTEXT_KEY, RunSettings, kept_context
 
@@ -224,7 +225,7 @@ class RunDriver:
             config["metadata"] = {**dict(config.get("metadata") or {}), **self.context_metadata()}
         return {**config, "configurable": conf, "record": True}  # keep each task's writes: recorded replay
 
-    def _failed(self, run: Run) -> bool:
+    def _failed(self, run: RunHandle) -> bool:
         return run.status == "failed" or any(r.error is not None for r in run.results.values())
 
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
@@ -269,7 +270,7 @@ class RunDriver:
         self._committed = event
         return Outcome(reason="committed", nodes=event.nodes_ran if event is not None else ())
 
-    def _end_of(self, run: Run, stepped: tuple[str, ...]) -> Outcome:
+    def _end_of(self, run: RunHandle, stepped: tuple[str, ...]) -> Outcome:
         if self._failed(run):
             failed = tuple(r.task.name for r in run.results.values() if r.error is not None)
             return Outcome(reason="failed", nodes=failed or stepped)
@@ -453,7 +454,7 @@ class _Stops(DriveHooks):
         text, value = self.conditions.hit or ("", "")
         return Outcome(reason="breakpoint", nodes=nodes, message=why, where=where, condition=text, value=value)
 
-    async def before_superstep(self, run: Run) -> bool:
+    async def before_superstep(self, run: RunHandle) -> bool:
         driver, conditions = self.driver, self.conditions
         due = {t.name for t in run.pending}
         self.nodes = tuple(t.name for t in run.pending)
@@ -475,7 +476,7 @@ class _Stops(DriveHooks):
             return self.stop(Outcome(reason="paused", message="Paused."))
         return False
 
-    async def after_tasks(self, run: Run) -> bool:
+    async def after_tasks(self, run: RunHandle) -> bool:
         if self.driver._failed(run):
             return self.stop(self.driver._end_of(run, self.nodes))
         if self.conditions is not None and not run.pending and (why := self.conditions.before_commit(
@@ -483,7 +484,7 @@ class _Stops(DriveHooks):
             return self.stop(self.on_condition(self.nodes, why, "before"))
         return False
 
-    async def after_commit(self, run: Run, committed: StepCommitted | None) -> bool:
+    async def after_commit(self, run: RunHandle, committed: StepCommitted | None) -> bool:
         driver = self.driver
         driver._committed = committed
         nodes = committed.nodes_ran if committed is not None else self.nodes

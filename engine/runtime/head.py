@@ -1,0 +1,65 @@
+"""A run's head: the checkpoint it stands on, what each of its checkpoints keeps in its
+metadata, and saving one (through durability's held or background saves when the run has
+them). Starting (start.py) and committing (commit.py) both move the head through here.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..checkpoint.base import Checkpoint
+
+if TYPE_CHECKING:
+    from .protocols import RunHandle
+
+__all__ = ["checkpoint_metadata", "set_checkpoint", "save_checkpoint"]
+
+
+def checkpoint_metadata(run: RunHandle) -> dict[str, Any]:
+    """Only what the user put under config['metadata']; configurable keys (API keys
+    included) are never persisted."""
+    meta = run.config.get("metadata")
+    out = dict(meta) if meta and isinstance(meta, Mapping) else {}
+    parents = run.options.parents
+    if parents:
+        out["parents"] = parents
+    return out
+
+
+def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> None:
+    """Make `ckpt` the head; `owned` when its values dict was built by this run (a commit),
+    which never changes a values dict in place, so it need not be copied."""
+    run.checkpoint = ckpt
+    run.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
+    run.plan = ckpt.tasks
+    run.results = {}
+    run._resume_for = {}
+    run._resume_map = {}
+
+
+def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
+                    appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
+    """Store the checkpoint (channels whose version is its id changed in it)."""
+    if run.saver is None:
+        return
+    unsaved = run.graph.schema.unsaved_keys
+    if unsaved:
+        ckpt = _without(ckpt, unsaved)
+        if appended:
+            appended = {k: v for k, v in appended.items() if k not in unsaved}
+    if run._held is not None:
+        run._held.save(run, ckpt, appended or None)
+        return
+    run.saver.save(ckpt, appended=appended or None)
+
+
+def _without(ckpt: Checkpoint, keys: frozenset[str]) -> Checkpoint:
+    """The checkpoint as stored: without the values of the run-only keys, nor those keys
+    in the state a Send carries."""
+    tasks = ckpt.tasks
+    if any(t.is_send and isinstance(t.arg, Mapping) and keys.intersection(t.arg) for t in tasks):
+        tasks = tuple(replace(t, arg={k: v for k, v in t.arg.items() if k not in keys})
+                      if t.is_send and isinstance(t.arg, Mapping) else t for t in tasks)
+    return replace(ckpt, values={k: v for k, v in ckpt.values.items() if k not in keys},
+                   versions={k: v for k, v in ckpt.versions.items() if k not in keys}, tasks=tasks)
