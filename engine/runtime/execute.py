@@ -31,7 +31,7 @@ from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 from .sync_code import as_sync_code
 from .timeouts import run_timed
-from .workers import NODE_EXITS, WORKERS, Exited, carried
+from .workers import NODE_EXITS, WORKERS, Exited, Mailbox, carried
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
@@ -313,7 +313,7 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
         if run.tracer is not None:
             context.run(run.tracer.context_var.set, ctx.config)
         jobs.append((task, runner, ctx, state, context))
-    back: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+    back = Mailbox(loop)
 
     def worker() -> None:
         while True:
@@ -330,23 +330,27 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
                 outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
             except NODE_EXITS as exc:  # a node's sys.exit() must not end the worker silently
                 outcome = (task, runner, ctx, None, node_exit(task.name, exc), tb.format_exc(), started)
-            loop.call_soon_threadsafe(back.put_nowait, outcome)
+            back.post(outcome)
 
     count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
-    workers = [asyncio.wrap_future(WORKERS.submit(worker)) for _ in range(count)]
+    workers = [WORKERS.submit(worker) for _ in range(count)]
     results: list[TaskResult] = []
+    taken = 0  # the batch's own outcomes taken so far (results also holds the handlers')
     save_error: Exception | None = None
     handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
     try:
-        for _ in range(len(tasks)):
-            result = conclude(run, *await back.get())
-            results.append(result)
-            try:
-                run._record(result, durable=True)
-            except Exception as exc:  # the saver failed: siblings are still reported
-                save_error = save_error or exc
-            if result.handled and (handler := run._handler_task(result)) is not None:
-                handlers.append(asyncio.ensure_future(execute(run, handler)))
+        while taken < len(tasks):
+            outcomes = await back.take()
+            taken += len(outcomes)
+            for outcome in outcomes:
+                result = conclude(run, *outcome)
+                results.append(result)
+                try:
+                    run._record(result, durable=True)
+                except Exception as exc:  # the saver failed: siblings are still reported
+                    save_error = save_error or exc
+                if result.handled and (handler := run._handler_task(result)) is not None:
+                    handlers.append(asyncio.ensure_future(execute(run, handler)))
         for future in handlers:
             result = await future
             results.append(result)
@@ -363,7 +367,8 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
         save_error = save_error or exc
     finally:
         jobs.clear()
-    await asyncio.gather(*workers, return_exceptions=True)
+    if taken < len(tasks):  # left early: wait for the tasks still running (each worker then ends)
+        await asyncio.gather(*(asyncio.wrap_future(w) for w in workers), return_exceptions=True)
     if save_error is not None:
         run._fail(save_error)
         raise save_error

@@ -10,13 +10,14 @@ another worker.
 """
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any
 
-__all__ = ["WorkerPool", "WORKERS", "NODE_EXITS", "Exited", "carried", "contained"]
+__all__ = ["WorkerPool", "WORKERS", "NODE_EXITS", "Exited", "Mailbox", "carried", "contained"]
 
 NODE_EXITS = (SystemExit, KeyboardInterrupt, GeneratorExit)
 """What a node may raise that is no Exception: each is the node's failure, never the loop's end."""
@@ -47,6 +48,43 @@ async def contained(call: Awaitable[Any]) -> Any:
         return await call
     except NODE_EXITS as exc:
         return Exited(exc)
+
+
+class Mailbox:
+    """Worker threads `post` values; the loop `take`s every value posted so far. Only the
+    post that finds the box empty wakes the loop, so a burst of quick results costs one
+    loop wake-up, not one each (`call_soon_threadsafe` writes to the loop's self-pipe)."""
+
+    __slots__ = ("_loop", "_lock", "_items", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def post(self, value: Any) -> None:
+        with self._lock:
+            self._items.append(value)
+            waiter = self._waiter
+            self._waiter = None
+        if waiter is not None:
+            self._loop.call_soon_threadsafe(_wake, waiter)
+
+    async def take(self) -> list[Any]:
+        """Every value posted since the last take (at least one; waits for it)."""
+        while True:
+            with self._lock:
+                if self._items:
+                    items, self._items = self._items, []
+                    return items
+                waiter = self._waiter = self._loop.create_future()
+            await waiter
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class WorkerPool:
