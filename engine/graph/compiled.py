@@ -23,6 +23,7 @@ from ..checkpoint.base import (
 )
 from ..constants import INTERRUPT_KEY
 from ..errors import MissingThreadIdError
+from ..runtime.home_gate import gated_hooks
 from ..runtime.nested import nested_outcome, nested_run
 from ..runtime.drive import Waker, drive
 from ..runtime.run import FROM_GRAPH, Run
@@ -232,7 +233,7 @@ class CompiledStateGraph(LegacyGraphAPI):
 
             lifecycle = GraphLifecycle.attach(run, run.config)
         try:
-            async with aclosing(drive(run, None, collector)) as chunks:  # closed at once when we are
+            async with aclosing(drive(run, gated_hooks(run), collector)) as chunks:  # closed at once when we are
                 async for chunk in chunks:
                     yield chunk
             if lifecycle is not None:  # GraphCallbackHandlers' on_interrupt / on_resume

@@ -23,7 +23,7 @@ from ..constants import READ_KEY, SEND_KEY
 from ..errors import GraphInterrupt, ParentCommand
 from ..types import Command
 from .context import current_task
-from .drive import DriveHooks
+from .home_gate import GatedMoves, child_gate
 from .options import Gate, RunOptions
 from .time_travel import NO_RESUME, Replay, checkpoint_before
 
@@ -190,25 +190,13 @@ async def run_subgraph(parent: RunHandle, subgraph: Any, task: PlannedTask, stat
     ctx = current_task.get()
     assert ctx is not None and ctx.run is parent
     # its sync nodes run on the caller's thread only when nothing runs beside it
-    gate = parent.options.gate
+    gate = child_gate(parent)
     child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync and len(parent.plan) == 1,
                        gate=gate)
     if parent.listeners:
         child.subscribe(parent.forward)
-    await child.drive(None if gate is None else _Gated(gate))
+    await child.drive(None if gate is None else GatedMoves(gate))
     return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
-
-
-class _Gated(DriveHooks):
-    """A debugger's gate awaited before each move of the child run, one task at a time."""
-
-    stepwise = True
-
-    def __init__(self, gate: Gate) -> None:
-        self.gate = gate
-
-    async def before_move(self, run: RunHandle) -> None:
-        await self.gate(run)
 
 
 def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_sync: bool) -> RunHandle | None:
@@ -218,7 +206,8 @@ def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_
     parent = ctx.run if ctx is not None else None
     if ctx is None or parent is None or parent.status != "ready" or graph.checkpointer is not None:
         return None  # not inside a node, or a graph with a store of its own: a run of its own
-    child = open_child(parent, ctx, graph, input, inline_sync=inline_sync, given=config)
+    # a debugger stepping into the task steps into the graph it invokes too (from any loop)
+    child = open_child(parent, ctx, graph, input, inline_sync=inline_sync, given=config, gate=child_gate(parent))
     if parent.listeners:
         child.subscribe(parent.forward)
     return child

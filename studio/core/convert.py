@@ -5,6 +5,7 @@ engine types (a checkpoint's values pass through as plain Python data).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -397,6 +398,35 @@ def interrupt_views(interrupts: Iterable[tuple[str, Any]]) -> tuple[InterruptInf
     return tuple(InterruptInfo(interrupt_id=i.id, node=node, value=i.value) for node, i in interrupts)
 
 
+def user_callable(fn: Any, depth: int = 6) -> Any:
+    """The function a node's wrappers end at: a RunnableCallable's (or RunnableLambda's)
+    `func`/`afunc` (an agent library's nodes, create_agent's middleware hooks), a partial's
+    `func`; None when `fn` is no such wrapper (its own source is then shown)."""
+    found = None
+    for _ in range(depth):
+        inner = None
+        if isinstance(fn, functools.partial):
+            inner = fn.func
+        elif not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+            inner = getattr(fn, "func", None) or getattr(fn, "afunc", None)
+        if inner is None or not callable(inner):
+            return found
+        found = fn = inner
+    return found
+
+
+def _graph_run_by(fn: Any) -> Any:
+    """The compiled graph a wrapper function closes over (an agent library's `call_agent`)."""
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if is_subgraph(value):
+            return value
+    return None
+
+
 def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET, last_output: Any = UNSET,
                  extra: Mapping[str, Any] | None = None) -> NodeDetails:
     """A node's source code, edges, and what it last read and returned."""
@@ -410,7 +440,12 @@ def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET,
         elif is_subgraph(fn):
             inner = getattr(fn, "node_names", ())
             source = f"# compiled subgraph `{getattr(fn, 'name', name)}` with nodes: {', '.join(inner)}"
+        elif (agent := _graph_run_by(user_callable(fn))) is not None:  # a supervisor's expert: its agent
+            inner = getattr(agent, "node_names", ())
+            source = (f"# runs the compiled graph `{getattr(agent, 'name', name)}` with nodes: {', '.join(inner)}"
+                      "\n# (F11 steps into it)")
         else:
+            target = user_callable(fn) or target
             try:
                 lines, line = inspect.getsourcelines(inspect.unwrap(target))
                 source = "".join(lines)

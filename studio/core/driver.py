@@ -25,7 +25,6 @@ from engine import (
     TaskInterrupted,
 )
 from engine.runtime.protocols import RunHandle
-from engine.specs import is_subgraph
 
 from .runsettings import CONTEXT_KEY, RunSettings, kept_context
 
@@ -62,21 +61,28 @@ class PendingInterrupt:
 
 class InnerGate:
     """The engine's subgraph gate: parks a subgraph's child Run before each of its moves
-    until the user asks for the next one ("step into")."""
+    until the user asks for the next one ("step into"). A graph the node invokes (a
+    subagent run by a tool) parks here too, from whichever loop it runs on (the engine
+    awaits this gate on the driver's loop)."""
 
     def __init__(self) -> None:
         self.child: Run | None = None
         self.parked = asyncio.Event()
         self._release = asyncio.Event()
         self.free = False
+        self.stopped = False
 
     async def __call__(self, child: Run) -> None:
+        if self.stopped:
+            raise asyncio.CancelledError("the debugger stopped the run")
         if self.free:
             return
         self.child = child
         self.parked.set()
         await self._release.wait()
         self._release.clear()
+        if self.stopped:
+            raise asyncio.CancelledError("the debugger stopped the run")
 
     def release(self) -> None:
         """Let the child make one move (the next `parked` marks the one after it)."""
@@ -86,6 +92,13 @@ class InnerGate:
     def run_free(self) -> None:
         """Let the child run to its end without stopping."""
         self.free = True
+        self.parked.clear()
+        self._release.set()
+
+    def stop(self) -> None:
+        """Cancel the parked child (and any that would park later): a child on a worker
+        thread's loop ends too, instead of waiting for a release that never comes."""
+        self.stopped = True
         self.parked.clear()
         self._release.set()
 
@@ -342,14 +355,17 @@ class RunDriver:
 
     # -- stepping into a subgraph ------------------------------------------------------
     async def step_into(self) -> Outcome:
-        """F11: when the next task is a subgraph node, run it with the gate so its inner
-        moves are stepped one by one; otherwise the same as step_node."""
+        """F11: run the next task with the gate, so that the inner moves of a subgraph node,
+        or of a graph its code invokes (a deep agent's subagent, run by its `task` tool),
+        are stepped one by one; a task that runs no graph ends as with step_node."""
         if self.inside is not None:
             return await self._inner_move()
         run = await self.ensure_run()
         task = run.pending[0] if run.pending else None
-        if task is None or not is_subgraph(getattr(self.graph.nodes.get(task.name), "bound", None)):
+        if task is None:
             return await self.step_node()
+        # any node: a subgraph node parks at its first inner move, and so does a node whose
+        # code invokes a graph (a tool running a subagent); a node that invokes none just runs
         self.gate = InnerGate()
         run.set_options(gate=self.gate)
         self.inside = task.name
@@ -404,6 +420,8 @@ class RunDriver:
     def _leave_inside(self, *, cancel: bool) -> None:
         if self.run is not None:
             self.run.set_options(gate=None)
+        if cancel and self.gate is not None:
+            self.gate.stop()
         if cancel and self._outer is not None and not self._outer.done():
             self._outer.cancel()
         self.gate, self.inside, self._outer = None, None, None

@@ -7,6 +7,7 @@ interrupts when an event arrives here.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import cast
 
@@ -24,6 +25,7 @@ from engine import (
     TaskStarted,
 )
 from engine.checkpoint.ids import now_iso
+from engine.specs import is_subgraph
 from studio.core import convert
 from studio.core.handoffs import is_handoff
 from studio.core.records import CheckpointSource, ErrorReport, TimelineRow
@@ -147,15 +149,9 @@ class RunEvents:
         focus = s.focus
         if isinstance(event, RunStarted) and focus is None:
             fn = getattr(s.graph.nodes.get(namespace[0]), "bound", None) if s.graph is not None else None
-            try:
-                view = convert.graph_view(fn)
-            except Exception:
+            if not is_subgraph(fn):  # a graph the node's code invokes: shown once it parks (on_parked)
                 return
-            s.focus = focus = SubgraphFocus(node=namespace[0], graph=view)
-            self.signals.graphLoaded.emit(view)
-            self.signals.subgraphShown.emit(namespace[0], view)
-            focus.next = tuple(t.name for t in event.next)
-            p.show_live(dict(event.values), None, None)
+            focus = self._focus_on(namespace[0], fn, tuple(t.name for t in event.next), event.values)
         if focus is None:
             return
         if isinstance(event, TaskStarted):
@@ -171,6 +167,31 @@ class RunEvents:
             focus.next = tuple(t.name for t in event.next)
             p.show_live(event.values, convert.diff_from_commit(event), None)
         p.emit_marks()
+
+    def on_parked(self) -> None:
+        """The driver stopped inside a node at a graph its code invokes (a tool running a
+        subagent): the panels show that graph, as for a subgraph node."""
+        s = self.state
+        child = s.driver.gate.child if s.driver.gate is not None else None
+        if s.focus is not None or child is None or s.driver.inside is None:
+            return
+        self._focus_on(s.driver.inside, child.graph, tuple(t.name for t in child.pending), child.values)
+        self.presenter.emit_marks()
+
+    def _focus_on(self, node: str, graph: object, next_nodes: tuple[str, ...],
+                  values: Mapping[str, object]) -> SubgraphFocus | None:
+        """Show `graph` (run inside `node`) with its state `values`, `next_nodes` to run."""
+        s = self.state
+        try:
+            view = convert.graph_view(graph)
+        except Exception:
+            return None
+        s.focus = focus = SubgraphFocus(node=node, graph=view)
+        self.signals.graphLoaded.emit(view)
+        self.signals.subgraphShown.emit(node, view)
+        focus.next = next_nodes
+        self.presenter.show_live(dict(values), None, None)
+        return focus
 
     def _on_started(self, event: RunStarted) -> None:
         s, p = self.state, self.presenter

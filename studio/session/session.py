@@ -318,6 +318,7 @@ class Session(SessionSignals):
             self.state.status = "paused"
         elif outcome.reason == "inside":
             self.state.status = "inside"
+            self.events.on_parked()
 
     def _on_cancelled(self) -> None:
         s, p = self.state, self.presenter
