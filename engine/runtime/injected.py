@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .context import RunScope
 
 __all__ = ["Runtime", "ExecutionInfo", "ServerInfo", "RunControl", "get_runtime", "get_store",
-           "DEFAULT_RUNTIME", "coerce_context", "runtime_for"]
+           "DEFAULT_RUNTIME", "coerce_context", "run_context", "runtime_for"]
 
 ContextT = TypeVar("ContextT")
 
@@ -183,3 +183,17 @@ def coerce_context(schema: Any, context: Any) -> Any:
     if validate is not None:
         return validate(context)
     return context
+
+
+def run_context(schema: Any, context: Any, seeded: Any, outer: Any) -> Any:
+    """A new run's context: the one given (coerced to the graph's `context_schema` when it
+    has one), else that of a runtime object the caller put in the config (`seeded`, as it
+    is, as LangGraph takes it), else the enclosing run's (`outer`: a subgraph shares it)."""
+    if context is not None and schema is not None:
+        return coerce_context(schema, context)
+    if context is None and seeded is not None and getattr(seeded, "context", None) is not None:
+        return seeded.context
+    if context is None and outer is not None:
+        return outer.context
+    return context
+

@@ -13,13 +13,13 @@ continues a saved checkpoint is `resuming` from then on), replaces it with
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .time_travel import Replay
 
-__all__ = ["RunOptions", "Gate", "PLAIN"]
+__all__ = ["RunOptions", "Gate", "PLAIN", "run_options"]
 
 Gate = Callable[[Any], Awaitable[None]]
 """Awaited with the (child) run before each of its moves: a task, or a commit."""
@@ -62,3 +62,17 @@ class RunOptions:
 
 PLAIN = RunOptions()
 """A plain invoke's options."""
+
+
+def run_options(given: RunOptions | None, control: Any, record: bool, outer: RunOptions | None) -> RunOptions:
+    """A new run's options: those it was `given` (a plain invoke's when None), with the
+    server's `control` (else the given one's, else the enclosing run's) and recording
+    switched on by `record` (config["record"])."""
+    opts = given or PLAIN
+    if control is None:
+        control = opts.control if opts.control is not None else (outer.control if outer is not None else None)
+    record = record or opts.record
+    if control is not opts.control or record != opts.record:
+        opts = replace(opts, control=control, record=record)
+    return opts
+

@@ -39,7 +39,7 @@ from .commit import after_commit, apply_updates, commit_checked
 from .context import current_task
 from .drive import DriveHooks, drive
 from .durability import saves_for
-from .injected import coerce_context
+from .injected import run_context
 from .events import (
     RunEvent,
     RunFinished,
@@ -50,7 +50,7 @@ from .events import (
     TaskFinished,
 )
 from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
-from .options import PLAIN, RunOptions
+from .options import RunOptions, run_options
 from .start import start_run
 from .task_outcome import record_result
 from .task import (
@@ -158,13 +158,7 @@ class Run:
         seeded = self.config["configurable"].get(RUNTIME_KEY)
         """A runtime object a caller put in the config (a server's graph factory does): its
         context applies when the run is given none, its store when it carries one."""
-        if context is not None and graph.builder.context_schema is not None:
-            context = coerce_context(graph.builder.context_schema, context)
-        elif context is None and seeded is not None and getattr(seeded, "context", None) is not None:
-            context = seeded.context  # as it is, as LangGraph takes it
-        elif context is None and outer is not None:
-            context = outer.context
-        self.context = context
+        self.context = run_context(graph.builder.context_schema, context, seeded, outer)
         self.tracer: GraphTrace | None = None
         """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
         if self.config.get("callbacks"):
@@ -177,14 +171,9 @@ class Run:
             self.store = seeded.store
         self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
         """LangGraph's node-finished hook from the config, told each node that finishes well."""
-        opts = options or PLAIN
-        if control is None:
-            control = opts.control if opts.control is not None else (outer.options.control if outer is not None else None)
         # config["record"] is taken out of the config, so nodes (and LangChain callbacks) never see it
-        record = bool(self.config.pop("record", False)) or opts.record
-        if control is not opts.control or record != opts.record:
-            opts = replace(opts, control=control, record=record)
-        self.options: RunOptions = opts
+        self.options: RunOptions = run_options(options, control, bool(self.config.pop("record", False)),
+                                               outer.options if outer is not None else None)
         """How this run differs from a plain invoke (resume, subgraph, time travel, recording):
         see `engine.runtime.options`."""
         self._forward_lock: threading.Lock | None = None
