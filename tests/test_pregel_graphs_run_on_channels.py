@@ -149,3 +149,26 @@ def test_langgraph_pregel_imports_are_served_by_the_engine() -> None:
         compat.uninstall()
     assert (LGPregel, LGNodeBuilder, LGEntry, StateSnapshot) == (Pregel, NodeBuilder, ChannelWriteEntry, Snapshot)
     assert isinstance(_chain(), PregelProtocol)
+
+
+class _Recorder:
+    """A callable whose every attribute exists on the instance only (as a test double's):
+    `invoke` here is data, not the runnable method of its class."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+        self.invoke = "not a method"
+
+    def __call__(self, x: int) -> int:
+        self.calls.append(x)
+        return x * 10
+
+
+def test_a_callable_with_an_instance_invoke_attribute_is_called_not_invoked() -> None:
+    rec = _Recorder()
+    node = NodeBuilder().subscribe_only("input").do(rec).write_to("output")
+    app = Pregel(nodes={"n": node}, channels={"input": LastValue(int), "output": LastValue(int)},
+                 input_channels="input", output_channels="output")
+    assert app.invoke(3) == 30
+    assert asyncio.run(app.ainvoke(4)) == 40
+    assert rec.calls == [3, 4]

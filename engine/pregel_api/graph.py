@@ -98,11 +98,18 @@ class _NodeFn:
         return Command(update=writes, goto=goto)
 
 
+def _is_runnable(step: Any, method: str) -> bool:
+    """A step is invoked as a runnable when its class defines `method` (a Runnable, a
+    compiled graph); anything else callable (a function, a `Mock(side_effect=...)`, whose
+    attributes exist only on the instance) is called with the value."""
+    return not inspect.isfunction(step) and callable(getattr(type(step), method, None))
+
+
 def _sync_node(fn: _NodeFn) -> Any:
     def node(state: Any, config: Any) -> Any:
         value = fn.read(state)
         for step in fn.steps:
-            if hasattr(step, "invoke") and not inspect.isfunction(step):
+            if _is_runnable(step, "invoke"):
                 value = step.invoke(value, config)
             else:
                 value = step(value, config=config) if _takes_config(step) else step(value)
@@ -114,7 +121,7 @@ def _async_node(fn: _NodeFn) -> Any:
     async def node(state: Any, config: Any) -> Any:
         value = fn.read(state)
         for step in fn.steps:
-            if hasattr(step, "ainvoke") and not inspect.isfunction(step):
+            if _is_runnable(step, "ainvoke"):
                 value = await step.ainvoke(value, config)
             else:
                 value = step(value, config=config) if _takes_config(step) else step(value)
