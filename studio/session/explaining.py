@@ -112,7 +112,8 @@ class Explaining:
         graph = self._graph()
         step = explain_plan(step=ckpt.step + 1, snapshot_id=ckpt.id, tasks=ckpt.tasks, barriers=ckpt.barriers,
                             graph=graph)
-        step = with_pending(step, pending, graph)
+        if not committed_later(s, ckpt.id):
+            step = with_pending(step, pending, graph)
         diff = s.diffs.get(ckpt.id)
         last = None
         if diff is not None:
@@ -120,6 +121,15 @@ class Explaining:
                              merges=merges_of([r for r in diff.rows if not r.dropped], graph))
         self.emit(why_marks(step if ckpt.tasks else None, graph, self._nodes(), last=last, viewing=viewing,
                            notes=self.notes()))
+
+
+def committed_later(state: SessionState, checkpoint_id: str) -> bool:
+    """Whether the superstep planned at `checkpoint_id` has since committed: a child made by
+    the loop holds its writes. The writes stay stored with the old checkpoint, but its tasks
+    are no longer pending, so they get no "✓ pending" mark."""
+    history = state.history
+    return any((row := history.get(child)) is not None and row.source == "loop"
+               for child in history.children(checkpoint_id))
 
 
 def with_pending(step: Superstep, pending: list[Any], graph: Any) -> Superstep:
