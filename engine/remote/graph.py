@@ -247,10 +247,10 @@ class RemoteGraph(Runnable):  # type: ignore[misc]
                params: Any = None, version: str = "v1", **kwargs: Any) -> Any:
         """Run on the server to the end (or an interrupt); the last state it streamed."""
         last, got = None, False
-        for last in self.stream(input, config, context=context, interrupt_before=interrupt_before,
+        for chunk in self.stream(input, config, context=context, interrupt_before=interrupt_before,
                                 interrupt_after=interrupt_after, headers=headers, stream_mode="values",
                                 params=params, version=version, **kwargs):
-            got = True
+            last, got = chunk, True
         return self._result(last, got, version)
 
     async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, *, context: Any = None,
@@ -258,10 +258,10 @@ class RemoteGraph(Runnable):  # type: ignore[misc]
                       headers: dict[str, str] | None = None, params: Any = None, version: str = "v1",
                       **kwargs: Any) -> Any:
         last, got = None, False
-        async for last in self.astream(input, config, context=context, interrupt_before=interrupt_before,
+        async for chunk in self.astream(input, config, context=context, interrupt_before=interrupt_before,
                                        interrupt_after=interrupt_after, headers=headers, stream_mode="values",
                                        params=params, version=version, **kwargs):
-            got = True
+            last, got = chunk, True
         return self._result(last, got, version)
 
     def stream_events(self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",

@@ -96,9 +96,9 @@ def snapshot_of(state: Mapping[str, Any]) -> StateSnapshot:
     tasks = tuple(_task_of(task) for task in state.get("tasks") or ())
     parent = state.get("parent_checkpoint")
     return StateSnapshot(values=state["values"], next=tuple(state.get("next") or ()),
-                         config=config_of(state["checkpoint"]),  # type: ignore[arg-type]
+                         config=config_of(state["checkpoint"]),
                          metadata=dict(state.get("metadata") or {}), created_at=state.get("created_at"),
-                         parent_config=config_of(parent) if parent else None,  # type: ignore[arg-type]
+                         parent_config=config_of(parent) if parent else None,
                          tasks=tasks, interrupts=tuple(i for task in tasks for i in task.interrupts))
 
 
