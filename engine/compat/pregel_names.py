@@ -1,26 +1,25 @@
 """The least of `langgraph.pregel` that the agent libraries import (langgraph-supervisor,
-langgraph-swarm): `Pregel`, the class their agents are typed as, and `RemoteGraph`, which
-langgraph-supervisor only tests agents against with isinstance().
+langgraph-swarm): `Pregel`, the class their agents are typed as, and `RemoteGraph`
+(`langgraph.pregel.remote`), a graph a LangGraph API server runs (engine/remote).
 
 `Pregel` is the engine's compiled graph class, so `isinstance(graph, Pregel)` holds for
-every compiled StateGraph and `Pregel[Any]` works in annotations. The low-level Pregel
-API (building a graph from nodes and channels) and talking to a LangGraph server are not
-served here."""
+every compiled StateGraph and `Pregel[Any]` works in annotations. `RemoteGraph` and
+`RemoteException` are loaded on first use: they need the `remote` extra (langgraph-sdk,
+langchain-core), which importing `langgraph.pregel` does not."""
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 from ..graph.compiled import CompiledStateGraph
 
-__all__ = ["Pregel", "RemoteGraph"]
+__all__ = ["Pregel", "RemoteGraph", "RemoteException"]
 
 Pregel = CompiledStateGraph
 
 
-class RemoteGraph:
-    """A graph run by a LangGraph API server: not supported yet (no instance can exist, so
-    `isinstance(agent, RemoteGraph)` is False for every agent)."""
+def __getattr__(name: str) -> Any:
+    if name in ("RemoteGraph", "RemoteException"):
+        from .. import remote
 
-    def __init__(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise NotImplementedError("langgraph.pregel.remote.RemoteGraph is not supported yet by Retrograph "
-                                  "(the engine runs graphs in this process only)")
+        return getattr(remote, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -169,6 +169,14 @@ class StreamCollector:
         if self.wake is not None:
             self.wake()
 
+    def put_remote(self, mode: str, chunk: Any, ns: tuple[str, ...]) -> None:
+        """A chunk of a graph a LangGraph server runs for one of this run's nodes (a
+        RemoteGraph), shown as that subgraph's chunk at `ns` (called on the node's loop)."""
+        if mode in self.modes:
+            self._put(mode, chunk, ns=ns)
+            if self.wake is not None:
+                self.wake()
+
     def put_tool_event(self, payload: dict[str, Any], ns: tuple[str, ...] = ()) -> None:
         """A `tools` chunk (a tool call's start, delta, end or error) from its callback handler."""
         self._put("tools", payload, ns=ns)
