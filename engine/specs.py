@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args, get_origin, get_type_hints
 
 __all__ = ["NodeSpec", "NodeCallable", "GraphDefinition", "Branch", "accepts_config", "injected_params",
-           "literal_targets", "is_subgraph", "is_runnable"]
+           "literal_targets", "is_subgraph", "is_runnable", "subgraph_in_closure"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,6 +124,18 @@ def is_subgraph(fn: Any) -> bool:
     that an object answering every attribute (a test's Mock) is a plain callable."""
     cls = type(fn)
     return hasattr(cls, "new_run") and hasattr(cls, "get_graph") and hasattr(fn, "schema")
+
+
+def subgraph_in_closure(fn: Any) -> Any:
+    """The compiled graph a function closes over (a wrapper that runs an agent), or None."""
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if is_subgraph(value):
+            return value
+    return None
 
 
 def is_runnable(fn: Any) -> bool:

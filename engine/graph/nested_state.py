@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from ..specs import is_subgraph
+from ..specs import is_subgraph, subgraph_in_closure
 from ..runtime.nested import node_of_segment, stateful_namespace, task_namespace
 
 if TYPE_CHECKING:
@@ -42,13 +42,9 @@ def _graph_in_code(fn: Any) -> Any:
     code = getattr(fn, "__code__", None)
     if code is None:
         return None
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
-        if is_subgraph(value):
-            return value
+    closed_over = subgraph_in_closure(fn)
+    if closed_over is not None:
+        return closed_over
     globals_ = getattr(fn, "__globals__", {})
     for name in code.co_names:
         value = globals_.get(name)

@@ -27,7 +27,7 @@ from engine import (
     TaskStarted,
 )
 from engine.checkpoint.ids import split_thread_key
-from engine.specs import is_subgraph
+from engine.specs import is_subgraph, subgraph_in_closure
 
 from .records import (
     UNSET,
@@ -415,18 +415,6 @@ def user_callable(fn: Any, depth: int = 6) -> Any:
     return found
 
 
-def _graph_run_by(fn: Any) -> Any:
-    """The compiled graph a wrapper function closes over (an agent library's `call_agent`)."""
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
-        if is_subgraph(value):
-            return value
-    return None
-
-
 def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET, last_output: Any = UNSET,
                  extra: Mapping[str, Any] | None = None) -> NodeDetails:
     """A node's source code, edges, and what it last read and returned."""
@@ -440,7 +428,7 @@ def node_details(compiled: Any, nxg: Any, name: str, *, last_input: Any = UNSET,
         elif is_subgraph(fn):
             inner = getattr(fn, "node_names", ())
             source = f"# compiled subgraph `{getattr(fn, 'name', name)}` with nodes: {', '.join(inner)}"
-        elif (agent := _graph_run_by(user_callable(fn))) is not None:  # a supervisor's expert: its agent
+        elif (agent := subgraph_in_closure(user_callable(fn))) is not None:  # a supervisor's expert: its agent
             inner = getattr(agent, "node_names", ())
             source = (f"# runs the compiled graph `{getattr(agent, 'name', name)}` with nodes: {', '.join(inner)}"
                       "\n# (F11 steps into it)")
