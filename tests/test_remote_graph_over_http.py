@@ -195,3 +195,33 @@ def test_bad_calls_say_what_is_missing() -> None:
         RemoteGraph("g").invoke({})
     with pytest.raises(ValueError, match="url= or client="):
         asyncio.run(RemoteGraph("g").ainvoke({}))
+
+
+BASE_INSTALL = """
+import sys
+
+class Absent:  # a base install: neither langchain-core nor langgraph-sdk is there
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("langchain_core", "langgraph_sdk", "langsmith"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+
+sys.meta_path.insert(0, Absent())
+import engine.compat
+engine.compat.install()
+from langgraph.pregel.remote import RemoteGraph
+assert not isinstance(object(), RemoteGraph)
+try:
+    RemoteGraph("g", url="http://127.0.0.1:9")
+except ImportError as exc:
+    print(exc)
+"""
+
+
+def test_on_a_base_install_the_class_imports_and_making_one_asks_for_the_extra() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", BASE_INSTALL], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "RemoteGraph needs langchain-core and langgraph-sdk: pip install 'retrograph[remote]'"

@@ -22,8 +22,10 @@ from .streaming import RemoteException, RemoteStream
 
 try:
     from langchain_core.runnables import Runnable
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("RemoteGraph needs langchain-core and langgraph-sdk: pip install 'retrograph[remote]'") from exc
+except ImportError:  # a base install: the class still imports (isinstance checks answer False), making one asks for the extra
+    Runnable = None
+
+_NEEDS_EXTRA = "RemoteGraph needs langchain-core and langgraph-sdk: pip install 'retrograph[remote]'"
 
 __all__ = ["RemoteGraph", "RemoteException"]
 
@@ -63,7 +65,7 @@ def _thread_id(config: Mapping[str, Any], what: str) -> Any:
     return thread_id
 
 
-class RemoteGraph(Runnable):  # type: ignore[misc]
+class RemoteGraph(Runnable or object):  # type: ignore[misc]
     """A graph run by a LangGraph API server (`assistant_id`: the assistant's id or the
     graph's name on that server)."""
 
@@ -71,6 +73,8 @@ class RemoteGraph(Runnable):  # type: ignore[misc]
                  headers: dict[str, str] | None = None, client: Any = None, sync_client: Any = None,
                  config: Mapping[str, Any] | None = None, name: str | None = None,
                  distributed_tracing: bool = False) -> None:
+        if Runnable is None:
+            raise ImportError(_NEEDS_EXTRA)
         self.assistant_id = assistant_id
         self.name = assistant_id if name is None else name
         self.config = None if config is None else dict(config)
