@@ -106,11 +106,27 @@ def parse_inline(data: Any) -> dict[str, str]:
     return held
 
 
+_NAMES: dict[bytes | str, tuple[str, ...]] = {}
+"""The `next` / `nodes_ran` columns already decoded: a thread repeats the same few lists of
+node names in every row, so listing 100,000 headers decodes a handful (bounded below)."""
+_NAMES_MAX, _NAMES_LONGEST = 4096, 512
+
+
 def _strings(data: Any) -> tuple[str, ...]:
+    kind = type(data)
+    if kind is bytes or kind is str:
+        known = _NAMES.get(data)
+        if known is not None:
+            return known
     got = orjson.loads(data)
     if type(got) is not list or not all(type(s) is str for s in got):
         raise ValueError("not a list of names")
-    return tuple(got)
+    names = tuple(got)
+    if (kind is bytes or kind is str) and len(data) <= _NAMES_LONGEST:
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        _NAMES[data] = names
+    return names
 
 
 def header(thread_id: str, row: HeaderRow | StoredRow) -> CheckpointHeader:

@@ -112,13 +112,16 @@ def node_paths(graph: Any, prefix: str = "", depth: int = 0) -> list[str]:
 async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str | None = None, *,
                   record: Iterable[str] = (), head_id: str | None = None, saver: Any = None,
                   listener: Callable[[RunEvent], None] | None = None, context: Any = None,
-                  metadata: Mapping[str, Any] | None = None) -> ReplayResult:
+                  metadata: Mapping[str, Any] | None = None, fork_same_step: bool = False) -> ReplayResult:
     """Replay thread `thread_id` from `checkpoint_id` (default: its first checkpoint) on a
     new branch, answering the nodes in `record` (paths such as `research:extract` for
     nodes inside subgraphs) from the recorded branch ending at `head_id` (default: the
     newest one after the start). Edits made on the recorded branch (`update_state`) are
     made again at the same place, as the same node. `context`: the run context the replay's
-    nodes get (as `invoke(context=...)`); `metadata`: more metadata for its checkpoints."""
+    nodes get (as `invoke(context=...)`); `metadata`: more metadata for its checkpoints.
+    `fork_same_step`: the branch's "fork" copy of the start keeps its step N (a debugger's
+    numbering, as a rewind's), so the first replayed step is N+1; by default it is N+1, as
+    LangGraph numbers a replay's copy."""
     saver = saver if saver is not None else graph.checkpointer
     if saver is None:
         raise ReplayError("a replay needs the run's checkpoint store: compile(checkpointer=...) or saver=")
@@ -129,6 +132,8 @@ async def areplay(graph: CompiledStateGraph, thread_id: str, checkpoint_id: str 
               "metadata": {**dict(metadata or {}), REPLAY_OF: start.id}}
     run = graph.new_run(None, config, interrupt_before=(), interrupt_after=(), checkpointer=saver, checkpoint_ns="",
                         context=context)
+    if fork_same_step:
+        run.set_options(fork_same_step=True)
     marks = _Marks()
     run.subscribe(marks)  # also what hands the subgraph runs' events up to this run's listeners
     if listener is not None:

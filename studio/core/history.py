@@ -24,6 +24,13 @@ class History:
         self._latest: str | None = None
         self._in_order = True
         self._subs: dict[str, TimelineRow] = {}
+        self.more_before = False
+        """Whether the store holds older checkpoints of the thread than these (a long
+        history is read a page at a time, newest first; see studio/session/paging.py)."""
+        self.cursor: str | None = None
+        """The oldest checkpoint read from the store: the next older page starts below it."""
+        self.total: int | None = None
+        """The thread's checkpoints in the store, when known (the threads list counts them)."""
         self.reset(rows)
 
     def reset(self, rows: Iterable[TimelineRow]) -> None:
@@ -52,6 +59,13 @@ class History:
         else:
             self._in_order = False
         return True
+
+    def older_unlisted(self) -> int:
+        """Older checkpoints of the thread not read yet: 0 when all are listed, -1 when
+        some are but the store did not say how many."""
+        if not self.more_before:
+            return 0
+        return max(self.total - len(self), 1) if self.total is not None else -1
 
     def __len__(self) -> int:
         return len(self._rows)

@@ -55,30 +55,28 @@ def _read_many(saver: Any, thread_id: str, ids: Sequence[str]) -> list[Any]:
     return [saver.load(thread_id, cid) for cid in ids]
 
 
+MARKED_ROWS = 3000
+"""Checkpoints (the newest listed) read for the replay marks of the timeline."""
+
+
 def _search_page(store: Any, search: StoreSearch, max_hits: int) -> list[SearchHit]:
     return search.next_page(store, max_hits=max_hits)
 
 
-def _recorded_marks(saver: Any, thread_id: str, limit: int = 3000) -> dict[str, tuple[str, ...]]:
+def _recorded_marks(saver: Any, thread_id: str, rows: Sequence[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     """Checkpoint id -> nodes a recorded replay answered from records (its task records),
-    the subgraphs' checkpoints included (their own namespaces of the thread)."""
+    for the listed `rows` ((namespace, checkpoint id); the subgraphs' checkpoints are in
+    their own namespaces of the thread)."""
     from engine.checkpoint.base import ns_thread_key
 
     marks: dict[str, tuple[str, ...]] = {}
-    namespaces = getattr(saver, "namespaces", None)
-    keys = [thread_id] + ([ns_thread_key(thread_id, ns) for ns in namespaces(thread_id)] if namespaces else [])
-    seen = 0
-    for key in keys:
-        for header in saver.list_headers(key):
-            seen += 1
-            if seen > limit:
-                return marks
-            ckpt = saver.load(key, header.id)
-            records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
-            if isinstance(records, list):
-                nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))
-                if nodes:
-                    marks[header.id] = nodes
+    for ns, cid in rows:
+        ckpt = saver.load(ns_thread_key(thread_id, ns) if ns else thread_id, cid)
+        records = ckpt.metadata.get("record") if ckpt is not None and isinstance(ckpt.metadata, dict) else None
+        if isinstance(records, list):
+            nodes = tuple(str(r.get("node")) for r in records if isinstance(r, dict) and r.get("recorded"))
+            if nodes:
+                marks[cid] = nodes
     return marks
 
 
@@ -361,9 +359,12 @@ class DebugTools(QObject):
         if s.reader is None or s.thread_id is None:
             return
         reader, thread_id = s.reader, s.thread_id
+        # the listed checkpoints, newest first (3000 at most), then their subgraphs'
+        rows = [("", r.id) for r in reversed(s.history.rows()[-MARKED_ROWS:])]
+        rows += [(r.namespace, r.id) for r in s.history.subgraph_rows()][: max(MARKED_ROWS - len(rows), 0)]
 
         async def read() -> None:
-            marks = await reader.call(_recorded_marks, thread_id)
+            marks = await reader.call(_recorded_marks, thread_id, rows)
             if marks:
                 self.recordedMarks.emit(marks)
 
@@ -382,7 +383,8 @@ class DebugTools(QObject):
             try:
                 result = await areplay(graph, thread, start, record=record, saver=saver,
                                        context=state.driver.settings.context,
-                                       metadata=state.driver.context_metadata())
+                                       metadata=state.driver.context_metadata(),
+                                       fork_same_step=True)  # numbered as a rewind's branch: N, then N+1
             except ReplayError as e:
                 s.message.emit(f"Replay refused: {e}")
                 raise

@@ -18,10 +18,7 @@ from typing import Any
 from PySide6.QtCore import QTimer
 
 from engine import CheckpointError
-from engine.checkpoint.ids import ns_thread_key
-from engine.checkpoint.reading import skipping
 from studio.core import convert
-from studio.core.history import History
 from studio.core.loader import (
     LoadedGraph,
     LoadError,
@@ -29,24 +26,21 @@ from studio.core.loader import (
     new_thread_id,
     parse_spec,
 )
-from studio.core.records import ErrorReport, ThreadSummary, namespace_owner
+from studio.core.records import ErrorReport, ThreadSummary
 from studio.core.runsettings import RunSettings, example_of, saved_context
 from studio.core.state import SessionState
 from studio.core.store import CheckpointReader, db_target, open_saver
-from studio.core.timeline_tree import plan_rows
 
+from .paging import FIRST_PAGE, HistoryPages, unreadable_report
+from .paging import read_history as _read_history
 from .presenter import Presenter
 from .signals import SessionSignals
 from .tasks import ViewTasks
 from .travel import TimeTravel
 
-__all__ = ["Loading", "FIRST_PAGE"]
+__all__ = ["Loading", "FIRST_PAGE", "unreadable_report"]
 
 log = logging.getLogger(__name__)
-
-FIRST_PAGE = 1000
-"""Checkpoints shown at once when a thread opens; the rest of a long history follows."""
-
 
 OWNER_CHECKS = 500
 """Threads (newest first) whose latest checkpoint is read to tell whose graph they are."""
@@ -75,57 +69,6 @@ def _alien_nodes(graph: Any, rows: Any) -> list[str]:
     return [n for n in seen if n not in known]
 
 
-def _read_history(saver: Any, thread_id: str, limit: int | None = None,
-                  ) -> tuple[History, tuple[Any, ...], list[tuple[str, str]]]:
-    """On the reader's thread: the thread's (newest `limit`) headers as a History and its
-    rows, oldest first. Subgraphs' checkpoints (in the thread's namespaces) are added
-    for the parent checkpoints read, to be shown under the step that ran them. Third: the
-    (checkpoint id, reason) of rows skipped because they cannot be decoded (a damaged
-    file), so one bad row does not hide the thread."""
-    unreadable: list[tuple[str, str]] = []
-    skip = skipping(saver, lambda cid, reason: unreadable.append((cid, reason)))
-    headers = list(saver.list_headers(thread_id, limit=limit, **skip))  # newest first
-    history = History(convert.timeline_row(h) for h in reversed(headers))
-    namespaces = getattr(saver, "namespaces", None)
-    try:
-        for ns in (namespaces(thread_id) if callable(namespaces) and len(history) else ()):
-            owner = namespace_owner(ns)
-            if not ns or owner is not None and owner not in history:  # its parent step is on an older page
-                continue
-            key = ns_thread_key(thread_id, ns)
-            rows = [convert.timeline_row(h) for h in saver.list_headers(key, **skip)]
-            if owner is None and rows and not any(r.owner for r in rows):
-                # LangGraph's namespace in a Retrograph file (an exported run): its task id does
-                # not name the owner; the checkpoints' metadata does (one namespace, one owner)
-                found = _parents_owner(saver.load(key, rows[0].id))
-                rows = [dataclasses.replace(r, owner=found) for r in rows] if found in history else []
-            for row in rows:
-                if row.owner_id in history:  # a LangGraph store names the owner in each row
-                    history.add(row)
-    except CheckpointError as exc:  # a store that keeps no readable subgraph history: the thread alone
-        log.warning("could not read the subgraph checkpoints of %s: %s", thread_id, exc)
-    return history, history.rows(), unreadable
-
-
-def unreadable_report(unreadable: list[tuple[str, str]]) -> ErrorReport:
-    """The banner for checkpoints skipped while reading a thread (the rest is listed)."""
-    cid, reason = unreadable[0]
-    more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
-    return ErrorReport(
-        kind="database", title="A checkpoint could not be read",
-        message=f"checkpoint {cid} could not be read: {reason}; the rest is listed{more}.",
-        detail="\n".join(f"{c}: {r}" for c, r in unreadable[:50]),
-        hint="The file is damaged there; nothing was written to it. Export the thread to keep what is readable.",
-    )
-
-
-def _parents_owner(ckpt: Any) -> str | None:
-    """The root checkpoint a subgraph checkpoint's metadata names (`parents[""]`)."""
-    parents = getattr(ckpt, "metadata", {}).get("parents") if ckpt is not None else None
-    owner = parents.get("") if isinstance(parents, dict) else None
-    return owner if isinstance(owner, str) and owner else None
-
-
 def _same_target(a: str | Path, b: str | Path) -> bool:
     if isinstance(a, Path) and isinstance(b, Path):
         return a.resolve() == b.resolve()
@@ -145,7 +88,7 @@ class Loading:
         self.presenter = presenter
         self.tasks = tasks
         self.travel = travel
-        self._history_task: asyncio.Task[Any] | None = None
+        self.pages = HistoryPages(state, signals, presenter)
         self._stuck: asyncio.Task[Any] | None = None
         """The load task waiting on an import whose top-level code has not returned."""
         self._owners: dict[tuple[str, int], tuple[str, ...]] = {}
@@ -365,8 +308,7 @@ class Loading:
 
     async def load_thread(self, thread_id: str) -> None:
         s, p = self.state, self.presenter
-        if self._history_task is not None and not self._history_task.done():
-            self._history_task.cancel()
+        self.pages.cancel()
         s.driver.open_thread(thread_id)
         s.thread_id = thread_id
         s.viewed_id = None
@@ -375,8 +317,9 @@ class Loading:
         s.diffs.clear()
         p.clear_events()
         assert s.reader is not None
-        await self.refresh_threads()
+        threads = await self.refresh_threads()
         history, rows, unreadable = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
+        history.total = next((t.checkpoints for t in threads if t.thread_id == thread_id), None)
         s.history = history
         alien = _alien_nodes(s.graph, rows)
         if alien:  # another graph's thread: its history is shown, but this code must not run it
@@ -385,16 +328,15 @@ class Loading:
                 f"Thread {thread_id} was run by another graph ({', '.join(alien[:4])} are not nodes of this one): "
                 "shown read-only. Open its graph file to go on with it.")
         self.signals.timelineReset.emit(history.all_rows())
+        self.pages.opened()  # older checkpoints are read as the timeline is scrolled back
         if rows:  # a thread recorded earlier: its events, as the history tells them
-            self.signals.eventsAdded.emit(convert.history_events(rows, more_before=len(rows) >= FIRST_PAGE))
+            self.signals.eventsAdded.emit(convert.history_events(rows, more_before=history.more_before))
             s.pending_events = True
         if s.graph is None:  # post-mortem without the code: the graph as the history shows it
             wide = convert.wide_rows(rows)[:200]
             triggers = await s.reader.triggers(thread_id, wide) if wide else {}
             s.observed = convert.observed_graph(rows, thread_id, triggers)
             self.signals.graphLoaded.emit(s.observed)
-        if len(rows) >= FIRST_PAGE:  # a long history: the rest loads in the background
-            self._history_task = asyncio.ensure_future(self._load_full_history(thread_id))
         self.signals.headChanged.emit(s.head_id)
         if s.history.latest_id is not None:
             await self._adopt_context(thread_id)
@@ -437,35 +379,6 @@ class Loading:
         context = saved_context(getattr(latest, "metadata", None))
         if context is not None and s.thread_id == thread_id:
             s.driver.set_settings(dataclasses.replace(s.driver.settings, context=context))
-
-    async def _load_full_history(self, thread_id: str) -> None:
-        s = self.state
-        assert s.reader is not None
-        try:
-            full, _, unreadable = await s.reader.call(_read_history, thread_id, None)
-        except asyncio.CancelledError:
-            return
-        except Exception as exc:
-            self.signals.message.emit(f"Could not read the whole history: {exc}")
-            return
-        if s.thread_id != thread_id or s.closed:
-            return
-        for row in s.history.all_rows():  # rows committed while the rest was loading
-            full.add(row)
-        # the timeline's tree of a long history is built here, on a worker thread: the
-        # model on the UI thread only swaps it in (a 100k-row build there froze the window)
-        planned = await asyncio.get_running_loop().run_in_executor(None, plan_rows, full.all_rows())
-        if s.thread_id != thread_id or s.closed:
-            return
-        late = [row for row in s.history.all_rows() if full.add(row)]  # committed while it was built
-        s.history = full
-        if unreadable:
-            self.presenter.set_error(unreadable_report(unreadable))
-        self.signals.timelineReset.emit(planned)
-        for row in late:
-            self.signals.timelineRowAdded.emit(row)
-        self.signals.headChanged.emit(s.head_id)
-        self.signals.viewChanged.emit(s.viewed_id or s.head_id)
 
     # -- reload ------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -542,5 +455,4 @@ class Loading:
 
     def close(self) -> None:
         self.poll.stop()
-        if self._history_task is not None and not self._history_task.done():
-            self._history_task.cancel()
+        self.pages.cancel()

@@ -57,6 +57,7 @@ from .loading import Loading
 from .presenter import Presenter
 from .signals import SessionSignals
 from .tasks import ViewTasks
+from .paging import HistoryPages
 from .travel import TimeTravel
 
 __all__ = ["Session", "new_thread_id"]
@@ -90,7 +91,7 @@ class Session(SessionSignals):
     @property
     def settled(self) -> bool:
         """No view or load in flight (nor the read of a checkpoint's explanation)."""
-        return self.tasks.idle and self.explaining.idle
+        return self.tasks.idle and self.explaining.idle and not self.loading.pages.loading
 
     @property
     def run(self) -> Any:
@@ -215,11 +216,29 @@ class Session(SessionSignals):
     def reload(self) -> bool:
         return self.loading.reload()
 
+    @property
+    def pages(self) -> HistoryPages:
+        """The open thread's older checkpoints, read a page at a time (see paging.py)."""
+        return self.loading.pages
+
+    def load_older(self, everything: bool = False) -> bool:
+        """Read the next older page of the thread's history (`everything`: all of it);
+        False when the whole history is listed already."""
+        return self.loading.pages.request(everything)
+
     # -- time travel -------------------------------------------------------------------
     def select_checkpoint(self, checkpoint_id: str | None) -> None:
         self.travel.select_checkpoint(checkpoint_id)
+        if checkpoint_id is not None and checkpoint_id not in self.state.history:
+            # older than the listed pages (a search hit): list it too, then select it there
+            self.loading.pages.then(checkpoint_id, lambda: self.viewChanged.emit(self.state.viewed_id))
 
     def back(self) -> None:
+        s = self.state
+        row = s.history.get(s.viewed_id or s.head_id)
+        if row is not None and row.parent_id is not None and s.history.back(row.id) is None \
+                and self.loading.pages.then(row.parent_id, self.travel.back):
+            return  # the parent is on an older page: read it, then go back
         self.travel.back()
 
     def forward(self) -> None:

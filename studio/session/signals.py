@@ -15,6 +15,8 @@ class SessionSignals(QObject):
     marksChanged = Signal(object)       # GraphMarks
     timelineReset = Signal(object)      # tuple[TimelineRow, ...] (oldest first)
     timelineRowAdded = Signal(object)   # TimelineRow
+    timelineExtended = Signal(object)   # the rows with an older page added (a PlannedRows, oldest first)
+    timelineMore = Signal(int)          # older checkpoints not listed yet: 0 none, -1 some (count unknown)
     headChanged = Signal(object)        # checkpoint id | None
     viewChanged = Signal(object)        # checkpoint id being viewed (the head when live)
     eventsAdded = Signal(object)        # list[EventRow]: live ones in small batches, or a history's

@@ -127,7 +127,8 @@ def _timeline_rows(ctx: Context) -> list[Row]:
     rows = [
         Row(key="studio.timeline", workload=f"studio: {n:,}-checkpoint thread opened, timeline shown", unit="s",
             target=Target(kind="max", limit=2.0)),
-        Row(key="studio.timeline_full", workload=f"studio: … and all {n:,} checkpoints in the timeline", unit="s"),
+        Row(key="studio.timeline_full", workload=f"studio: … Home: all {n:,} checkpoints read into the timeline",
+            unit="s", target=Target(kind="max", limit=2.0)),
         Row(key="studio.timeline_scroll", workload=f"studio: paging through {n:,} timeline rows (median)",
             unit="ms", target=Target(kind="max", limit=16.7)),
         Row(key="studio.timeline_rss", workload=f"studio: peak process memory with {n:,} checkpoints open",
@@ -146,16 +147,15 @@ def _timeline_rows(ctx: Context) -> list[Row]:
     result = _child(ctx, "timeline", {"db": db, "checkpoints": n}, 600)
     shown, full, scroll, rss = rows
     shown.engine = result["seconds"]
-    shown.note = "from open_database() to the first rows drawn"
+    shown.note = (f"from open_database() to the first rows drawn ({result['first_rows']:,} newest checkpoints "
+                  "read; older pages are read as the timeline scrolls back)")
     full.engine = result["full_seconds"]
-    full.note = (f"{result['rows']:,} rows; the rest of the history loads after the first rows are shown; "
-                 f"longest UI-thread stall while it loads {result['worst_stall_ms']:.0f} ms (target 50 ms)")
-    if result.get("scroll_median_ms") is not None:
-        scroll.engine = result["scroll_median_ms"]
-        scroll.note = (f"one page of the timeline scrolled and redrawn; slowest {result['scroll_max_ms']:.1f} ms;"
-                       " target: a 60 Hz frame")
-    else:
-        raise RuntimeError("the studio child measured no timeline scroll: the timeline panel has no item view")
+    full.note = (f"from Home in the timeline to all {result['rows']:,} rows listed ({result['older_reads']} "
+                 f"read); longest UI-thread stall from the open to the whole history "
+                 f"{result['worst_stall_ms']:.0f} ms (target 50 ms)")
+    scroll.engine = result["scroll_median_ms"]
+    scroll.note = (f"one page of the timeline scrolled and redrawn; slowest {result['scroll_max_ms']:.1f} ms;"
+                   " target: a 60 Hz frame")
     rss.engine = result["peak_rss_mb"]
     rss.note = "VmHWM of the studio process (Qt, engine and the open thread)"
     _with_exit_problem(shown, result)

@@ -15,6 +15,7 @@ they take no part in the chains and branches, and are never the head.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -26,19 +27,42 @@ from studio.core.timeline_tree import Chain, flatten_run, tree_of
 from studio.core.valuefmt import clock
 from studio.panels._common import MUTED, BadgeRole, KindRole
 
-__all__ = ["TimelineModel", "DepthRole", "IdRole"]
+__all__ = ["TimelineModel", "DepthRole", "IdRole", "LanesRole", "Lanes"]
 
 DepthRole = Qt.ItemDataRole.UserRole + 10
 """Indentation level of a row (0 for the main line)."""
 IdRole = Qt.ItemDataRole.UserRole + 11
 """The checkpoint id of a row, or None for a branch header."""
 ExpandedRole = Qt.ItemDataRole.UserRole + 12
+LanesRole = Qt.ItemDataRole.UserRole + 13
+"""How the branch lines pass a row (see `Lanes`); None without branches (a straight line)."""
+
+@dataclass(frozen=True, slots=True)
+class Lanes:
+    """The branch lines at one row of the step column, a lane per indentation level.
+
+    `through`: for each level above the row's own, whether a line passes the row (the
+    chain there goes on below it: the old line after a branch is drawn continuing past
+    the branch, so it never reads as the branch's continuation). `up` / `down`: the row's
+    own line reaches the row above / below it. A branch header (`elbow`) draws a corner
+    from its fork point's line (level `level - 1`) into its own lane, and `down` is
+    whether that fork point's line goes on past the branch."""
+
+    level: int
+    through: tuple[bool, ...]
+    up: bool
+    down: bool
+    elbow: bool = False
+    into: bool = False
+    """A header's: its branch is unfolded (the branch's line starts under it)."""
+
 
 _COLUMNS = ("Step", "Source", "Nodes", "Time")
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _ANSWERED = frozenset(int(r) for r in (
     Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.FontRole, Qt.ItemDataRole.BackgroundRole,
-    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, BadgeRole, KindRole, DepthRole, IdRole, ExpandedRole))
+    Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole, BadgeRole, KindRole, DepthRole, IdRole, ExpandedRole,
+    LanesRole))
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -67,6 +91,8 @@ class TimelineModel(QAbstractTableModel):
         """Parent checkpoint → its subgraphs' checkpoints (oldest first)."""
         self._waiting: dict[str, list[int]] = {}
         """Subgraph checkpoints whose parent checkpoint is not listed (yet)."""
+        self._through: dict[int, tuple[bool, ...]] = {}
+        """Chain -> the lines passing its rows (`Lanes.through`), worked out when drawn."""
 
     # -- building ----------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
@@ -101,6 +127,7 @@ class TimelineModel(QAbstractTableModel):
 
     def _append(self, row: TimelineRow) -> None:
         self._sizes.clear()
+        self._through.clear()
         i = len(self._rows)
         self._rows.append(row)
         self._index[row.id] = i
@@ -305,6 +332,8 @@ class TimelineModel(QAbstractTableModel):
             return None
         if role == DepthRole:
             return self._chains[self._chain_of[entry]].depth
+        if role == LanesRole:
+            return self._row_lanes(entry) if col == 0 and len(self._chains) > 1 else None
         if role == IdRole:
             return r.id
         if role == KindRole:
@@ -337,6 +366,8 @@ class TimelineModel(QAbstractTableModel):
             return ("subgraph", "subgraph") if col == 1 else None
         if role == DepthRole:
             return self._chains[self._chain_of[entry]].depth + 1 + r.namespace.count("|")
+        if role == LanesRole and col == 0 and len(self._chains) > 1:
+            return self._sub_lanes(entry)
         if role == IdRole:
             return r.id
         if role == KindRole:
@@ -390,6 +421,8 @@ class TimelineModel(QAbstractTableModel):
             return first.source, first.source
         if role == DepthRole:
             return chain.depth
+        if role == LanesRole:
+            return self._header_lanes(b) if col == 0 else None
         if role == ExpandedRole:
             return b not in self._collapsed
         if role == KindRole:
@@ -400,6 +433,49 @@ class TimelineModel(QAbstractTableModel):
             return (f"{self._header_data(b, 2, Qt.ItemDataRole.DisplayRole)[2:]}\nA branch: a fork, a replay "
                     "or an edit made from an earlier checkpoint. Click to fold.")
         return None
+
+    # -- branch lines ----------------------------------------------------------------------
+    def _goes_on(self, p: int, b: int) -> bool:
+        """Whether the line of fork point `p` goes on below branch `b` (more of its chain,
+        or another of its branches, follows the branch)."""
+        chain = self._chains[self._chain_of[p]]
+        return chain.items[-1] != p or self._branches.get(p, [b])[-1] != b
+
+    def _lines_through(self, r: int) -> tuple[bool, ...]:
+        """The lines passing the rows of chain `r`, one per level above its own."""
+        got = self._through.get(r)
+        if got is None:
+            out: list[bool] = []
+            b = r
+            seen = 0
+            while (owner := self._chains[b].owner) is not None and seen < len(self._chains):
+                out.append(self._goes_on(owner, b))
+                b, seen = self._chain_of[owner], seen + 1
+            got = self._through[r] = tuple(reversed(out))
+        return got
+
+    def _row_lanes(self, entry: int) -> Lanes:
+        r = self._chain_of[entry]
+        chain = self._chains[r]
+        first = chain.items[0] == entry
+        last = chain.items[-1] == entry
+        return Lanes(level=chain.depth, through=self._lines_through(r), up=not first or chain.owner is not None,
+                     down=not last)
+
+    def _sub_lanes(self, entry: int) -> Lanes:
+        """A subgraph's row under its step: the step's own line passes it when it goes on."""
+        r = self._chain_of[entry]
+        owner = self._index.get(self._rows[entry].owner_id or "")
+        chain = self._chains[r]
+        on = owner is not None and (chain.items[-1] != owner or bool(self._branches.get(owner)))
+        return Lanes(level=chain.depth + 1, through=(*self._lines_through(r), on), up=False, down=False)
+
+    def _header_lanes(self, b: int) -> Lanes:
+        chain = self._chains[b]
+        if chain.owner is None:  # a separate history: no line leads into it
+            return Lanes(level=0, through=(), up=False, down=False, elbow=False, into=b not in self._collapsed)
+        return Lanes(level=chain.depth, through=self._lines_through(self._chain_of[chain.owner]), up=True,
+                     down=self._goes_on(chain.owner, b), elbow=True, into=b not in self._collapsed)
 
     def _run_size(self, b: int) -> int:
         """Checkpoints in a branch, its own sub-branches included."""

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QPen, QPolygonF, QShowEvent
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -12,78 +12,33 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
-    QStyle,
     QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from studio.core.safe import total
 from studio.core.records import TimelineRow
-from studio.panels._common import MUTED, BadgeDelegate, KindRole, badge_font, title_label
+from studio.panels._common import MUTED, BadgeDelegate, badge_font, title_label
 from .heights import RowHeights
-from .model import DepthRole, ExpandedRole, IdRole, TimelineModel
+from .lanes import INDENT, StepDelegate, lane_x, unfocused
+from .model import ExpandedRole, IdRole, TimelineModel
 
 __all__ = ["TimelinePanel"]
 
-_INDENT = 16
-_GUIDE = QPen(QColor("#cbd2d9"), 1)
-_FOLD = QColor("#7e22ce")
-
-
-def _unfocused(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
-    """`option` without the focus frame: a clicked cell of a read-only table is drawn as
-    part of its selected row, not boxed as if it were being edited."""
-    opt = QStyleOptionViewItem(option)
-    opt.state &= ~QStyle.StateFlag.State_HasFocus
-    return opt
+_INDENT = INDENT
 
 
 class _Cell(BadgeDelegate):
     """A cell of the timeline: a badge or text, never a focus frame."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        super().paint(painter, _unfocused(option), index)
-
-
-class _StepDelegate(BadgeDelegate):
-    """The step column: indentation guides, a fold arrow on branch headers, the step."""
-
-    @total(None)
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        depth = int(index.data(DepthRole) or 0)
-        header = index.data(KindRole) == "branch"
-        opt = _unfocused(option)
-        self.initStyleOption(opt, index)
-        offset = depth * _INDENT + (14 if depth or header else 4)
-        rect = opt.rect
-        if depth or header:
-            painter.save()
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setPen(_GUIDE)
-            for level in range(1, depth + 1):
-                x = rect.left() + level * _INDENT - 2
-                painter.drawLine(x, rect.top(), x, rect.bottom())
-            if header:
-                cx = rect.left() + depth * _INDENT + 6
-                cy = rect.center().y()
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(_FOLD)
-                if index.data(ExpandedRole):
-                    tri = [QPointF(cx - 4, cy - 2), QPointF(cx + 4, cy - 2), QPointF(cx, cy + 3)]
-                else:
-                    tri = [QPointF(cx - 2, cy - 4), QPointF(cx + 3, cy), QPointF(cx - 2, cy + 4)]
-                painter.drawPolygon(QPolygonF(tri))
-            painter.restore()
-        opt.rect = rect.adjusted(offset, 0, 0, 0)
-        style = opt.widget.style() if opt.widget else None
-        if style is not None:  # the step has no badge: draw the cell as Qt would, in one go
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        super().paint(painter, unfocused(option), index)
 
 
 class _Table(QTableView):
-    """Left/Right fold and unfold a branch header."""
+    """Left/Right fold and unfold a branch header; Home with older checkpoints not listed
+    reads them all first."""
 
     def __init__(self, panel: TimelinePanel) -> None:
         super().__init__(panel)
@@ -92,6 +47,9 @@ class _Table(QTableView):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         row = self.currentIndex().row()
         model = self.panel.model
+        if event.key() == Qt.Key.Key_Home and self.panel.older_unlisted():
+            self.panel.ask_older(everything=True)
+            return
         if event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and model.is_header(row):
             expanded = bool(model.index(row, 0).data(ExpandedRole))
             if expanded == (event.key() == Qt.Key.Key_Left):
@@ -111,6 +69,9 @@ class TimelinePanel(QWidget):
         set_rows(rows: Iterable[TimelineRow]): show a thread's checkpoints (any order).
         append_rows(rows) / add_row(row): add new checkpoints (a live run); a child of a
             checkpoint that already has one opens a new branch.
+        extend_rows(rows): the same thread with older checkpoints read (the rows on screen,
+            the selection and the markers stay where they are).
+        set_older(n): how many older checkpoints are not listed yet (0: none, -1: some).
         set_head(checkpoint_id): bold row with a "head" badge (the thread's head).
         set_current(checkpoint_id): tint the checkpoint being viewed.
         mark_recorded({checkpoint_id: nodes}): "node (rec)" where a recorded replay answered nodes.
@@ -119,6 +80,8 @@ class TimelinePanel(QWidget):
         rows() -> list[TimelineRow].
     Signals:
         checkpoint_selected(str): the user picked a checkpoint (click or keyboard).
+        older_requested(bool): the user scrolled to the top while older checkpoints are not
+            listed (False: the next page), or pressed Home (True: all of them).
         rewind_requested(str): "Rewind here" (button, context menu).
         fork_edit_requested(str): "Edit state and fork…".
         compare_requested(str, str): two selected checkpoints (Ctrl+click), "Compare".
@@ -126,6 +89,7 @@ class TimelinePanel(QWidget):
     """
 
     checkpoint_selected = Signal(str)
+    older_requested = Signal(bool)
     rewind_requested = Signal(str)
     fork_edit_requested = Signal(str)
     compare_requested = Signal(str, str)
@@ -136,6 +100,12 @@ class TimelinePanel(QWidget):
         self._quiet = False
         self._writable = True
         self._shape = (0, False)
+        self._older = 0
+        """Older checkpoints of the thread not listed yet (-1: some, how many unknown)."""
+        self._asked = False
+        """An older page was asked for and has not come yet."""
+        self._to_top = False
+        """Home asked for all of them: go to the first row when they come."""
         """(deepest branch, any subgraph rows): the column widths follow it."""
 
         self.table = _Table(self)
@@ -145,7 +115,7 @@ class TimelinePanel(QWidget):
         self.table.setShowGrid(False)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
-        self.table.setItemDelegateForColumn(0, _StepDelegate(self.table))
+        self.table.setItemDelegateForColumn(0, StepDelegate(self.table))
         self.table.setItemDelegateForColumn(1, _Cell(self.table))
         # the nodes (and a branch header's text) wrap: a row that needs more lines is taller
         self.table.setItemDelegateForColumn(2, _Cell(self.table, wrap=True))
@@ -167,6 +137,7 @@ class TimelinePanel(QWidget):
         self.table.clicked.connect(self._on_clicked)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.table.verticalScrollBar().valueChanged.connect(self._on_scrolled)
 
         self.title = title_label("Timeline")
         self.count = QLabel("")
@@ -195,13 +166,69 @@ class TimelinePanel(QWidget):
 
     # -- data in ------------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
-        self.model.set_rows(rows)
+        """Show a thread's rows (another thread: how many older ones it has follows, `set_older`)."""
+        self._older, self._asked, self._to_top = 0, False, False
+        self._quiet = True
+        try:
+            self.model.set_rows(rows)
+            self._after_change()
+            row = self.model.row_of(self.model.head)
+            if row >= 0:
+                self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+            else:
+                self.table.scrollToBottom()
+        finally:
+            self._quiet = False
+
+    def extend_rows(self, rows: Iterable[TimelineRow]) -> None:
+        """Show `rows`, the listed ones and an older page, keeping the view where it was."""
+        view = self.table
+        top = self.model.checkpoint_at(view.rowAt(0))
+        picked = self.selected_ids()
+        self._quiet = True
+        try:
+            self.model.set_rows(rows)
+            self._after_change()
+            chosen = view.selectionModel()
+            for cid in picked:
+                row = self.model.row_of(cid)
+                if row >= 0:
+                    chosen.select(self.model.index(row, 0), QItemSelectionModel.SelectionFlag.Select
+                                  | QItemSelectionModel.SelectionFlag.Rows)
+            current = self.model.row_of(picked[-1] if picked else self.model.current)
+            if current >= 0:
+                chosen.setCurrentIndex(self.model.index(current, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
+            if self._to_top:
+                self._to_top = False
+                view.scrollToTop()
+                chosen.setCurrentIndex(self.model.index(0, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
+            elif top is not None and self.model.row_of(top.id) >= 0:
+                view.scrollTo(self.model.index(self.model.row_of(top.id), 0), QAbstractItemView.ScrollHint.PositionAtTop)
+        finally:
+            self._quiet = False
+            self._asked = False
+
+    def set_older(self, n: int) -> None:
+        """Older checkpoints not listed yet: 0 (the whole history is), n, or -1 (some)."""
+        self._older = n
+        self._asked = self._asked and bool(n)
         self._after_change()
-        row = self.model.row_of(self.model.head)
-        if row >= 0:
-            self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
-        else:
-            self.table.scrollToBottom()
+
+    def older_unlisted(self) -> int:
+        return self._older
+
+    def ask_older(self, everything: bool = False) -> None:
+        """Ask for the next older page (`everything`: all of them), once until it comes."""
+        if not self._older or (self._asked and not everything):
+            return
+        self._asked = True
+        self._to_top = self._to_top or everything
+        self.older_requested.emit(everything)
+
+    def _on_scrolled(self, value: int) -> None:
+        if self._older and not self._quiet and value <= self.table.verticalScrollBar().minimum() \
+                and self.model.rowCount() and self.isVisible():
+            self.ask_older()
 
     def append_rows(self, rows: Iterable[TimelineRow]) -> None:
         bar = self.table.verticalScrollBar()
@@ -264,7 +291,7 @@ class TimelinePanel(QWidget):
         pad = 16
         depth = self.model.max_depth()
         step = max(title.horizontalAdvance("Step"), cell.horizontalAdvance("9999")) + pad
-        step += depth * _INDENT + 14 if depth else 4
+        step += lane_x(depth) + 9 if depth else 4  # the branch lines' lanes
         header.resizeSection(0, step)
         # the widest source badge ("subgraph" only when there are such rows) and its margins:
         # what is left goes to the nodes
@@ -291,7 +318,11 @@ class TimelinePanel(QWidget):
             self._shape = shape
             self._size_columns()
         n = len(self.model.rows())
-        self.count.setText(f"{n:,} checkpoint" + ("" if n == 1 else "s"))
+        text = f"{n:,} checkpoint" + ("" if n == 1 else "s")
+        if self._older:
+            more = f"{self._older:,} older" if self._older > 0 else "older ones"
+            text += f" · {more} not listed: scroll up or press Home"
+        self.count.setText(text)
         self._update_buttons()
 
     def _on_rows_changed(self, *_: object) -> None:
