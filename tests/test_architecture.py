@@ -195,3 +195,103 @@ def test_the_view_check_finds_a_record_named_view(tmp_path, monkeypatch) -> None
                               "    step: int\nclass PanelView:\n    pass\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _records_named_view("demo") == ["demo.a.StepView"]
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_members(tree: ast.AST) -> set[str]:
+    """The private names a module gives its own objects: methods and attributes of its
+    classes (class body, `__slots__` strings, annotations) and attributes it assigns."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in ast.walk(node):
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(item.name)
+                elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+                    names.add(item.id)
+                elif isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names.add(item.value)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+    return {n for n in names if _is_private(n)}
+
+
+def _own_reference(value: ast.expr) -> bool:
+    """`self.x`, `cls.x`, `super().x`: an object using its own (or its base's) members."""
+    if isinstance(value, ast.Name):
+        return value.id in ("self", "cls")
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
+
+
+def private_reaches(package: str) -> list[tuple[str, str, str]]:
+    """(module, attribute, `line: expression`) for each place a module of `package` reads or
+    sets a private attribute (`obj._x`, not `self._x`) that another module of `package`
+    defines and it does not: one module reaching into another's object."""
+    modules = _modules(package)
+    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, (path, _) in modules.items()}
+    members = {name: _private_members(tree) for name, tree in trees.items()}
+    found = []
+    for name, tree in trees.items():
+        elsewhere = set().union(*(m for other, m in members.items() if other != name))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not _is_private(node.attr) or _own_reference(node.value):
+                continue
+            if node.attr in elsewhere and node.attr not in members[name]:
+                found.append((name, node.attr, f"{node.lineno}: {ast.unparse(node)}"))
+    return sorted(found)
+
+
+LANGGRAPH_PRIVATE_NAMES = frozenset({"_bind", "_items", "_events", "_transformers", "_wire", "_wire_fn", "_arun"})
+"""Private names that are LangGraph's (LangChain's) own and stay so: the v3 stream's
+StreamChannel and multiplexer carry them under these names because LangGraph's tests and
+transformers call them (`channel._bind(...)`, `mux._events`), and `BaseTool._arun` is
+LangChain's."""
+
+PRIVATE_REACH_DEBT = frozenset({
+    # the v3 stream package's own protocol between channel, mux, run stream and handles:
+    # to be given public names (kept while it is being changed in parallel)
+    ("engine.prebuilt.tool_call_stream", "_is_async"),
+    ("engine.streaming.builtin", "_is_async"),
+    ("engine.streaming.mux", "_is_async"),
+    ("engine.streaming.mux", "_cancel_scheduled"),
+    ("engine.streaming.mux", "_join_scheduled"),
+    ("engine.streaming.run_stream", "_subscribe"),
+    ("engine.streaming.run_stream", "_next_stamped"),
+    ("engine.streaming.subgraphs", "_forward"),
+    ("engine.streaming.subgraphs", "_stamp"),
+    ("engine.streaming.subgraphs", "_terminate"),
+    # PostgresSaver's connection and memo, used by its shallow twin (postgres.py is being
+    # changed in parallel)
+    ("engine.checkpoint.postgres_shallow", "_conn"),
+    ("engine.checkpoint.postgres_shallow", "_forget"),
+})
+"""Known reaches still to remove: this list may only shrink."""
+
+
+@pytest.mark.parametrize("package", ["engine", "studio"])
+def test_no_module_reaches_into_another_modules_private_attributes(package: str) -> None:
+    # a collaborator uses another module's object through public names (a Run's `emit`,
+    # `event_fields`, `resumes`...), so a class can change its insides alone
+    found = [f"{module}:{where} (give `{attr}` a public name)" for module, attr, where in private_reaches(package)
+             if attr not in LANGGRAPH_PRIVATE_NAMES and (module, attr) not in PRIVATE_REACH_DEBT]
+    assert found == []
+
+
+def test_the_private_reach_debt_only_shrinks() -> None:
+    still = {(module, attr) for module, attr, _ in private_reaches("engine")}
+    assert sorted(PRIVATE_REACH_DEBT - still) == [], "fixed: take these off PRIVATE_REACH_DEBT"
+
+
+def test_the_private_reach_check_finds_a_reach(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("class A:\n    def __init__(self):\n        self._x = 1\n    def _move(self):\n"
+                              "        return self._x\n")
+    (pkg / "b.py").write_text("def f(a):\n    a._move()\n    return a._x + a._unknown\n")
+    (pkg / "c.py").write_text("from .a import A\nclass C(A):\n    def g(self):\n        return super()._move()\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert private_reaches("demo") == [("demo.b", "_move", "2: a._move"), ("demo.b", "_x", "3: a._x")]
