@@ -119,8 +119,7 @@ class CompiledStateGraph(LegacyGraphAPI):
         return self.schema.channels
 
     def register_state_types(self) -> None:
-        """Tell the checkpointer's serializer the state's own types (dataclasses, pydantic
-        models...), so its checkpoints load them back as those types."""
+        """Tell the checkpointer's serializer the state's own types, to load them back as such."""
         serde = getattr(self.checkpointer, "serde", None)
         if serde is not None and hasattr(serde, "register"):
             serde.register(*self.schema.registrable_types())
