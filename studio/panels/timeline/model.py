@@ -316,6 +316,10 @@ class TimelineModel(QAbstractTableModel):
         col = index.column()
         if r.namespace:
             return self._sub_data(entry, r, col, role)
+        return self._row_data(entry, r, col, role)
+
+    def _row_data(self, entry: int, r: TimelineRow, col: int, role: int) -> Any:
+        """A checkpoint of the thread's own."""
         if role == _DISPLAY:
             if col == 0:
                 return str(r.step)
