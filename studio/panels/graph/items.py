@@ -8,9 +8,22 @@ import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+    QStaticText,
+    QTransform,
+)
 from PySide6.QtWidgets import (
     QGraphicsItem,
+    QGraphicsPolygonItem,
+    QGraphicsSimpleTextItem,
     QGraphicsPathItem,
     QGraphicsSceneHoverEvent,
     QStyleOptionGraphicsItem,
@@ -20,10 +33,14 @@ from PySide6.QtWidgets import (
 from studio.core.safe import total
 from studio.core.layout import ClusterBox, EdgePath, NodeBox
 
-__all__ = ["NodeMarks", "NodeItem", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
+__all__ = ["NodeMarks", "NodeItem", "LEGIBLE_PX", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
            "straight_edge", "label_size", "edge_label_sizes"]
 
 DOT_RADIUS = 5.0
+LEGIBLE_PX = 6.0
+"""Below this many pixels of height on screen a text is not drawn: a graph of 300 nodes
+fitted in the window draws each node and badge as a plain box of its colour (much cheaper,
+and all there is to see at that size)."""
 """Radius of a breakpoint dot; it sits on the middle of the box's left (before) or right (after) side."""
 
 _TEXT = QColor("#1f2933")
@@ -109,6 +126,7 @@ class NodeItem(QGraphicsItem):
         self.focus_ring = False
         self._contrast = False
         self._rect = QRectF(-box.w / 2, -box.h / 2, box.w, box.h)
+        self._labels: dict[tuple[bool, str], tuple[QFont, QStaticText, QPointF]] = {}
         self.setPos(box.x, box.y)
         self.setZValue(2)
         self.setAcceptHoverEvents(box.kind not in ("join",))
@@ -204,6 +222,12 @@ class NodeItem(QGraphicsItem):
             fill, border, width = _DONE, _DONE, 2.6
         if m.running or m.failed or m.interrupted or m.trail > 0:
             text = _TEXT
+        if option.levelOfDetailFromTransform(painter.worldTransform()) * r.height() < LEGIBLE_PX:
+            painter.fillRect(r, fill)  # too small to read: the box in its colours, no text, no dots
+            if border is not _BORDER:
+                painter.setPen(QPen(border, 0))  # a cosmetic (one pixel) outline: the mark
+                painter.drawRect(r)
+            return
         if m.selected:
             halo = QPen(_SELECTED, 2.0)
             painter.setPen(halo)
@@ -219,12 +243,10 @@ class NodeItem(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(QBrush(fill))
         painter.drawRoundedRect(r, radius, radius)
-        font = label_font(-1 if kind in ("start", "end", "any") else 0)
-        font.setBold(kind in ("start", "end") or m.running or m.selected)
+        font, label, at = self._label(kind in ("start", "end") or m.running or m.selected)
         painter.setFont(font)
         painter.setPen(text)
-        label = QFontMetricsF(font).elidedText(self.box.label, Qt.TextElideMode.ElideRight, r.width() - 14)
-        painter.drawText(r, Qt.AlignmentFlag.AlignCenter, label)
+        painter.drawStaticText(at, label)
         if m.done and kind == "node":
             painter.setPen(QPen(_DONE, 1.6))
             painter.setFont(label_font(-1))
@@ -233,6 +255,26 @@ class NodeItem(QGraphicsItem):
             self._paint_badge(painter, m.count, _DONE if m.done else _NEXT)
         if self.breakable():
             self._paint_dots(painter)
+
+    def _label(self, bold: bool) -> tuple[QFont, QStaticText, QPointF]:
+        """The name's font, its text laid out once (elided to the box) and where it goes:
+        kept until the default font changes (a zoom), since a 300-node repaint draws every
+        name again and laying one out costs more than drawing it."""
+        key = (bold, QFont().key())
+        got = self._labels.get(key)
+        if got is None:
+            font = label_font(-1 if self.box.kind in ("start", "end", "any") else 0)
+            font.setBold(bold)
+            metrics = QFontMetricsF(font)
+            r = self._rect
+            elided = metrics.elidedText(self.box.label, Qt.TextElideMode.ElideRight, r.width() - 14)
+            label = QStaticText(elided)
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.prepare(QTransform(), font)
+            width = metrics.horizontalAdvance(elided)
+            at = QPointF(r.center().x() - width / 2, r.center().y() - metrics.height() / 2)
+            got = self._labels[key] = (font, label, at)
+        return got
 
     def _paint_badge(self, painter: QPainter, text: str, colour: QColor) -> None:
         """A small pill on the top right corner: how many tasks (and how many finished)."""
@@ -352,7 +394,16 @@ class ClusterItem(QGraphicsItem):
 
 
 class EdgeItem(QGraphicsPathItem):
-    """An edge: a Bézier path, an arrowhead, and its label (on a small white plate)."""
+    """An edge: a Bézier path, an arrowhead, and its label (on a small white plate).
+
+    Every part is a plain Qt item (the line this path item, the arrowhead and the label's
+    plate and text its children), painted by Qt itself with no Python call: a repaint of
+    a strip of a 300-wide fan-out repaints hundreds of edges that cross it, so an edge's
+    paint must cost next to nothing. Its style changes only when it is made active or
+    its kind changes (`restyled` counts those)."""
+
+    restyled = 0
+    """Edges whose look changed (each one repaint), since the process started (tests read it)."""
 
     def __init__(self, edge: EdgePath, kind: str | None = None) -> None:
         super().__init__()
@@ -370,11 +421,27 @@ class EdgeItem(QGraphicsPathItem):
                 path.lineTo(QPointF(*p))
         self.setPath(path)
         self._arrow = _arrowhead(edge.arrow) if edge.arrow else None
-        self._apply_pen()
-        if edge.label:
-            self.setToolTip(f"{edge.source} → {edge.target}: {edge.label} ({self.kind})")
-        else:
-            self.setToolTip(f"{edge.source} → {edge.target} ({self.kind})")
+        self._head: QGraphicsPolygonItem | None = None
+        if self._arrow is not None:
+            self._head = QGraphicsPolygonItem(self._arrow, self)
+            self._head.setPen(QPen(Qt.PenStyle.NoPen))
+        self._text: QGraphicsSimpleTextItem | None = None
+        if edge.label and edge.label_pos:
+            rect = self.label_rect()
+            plate = QPainterPath()
+            plate.addRoundedRect(rect, 4, 4)
+            back = QGraphicsPathItem(plate, self)
+            back.setPen(QPen(Qt.PenStyle.NoPen))
+            back.setBrush(QColor(255, 255, 255, 230))
+            self._text = QGraphicsSimpleTextItem(edge.label, self)
+            self._text.setFont(label_font(-1.5))
+            room = self._text.boundingRect()
+            self._text.setPos(rect.center().x() - room.width() / 2, rect.center().y() - room.height() / 2)
+        self._apply_pen(first=True)
+        tip = (f"{edge.source} → {edge.target}: {edge.label} ({self.kind})" if edge.label
+               else f"{edge.source} → {edge.target} ({self.kind})")
+        for item in (self, *self.childItems()):
+            item.setToolTip(tip)
 
     def set_active(self, active: bool) -> None:
         """Highlight an edge that leads from what just ran to what runs next."""
@@ -387,7 +454,7 @@ class EdgeItem(QGraphicsPathItem):
             self.kind = kind
             self._apply_pen()
 
-    def _apply_pen(self) -> None:
+    def _apply_pen(self, first: bool = False) -> None:
         colour, width, dashes = EDGE_STYLES.get(self.kind, EDGE_STYLES["edge"])
         if self.active:
             colour, width = "#2563eb", width + 1.0
@@ -395,39 +462,19 @@ class EdgeItem(QGraphicsPathItem):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         if dashes:
             pen.setDashPattern(dashes)
-        self.setPen(pen)
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        rect = super().boundingRect()
-        if self._arrow is not None:
-            rect = rect.united(self._arrow.boundingRect())
-        if self.edge.label and self.edge.label_pos:
-            rect = rect.united(self.label_rect())
-        return rect.adjusted(-2, -2, 2, 2)
+        self.setPen(pen)  # Qt repaints the item
+        if self._head is not None:
+            self._head.setBrush(QColor(colour))
+        if self._text is not None:
+            self._text.setBrush(QColor("#1d4ed8") if self.active else QColor("#3e4c59"))
+        if not first:
+            EdgeItem.restyled += 1
 
     def label_rect(self) -> QRectF:
         """The label's plate, in scene coordinates."""
         w, h = label_size(self.edge.label)
         x, y = self.edge.label_pos or (0.0, 0.0)
         return QRectF(x - w / 2, y - h / 2, w, h)
-
-    @total(None)
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        super().paint(painter, option, widget)
-        if self._arrow is not None:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(self.pen().color())
-            painter.drawPolygon(self._arrow)
-        if self.edge.label and self.edge.label_pos:
-            rect = self.label_rect()
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(255, 255, 255, 230))
-            painter.drawRoundedRect(rect, 4, 4)
-            painter.setFont(label_font(-1.5))
-            painter.setPen(QColor("#3e4c59") if not self.active else QColor("#1d4ed8"))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, self.edge.label)
 
 
 def _arrowhead(arrow: tuple[tuple[float, float], tuple[float, float]], size: float = 9.0) -> QPolygonF:

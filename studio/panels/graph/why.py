@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, QStyleOptionGraphicsItem, QWidget
 
 from studio.core.records import WhyMarks
 from studio.core.safe import total
-from .items import ClusterItem, EdgeItem, NodeItem, label_font
+from .items import LEGIBLE_PX, ClusterItem, EdgeItem, NodeItem, label_font
 from .placement import GAP, FreeSpace, candidates
 
 __all__ = ["WhyOverlay", "Badge", "BADGE_COLOURS", "TRIGGER_COLOUR", "text_rects"]
@@ -62,10 +62,7 @@ class Badge(QGraphicsItem):
         super().__init__()
         self.text = text
         self.kind = kind
-        self.font = label_font(-1.0)
-        self.font.setBold(True)
-        metrics = QFontMetricsF(self.font)
-        w, h = metrics.horizontalAdvance(text) + 12.0, metrics.height() + 4.0
+        self.font, w, h = _pill_size(text)
         x = at.x() - w / 2 if anchor == "center" else at.x()
         self._rect = QRectF(x, at.y() - h / 2, w, h)
         self.setZValue(30)
@@ -81,6 +78,9 @@ class Badge(QGraphicsItem):
     @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         fill, ink = BADGE_COLOURS.get(self.kind, BADGE_COLOURS["label"])
+        if option.levelOfDetailFromTransform(painter.worldTransform()) * self._rect.height() < LEGIBLE_PX:
+            painter.fillRect(self._rect, QColor(fill))  # too small to read (a 300-wide graph fitted): its colour
+            return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QPen(QColor(ink if self.kind in ("label", "group") else fill).darker(110), 1.0))
         painter.setBrush(QColor(fill))
@@ -265,6 +265,24 @@ class WhyOverlay:
 
 _ORDER = {"badge": 0, "edge label": 1, "group": 2}
 """The order badges are placed in (the first ones get their preferred spot)."""
+
+
+_SIZES: dict[tuple[str, str], tuple[QFont, float, float]] = {}
+
+
+def _pill_size(text: str) -> tuple[QFont, float, float]:
+    """A pill's font and size for `text` (measured once per text and default font: a
+    300-task superstep makes 300 "✓ pending" pills)."""
+    key = (text, QFont().key())
+    got = _SIZES.get(key)
+    if got is None:
+        font = label_font(-1.0)
+        font.setBold(True)
+        metrics = QFontMetricsF(font)
+        if len(_SIZES) > 2048:
+            _SIZES.clear()
+        got = _SIZES[key] = (font, metrics.horizontalAdvance(text) + 12.0, metrics.height() + 4.0)
+    return got
 
 
 def _pill_height() -> float:
