@@ -364,7 +364,6 @@ COMPLEX_FUNCTIONS_DEBT = {
     "studio.panels.state.model:StateModel.data": 31,
     "studio.cli.search:cmd_search": 30,
     "studio.core.valuediff:_diff_lists": 30,
-    "studio.panels.graph.items:NodeItem.paint": 30,
     "studio.session.run_events:RunEvents._handle": 30,
     "studio.cli.commands:cmd_run": 29,
     "studio.core.jsonable:jsonable": 29,

@@ -39,9 +39,10 @@ EXPECTED_ROWS = (
     "studio: 20-node, 40-edge graph laid out and drawn",
     "studio: one node step",
     "studio: 500-checkpoint thread opened, timeline shown",
-    "studio: … and all 500 checkpoints in the timeline",
+    "studio: … Home: all 500 checkpoints read into the timeline",
     "studio: paging through 500 timeline rows",
     "studio: peak process memory",
+    "post-mortem selected, longest UI-thread stall",
     "open a 300-checkpoint LangGraph thread (SQLite)",
     "every header of that thread (SQLite)",
 )

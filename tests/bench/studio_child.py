@@ -139,7 +139,7 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
 
     compiled = big_graph(nodes, edges)
     counts = compiled.get_graph().nx
-    times, stalls = [], []
+    times, stalls, cpus = [], [], []
     for _ in range(repeats + 1):
         panel = GraphPanel()
         panel.resize(1400, 900)
@@ -154,12 +154,14 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
         panel.repaint()
         times.append(time.perf_counter() - start)
         stalls.append(meter.stop())
+        cpus.append(meter.worst_cpu)
         getattr(panel, "shutdown", lambda: None)()
         panel.close()
         panel.deleteLater()
         app.processEvents()
     return {"seconds": statistics.median(times[1:]), "cold_seconds": times[0],
-            "worst_stall_ms": max(stalls[1:]) * 1e3, "nodes": counts.number_of_nodes(),
+            "worst_stall_ms": max(stalls[1:]) * 1e3, "worst_cpu_ms": max(cpus[1:]) * 1e3,
+            "nodes": counts.number_of_nodes(),
             "edges": counts.number_of_edges()}
 
 
@@ -186,9 +188,14 @@ async def step_workload(app: Any, graph_file: str, db: str, messages: int, repea
     from studio.cli.script import wait_signal
 
     window, session = _window(db)
+    app.processEvents()
+    meter = _StallMeter()  # the UI thread while the graph with its 10k-message input opens
     if not window.open_graph(graph_file):
         raise RuntimeError(f"the studio could not open {graph_file}")
     await _until(lambda: _settled(window))
+    app.processEvents()
+    open_stall = meter.stop()
+    open_cpu = meter.worst_cpu
 
     async def step() -> float:
         start = time.perf_counter()
@@ -204,12 +211,16 @@ async def step_workload(app: Any, graph_file: str, db: str, messages: int, repea
 
     for _ in range(3):  # the input superstep, then warm-up steps of the node
         await step()
+    meter = _StallMeter()
     times = [await step() for _ in range(repeats)]
+    step_stall = meter.stop()
     shown = len((window.panels.values or {}).get("messages", ()))
     if shown < messages:
         raise RuntimeError(f"the state panel shows {shown} messages, expected {messages}+")
     window.close()
-    return {"median_ms": statistics.median(times) * 1e3, "max_ms": max(times) * 1e3, "messages": shown}
+    return {"median_ms": statistics.median(times) * 1e3, "max_ms": max(times) * 1e3, "messages": shown,
+            "open_stall_ms": open_stall * 1e3, "open_cpu_ms": open_cpu * 1e3,
+            "step_stall_ms": step_stall * 1e3, "step_cpu_ms": meter.worst_cpu * 1e3}
 
 
 async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, Any]:
@@ -267,6 +278,39 @@ async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, An
             "scroll_median_ms": statistics.median(scroll_ms), "scroll_max_ms": max(scroll_ms)}
 
 
+async def wide_workload(app: Any, db: str, thread_id: str, repeats: int) -> dict[str, Any]:
+    """A post-mortem of a wide fan-out (its file, no code): each of its checkpoints selected
+    in turn, `repeats` rounds, until every panel shows it. Per selection: the UI thread's
+    longest stall and most CPU between two ticks of the meter."""
+    _require_window()
+    window, session = _window(db)
+    if not window.open_database(db, thread_id=thread_id):
+        raise RuntimeError(f"the studio could not open {db}")
+    graph = window.panels.graph
+    await _until(lambda: _settled(window) and len(session.history) > 0 and bool(graph.node_ids())
+                 and not graph.is_layout_pending())
+    app.processEvents()
+    ids = [r.id for r in session.history.rows()]
+    times, stalls, cpus = [], [], []
+    for _ in range(repeats + 1):
+        for cid in ids:
+            meter = _StallMeter()
+            start = time.perf_counter()
+            session.select_checkpoint(cid)
+            await _until(lambda cid=cid: _settled(window) and session.viewed_id in (cid, None))
+            app.processEvents()
+            await asyncio.sleep(0.02)  # the repaints it asked for
+            app.processEvents()
+            times.append(time.perf_counter() - start)
+            stalls.append(meter.stop())
+            cpus.append(meter.worst_cpu)
+    warm = len(ids)  # the first round draws every badge for the first time
+    window.close()
+    return {"median_ms": statistics.median(times[warm:]) * 1e3, "worst_stall_ms": max(stalls[warm:]) * 1e3,
+            "worst_cpu_ms": max(cpus[warm:]) * 1e3, "median_cpu_ms": statistics.median(cpus[warm:]) * 1e3,
+            "checkpoints": len(ids), "nodes": len(graph.node_ids())}
+
+
 async def probe_workload(app: Any) -> dict[str, Any]:
     """Whether every panel is written (so the caller knows to build a big database)."""
     _require_window()
@@ -282,7 +326,7 @@ def main(argv: list[str]) -> int:
     app.setQuitOnLastWindowClosed(False)  # closing one panel must not stop the loop
     loop = make_loop(app)
     workload = {"probe": probe_workload, "graph": graph_workload, "step": step_workload, "timeline": timeline_workload,
-                "startup": startup_workload}[name]
+                "startup": startup_workload, "wide": wide_workload}[name]
     with loop:
         result = loop.run_until_complete(workload(app, **args))
     print(json.dumps(result), flush=True)

@@ -199,29 +199,7 @@ class NodeItem(QGraphicsItem):
         m = self.marks
         r = self._rect
         radius = r.height() / 2 if kind in ("start", "end", "any") else 8.0
-        fill, border, width = _FILL, _BORDER, 1.2
-        text = _TEXT
-        if kind in ("start", "end"):
-            fill, border, text = _TERMINAL_FILL, _TERMINAL_FILL, QColor("#ffffff")
-        if m.trail > 0:
-            tint = QColor(_TRAIL)
-            tint.setAlphaF(0.10 + 0.30 * m.trail)
-            fill = _blend(fill, tint)
-        if m.next:
-            border, width = _NEXT, 2.6
-        if m.interrupted:
-            fill, border, width = _INTERRUPTED_FILL, _INTERRUPTED, 2.6
-        if m.failed:
-            fill, border, width = _FAILED_FILL, _FAILED, 2.6
-        if m.running:
-            fill, border = _RUNNING_FILL, _RUNNING
-            width = 2.0 + 2.0 * (0.5 + 0.5 * math.sin(self.pulse * 2 * math.pi))
-        if m.done and not (m.running or m.failed or m.interrupted):
-            border, width = _DONE, 2.6
-        if m.ended and kind == "end":
-            fill, border, width = _DONE, _DONE, 2.6
-        if m.running or m.failed or m.interrupted or m.trail > 0:
-            text = _TEXT
+        fill, border, width, text = self._colours()
         if option.levelOfDetailFromTransform(painter.worldTransform()) * r.height() < LEGIBLE_PX:
             painter.fillRect(r, fill)  # too small to read: the box in its colours, no text, no dots
             if border is not _BORDER:
@@ -255,6 +233,34 @@ class NodeItem(QGraphicsItem):
             self._paint_badge(painter, m.count, _DONE if m.done else _NEXT)
         if self.breakable():
             self._paint_dots(painter)
+
+    def _colours(self) -> tuple[QColor, QColor, float, QColor]:
+        """(fill, border, border width, text colour) for the node's marks."""
+        m, kind = self.marks, self.box.kind
+        fill, border, width = _FILL, _BORDER, 1.2
+        text = _TEXT
+        if kind in ("start", "end"):
+            fill, border, text = _TERMINAL_FILL, _TERMINAL_FILL, QColor("#ffffff")
+        if m.trail > 0:
+            tint = QColor(_TRAIL)
+            tint.setAlphaF(0.10 + 0.30 * m.trail)
+            fill = _blend(fill, tint)
+        if m.next:
+            border, width = _NEXT, 2.6
+        if m.interrupted:
+            fill, border, width = _INTERRUPTED_FILL, _INTERRUPTED, 2.6
+        if m.failed:
+            fill, border, width = _FAILED_FILL, _FAILED, 2.6
+        if m.running:
+            fill, border = _RUNNING_FILL, _RUNNING
+            width = 2.0 + 2.0 * (0.5 + 0.5 * math.sin(self.pulse * 2 * math.pi))
+        if m.done and not (m.running or m.failed or m.interrupted):
+            border, width = _DONE, 2.6
+        if m.ended and kind == "end":
+            fill, border, width = _DONE, _DONE, 2.6
+        if m.running or m.failed or m.interrupted or m.trail > 0:
+            text = _TEXT
+        return fill, border, width, text
 
     def _label(self, bold: bool) -> tuple[QFont, QStaticText, QPointF]:
         """The name's font, its text laid out once (elided to the box) and where it goes:

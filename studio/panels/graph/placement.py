@@ -23,8 +23,10 @@ _RINGS = 10
 class FreeSpace:
     """The occupied rectangles of one scene; `place` finds the first free candidate."""
 
-    def __init__(self, taken: Iterable[QRectF] = ()) -> None:
+    def __init__(self, taken: Iterable[QRectF] = (), *, base: FreeSpace | None = None) -> None:
+        """`base`: rectangles taken already and shared (the layout's text), never changed here."""
         self._cells: dict[tuple[int, int], list[QRectF]] = {}
+        self._base = base._cells if base is not None else {}
         for rect in taken:
             self.take(rect)
 
@@ -44,6 +46,9 @@ class FreeSpace:
         wide = rect.adjusted(-GAP, -GAP, GAP, GAP)
         for key in self._keys(wide):
             for other in self._cells.get(key, ()):
+                if other.intersects(wide):
+                    return False
+            for other in self._base.get(key, ()):
                 if other.intersects(wide):
                     return False
         return True

@@ -127,6 +127,8 @@ class WhyOverlay:
         self._wanted: dict[Hashable, QGraphicsItem] = {}
         self._tips: dict[str, tuple[int, str]] = {}
         """Node -> (its item, the tooltip last set on it)."""
+        self._text_space: FreeSpace | None = None
+        """The layout's text rectangles (nodes, edge labels, subgraph titles), made once."""
         self.added = 0
         self.removed = 0
         """Items added to / removed from the scene so far (how much a step redraws)."""
@@ -142,6 +144,7 @@ class WhyOverlay:
         """The scene was cleared (a new layout): the items are gone already."""
         self.items, self.badges, self.triggered, self.frame = [], {}, [], None
         self._keyed, self._tips = {}, {}
+        self._text_space = None
 
     def _add(self, key: Hashable, make: Callable[[], QGraphicsItem]) -> QGraphicsItem:
         """The item for `key`: the one already on the scene, else `make()` added to it."""
@@ -157,6 +160,7 @@ class WhyOverlay:
               clusters: Sequence[ClusterItem] = ()) -> None:
         self.badges, self.triggered, self.frame = {}, [], None
         self._wanted = {}
+        added = self.added
         for name, item in nodes.items():
             sentence = why.hover.get(name, name)
             tip = f"{sentence}\n{HELP}" if item.breakable() else sentence
@@ -175,7 +179,8 @@ class WhyOverlay:
                 self.removed += 1
         self._keyed, self._wanted = self._wanted, {}
         self.items = list(self._keyed.values())
-        self._place(nodes, edges, clusters)
+        if self.added != added:  # a badge kept stays where it was placed; one removed frees its spot only
+            self._place(nodes, edges, clusters)
 
     def _place(self, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
                clusters: Sequence[ClusterItem]) -> None:
@@ -185,7 +190,9 @@ class WhyOverlay:
                  if isinstance(item, Badge) and isinstance(key, tuple) and key and key[0] in _ORDER]
         if not pills:
             return
-        space = FreeSpace(text_rects(nodes, edges, clusters))
+        if self._text_space is None:  # the layout's text: the same until the next layout
+            self._text_space = FreeSpace(text_rects(nodes, edges, clusters))
+        space = FreeSpace(base=self._text_space)
         bounds = self.scene.sceneRect()
         for kind, badge in sorted(pills, key=lambda pair: _ORDER[pair[0]]):
             rect = badge.plate()
@@ -223,6 +230,9 @@ class WhyOverlay:
             return
         join_out = {e.edge.source: e.edge.target for e in edges
                     if e.edge.source in nodes and nodes[e.edge.source].box.kind == "join"}
+        into: dict[str, tuple[str, str]] = {}  # target -> the first wanted pair into it (one pass, not per edge)
+        for pair in wanted:
+            into.setdefault(pair[1], pair)
         labelled: set[tuple[str, str]] = set()
         for edge in edges:
             s, t = edge.edge.source, edge.edge.target
@@ -230,8 +240,7 @@ class WhyOverlay:
             if pair not in wanted and t in join_out and (s, join_out[t]) in wanted:
                 pair = (s, join_out[t])
             elif pair not in wanted and s in join_out:
-                hits = [(a, t) for a, b in wanted if b == t and (a, t) in wanted]
-                pair = hits[0] if hits else pair
+                pair = into.get(t, pair)
             if pair not in wanted:
                 continue
             self._add(("glow", id(edge), pair), lambda edge=edge, pair=pair: _glow(edge, pair))
