@@ -60,6 +60,16 @@ def _latest_nodes(saver: Any, thread_ids: list[str]) -> dict[str, tuple[str, ...
     return out
 
 
+def _load_drawable(spec: str) -> LoadedGraph | LoadError:
+    """On a worker thread: `load_graph(spec)`, and the engine's drawing module imported
+    (networkx, ~0.4 s, loads on first use): drawing the graph on the UI thread then
+    imports nothing."""
+    result = load_graph(spec)
+    if isinstance(result, LoadedGraph):
+        import engine.graph.drawing  # noqa: F401
+    return result
+
+
 def _alien_nodes(graph: Any, rows: Any) -> list[str]:
     """The nodes a thread's root checkpoints name that `graph` lacks (none without a graph)."""
     if graph is None:
@@ -120,7 +130,7 @@ class Loading:
         timer.timeout.connect(stuck)
         timer.start(int(SLOW_IMPORT_S * 1000))
         try:
-            result = await loop.run_in_executor(None, load_graph, spec)
+            result = await loop.run_in_executor(None, _load_drawable, spec)
         finally:
             timer.stop()
             timer.deleteLater()
