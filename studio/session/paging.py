@@ -145,7 +145,8 @@ class HistoryPages:
         """Read older pages until `checkpoint_id` is listed (or none are left), then run
         `action`. False (and nothing read) when it is listed already or nothing is left."""
         s = self.state
-        if checkpoint_id in s.history or not s.history.more_before:
+        if checkpoint_id in s.history or s.history.subgraph_row(checkpoint_id) is not None \
+                or not s.history.more_before:
             return False
         thread_id = s.thread_id
 

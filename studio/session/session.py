@@ -229,7 +229,8 @@ class Session(SessionSignals):
     # -- time travel -------------------------------------------------------------------
     def select_checkpoint(self, checkpoint_id: str | None) -> None:
         self.travel.select_checkpoint(checkpoint_id)
-        if checkpoint_id is not None and checkpoint_id not in self.state.history:
+        history = self.state.history
+        if checkpoint_id is not None and checkpoint_id not in history and history.subgraph_row(checkpoint_id) is None:
             # older than the listed pages (a search hit): list it too, then select it there
             self.loading.pages.then(checkpoint_id, lambda: self.viewChanged.emit(self.state.viewed_id))
 
