@@ -145,6 +145,16 @@ class EventMux:
             if bind is not None:
                 bind(apump if self.is_async else pump)
 
+    @property
+    def pump(self) -> Pump | None:
+        """What advances the run for a sync reader (None before the run stream binds it)."""
+        return self._pump
+
+    @property
+    def apump(self) -> APump | None:
+        """What advances the run for an async reader."""
+        return self._apump
+
     def _make_child(self, scope: tuple[str, ...]) -> EventMux:
         """A mux for the subgraph at `scope`: the same factories scoped to it, the same stamps
         and lane, advanced by this mux's pump (a transformer's own subgraph handles use it)."""

@@ -268,7 +268,7 @@ class SubgraphRunStream(_SubgraphMixin, GraphRunStream):
                  trigger_call_id: str | None = None, pump: Callable[[], bool] | None = None) -> None:
         _Projections.__init__(self, mux)
         self._set_identity(path, graph_name or path[-1].partition(":")[0], trigger_call_id)
-        self._root_pump = pump if pump is not None else mux._pump  # default: what advances its mux
+        self._root_pump = pump if pump is not None else mux.pump  # default: what advances its mux
 
     def _pump_next(self) -> bool:
         if self.status != "started" or self._exhausted or self._root_pump is None:
@@ -421,7 +421,7 @@ class AsyncSubgraphRunStream(_SubgraphMixin, AsyncGraphRunStream):
                  trigger_call_id: str | None = None, pump: Callable[[], Any] | None = None) -> None:
         _Projections.__init__(self, mux)
         self._set_identity(path, graph_name or path[-1].partition(":")[0], trigger_call_id)
-        self._root_apump = pump if pump is not None else mux._apump
+        self._root_apump = pump if pump is not None else mux.apump
         self._aborted = False
 
     async def _apump_next(self) -> bool:
