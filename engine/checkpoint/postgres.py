@@ -119,6 +119,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     _max_chain = _MAX_CHAIN
     MIGRATIONS = MIGRATIONS  # the statements that create the tables (setup() runs them once)
     lists_by_id = True  # LangGraph's list over threads or namespaces: newest id first
+    null_seed_is_no_seed = True  # LangGraph's delta channel history on PostgreSQL
 
     def __init__(
         self,
