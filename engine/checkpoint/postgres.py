@@ -196,7 +196,11 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     def maintenance_transaction(self) -> AbstractContextManager[None]:
         """prune, delete_for_runs and copy_thread run in this: one connection and one
         transaction for the whole call (transactions.py), rolled back when it raises."""
-        return postgres_maintenance(self)
+        return postgres_maintenance(self._pinned, self._conn, self._forget_all)
+
+    def _forget_all(self) -> None:
+        with self._lock:
+            self._known.clear()
 
     def close(self) -> None:
         """Close the pool this saver made (a connection or pool it was given stays open)."""

@@ -227,7 +227,9 @@ class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
     def maintenance_transaction(self) -> AbstractContextManager[None]:
         """prune, delete_for_runs and copy_thread run in this: one write transaction held
         for the whole call (the saver's other threads wait), rolled back when it raises."""
-        return sqlite_maintenance(self)
+        if self.read_only:
+            self._writable()
+        return sqlite_maintenance(self._lock, self._errors, self._db, self._forget)
 
     def close(self) -> None:
         with self._lock:

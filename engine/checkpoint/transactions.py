@@ -5,13 +5,13 @@ open transaction, so the saver's own writes (a put, a delete) nest in a maintena
 transaction. `sqlite_maintenance(saver)` and `postgres_maintenance(saver)` are the savers'
 `maintenance_transaction()`: the SQLite one holds the saver's lock and one `BEGIN
 IMMEDIATE` for the call; the PostgreSQL one pins one pooled connection to the calling
-thread (`saver._pinned.conn`, which `saver._conn()` hands out) inside one transaction.
+thread (a thread-local the saver's connection getter hands out first) in one transaction.
 Either rolls back when the block raises and drops what the saver remembers of its rows.
 """
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -42,33 +42,35 @@ def atomic(conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator
 
 
 @contextmanager
-def sqlite_maintenance(saver: Any) -> Iterator[None]:
-    if saver.read_only:
-        saver._writable()
-    with saver._lock, saver._errors():
-        conn = saver._db()
+def sqlite_maintenance(lock: Any, errors: Callable[[], Any], db: Callable[[], sqlite3.Connection],
+                       forget: Callable[[], None]) -> Iterator[None]:
+    """SqliteSaver's: under `lock` and `errors()`, one transaction on `db()`; `forget()`
+    (what the saver remembers of its rows) when it rolls back."""
+    with lock, errors():
+        conn = db()
         try:
             with atomic(conn):
                 yield
         except BaseException:
-            saver._forget()  # what it remembers of rows the rollback took back
+            forget()
             raise
 
 
 @contextmanager
-def postgres_maintenance(saver: Any) -> Iterator[None]:
-    if getattr(saver._pinned, "conn", None) is not None:
+def postgres_maintenance(pinned: Any, connection: Callable[[], Any], forget: Callable[[], None]) -> Iterator[None]:
+    """PostgresSaver's: one `connection()` in one transaction, set as `pinned.conn` for the
+    calling thread while the block runs; `forget()` when it rolls back."""
+    if getattr(pinned, "conn", None) is not None:
         yield  # nested: part of the outer call's transaction
         return
-    with saver._conn() as conn:
+    with connection() as conn:
         try:
             with conn.transaction():
-                saver._pinned.conn = conn
+                pinned.conn = conn
                 try:
                     yield
                 finally:
-                    saver._pinned.conn = None
+                    pinned.conn = None
         except BaseException:
-            with saver._lock:
-                saver._known.clear()  # what it remembers of rows the rollback took back
+            forget()
             raise
