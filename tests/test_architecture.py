@@ -346,18 +346,10 @@ MAX_COMPLEXITY = 25
 """Past this a function is a switchboard: split it into named steps or a dispatch table."""
 
 COMPLEX_FUNCTIONS_DEBT = {
-    "engine.checkpoint.serde:Serializer._enc": 42,
     "engine.checkpoint.lg_projection:_next": 35,
-    "engine.messages:_fold": 34,
-    "engine.checkpoint.serde:Serializer._dec_tagged": 33,
-    "engine.graph.builder:StateGraph.add_node": 31,
-    "engine.graph.lg_view:_dry_run": 31,
     "engine.pregel_api.graph:Pregel.__init__": 31,
     "engine.checkpoint.lg_projection:LGShape.apply": 30,
     "engine.runtime.task:NodeRunner.__init__": 28,
-    "engine.checkpoint.foreign.langgraph_derive:plan": 27,
-    "engine.checkpoint.foreign.langgraph_postgres:LangGraphPostgresReader._rows": 27,
-    "engine.graph.drawing:_structure": 27,
     "engine.runtime.execute:route_output": 26,
     "engine.runtime.start:_load_pending": 26,
     "engine.runtime.start:_start_resume": 26,
