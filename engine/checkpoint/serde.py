@@ -47,6 +47,8 @@ __all__ = [
     "MAX_DEPTH",
     "TAG",
     "TAG_BYTES",
+    "JSON_INT_MIN",
+    "JSON_INT_MAX",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -60,7 +62,7 @@ TAG = "$t"
 """The key that marks a tagged value: `{"$t": tag, ...}`."""
 TAG_BYTES = b'"$t"'
 """Encoded data without these bytes holds no tagged value (`loads(plain=True)` may skip them)."""
-_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
+JSON_INT_MIN, JSON_INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
 _STRICT: frozenset[type] = frozenset({str, bool, type(None)})
 _FAST: frozenset[type] = _STRICT | {int}
 _MB = 1024 * 1024
@@ -187,7 +189,7 @@ class Serializer:
         levels of `value` are the store's own wrapping (e.g. a task record around a node's
         write): they do not count against `MAX_DEPTH`, which limits the user's data."""
         t = type(value)
-        if t is bool or value is None or (t is int and _INT_MIN <= value <= _INT_MAX):
+        if t is bool or value is None or (t is int and JSON_INT_MIN <= value <= JSON_INT_MAX):
             return orjson.dumps(value)
         try:
             try:
@@ -219,7 +221,7 @@ class Serializer:
         if t is str or t is bool or v is None:
             return v
         if t is int:
-            return v if _INT_MIN <= v <= _INT_MAX else {TAG: "int", "v": hex(v)}
+            return v if JSON_INT_MIN <= v <= JSON_INT_MAX else {TAG: "int", "v": hex(v)}
         if t is float:
             return _float(v)
         if depth >= MAX_DEPTH:
