@@ -237,9 +237,11 @@ def _next(shape: LGShape, parent: Checkpoint | None, ckpt: Checkpoint,
         return new
     if ckpt.source == "input":
         discarded = list(parent.tasks) if parent is not None else []
-        arg = ckpt.tasks[0].arg if ckpt.tasks else None
         new.seen.setdefault(INPUT_NODE, {})
-        new.apply(discarded, [("", START, arg)])
+        if all(t.name != START for t in ckpt.tasks):  # a layer that writes the input into channels (Pregel)
+            new.apply(discarded, [("", k, None) for k in _changed(ckpt, parent)])
+            return new
+        new.apply(discarded, [("", START, ckpt.tasks[0].arg)])
         return new
     if ckpt.source == "fork":
         new.seen[INTERRUPT_SEEN] = dict(new.versions)
