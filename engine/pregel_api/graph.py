@@ -260,7 +260,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         """The same graph saving into another checkpointer (the studio's SQLite file)."""
         graph = copy.copy(self)
         graph.checkpointer = checkpointer
-        graph._register_types()
+        graph.register_state_types()
         return graph
 
     def node_update(self, node: str, values: Any) -> Any:
