@@ -347,12 +347,12 @@ MAX_COMPLEXITY = 25
 
 COMPLEX_FUNCTIONS_DEBT = {
     "engine.checkpoint.serde:Serializer._enc": 42,
-    "engine.checkpoint.lg_projection:_next": 35,
+    "engine.checkpoint.lg_projection:_next": 33,
     "engine.messages:_fold": 34,
     "engine.checkpoint.serde:Serializer._dec_tagged": 33,
     "engine.graph.builder:StateGraph.add_node": 31,
     "engine.graph.lg_view:_dry_run": 31,
-    "engine.pregel_api.graph:Pregel.__init__": 31,
+    "engine.pregel_api.graph:Pregel.__init__": 29,
     "engine.checkpoint.lg_projection:LGShape.apply": 30,
     "engine.runtime.task:NodeRunner.__init__": 28,
     "engine.checkpoint.foreign.langgraph_derive:plan": 27,

@@ -159,6 +159,18 @@ def _async_node(fn: _NodeFn) -> Any:
     return node
 
 
+def _runner(fn: _NodeFn) -> Any:
+    """The engine node function of a Pregel node: async when a step is (or has a timeout,
+    which only an async node can have)."""
+    if fn.node.timeout is not None:
+        if not (fn.steps and all(_runs_async(st) for st in fn.steps)):
+            raise ValueError(f"Pregel node `{fn.name}`: timeouts are only supported for async nodes (a sync "
+                             "step cannot be stopped safely while it runs); make its steps async or drop "
+                             "the timeout")
+        return _async_node(fn)
+    return _async_node(fn) if any(_is_async(st) or _only_async(st) for st in fn.steps) else _sync_node(fn)
+
+
 def _built(name: str, node: Any) -> PregelNode:
     if isinstance(node, NodeBuilder):
         return node.build()
@@ -214,12 +226,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         self._fns: dict[str, _NodeFn] = {}
         for n, spec in built.items():
             fn = self._fns[n] = _NodeFn(n, spec, subscribers)
-            if spec.timeout is not None and not (fn.steps and all(_runs_async(st) for st in fn.steps)):
-                raise ValueError(f"Pregel node `{n}`: timeouts are only supported for async nodes (a sync "
-                                 "step cannot be stopped safely while it runs); make its steps async or drop "
-                                 "the timeout")
-            is_async = spec.timeout is not None or any(_is_async(st) or _only_async(st) for st in fn.steps)
-            runner = _async_node(fn) if is_async else _sync_node(fn)
+            runner = _runner(fn)
             targets = tuple(dict.fromkeys(t for w in spec.writers for t in subscribers.get(w.channel, ())))
             builder.add_node(n, runner, metadata=dict(spec.metadata) or None, destinations=targets or None,
                              retry_policy=list(spec.retry_policy) or retry_policy, cache_policy=spec.cache_policy
