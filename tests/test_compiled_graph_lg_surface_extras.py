@@ -126,3 +126,17 @@ def test_a_send_carrying_an_untracked_value_is_saved_without_it(tmp_path: Path) 
     out = graph.invoke({}, cfg)
     assert out["log"] == ["setup", "used first"] and out["res"].name == "new"
     assert "res" not in graph.get_state(cfg).values
+
+
+def test_to_json_tags_a_langchain_chain_node_with_its_own_id() -> None:
+    from langchain_core.runnables import RunnableLambda
+
+    chain = RunnableLambda(lambda s: {"a": 1}) | RunnableLambda(lambda d: d)
+    g = StateGraph(S)
+    g.add_node("chain", chain)
+    g.add_node("fn", lambda s: {"b": 1})
+    g.add_edge(START, "chain")
+    g.add_edge("chain", "fn")
+    nodes = {n["id"]: n for n in g.compile().get_graph().to_json()["nodes"]}
+    assert nodes["chain"]["data"]["id"] == ["langchain", "schema", "runnable", "RunnableSequence"]
+    assert nodes["fn"]["data"]["id"] == ["langgraph", "_internal", "_runnable", "RunnableCallable"]
