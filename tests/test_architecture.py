@@ -346,9 +346,9 @@ MAX_COMPLEXITY = 25
 """Past this a function is a switchboard: split it into named steps or a dispatch table."""
 
 COMPLEX_FUNCTIONS_DEBT = {
-    "engine.checkpoint.lg_projection:_next": 35,
-    "engine.pregel_api.graph:Pregel.__init__": 31,
+    "engine.checkpoint.lg_projection:_next": 33,
     "engine.checkpoint.lg_projection:LGShape.apply": 30,
+    "engine.pregel_api.graph:Pregel.__init__": 29,
     "engine.runtime.execute:route_output": 26,
     "engine.runtime.start:_load_pending": 26,
     "engine.runtime.start:_start_resume": 26,

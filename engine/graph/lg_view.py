@@ -344,6 +344,22 @@ _FUNCTION_ID = ["langgraph", "_internal", "_runnable", "RunnableCallable"]
 _GRAPH_ID = ["langgraph", "graph", "state", "CompiledStateGraph"]
 
 
+def _kind_id(data: Any) -> list[str]:
+    """A node's kind tag: a compiled graph's, a LangChain serializable runnable's own
+    `lc_id()` (a prompt | model chain: `RunnableSequence`), else a function's."""
+    if hasattr(data, "get_state") and hasattr(data, "get_graph"):
+        return _GRAPH_ID
+    lc_id = getattr(type(data), "lc_id", None)
+    if callable(lc_id) and hasattr(data, "invoke"):
+        try:
+            found = lc_id()
+        except Exception:  # a class whose id cannot be read is drawn as a function
+            return _FUNCTION_ID
+        if isinstance(found, list) and all(isinstance(x, str) for x in found):
+            return found
+    return _FUNCTION_ID
+
+
 def json_of(nodes: dict[str, LGNode], edges: Iterable[LGEdge]) -> dict[str, Any]:
     """`get_graph().to_json()`: LangGraph's node records (a node's `data.id` is the kind
     tag LangGraph's readers expect for a function or a compiled graph) and edges."""
@@ -352,9 +368,8 @@ def json_of(nodes: dict[str, LGNode], edges: Iterable[LGEdge]) -> dict[str, Any]
         if node_id == END or node_id.endswith(":" + END):
             out_nodes.append({"id": node_id})
             continue
-        is_graph = hasattr(node.data, "get_graph") and hasattr(node.data, "ainvoke")
         record: dict[str, Any] = {"id": node_id, "type": "runnable",
-                                  "data": {"id": _GRAPH_ID if is_graph else _FUNCTION_ID, "name": node.name}}
+                                  "data": {"id": _kind_id(node.data), "name": node.name}}
         if node.metadata:
             record["metadata"] = node.metadata
         out_nodes.append(record)
