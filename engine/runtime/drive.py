@@ -79,7 +79,9 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
                     async for chunk in live:
                         yield chunk
             else:
-                await run.run_pending()
+                await run.run_pending(commit_follows=True)
+                if run._unsaved is not None and (chunks or hooks is not None):
+                    run.save_unsaved()  # control leaves the run before its commit
             if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
                 return
             continue

@@ -29,7 +29,7 @@ from .events import CustomData, TaskStarted
 from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
-from .sync_code import as_sync_code
+from .sync_code import as_sync_code, call_as_sync
 from .timeouts import run_timed
 from .workers import NODE_EXITS, WORKERS, Exited, Mailbox, carried
 
@@ -93,7 +93,7 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
             run.checkpoint_ns, task.name, task.id)}}
     resume_for, resume_map = run._resume_for, run._resume_map  # empty unless resuming
     ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=writer_for(run, task),
-                      resume=list(resume_for.get(task.id, ())) if resume_for else [],
+                      resume=list(resume_for.get(task.id, ())) if resume_for else None,
                       parent=current_task.get(), run=run,
                       resume_map=resume_map.get(task.id) if resume_map else None)
     if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
@@ -390,8 +390,8 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
     # a Runnable node of a run of the sync API (invoke, stream) is called through its
     # `invoke`, as LangGraph does: a Runnable with a sync and an async twin runs the sync one
     if run.inline_sync and len(run.plan) == 1:
-        with as_sync_code():  # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
-            return runner.call_sync(state, ctx.config, ctx.writer)
+        # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
+        return call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
     if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
         return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
@@ -498,8 +498,11 @@ def route_output(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: 
         for branch, wants_config, own_view, hinted in runner.branches:
             seen = own_view(applied_values) if own_view is not None else view if hinted else wider
             names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
-            result.routes.extend((n, f"branch:{source}") for n in names)
-            result.sends.extend(sends)
+            if names:
+                why = f"branch:{source}"
+                result.routes += [(n, why) for n in names]
+            if sends:
+                result.sends += sends
 
 
 def with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:

@@ -34,6 +34,7 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
     run.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
     run.plan = ckpt.tasks
     run.results = {}
+    run._unsaved = None
     run._resume_for = {}
     run._resume_map = {}
 

@@ -52,7 +52,7 @@ from .events import (
 from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
 from .options import RunOptions, run_options
 from .start import start_run
-from .task_outcome import record_result
+from .task_outcome import record_result, save_unsaved
 from .task import (
     TaskResult,
     apply_own_writes,
@@ -86,7 +86,7 @@ class Run:
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_resume_new", "_durable_ids", "_id_prefix",
         "_id_count", "durability", "_held", "context", "tracer", "store", "_node_finished", "_forward_lock",
-        "__dict__",
+        "_unsaved", "__dict__",
     )
 
     def __init__(
@@ -177,6 +177,9 @@ class Run:
         """How this run differs from a plain invoke (resume, subgraph, time travel, recording):
         see `engine.runtime.options`."""
         self._forward_lock: threading.Lock | None = None
+        self._unsaved: TaskResult | None = None
+        """A finished task of the async API whose writes' save was left to the commit that
+        follows at once (task_outcome.save_unsaved saves them if control leaves first)."""
 
     # -- 0. start (start.py) ------------------------------------------------------------
     async def start(self) -> RunStarted:
@@ -186,7 +189,8 @@ class Run:
     # -- 3. commit (commit.py) -----------------------------------------------------------
     @property
     def ready_to_commit(self) -> bool:
-        return self.status == "ready" and bool(self.plan) and not self.pending
+        plan = self.plan  # (results hold only planned tasks: as many results as tasks is none pending)
+        return self.status == "ready" and bool(plan) and (len(self.results) >= len(plan) or not self.pending)
 
     def commit(self, *, report: bool = True) -> StepCommitted | None:
         """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next.
@@ -299,8 +303,12 @@ class Run:
         self._after_tasks_check()
         return result
 
-    async def run_pending(self) -> list[TaskResult]:
+    async def run_pending(self, *, commit_follows: bool = False) -> list[TaskResult]:
         """Run every pending task of the superstep concurrently, recording each as it ends.
+
+        `commit_follows`: the caller commits at once when they end (drive()'s loop): a
+        lone task's writes are then saved only if control leaves the run first
+        (`save_unsaved`), as invoke's are.
 
         As in LangGraph, a task's unhandled error cancels the siblings still running and
         fails the run; what finished before stays saved, so a retry re-runs only the rest.
@@ -313,7 +321,7 @@ class Run:
         if len(pending) == 1:
             result = await execute(self, pending[0])
             try:
-                self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+                self._record(result, durable=len(self.plan) > 1 or not (self.inline_sync or commit_follows))
             except Exception as exc:  # the saver failed: the run ends, RunFinished last
                 self._fail(exc)
                 raise
@@ -329,6 +337,15 @@ class Run:
         if self.status == "ready":
             self._after_tasks_check()
         return done_results
+
+    def save_unsaved(self) -> None:
+        """Control leaves the run before the commit that was to follow its lone task at
+        once: that task's writes are saved now (task_outcome.save_unsaved)."""
+        try:
+            save_unsaved(self)
+        except Exception as exc:  # the saver failed: the run ends, RunFinished last
+            self._fail(exc)
+            raise
 
     def _record(self, result: TaskResult, *, durable: bool) -> None:
         """Keep a finished task's result; save it as pending writes so it never runs twice
@@ -409,7 +426,7 @@ class Run:
 
     def _after_tasks_check(self) -> None:
         """Once every task of the superstep has run: fail, pause on interrupts, or wait for commit."""
-        if self.pending or self.status != "ready":
+        if self.status != "ready" or (len(self.results) < len(self.plan) and self.pending):
             return
         stopped = False  # one pass over the results (a fan-out has hundreds)
         for r in self.results.values():
