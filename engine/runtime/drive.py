@@ -79,9 +79,7 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
                     async for chunk in live:
                         yield chunk
             else:
-                await run.run_pending(commit_follows=True)
-                if run._unsaved is not None and (chunks or hooks is not None):
-                    run.save_unsaved()  # control leaves the run before its commit
+                await _run_then_commit(run, hooks, chunks)
             if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
                 return
             continue
@@ -96,6 +94,15 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
     if chunks:
         while chunks:
             yield chunks.popleft()
+
+
+async def _run_then_commit(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
+    """The superstep's tasks, its commit to follow at once: a lone task's writes are saved
+    now only when control leaves the run first (chunks go out to the consumer, or hooks
+    are awaited), else its commit stores them."""
+    await run.run_pending(commit_follows=True)
+    if run.unsaved_result is not None and (chunks or hooks is not None):
+        run.save_unsaved()
 
 
 def _streams_tasks(run: RunHandle, collector: StreamCollector | None, step_timeout: float | None) -> bool:

@@ -34,9 +34,8 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
     run.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
     run.plan = ckpt.tasks
     run.results = {}
-    run._unsaved = None
-    run._resume_for = {}
-    run._resume_map = {}
+    run.unsaved_result = None
+    run.resumes.forget_answers()
 
 
 def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
@@ -49,8 +48,8 @@ def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
         ckpt = _without(ckpt, unsaved)
         if appended:
             appended = {k: v for k, v in appended.items() if k not in unsaved}
-    if run._held is not None:
-        run._held.save(run, ckpt, appended or None)
+    if run.held is not None:
+        run.held.save(run, ckpt, appended or None)
         return
     run.saver.save(ckpt, appended=appended or None)
 
