@@ -104,7 +104,7 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)
-    if run.listening:
+    if run.task_events:
         run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
                                input=state))
     return runner, ctx, state
@@ -150,18 +150,11 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     (with its retry policy and timeout), and what it returned turned into a TaskResult."""
     runner, ctx, state = prepare(run, task)
     started = time.perf_counter()
-    if run.options.answers is not None:  # a recorded replay: the node's output from the records
-        answered = _answered(run, task, runner, ctx, started)
-        if answered is not None:
-            return answered
     key = None
-    if runner.cache_policy is not None and run.graph.cache is not None:
-        key = cache_key(runner.cache_policy, task.name, state)
-        found = run.graph.cache.get([key]) if key is not None else {}
-        if key in found:
-            result = conclude(run, task, runner, ctx, found[key], None, "", started)
-            result.cached = result.ok
-            return result
+    if run.options.answers is not None or runner.cache_policy is not None:
+        done, key = _answered_or_cached(run, task, runner, ctx, state, started)
+        if done is not None:
+            return done
     token = current_task.set(ctx)
     lc_token = None if run.tracer is None else run.tracer.context_var.set(ctx.config)
     timeout = runner.timeout if task.timeout is None else task.timeout  # a Send's own wins
@@ -171,7 +164,11 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     trace = ""
     try:
         if timeout is None and runner.retry is None:
-            output = await call_node(run, runner, task, state, ctx)
+            if run.inline_sync and len(run.plan) == 1 and runner.plain_sync and task.name != START:
+                # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
+                output = call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
+            else:
+                output = await call_node(run, runner, task, state, ctx)
         else:
             output = await _call_with_retries(run, runner, task, state, ctx, timeout, started)
     except asyncio.CancelledError as exc:
@@ -197,6 +194,25 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
         return await asyncio.get_running_loop().run_in_executor(
             None, contextvars.copy_context().run, conclude, run, task, runner, ctx, output, error, trace, started)
     return conclude(run, task, runner, ctx, output, error, trace, started)
+
+
+def _answered_or_cached(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, state: Any,
+                        started: float) -> tuple[TaskResult | None, Any]:
+    """(the task's result from a recorded replay's answer or the graph's cache, or None
+    when the node runs; the cache key its output is stored under then, or None)."""
+    if run.options.answers is not None:  # a recorded replay: the node's output from the records
+        answered = _answered(run, task, runner, ctx, started)
+        if answered is not None:
+            return answered, None
+    key = None
+    if runner.cache_policy is not None and run.graph.cache is not None:
+        key = cache_key(runner.cache_policy, task.name, state)
+        found = run.graph.cache.get([key]) if key is not None else {}
+        if key in found:
+            result = conclude(run, task, runner, ctx, found[key], None, "", started)
+            result.cached = result.ok
+            return result, None
+    return None, key
 
 
 def _answered(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, started: float,

@@ -124,6 +124,7 @@ class RunHandle(Protocol):
     tracer: GraphTrace | None
     store: Any
     listening: bool
+    task_events: bool
     first_step: int
     loop_thread: int | None
     loop: asyncio.AbstractEventLoop | None

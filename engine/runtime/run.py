@@ -85,7 +85,7 @@ class Run:
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "listening", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
+        "listening", "task_events", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
         "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
         "unsaved_result", "__dict__",
     )
@@ -139,6 +139,9 @@ class Run:
         self._listeners: list[Callable[[RunEvent], None]] = []
         self.listening = False
         """Whether anyone subscribed (events are built only then)."""
+        self.task_events = False
+        """Whether a listener wants each task's TaskStarted and TaskFinished (a listener
+        says it does not with `task_events = False`: a stream of "values" only)."""
         self.first_step = 0
         """The step of the first superstep this run executes (set by `start()`)."""
         self.loop_thread: int | None = None
@@ -237,10 +240,12 @@ class Run:
         """Call `listener(event)` for every event; returns a function that unsubscribes."""
         self._listeners.append(listener)
         self.listening = True
+        self.task_events = self.task_events or getattr(listener, "task_events", True)
 
         def unsubscribe() -> None:
             self._listeners.remove(listener)
             self.listening = bool(self._listeners)
+            self.task_events = any(getattr(other, "task_events", True) for other in self._listeners)
 
         return unsubscribe
 
@@ -422,8 +427,8 @@ class Run:
         self.saver.save_writes(self.store_key, self.checkpoint.id, writes)
 
     def emit_finished(self, result: TaskResult) -> None:
-        """Tell the listeners a task finished (TaskFinished), when anyone listens."""
-        if not self._listeners:
+        """Tell the listeners a task finished (TaskFinished), when one of them wants it."""
+        if not self.task_events:
             return
         task = result.task
         self.emit(TaskFinished(
