@@ -112,19 +112,8 @@ def _as_list(value: Any) -> list[Any]:
 
 def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[Any], list[Any] | None]:
     """Merge a superstep's message writes; says what was appended when nothing was replaced."""
-    base, remove = _base(), _remove()
-    cached = _INDEXES.get(id(left))
-    if cached is not None and cached[0] is left and cached[2] == len(left):
-        merged, index, converted = list(left), dict(cached[1]), False
-    else:
-        merged = list(_as_list(left))
-        converted = any(type(m) is not base and not isinstance(m, base) or _is_chunk(m) for m in merged)
-        if converted:
-            merged = [to_message(m) for m in merged]
-        for m in merged:
-            if m.id is None:
-                m.id = str(uuid.uuid4())
-        index = {m.id: i for i, m in enumerate(merged)}
+    remove = _remove()
+    merged, index, converted = _starting_list(left)
     appended: list[Any] | None = []
     removed: set[str] = set()
     for write in writes:
@@ -137,11 +126,7 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[Any], list[Any] | None
             if msg.id is None:
                 msg.id = str(uuid.uuid4())
             if isinstance(msg, remove):
-                if msg.id not in index:
-                    raise ValueError(
-                        f"Attempting to delete a message with an ID that doesn't exist ({msg.id!r}): "
-                        "no message with that id is in the state"
-                    )
+                _check_removable(msg.id, index)
                 removed.add(msg.id)
                 appended = None
                 continue
@@ -163,6 +148,32 @@ def _fold(left: Any, writes: Sequence[Any]) -> tuple[list[Any], list[Any] | None
     if converted or left is MISSING or type(left) is not list:
         appended = None
     return merged, appended
+
+
+def _starting_list(left: Any) -> tuple[list[Any], dict[str, int], bool]:
+    """(a copy of the state's messages, each with an id, its id -> position index, whether
+    any had to be converted to a message): from the index kept for the list add_messages
+    returned last when `left` is that list, unchanged."""
+    cached = _INDEXES.get(id(left))
+    if cached is not None and cached[0] is left and cached[2] == len(left):
+        return list(left), dict(cached[1]), False
+    base = _base()
+    merged = list(_as_list(left))
+    converted = any(type(m) is not base and not isinstance(m, base) or _is_chunk(m) for m in merged)
+    if converted:
+        merged = [to_message(m) for m in merged]
+    for m in merged:
+        if m.id is None:
+            m.id = str(uuid.uuid4())
+    return merged, {m.id: i for i, m in enumerate(merged)}, converted
+
+
+def _check_removable(message_id: str, index: dict[str, int]) -> None:
+    if message_id not in index:
+        raise ValueError(
+            f"Attempting to delete a message with an ID that doesn't exist ({message_id!r}): "
+            "no message with that id is in the state"
+        )
 
 
 def _is_chunk(m: Any) -> bool:

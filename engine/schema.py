@@ -187,10 +187,6 @@ class StateSchema:
             return values.get(ROOT)
         return {k: values[k] for k in self.output_keys if k in values}
 
-    keys_name_channels: bool = False
-    """A stream's `output_keys` pick channels of the whole state, not of the output (a
-    layer such as the Pregel API's sets it on its graph's schema)."""
-
     def input_plan(self, value: Any) -> tuple[list[tuple[str, Any]], tuple[str, ...]] | None:
         """None: the input goes to the start task (the default). A layer whose input is
         written straight into channels (the Pregel API's) returns (writes, nodes to run)."""

@@ -346,33 +346,13 @@ MAX_COMPLEXITY = 25
 """Past this a function is a switchboard: split it into named steps or a dispatch table."""
 
 COMPLEX_FUNCTIONS_DEBT = {
-    "engine.checkpoint.serde:Serializer._enc": 42,
-    "engine.checkpoint.lg_projection:_next": 35,
-    "engine.messages:_fold": 34,
-    "engine.checkpoint.serde:Serializer._dec_tagged": 33,
-    "engine.graph.builder:StateGraph.add_node": 31,
-    "engine.graph.lg_view:_dry_run": 31,
-    "engine.pregel_api.graph:Pregel.__init__": 31,
+    "engine.checkpoint.lg_projection:_next": 33,
     "engine.checkpoint.lg_projection:LGShape.apply": 30,
-    "engine.runtime.task:NodeRunner.__init__": 28,
-    "engine.checkpoint.foreign.langgraph_derive:plan": 27,
-    "engine.checkpoint.foreign.langgraph_postgres:LangGraphPostgresReader._rows": 27,
-    "engine.graph.drawing:_structure": 27,
+    "engine.pregel_api.graph:Pregel.__init__": 29,
     "engine.runtime.start:_load_pending": 26,
     "engine.runtime.start:_start_resume": 26,
-    "studio.panels.state.model:StateModel.data": 31,
-    "studio.cli.search:cmd_search": 30,
-    "studio.core.valuediff:_diff_lists": 30,
     "studio.panels.graph.items:NodeItem.paint": 30,
-    "studio.session.run_events:RunEvents._handle": 30,
-    "studio.cli.commands:cmd_run": 29,
-    "studio.core.jsonable:jsonable": 29,
-    "studio.core.layout:layout_graph": 28,
-    "studio.core.regression:compare_steps": 28,
-    "studio.core.search:StoreSearch.next_page": 27,
-    "studio.core.valuefmt:_jsonable": 26,
     "studio.panels.timeline.model:TimelineModel.data": 26,
-    "studio.session.run_events:RunEvents._on_inner_event": 26,
 }
 """Functions still past MAX_COMPLEXITY, with their complexity today: each may only go
 down (and leaves the list once it is at MAX_COMPLEXITY or below)."""
@@ -423,3 +403,58 @@ def test_the_complexity_count_is_radons(tmp_path, monkeypatch) -> None:
         "            case _: return 0\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert complexities("demo") == {"demo.a:f": 11, "demo.a:f.inner": 2, "demo.a:C.m": 3}
+
+
+def private_imports(package: str) -> list[tuple[str, str]]:
+    """(importing module, `module.name`) for each private name a module of `package`
+    imports from another module of it (`from .task import _as_items`)."""
+    found = []
+    for name, (path, is_package) in _modules(package).items():
+        base_package = name if is_package else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                parts = base_package.split(".")
+                module = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] == package:
+                found += [(name, f"{module}.{a.name}") for a in node.names if _is_private(a.name)]
+    return sorted(found)
+
+
+PRIVATE_IMPORT_DEBT = frozenset({
+    # in modules being changed in parallel when the check came; each to get a public name
+    ("engine.checkpoint.serde_jsonplus", "engine.checkpoint.serde_msgpack._SENTINEL"),
+    ("engine.compat.agent_stream_names", "engine.streaming.subgraphs._failure_status"),
+    ("engine.compat.agent_stream_names", "engine.streaming.subgraphs._is_start"),
+    ("engine.pregel_api.graph", "engine.pregel_api.nodes._Sequence"),
+    ("engine.runtime.commit", "engine.runtime.task._as_items"),
+    ("engine.runtime.execute", "engine.runtime.task._as_items"),
+    ("engine.streaming.messages_handler", "engine.runtime.tracing._MessagesMoves"),
+    ("engine.streaming.messages_handler", "engine.runtime.tracing._graph_ns"),
+    ("engine.streaming.messages_handler", "engine.runtime.tracing._messages_in"),
+})
+"""Private names still imported across modules: this list may only shrink."""
+
+
+@pytest.mark.parametrize("package", ["engine", "studio"])
+def test_no_module_imports_another_modules_private_name(package: str) -> None:
+    # what another module needs is public (named in its __all__); a `_name` may change freely
+    assert [f for f in private_imports(package) if f not in PRIVATE_IMPORT_DEBT] == []
+
+
+def test_the_private_import_debt_only_shrinks() -> None:
+    assert sorted(PRIVATE_IMPORT_DEBT - set(private_imports("engine"))) == [], "fixed: take these off the list"
+
+
+def test_the_private_import_check_finds_one(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def _helper(): ...\ndef helper(): ...\n")
+    (pkg / "sub" / "b.py").write_text("from ..a import _helper, helper\nfrom os import _exit\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert private_imports("demo") == [("demo.sub.b", "demo.a._helper")]

@@ -102,7 +102,8 @@ def test_checkpoints_and_interrupt_before_on_a_sqlite_file(tmp_path: Path) -> No
     assert app.invoke(2, cfg) is None
     state = app.get_state(cfg)
     assert state.next == ("two",) and state.values == {"input": 2, "inbox": 3}
-    app.update_state(cfg, {"inbox": 10})
+    app.update_state(cfg, 10)  # as the node that ran last ("one"): through its writer, into inbox
+    assert app.get_state(cfg).values["inbox"] == 10
     assert app.invoke(None, cfg) == 11
     assert app.get_state(cfg).values["output"] == 11
 

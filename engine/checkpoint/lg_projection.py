@@ -236,10 +236,7 @@ def _next(shape: LGShape, parent: Checkpoint | None, ckpt: Checkpoint,
         new.apply([], [("", k, None) for k in _changed(ckpt, parent)])
         return new
     if ckpt.source == "input":
-        discarded = list(parent.tasks) if parent is not None else []
-        arg = ckpt.tasks[0].arg if ckpt.tasks else None
-        new.seen.setdefault(INPUT_NODE, {})
-        new.apply(discarded, [("", START, arg)])
+        _input_step(new, parent, ckpt)
         return new
     if ckpt.source == "fork":
         new.seen[INTERRUPT_SEEN] = dict(new.versions)
@@ -278,6 +275,17 @@ def _next(shape: LGShape, parent: Checkpoint | None, ckpt: Checkpoint,
             writes += _planned_writes(ckpt, node, joins)
     new.apply(ran, writes)
     return new
+
+
+def _input_step(new: LGShape, parent: Checkpoint | None, ckpt: Checkpoint) -> None:
+    """A run's input: written to `__start__` (its START task), or straight into the input
+    channels by a layer that plans their subscribers instead (the Pregel API)."""
+    discarded = list(parent.tasks) if parent is not None else []
+    new.seen.setdefault(INPUT_NODE, {})
+    if all(t.name != START for t in ckpt.tasks):
+        new.apply(discarded, [("", k, None) for k in _changed(ckpt, parent)])
+    else:
+        new.apply(discarded, [("", START, ckpt.tasks[0].arg)])
 
 
 def _read_back(ckpt: Checkpoint, parent: Checkpoint, tasks: Sequence[PlannedTask],

@@ -19,7 +19,7 @@ import datetime as dt
 import enum
 import uuid
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from math import isfinite
 from typing import Any
@@ -47,6 +47,8 @@ __all__ = [
     "MAX_DEPTH",
     "TAG",
     "TAG_BYTES",
+    "JSON_INT_MIN",
+    "JSON_INT_MAX",
 ]
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -60,7 +62,7 @@ TAG = "$t"
 """The key that marks a tagged value: `{"$t": tag, ...}`."""
 TAG_BYTES = b'"$t"'
 """Encoded data without these bytes holds no tagged value (`loads(plain=True)` may skip them)."""
-_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
+JSON_INT_MIN, JSON_INT_MAX = -(2**63), 2**64 - 1  # what orjson writes and reads back exactly
 _STRICT: frozenset[type] = frozenset({str, bool, type(None)})
 _FAST: frozenset[type] = _STRICT | {int}
 _MB = 1024 * 1024
@@ -187,7 +189,7 @@ class Serializer:
         levels of `value` are the store's own wrapping (e.g. a task record around a node's
         write): they do not count against `MAX_DEPTH`, which limits the user's data."""
         t = type(value)
-        if t is bool or value is None or (t is int and _INT_MIN <= value <= _INT_MAX):
+        if t is bool or value is None or (t is int and JSON_INT_MIN <= value <= JSON_INT_MAX):
             return orjson.dumps(value)
         try:
             try:
@@ -219,7 +221,7 @@ class Serializer:
         if t is str or t is bool or v is None:
             return v
         if t is int:
-            return v if _INT_MIN <= v <= _INT_MAX else {TAG: "int", "v": hex(v)}
+            return v if JSON_INT_MIN <= v <= JSON_INT_MAX else {TAG: "int", "v": hex(v)}
         if t is float:
             return _float(v)
         if depth >= MAX_DEPTH:
@@ -238,28 +240,40 @@ class Serializer:
         simple = _SIMPLE_ENCODERS.get(t)
         if simple is not None:
             return simple(v)
+        return self._enc_object(v, t, depth, plain)
+
+    def _enc_object(self, v: Any, t: type, depth: int, plain: frozenset[type]) -> Any:
+        """A value of a type JSON has no form for: complex, a registered type (dataclass,
+        pydantic model, named tuple, enum), a plain type's subclass, an UnknownValue read
+        back from newer data."""
         if t is complex:
             return {TAG: "complex", "v": [_float(v.real), _float(v.imag)]}
         info = self._info_for(t)
-        if info is None and t is not UnknownValue:
+        if info is None and t is UnknownValue:
+            return self._enc_unknown(v, depth + 1, plain)
+        if info is None:
             found = _written_here(v, t)
             if found is not None and type(found) is not TypeInfo:
-                return enc(found, depth, plain)  # a str/int/float subclass, stored as the plain value
+                return self._enc(found, depth, plain)  # a str/int/float subclass, stored as the plain value
             info = found
-        if info is not None:
-            if info.kind == "enum":
-                return {TAG: "enum", "n": info.name, "v": v._name_}
-            fields = self._fields(v, info)
-            return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in fields}}
-        if t is UnknownValue:
-            if v.type_name.startswith("tag:") and type(v.data) is dict and TAG not in v.data:
-                # an unknown tag (a newer version's) goes back exactly as it came
-                return {TAG: v.type_name[4:], **{k: enc(x, d, plain) for k, x in v.data.items()}}
-            if isinstance(v.data, str):
-                return {TAG: "enum", "n": v.type_name, "v": v.data}
-            data = v.data if type(v.data) is dict else {"data": v.data}
-            return {TAG: "obj", "n": v.type_name, "v": {k: enc(x, d, plain) for k, x in data.items()}}
-        raise _Unencodable(v, "enum" if isinstance(v, enum.Enum) else "type")
+        if info is None:
+            raise _Unencodable(v, "enum" if isinstance(v, enum.Enum) else "type")
+        if info.kind == "enum":
+            return {TAG: "enum", "n": info.name, "v": v._name_}
+        d, enc = depth + 1, self._enc
+        return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in self._fields(v, info)}}
+
+    def _enc_unknown(self, v: UnknownValue, d: int, plain: frozenset[type]) -> Any:
+        """An UnknownValue goes back as it came: an unknown tag with its fields, an enum
+        member by name, an object by its type name and fields."""
+        enc = self._enc
+        if v.type_name.startswith("tag:") and type(v.data) is dict and TAG not in v.data:
+            # an unknown tag (a newer version's) goes back exactly as it came
+            return {TAG: v.type_name[4:], **{k: enc(x, d, plain) for k, x in v.data.items()}}
+        if isinstance(v.data, str):
+            return {TAG: "enum", "n": v.type_name, "v": v.data}
+        data = v.data if type(v.data) is dict else {"data": v.data}
+        return {TAG: "obj", "n": v.type_name, "v": {k: enc(x, d, plain) for k, x in data.items()}}
 
     @staticmethod
     def _fields(v: Any, info: TypeInfo) -> Iterable[tuple[str, Any]]:
@@ -389,55 +403,30 @@ class Serializer:
 
     def _dec_tagged(self, v: dict[str, Any], d: int) -> Any:
         tag, x = v[TAG], v.get("v")
+        scalar = _SCALAR_DECODERS.get(tag) if type(tag) is str else None
+        if scalar is not None:
+            return scalar(x, v)
+        dec = self._dec
         if tag == "tuple":
-            return tuple(self._dec(i, d) for i in _list(x))
+            return tuple(dec(i, d) for i in _list(x))
         if tag == "set":
-            return {self._dec(i, d) for i in _list(x)}
+            return {dec(i, d) for i in _list(x)}
         if tag == "frozenset":
-            return frozenset(self._dec(i, d) for i in _list(x))
+            return frozenset(dec(i, d) for i in _list(x))
         if tag == "dict":
-            return {k: self._dec(i, d) for k, i in _dict(x).items()}
+            return {k: dec(i, d) for k, i in _dict(x).items()}
         if tag == "map":
-            return {self._dec(k, d): self._dec(i, d) for k, i in (_pair(p) for p in _list(x))}
-        if tag == "float":
-            if x not in ("nan", "inf", "-inf"):
-                raise ValueError(f"bad float {x!r}")
-            return float(x)
-        if tag == "int":
-            return int(_str(x), 16)
+            return {dec(k, d): dec(i, d) for k, i in (_pair(p) for p in _list(x))}
         if tag == "complex":
             re, im = _pair(x)
-            return complex(self._dec(re, d), self._dec(im, d))
-        if tag == "bytes":
-            return base64.b64decode(_str(x), validate=True)
-        if tag == "bytearray":
-            return bytearray(base64.b64decode(_str(x), validate=True))
-        if tag == "datetime":
-            value = dt.datetime.fromisoformat(_str(x))
-            zone = _zone(v["z"]) if "z" in v else None
-            if zone is not None and value.tzinfo is not None:
-                value = value.astimezone(zone)
-            if v.get("f") == 1:
-                value = value.replace(fold=1)
-            return value
-        if tag == "date":
-            return dt.date.fromisoformat(_str(x))
-        if tag == "time":
-            return dt.time.fromisoformat(_str(x))
-        if tag == "timedelta":
-            days, secs, micros = _list(x, 3)
-            return dt.timedelta(days=_int(days), seconds=_int(secs), microseconds=_int(micros))
-        if tag == "uuid":
-            return uuid.UUID(_str(x))
-        if tag == "decimal":
-            return Decimal(_str(x))
+            return complex(dec(re, d), dec(im, d))
         if tag == "obj":
-            return self._dec_obj(_str(v.get("n")), {k: self._dec(i, d) for k, i in _dict(x).items()})
+            return self._dec_obj(_str(v.get("n")), {k: dec(i, d) for k, i in _dict(x).items()})
         if tag == "enum":
             return self._dec_enum(_str(v.get("n")), _str(x))
         _warn(f"Checkpoint data holds a value tagged {str(tag)[:80]!r}, unknown to this version "
               "of Retrograph; it is loaded as an inert UnknownValue.")
-        return UnknownValue(f"tag:{str(tag)[:80]}", self._dec({k: i for k, i in v.items() if k != TAG}, d))
+        return UnknownValue(f"tag:{str(tag)[:80]}", dec({k: i for k, i in v.items() if k != TAG}, d))
 
     def _dec_obj(self, name: str, fields: dict[str, Any]) -> Any:
         info = self._info_named(name)
@@ -512,6 +501,43 @@ def _warn_unknown(name: str) -> None:
     _warn(f"Checkpoint data holds a `{name[:200]}`, a type not registered in this process; it is "
           f"loaded as an inert UnknownValue. To get the object back, register the class with "
           f"`engine.register_type({short})` before loading.")
+
+
+def _dec_float(x: Any, _: dict[str, Any]) -> float:
+    if x not in ("nan", "inf", "-inf"):
+        raise ValueError(f"bad float {x!r}")
+    return float(x)
+
+
+def _dec_datetime(x: Any, v: dict[str, Any]) -> dt.datetime:
+    value = dt.datetime.fromisoformat(_str(x))
+    zone = _zone(v["z"]) if "z" in v else None
+    if zone is not None and value.tzinfo is not None:
+        value = value.astimezone(zone)
+    if v.get("f") == 1:
+        value = value.replace(fold=1)
+    return value
+
+
+def _dec_timedelta(x: Any, _: dict[str, Any]) -> dt.timedelta:
+    days, secs, micros = _list(x, 3)
+    return dt.timedelta(days=_int(days), seconds=_int(secs), microseconds=_int(micros))
+
+
+_SCALAR_DECODERS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
+    "float": _dec_float,
+    "int": lambda x, _: int(_str(x), 16),
+    "bytes": lambda x, _: base64.b64decode(_str(x), validate=True),
+    "bytearray": lambda x, _: bytearray(base64.b64decode(_str(x), validate=True)),
+    "datetime": _dec_datetime,
+    "date": lambda x, _: dt.date.fromisoformat(_str(x)),
+    "time": lambda x, _: dt.time.fromisoformat(_str(x)),
+    "timedelta": _dec_timedelta,
+    "uuid": lambda x, _: uuid.UUID(_str(x)),
+    "decimal": lambda x, _: Decimal(_str(x)),
+}
+"""Tag -> its decoder, for the tagged values that hold no other values: `decoder(the "v"
+field, the whole tagged dict)`."""
 
 
 def _list(x: Any, n: int | None = None) -> list[Any]:

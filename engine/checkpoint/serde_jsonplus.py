@@ -35,6 +35,7 @@ import orjson
 import ormsgpack
 
 from ..errors import CheckpointDecodeError, SerializationError
+from ..policies import TimeoutPolicy
 from ..types import Interrupt, Send
 from .foreign.langgraph_msgpack import build_ext, decode_typed
 from .langchain_types import ALLOWED as LC_ALLOWED
@@ -111,7 +112,11 @@ def _default(v: Any) -> Any:  # noqa: C901 - one branch per kind of value, flat
     if isinstance(v, enum.Enum):
         return _ext(0, (*_named(v), v.value))
     if isinstance(v, Send):
+        if v.timeout is not None:  # as LangGraph: a Send's own timeout is its third argument
+            return _ext(1, ("langgraph.types", "Send", [v.node, v.arg, v.timeout]))
         return _ext(2, ("langgraph.types", "Send", {"node": v.node, "arg": v.arg}))
+    if isinstance(v, TimeoutPolicy):
+        return _ext(2, ("langgraph.types", "TimeoutPolicy", dataclasses.asdict(v)))
     if isinstance(v, Interrupt):
         return _ext(2, ("langgraph.types", "Interrupt", {"value": v.value, "id": v.id}))
     if is_pydantic(type(v)):

@@ -30,7 +30,7 @@ import orjson
 
 from .base import Checkpoint
 from .encoding import check_versions, encode_channel, no_stored_version_error, too_big_error
-from .serde import _INT_MAX, _INT_MIN, Serializer
+from .serde import JSON_INT_MAX, JSON_INT_MIN, Serializer
 
 __all__ = [
     "UNCHANGED",
@@ -127,7 +127,7 @@ def plan_storage(
             continue
         value = values[key]
         t = type(value)
-        if t is int and _INT_MIN <= value <= _INT_MAX or t is bool or value is None:
+        if t is int and JSON_INT_MIN <= value <= JSON_INT_MAX or t is bool or value is None:
             data = orjson.dumps(value)  # as serde.dumps writes a scalar
             add(ChannelPlan(key, version, INLINE if len(data) <= inline_limit else VALUE, None, data, None, len(data)))
             continue

@@ -32,6 +32,19 @@ def _coerce_node(node: str, action: Any) -> Any:
     return RunnableParallel(action)
 
 
+def _renamed_options(deprecated: dict[str, Any], retry_policy: Any, input_schema: Any) -> tuple[Any, Any]:
+    """(retry_policy, input_schema), taking LangGraph's old spellings `retry=`/`input=`
+    (with their deprecation warning) where the new ones are not given."""
+    for old, new in (("retry", "retry_policy"), ("input", "input_schema")):
+        if deprecated.get(old) is not None:
+            renamed(old, new)
+    if retry_policy is None:
+        retry_policy = deprecated.get("retry")
+    if input_schema is None:
+        input_schema = deprecated.get("input")
+    return retry_policy, input_schema
+
+
 def _name_of(fn: Any) -> str:
     name = getattr(fn, "name", None) if is_subgraph(fn) else None
     return name or getattr(fn, "__name__", None) or type(fn).__name__
@@ -107,6 +120,30 @@ class StateGraph:
                 "defer, metadata, input_schema, retry_policy, cache_policy, error_handler, destinations, "
                 "timeout, trace_policy)"
             )
+        node, action = self._named_action(node, action)
+        plain_fn = callable(action) and not hasattr(action, "ainvoke")
+        dests: tuple[str, ...] = tuple(destinations) if destinations else ()
+        if not dests and plain_fn:
+            dests = literal_targets(action, commands_only=True) or ()
+        retry_policy, input_schema = _renamed_options(deprecated, retry_policy, input_schema)
+        if plain_fn:
+            check_config_hint(action)
+            if input_schema is None:
+                input_schema = hinted_input_schema(action, self.state_schema)
+        if input_schema is not None:
+            schema_fields(input_schema)  # an input schema whose annotations do not resolve fails here
+        self.nodes[node] = NodeSpec(
+            name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
+            destination_labels={str(k): str(v) for k, v in destinations.items()} if isinstance(destinations, dict) else {},
+            retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
+            cache_policy=cache_policy, error_handler=error_handler, timeout=TimeoutPolicy.coerce(timeout),
+            trace_policy=trace_policy,
+        )
+        return self
+
+    def _named_action(self, node: str | Callable[..., Any], action: Callable[..., Any] | None) -> tuple[str, Any]:
+        """(the node's name, what it runs) from add_node's first two arguments, checked: a
+        callable (or a compiled graph), and a new name that is not reserved."""
         if action is None:
             if isinstance(node, str):
                 raise ValueError(f"add_node({node!r}) needs a function: add_node({node!r}, fn)")
@@ -123,30 +160,7 @@ class StateGraph:
         for ch in (":", "|"):
             if ch in node:
                 raise ValueError(f"Node name `{node}` must not contain {ch!r}; choose another name.")
-        dests: tuple[str, ...] = tuple(destinations) if destinations else ()
-        if not dests and callable(action) and not hasattr(action, "ainvoke"):
-            dests = literal_targets(action, commands_only=True) or ()
-        for old, new in (("retry", "retry_policy"), ("input", "input_schema")):
-            if deprecated.get(old) is not None:
-                renamed(old, new)
-        if retry_policy is None:
-            retry_policy = deprecated.get("retry")
-        if input_schema is None:
-            input_schema = deprecated.get("input")
-        if callable(action) and not hasattr(action, "ainvoke"):
-            check_config_hint(action)
-        if input_schema is None and callable(action) and not hasattr(action, "ainvoke"):
-            input_schema = hinted_input_schema(action, self.state_schema)
-        if input_schema is not None:
-            schema_fields(input_schema)  # an input schema whose annotations do not resolve fails here
-        self.nodes[node] = NodeSpec(
-            name=node, fn=action, metadata=dict(metadata or {}), destinations=dests,
-            destination_labels={str(k): str(v) for k, v in destinations.items()} if isinstance(destinations, dict) else {},
-            retry=_retry_policies(node, retry_policy), defer=bool(defer), input_schema=input_schema,
-            cache_policy=cache_policy, error_handler=error_handler, timeout=TimeoutPolicy.coerce(timeout),
-            trace_policy=trace_policy,
-        )
-        return self
+        return node, action
 
     def set_node_defaults(self, *, retry_policy: Any = None, cache_policy: Any = None, error_handler: Any = None,
                           timeout: Any = None) -> StateGraph:

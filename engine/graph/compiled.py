@@ -30,8 +30,8 @@ from ..runtime.run import FROM_GRAPH, Run
 from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
 from ..schema import StateSchema
-from ..jsonschema import context_jsonschema, schema_title, state_jsonschema
 from .legacy_api import LegacyGraphAPI
+from .runnable_surface import RunnableSurface
 from .stream_handlers import attach_handlers, set_home
 from ..node_input import NodeInput
 from ..outputs import GraphOutput
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph"]
 
 
-class CompiledStateGraph(LegacyGraphAPI):
+class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
     """Runnable graph. Built by `StateGraph.compile()`."""
 
     stream_mode: str = "updates"
@@ -86,10 +86,10 @@ class CompiledStateGraph(LegacyGraphAPI):
         self.cache = cache
         self.name = name
         check_checkpointer(checkpointer)
-        self.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
-        self.persistence: bool | None = checkpointer if checkpointer is True or checkpointer is False else None
+        self.persistence: bool | None = None
         """As a subgraph: True keeps its state across calls (one namespace per node), False
         saves nothing, None (the default) saves each call under its task's namespace."""
+        self.checkpointer = checkpointer  # (True/False: a subgraph's persistence, above)
         self.interrupt_before = tuple(interrupt_before)
         self.interrupt_after = tuple(interrupt_after)
         self.every_node_breaks: frozenset[str] = frozenset()
@@ -111,6 +111,20 @@ class CompiledStateGraph(LegacyGraphAPI):
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self.stream_transformers: tuple[Any, ...] = ()  # compile(transformers=): every v3 event stream's
         self.register_state_types()
+
+    @property
+    def checkpointer(self) -> Any:
+        """The saver runs of this graph save into (None: none of its own)."""
+        return self._checkpointer
+
+    @checkpointer.setter
+    def checkpointer(self, value: Any) -> None:
+        """A saver; or, as LangGraph, True/False (also set after compiling): a subgraph's
+        persistence (`persistence`), with no saver of its own."""
+        if value is True or value is False:
+            self._checkpointer, self.persistence = None, value
+        else:
+            self._checkpointer, self.persistence = value, None
 
     @property
     def channels(self) -> Mapping[str, Any]:
@@ -152,8 +166,7 @@ class CompiledStateGraph(LegacyGraphAPI):
         if "checkpointer" in update:
             checkpointer = update.pop("checkpointer")
             check_checkpointer(checkpointer)
-            graph.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
-            graph.persistence = checkpointer if checkpointer is True or checkpointer is False else None
+            graph.checkpointer = checkpointer
             graph.register_state_types()
         if "config" in update:
             graph.bound_config = dict(update.pop("config") or {})
@@ -539,6 +552,11 @@ class CompiledStateGraph(LegacyGraphAPI):
             return await asyncio.to_thread(self.update_state, config, values, as_node)
         return self.update_state(config, values, as_node)
 
+    def node_update(self, node: str, values: Any) -> Any:
+        """What `update_state(values, as_node=node)` applies as that node's output: the
+        values themselves (a layer whose nodes write through writers translates them)."""
+        return values
+
     def bulk_update_state(self, config: Mapping[str, Any], supersteps: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """Several supersteps of updates, each a list of `StateUpdate(values, as_node)`
         applied together in one checkpoint; returns the last checkpoint's config."""
@@ -552,21 +570,6 @@ class CompiledStateGraph(LegacyGraphAPI):
             return await asyncio.to_thread(self.bulk_update_state, config, supersteps)
         return self.bulk_update_state(config, supersteps)
 
-    # -- JSON schemas (pydantic), as LangGraph's --------------------------------------------
-    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The JSON schema of what `invoke` takes (the input schema, else the state's)."""
-        schema = self.builder.input_schema
-        return state_jsonschema(self.builder.state_schema if schema is None else schema, schema_title(self.name, "Input"))
-
-    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
-        """The JSON schema of what `invoke` returns (the output schema, else the state's)."""
-        schema = self.builder.output_schema
-        return state_jsonschema(self.builder.state_schema if schema is None else schema, schema_title(self.name, "Output"))
-
-    def get_context_jsonschema(self) -> dict[str, Any] | None:
-        """The JSON schema of `context_schema`, None without one."""
-        return context_jsonschema(self.builder.context_schema)
-
     def get_graph(self, xray: bool | int = False) -> Any:
         """The structure as a drawable graph (networkx DiGraph inside; DOT, Mermaid, PNG, SVG)."""
         from .drawing import DrawableGraph
@@ -579,17 +582,6 @@ class CompiledStateGraph(LegacyGraphAPI):
         show it: `.bound` is its function, `.copy(update)` a changed copy; calling one
         calls the function."""
         return compiled_nodes(self)
-
-    def __or__(self, other: Any) -> Any:
-        """`graph | runnable`: a LangChain chain whose first step is this graph."""
-        from .as_runnable import as_runnable
-
-        return as_runnable(self) | other
-
-    def __ror__(self, other: Any) -> Any:
-        from .as_runnable import as_runnable
-
-        return other | as_runnable(self)
 
     def __repr__(self) -> str:
         return f"<CompiledStateGraph {self.name!r} nodes={list(self.node_names)}>"

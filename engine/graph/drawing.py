@@ -34,7 +34,7 @@ import networkx as nx
 
 from ..constants import END, START
 from ..types import Command
-from ..specs import literal_targets
+from ..specs import GraphDefinition, literal_targets
 from .render import EdgeGeometry, Layout, NodeGeometry, layout, render, to_dot
 
 if TYPE_CHECKING:
@@ -267,41 +267,13 @@ def _structure(compiled: CompiledGraph) -> tuple[nx.DiGraph, dict[str, Any]]:
             g.nodes[name]["metadata"] = dict(spec.metadata)
         functions[name] = spec.fn
     known = set(builder.nodes) | {END}
-
-    def connect(src: str, dst: str, kind: EdgeKind, label: str | None = None) -> None:
-        if dst == END and END not in g:
-            g.add_node(END, kind="end", label="END")
-        _add_edge(g, src, dst, kind, label)
-
-    def anywhere(src: str, label: str) -> None:
-        marker = any_marker(src)
-        if marker not in g:
-            g.add_node(marker, kind="any", label="any node", source=src)
-        _add_edge(g, src, marker, "dynamic", label)
-
     for src, dst in builder.edges:
-        connect(src, dst, "edge")
+        _connect(g, src, dst, "edge")
     for sources, dst in builder.waiting_edges:
         for src in sources:
-            connect(src, dst, "join")
-    for source, branches in builder.branches.items():
-        for branch in branches.values():
-            if branch.path_map is not None:
-                for key, target in branch.path_map.items():
-                    connect(source, target, "conditional", branch.name if str(key) == target else str(key))
-                continue
-            hinted = [t for t in literal_targets(branch.router) or () if t in known]
-            for target in hinted:
-                connect(source, target, "conditional", branch.name)
-            if not hinted:
-                anywhere(source, branch.name)
-    for name, spec in builder.nodes.items():
-        if spec.destinations:
-            for target in spec.destinations:
-                if target in known:
-                    connect(name, target, "command", spec.destination_labels.get(target))
-        elif not spec.is_subgraph and _returns_command(spec.fn):
-            anywhere(name, "Command")
+            _connect(g, src, dst, "join")
+    _draw_branches(g, builder, known)
+    _draw_commands(g, builder, known)
     if g.out_degree(START) == 0:
         g.remove_node(START)
     if END in g:  # keep END last, where a reader looks for it
@@ -311,6 +283,47 @@ def _structure(compiled: CompiledGraph) -> tuple[nx.DiGraph, dict[str, Any]]:
         g.add_node(END, **attrs)
         g.add_edges_from((u, END, d) for u, d in ins)
     return g, functions
+
+
+def _connect(g: nx.DiGraph, src: str, dst: str, kind: EdgeKind, label: str | None = None) -> None:
+    if dst == END and END not in g:
+        g.add_node(END, kind="end", label="END")
+    _add_edge(g, src, dst, kind, label)
+
+
+def _anywhere(g: nx.DiGraph, src: str, label: str) -> None:
+    """An edge from `src` to its "any node" marker: it may go anywhere."""
+    marker = any_marker(src)
+    if marker not in g:
+        g.add_node(marker, kind="any", label="any node", source=src)
+    _add_edge(g, src, marker, "dynamic", label)
+
+
+def _draw_branches(g: nx.DiGraph, builder: GraphDefinition, known: set[str]) -> None:
+    """Each router's edges: its path map, else the targets its code names, else "any node"."""
+    for source, branches in builder.branches.items():
+        for branch in branches.values():
+            if branch.path_map is not None:
+                for key, target in branch.path_map.items():
+                    _connect(g, source, target, "conditional", branch.name if str(key) == target else str(key))
+                continue
+            hinted = [t for t in literal_targets(branch.router) or () if t in known]
+            for target in hinted:
+                _connect(g, source, target, "conditional", branch.name)
+            if not hinted:
+                _anywhere(g, source, branch.name)
+
+
+def _draw_commands(g: nx.DiGraph, builder: GraphDefinition, known: set[str]) -> None:
+    """Where nodes go by returning a Command: their declared destinations, else "any node"
+    when the return hint is a bare Command."""
+    for name, spec in builder.nodes.items():
+        if spec.destinations:
+            for target in spec.destinations:
+                if target in known:
+                    _connect(g, name, target, "command", spec.destination_labels.get(target))
+        elif not spec.is_subgraph and _returns_command(spec.fn):
+            _anywhere(g, name, "Command")
 
 
 def _returns_command(fn: Any) -> bool:

@@ -93,41 +93,14 @@ def _dry_run(compiled: CompiledGraph) -> tuple[set[tuple[str, str, bool, str | N
     edges: set[tuple[str, str, bool, str | None]] = set()
     declared_seen: set[str] = set()
     step_sources: dict[str, set[_Trigger]] = {}
-    sources: dict[str, set[_Trigger]] = {}
     deferred = compiled.deferred
     held: dict[str, list[tuple[str, _Trigger]]] = {}  # deferred nodes waiting for a step of their own
     tasks = [START]
     for _ in range(-1, _STEPS):
         if not tasks:
             break
-        step_sources = {}
-        for name in tasks:
-            out = set(plain.get(name, ()))
-            if name not in declared_seen:
-                declared_seen.add(name)
-                routed = {t.target for t in declared.get(name, ())}
-                # as LangGraph: a plain edge to where the router may go is that route (once)
-                out = {t for t in out if t.conditional or t.target not in routed}
-                for t in declared.get(name, ()):
-                    if t.target == END:
-                        edges.add((name, END, True, t.label))
-                    else:
-                        out.add(t)
-            step_sources[name] = out
-        sources.update(step_sources)
-        triggered: dict[str, list[tuple[str, _Trigger]]] = {}
-        for src, out in step_sources.items():
-            for t in out:
-                if t.target in joins:
-                    need, dst = joins[t.target]
-                    got = arrived.setdefault(t.target, set())
-                    got.add(src)
-                    if got >= need and dst != END:  # a join into END triggers nothing
-                        arrived[t.target] = set()
-                        for s in sorted(need):
-                            triggered.setdefault(dst, []).append((s, _Trigger(dst, False, None)))
-                elif t.target != END:
-                    triggered.setdefault(t.target, []).append((src, t))
+        step_sources = {name: _triggers_of(name, plain, declared, declared_seen, edges) for name in tasks}
+        triggered = _triggered(step_sources, joins, arrived)
         for target in [t for t in triggered if t in deferred]:
             held.setdefault(target, []).extend(triggered.pop(target))
         tasks = sorted(triggered)
@@ -135,16 +108,63 @@ def _dry_run(compiled: CompiledGraph) -> tuple[set[tuple[str, str, bool, str | N
             for src, t in triggered[target]:
                 edges.add((src, target, t.conditional, t.label))
         if not tasks and held:  # nothing else left: the deferred nodes run
-            tasks = sorted(held)
-            for target in tasks:
-                arrivals = held.pop(target)
-                for src, t in arrivals:
-                    edges.add((src, target, t.conditional, t.label))
-                if not any(src in step_sources for src, _ in arrivals):
-                    # as LangGraph: triggered by no node of the step before, it is drawn
-                    # as a possible next step of every node of that step
-                    edges.update((src, target, True, None) for src in step_sources)
+            tasks = _release_deferred(held, step_sources, edges)
     return edges, set(step_sources)
+
+
+def _triggers_of(name: str, plain: dict[str, list[_Trigger]], declared: dict[str, list[_Trigger]],
+                 declared_seen: set[str], edges: set[tuple[str, str, bool, str | None]]) -> set[_Trigger]:
+    """What node `name` triggers when it runs in the dry run (its declared routes the first
+    time only; a route to END is an edge at once)."""
+    out = set(plain.get(name, ()))
+    if name in declared_seen:
+        return out
+    declared_seen.add(name)
+    routed = {t.target for t in declared.get(name, ())}
+    # as LangGraph: a plain edge to where the router may go is that route (once)
+    out = {t for t in out if t.conditional or t.target not in routed}
+    for t in declared.get(name, ()):
+        if t.target == END:
+            edges.add((name, END, True, t.label))
+        else:
+            out.add(t)
+    return out
+
+
+def _triggered(step_sources: dict[str, set[_Trigger]], joins: dict[str, tuple[set[str], str]],
+               arrived: dict[str, set[str]]) -> dict[str, list[tuple[str, _Trigger]]]:
+    """The nodes of the next step, each with the (source, trigger) pairs that start it; a
+    join starts its target once all its sources arrived."""
+    triggered: dict[str, list[tuple[str, _Trigger]]] = {}
+    for src, out in step_sources.items():
+        for t in out:
+            if t.target in joins:
+                need, dst = joins[t.target]
+                got = arrived.setdefault(t.target, set())
+                got.add(src)
+                if got >= need and dst != END:  # a join into END triggers nothing
+                    arrived[t.target] = set()
+                    for s in sorted(need):
+                        triggered.setdefault(dst, []).append((s, _Trigger(dst, False, None)))
+            elif t.target != END:
+                triggered.setdefault(t.target, []).append((src, t))
+    return triggered
+
+
+def _release_deferred(held: dict[str, list[tuple[str, _Trigger]]], step_sources: dict[str, set[_Trigger]],
+                      edges: set[tuple[str, str, bool, str | None]]) -> list[str]:
+    """Nothing else is left: the held deferred nodes are the next step (returned), with
+    their edges."""
+    tasks = sorted(held)
+    for target in tasks:
+        arrivals = held.pop(target)
+        for src, t in arrivals:
+            edges.add((src, target, t.conditional, t.label))
+        if not any(src in step_sources for src, _ in arrivals):
+            # as LangGraph: triggered by no node of the step before, it is drawn
+            # as a possible next step of every node of that step
+            edges.update((src, target, True, None) for src in step_sources)
+    return tasks
 
 
 def langgraph_view(compiled: CompiledGraph, xray: int = 0) -> tuple[dict[str, LGNode], list[LGEdge]]:
@@ -324,6 +344,22 @@ _FUNCTION_ID = ["langgraph", "_internal", "_runnable", "RunnableCallable"]
 _GRAPH_ID = ["langgraph", "graph", "state", "CompiledStateGraph"]
 
 
+def _kind_id(data: Any) -> list[str]:
+    """A node's kind tag: a compiled graph's, a LangChain serializable runnable's own
+    `lc_id()` (a prompt | model chain: `RunnableSequence`), else a function's."""
+    if hasattr(data, "get_state") and hasattr(data, "get_graph"):
+        return _GRAPH_ID
+    lc_id = getattr(type(data), "lc_id", None)
+    if callable(lc_id) and hasattr(data, "invoke"):
+        try:
+            found = lc_id()
+        except Exception:  # a class whose id cannot be read is drawn as a function
+            return _FUNCTION_ID
+        if isinstance(found, list) and all(isinstance(x, str) for x in found):
+            return found
+    return _FUNCTION_ID
+
+
 def json_of(nodes: dict[str, LGNode], edges: Iterable[LGEdge]) -> dict[str, Any]:
     """`get_graph().to_json()`: LangGraph's node records (a node's `data.id` is the kind
     tag LangGraph's readers expect for a function or a compiled graph) and edges."""
@@ -332,9 +368,8 @@ def json_of(nodes: dict[str, LGNode], edges: Iterable[LGEdge]) -> dict[str, Any]
         if node_id == END or node_id.endswith(":" + END):
             out_nodes.append({"id": node_id})
             continue
-        is_graph = hasattr(node.data, "get_graph") and hasattr(node.data, "ainvoke")
         record: dict[str, Any] = {"id": node_id, "type": "runnable",
-                                  "data": {"id": _GRAPH_ID if is_graph else _FUNCTION_ID, "name": node.name}}
+                                  "data": {"id": _kind_id(node.data), "name": node.name}}
         if node.metadata:
             record["metadata"] = node.metadata
         out_nodes.append(record)

@@ -12,13 +12,17 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Annotated, Any, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
 
 from ..constants import START
 from ..graph.builder import StateGraph
 from ..graph.compiled import CompiledStateGraph
 from ..types import Command
 from .nodes import NodeBuilder, PregelNode, _Sequence
+from .schemas import channels_model
+
+if TYPE_CHECKING:
+    from ..types import RunnableConfig
 
 __all__ = ["Pregel", "PregelProtocol"]
 
@@ -69,6 +73,30 @@ def _is_async(step: Any) -> bool:
     return inspect.iscoroutinefunction(step) or inspect.iscoroutinefunction(getattr(step, "__call__", None))
 
 
+def _runs_async(step: Any) -> bool:
+    """The step has async code of its own (a timeout can stop it): an async function, a
+    runnable with an async function (RunnableLambda, RunnableCallable, a binding of one),
+    a sequence or parallel whose every step has, or a graph."""
+    if _is_async(step):
+        return True
+    if getattr(step, "afunc", None) is not None or _is_async(getattr(step, "func", None)):
+        return True
+    if hasattr(step, "bound") and hasattr(step, "kwargs"):  # a RunnableBinding (with_config, bind)
+        return _runs_async(step.bound)
+    parts = getattr(step, "steps__", None) or getattr(step, "steps", None)
+    if isinstance(parts, Mapping):
+        parts = list(parts.values())
+    if isinstance(parts, (list, tuple)) and parts:
+        return all(_runs_async(p) for p in parts)
+    return isinstance(step, CompiledStateGraph)
+
+
+def _only_async(step: Any) -> bool:
+    """A runnable that has only an async function (it cannot be invoked synchronously)."""
+    func = getattr(step, "func", None)
+    return (getattr(step, "afunc", None) is not None and func is None) or _is_async(func)
+
+
 class _NodeFn:
     """The engine node of one Pregel node."""
 
@@ -106,7 +134,7 @@ def _is_runnable(step: Any, method: str) -> bool:
 
 
 def _sync_node(fn: _NodeFn) -> Any:
-    def node(state: Any, config: Any) -> Any:
+    def node(state: Any, config: RunnableConfig) -> Any:
         value = fn.read(state)
         for step in fn.steps:
             if _is_runnable(step, "invoke"):
@@ -118,7 +146,7 @@ def _sync_node(fn: _NodeFn) -> Any:
 
 
 def _async_node(fn: _NodeFn) -> Any:
-    async def node(state: Any, config: Any) -> Any:
+    async def node(state: Any, config: RunnableConfig) -> Any:
         value = fn.read(state)
         for step in fn.steps:
             if _is_runnable(step, "ainvoke"):
@@ -129,6 +157,18 @@ def _async_node(fn: _NodeFn) -> Any:
                     value = await value
         return fn.finish(value)
     return node
+
+
+def _runner(fn: _NodeFn) -> Any:
+    """The engine node function of a Pregel node: async when a step is (or has a timeout,
+    which only an async node can have)."""
+    if fn.node.timeout is not None:
+        if not (fn.steps and all(_runs_async(st) for st in fn.steps)):
+            raise ValueError(f"Pregel node `{fn.name}`: timeouts are only supported for async nodes (a sync "
+                             "step cannot be stopped safely while it runs); make its steps async or drop "
+                             "the timeout")
+        return _async_node(fn)
+    return _async_node(fn) if any(_is_async(st) or _only_async(st) for st in fn.steps) else _sync_node(fn)
 
 
 def _built(name: str, node: Any) -> PregelNode:
@@ -164,6 +204,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
                 _names(spec.channels, f"node `{n}` reads", chans)
                 _names([w.channel for w in spec.writers], f"node `{n}` writes", chans)
         self.pregel_nodes = built
+        self.pregel_channels = chans
         self.input_channels = input_channels
         self.output_channels = output_channels
         self.stream_channels = stream_channels
@@ -182,13 +223,14 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         builder = StateGraph(state, context_schema=context_schema,
                              input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[operator]
                              output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[operator]
+        self._fns: dict[str, _NodeFn] = {}
         for n, spec in built.items():
-            fn = _NodeFn(n, spec, subscribers)
-            runner = _async_node(fn) if any(_is_async(s) for s in fn.steps) else _sync_node(fn)
+            fn = self._fns[n] = _NodeFn(n, spec, subscribers)
+            runner = _runner(fn)
             targets = tuple(dict.fromkeys(t for w in spec.writers for t in subscribers.get(w.channel, ())))
             builder.add_node(n, runner, metadata=dict(spec.metadata) or None, destinations=targets or None,
                              retry_policy=list(spec.retry_policy) or retry_policy, cache_policy=spec.cache_policy
-                             or cache_policy)
+                             or cache_policy, timeout=spec.timeout)
         entry = tuple(dict.fromkeys(t for c in ins for t in subscribers.get(c, ())))
         builder.add_conditional_edges(START, _no_route, list(entry) or None)
         super().__init__(builder, checkpointer=checkpointer, interrupt_before=interrupt_before_nodes,
@@ -201,8 +243,25 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         if single_out is not None:
             schema.output = lambda values: values.get(single_out)  # type: ignore[method-assign]
         schema.wrap_input = self._input_command  # type: ignore[method-assign]
-        schema.keys_name_channels = True
         schema.input_plan = self._input_plan  # type: ignore[method-assign]
+
+    @property
+    def input_schema(self) -> Any:
+        """A pydantic model of the input: the input channel's type, or an object of the input channels."""
+        return channels_model(self.name, "Input", self.input_channels, self.pregel_channels, "UpdateType")
+
+    @property
+    def output_schema(self) -> Any:
+        """A pydantic model of the output: the output channel's type, or an object of the output channels."""
+        return channels_model(self.name, "Output", self.output_channels, self.pregel_channels, "ValueType")
+
+    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        schema: dict[str, Any] = self.input_schema.model_json_schema()
+        return schema
+
+    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        schema: dict[str, Any] = self.output_schema.model_json_schema()
+        return schema
 
     def with_checkpointer(self, checkpointer: Any) -> Pregel:
         """The same graph saving into another checkpointer (the studio's SQLite file)."""
@@ -211,14 +270,28 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         graph.register_state_types()
         return graph
 
-    def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,
-                     task_id: str | None = None) -> dict[str, Any]:
-        """As on any graph; the channels written trigger their subscribers next, as a
-        node's writes do."""
+    def node_update(self, node: str, values: Any) -> Any:
+        """As LangGraph: an update as `node` goes through that node's writers, as if the
+        node had returned `values` (a node without writers, or START: a dict names the
+        channels written); the channels written trigger their subscribers next."""
+        if isinstance(values, Command):
+            return values
+        fn = self._fns.get(node)
+        if fn is not None and fn.node.writers:
+            return fn.finish(values)
+        if node == START and not isinstance(values, Mapping):
+            return self._input_command(values)
         if isinstance(values, Mapping):
             goto = list(dict.fromkeys(n for ch in values for n in self.subscribers.get(ch, ())))
-            values = Command(update=list(values.items()), goto=goto)
-        return super().update_state(config, values, as_node, task_id)
+            return Command(update=list(values.items()), goto=goto)
+        return values
+
+    async def ainvoke(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        """As on any graph; the output is the last state that wrote an output channel (None
+        when this run wrote none, as LangGraph)."""
+        if kwargs.get("output_keys") is None:
+            kwargs["output_keys"] = self.output_channels
+        return await super().ainvoke(input, config, **kwargs)
 
     async def astream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any
                       ) -> AsyncIterator[Any]:

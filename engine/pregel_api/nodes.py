@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from ..policies import TimeoutPolicy
+
 __all__ = ["PASSTHROUGH", "ChannelWriteEntry", "ChannelWrite", "PregelNode", "NodeBuilder", "Channel"]
 
 
@@ -79,6 +81,16 @@ class PregelNode:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     retry_policy: tuple[Any, ...] = ()
     cache_policy: Any = None
+    timeout: Any = None
+    """A TimeoutPolicy (or seconds) for each attempt; only an async node can have one."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.triggers, str) or not isinstance(self.triggers, tuple):
+            object.__setattr__(self, "triggers", (self.triggers,) if isinstance(self.triggers, str)
+                               else tuple(self.triggers))
+        if not isinstance(self.channels, (str, tuple)):
+            object.__setattr__(self, "channels", tuple(self.channels))
+        object.__setattr__(self, "timeout", TimeoutPolicy.coerce(self.timeout))
 
     def flat_writers(self) -> tuple[ChannelWriteEntry, ...]:
         return self.writers
@@ -115,6 +127,7 @@ class NodeBuilder:
         self._metadata: dict[str, Any] = {}
         self._retry: list[Any] = []
         self._cache: Any = None
+        self._timeout: TimeoutPolicy | None = None
 
     def subscribe_only(self, channel: str) -> Self:
         """Run when `channel` is updated, and get its value itself."""
@@ -176,11 +189,17 @@ class NodeBuilder:
         self._cache = policy
         return self
 
+    def set_timeout(self, timeout: float | Any) -> Self:
+        """Limit each attempt of the node (seconds, a timedelta or a TimeoutPolicy); the
+        node's steps must be async."""
+        self._timeout = TimeoutPolicy.coerce(timeout)
+        return self
+
     def build(self) -> PregelNode:
         channels = self._channels if isinstance(self._channels, str) else tuple(self._channels)
         return PregelNode(triggers=tuple(dict.fromkeys(self._triggers)), channels=channels, bound=self._bound,
                           writers=tuple(self._writes), tags=tuple(self._tags), metadata=dict(self._metadata),
-                          retry_policy=tuple(self._retry), cache_policy=self._cache)
+                          retry_policy=tuple(self._retry), cache_policy=self._cache, timeout=self._timeout)
 
 
 class _Sequence:

@@ -58,6 +58,7 @@ def apply_updates(run: RunHandle, base: Checkpoint | None, updates: Sequence[tup
         raise ValueError("No updates provided: each superstep needs at least one StateUpdate")
     if len(updates) == 1 and updates[0][1] is None:
         updates = [(updates[0][0], _infer_as_node(run, base))]
+    updates = [(v, n) if n is None else (graph.node_update(n, v), n) for v, n in updates]
     tasks: list[PlannedTask] = []
     for i, (values, as_node) in enumerate(updates):
         if as_node is None:

@@ -8,12 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint.base import Checkpoint
+from ..checkpoint.base import DONE, SEND, Checkpoint, PendingWrite
+from ..types import Send
 
 if TYPE_CHECKING:
     from .protocols import RunHandle
 
-__all__ = ["checkpoint_metadata", "set_checkpoint", "save_checkpoint"]
+__all__ = ["checkpoint_metadata", "set_checkpoint", "save_checkpoint", "stored_writes"]
 
 
 def checkpoint_metadata(run: RunHandle) -> dict[str, Any]:
@@ -63,3 +64,21 @@ def _without(ckpt: Checkpoint, keys: frozenset[str]) -> Checkpoint:
                       if t.is_send and isinstance(t.arg, Mapping) else t for t in tasks)
     return replace(ckpt, values={k: v for k, v in ckpt.values.items() if k not in keys},
                    versions={k: v for k, v in ckpt.versions.items() if k not in keys}, tasks=tasks)
+
+
+def stored_writes(writes: list[PendingWrite], keys: frozenset[str]) -> list[PendingWrite]:
+    """Pending writes as stored: none to a run-only key, nor those keys in the state a
+    Send carries (as in a stored plan); a task left with no write keeps a DONE mark."""
+    out = []
+    for w in writes:
+        if w.channel in keys:
+            continue
+        value = w.value
+        if w.channel == SEND and isinstance(value, Send) and isinstance(value.arg, Mapping) \
+                and keys.intersection(value.arg):
+            w = replace(w, value=replace(value, arg={k: v for k, v in value.arg.items() if k not in keys}))
+        out.append(w)
+    if out or not writes:
+        return out
+    first = writes[0]
+    return [PendingWrite(task_id=first.task_id, task_name=first.task_name, channel=DONE, value=None)]

@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
-    DONE,
     Checkpoint,
     PendingWrite,
     PlannedTask,
@@ -51,6 +50,7 @@ from .events import (
 )
 from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
 from .options import RunOptions, run_options
+from .head import stored_writes
 from .resume_values import ResumeValues
 from .start import start_run
 from .task_outcome import record_result, save_unsaved
@@ -419,8 +419,7 @@ class Run:
         assert self.saver is not None and self.checkpoint is not None
         unsaved = self.graph.schema.unsaved_keys
         if unsaved:  # run-only keys never reach the store
-            writes = [w for w in writes if w.channel not in unsaved] or [
-                PendingWrite(task_id=w.task_id, task_name=w.task_name, channel=DONE, value=None) for w in writes[:1]]
+            writes = stored_writes(writes, unsaved)
         if self.held is not None:
             self.held.put_writes(self, writes)
             return

@@ -121,15 +121,13 @@ class StreamCollector:
         subgraph's whole state."""
         if self._ns:
             return dict(values)
-        out = self.schema.output(values)
         keys = self.output_keys
         if keys is None:
-            return out
-        if getattr(self.schema, "keys_name_channels", False):  # output_keys name channels (a Pregel graph)
-            out = values
+            return self.schema.output(values)
+        # as LangGraph: output_keys name channels of the whole state, not only the output's
         if isinstance(keys, str):
-            return out.get(keys)
-        return {k: v for k, v in out.items() if k in keys}
+            return values.get(keys)
+        return {k: v for k, v in values.items() if k in keys}
 
     def _put(self, mode: str, chunk: Any, interrupts: tuple[Any, ...] | None = None,
              ns: tuple[str, ...] | None = None) -> None:

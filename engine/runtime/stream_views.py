@@ -64,8 +64,11 @@ def _started_payload(event: TaskStarted) -> dict[str, Any] | None:
     """A task's start as "tasks"/"debug" show it (None: a hidden task)."""
     if event.name == START or event.trigger.startswith("error_handler:"):
         return None
-    return {"id": event.task_id, "name": event.name, "input": event.input,
-            "triggers": lg_triggers(event.name, event.trigger)}
+    payload = {"id": event.task_id, "name": event.name, "input": event.input,
+               "triggers": lg_triggers(event.name, event.trigger)}
+    if event.metadata:
+        payload["metadata"] = dict(event.metadata)
+    return payload
 
 
 def _result_payload(event: RunEvent) -> dict[str, Any] | None:
@@ -157,7 +160,7 @@ class ValuesView(ModeView):
     def on(self, event: Any) -> Sequence[Chunk]:
         values = self.out.values
         if isinstance(event, StepCommitted):
-            return (("values", values, None),) if event.diffs else NONE
+            return (("values", values, None),) if self._wrote_shown(event.diffs) else NONE
         if isinstance(event, TaskInterrupted):
             return (("values", values, event.interrupts),) if event.interrupts else NONE
         if isinstance(event, RunInterrupted):
@@ -168,6 +171,18 @@ class ValuesView(ModeView):
             return NONE
         # RunStarted: as LangGraph, even with nothing left to run
         return (("values", values, None),) if event.mode != "input" else NONE
+
+    def _wrote_shown(self, diffs: Sequence[Any]) -> bool:
+        """As LangGraph: a superstep shows the state only when it wrote a key the stream
+        shows (`output_keys` when given; a subgraph's stream shows its whole state)."""
+        if not diffs:
+            return False
+        keys = self.out.output_keys
+        if keys is None or self.out.in_subgraph:
+            return True
+        if isinstance(keys, str):
+            return any(d.key == keys for d in diffs)
+        return any(d.key in keys for d in diffs)
 
 
 class CheckpointsView(ModeView):

@@ -267,13 +267,8 @@ class NodeRunner:
         self.fn = fn
         self.is_subgraph = is_subgraph(fn)
         self.is_runnable = is_runnable(fn)
-        target = fn
-        if not self.is_subgraph and not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(fn):
-            target = getattr(fn, "__call__", fn)
         # a Runnable runs through its own ainvoke (which puts sync work on a thread itself)
-        self.is_async = self.is_runnable or ((not self.is_subgraph) and (
-            inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
-        ))
+        self.is_async = self.is_runnable or (not self.is_subgraph and _is_async_node(fn))
         if self.is_subgraph or self.is_runnable or name == START:
             self.wants_config, self.wants_writer = False, False
         else:
@@ -286,8 +281,7 @@ class NodeRunner:
         if not (self.is_subgraph or self.is_runnable or name == START):
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
-        self.branches = tuple((b, accepts_config(b.router)[0], None if b.input_schema is None
-                               else NodeInput(b.input_schema), hinted_schema(b.router) is not None) for b in branches)
+        self.branches = tuple(_branch_plan(b) for b in branches)
         """(branch, whether its router takes `config`, the view of its input schema or None,
         whether its state parameter is hinted with a schema class: then it sees only the
         state, else also the keys its node returned beyond it), computed once."""
@@ -323,6 +317,21 @@ class NodeRunner:
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+def _is_async_node(fn: Any) -> bool:
+    """An `async def` function, or an object whose `__call__` is one."""
+    target = fn
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(fn):
+        target = getattr(fn, "__call__", fn)
+    return inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
+
+
+def _branch_plan(b: Branch) -> tuple[Branch, bool, NodeInput | None, bool]:
+    """(branch, whether its router takes `config`, its input schema's view, whether its
+    state parameter is hinted with a schema class): read once, see NodeRunner.branches."""
+    return (b, accepts_config(b.router)[0], None if b.input_schema is None else NodeInput(b.input_schema),
+            hinted_schema(b.router) is not None)
 
 
 def _config_by_name(fn: Any) -> bool:

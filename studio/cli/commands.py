@@ -255,21 +255,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     if thread and not args.thread:
         print(f"retrograph: thread {thread}", file=err)
     config = call.config
-    if args.resume is not None:
-        try:
-            pending = graph.get_state(config).interrupts
-        except Exception as exc:
-            return _fail(err, f"cannot read thread {thread}: {one_line(exc)}", 1)
-        if not pending:
-            return _fail(err, f"thread {thread} has no pending interrupt to answer; run it with --input instead", 1)
-    modes = [m.strip() for m in args.stream_mode.split(",") if m.strip()]
-    if not modes:
-        return _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
-    from engine.runtime import STREAM_MODES
-
-    unknown = [m for m in modes if m not in STREAM_MODES]
-    if unknown:
-        return _fail(err, f"unknown --stream-mode {', '.join(unknown)}: use {', '.join(STREAM_MODES)}")
+    code = _check_pending(graph, config, thread, err) if args.resume is not None else None
+    if code is not None:
+        return code
+    modes, code = _stream_modes(args.stream_mode, err)
+    if code is not None:
+        return code
     asked: Any = modes[0] if len(modes) == 1 else modes
     watch = modes if "events" in modes else [*modes, "events"]
     seen: dict[str, Any] = {}
@@ -305,6 +296,30 @@ def cmd_run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     if seen.get("interrupted"):
         _say_interrupted(seen["interrupted"], args, thread, graph.checkpointer is not None, err)
     return 0
+
+
+def _check_pending(graph: Any, config: Any, thread: str | None, err: TextIO) -> int | None:
+    """--resume answers an interrupt: None when the thread has one pending, else the exit code."""
+    try:
+        pending = graph.get_state(config).interrupts
+    except Exception as exc:
+        return _fail(err, f"cannot read thread {thread}: {one_line(exc)}", 1)
+    if not pending:
+        return _fail(err, f"thread {thread} has no pending interrupt to answer; run it with --input instead", 1)
+    return None
+
+
+def _stream_modes(text: str, err: TextIO) -> tuple[list[str], int | None]:
+    """The modes --stream-mode names, or the exit code of a bad value (said on stderr)."""
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    if not modes:
+        return modes, _fail(err, "--stream-mode is empty: name one or more modes, e.g. updates,values")
+    from engine.runtime import STREAM_MODES
+
+    unknown = [m for m in modes if m not in STREAM_MODES]
+    if unknown:
+        return modes, _fail(err, f"unknown --stream-mode {', '.join(unknown)}: use {', '.join(STREAM_MODES)}")
+    return modes, None
 
 
 def _say_failed(exc: BaseException, failed: str | None, traceback: bool, err: TextIO) -> int:

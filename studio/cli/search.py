@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 __all__ = ["search_parser", "cmd_search"]
 
@@ -66,20 +66,7 @@ def cmd_search(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             print(f"retrograph: --thread {args.thread}: no such thread in {store.describe()} (threads: {shown})",
                   file=err)
             return 1
-        left = args.limit or None
-        while not search.done and (left is None or left > 0):
-            for hit in search.next_page(store, max_hits=left):
-                if args.json:
-                    out.write(json.dumps({"thread_id": hit.thread_id, "checkpoint_ns": hit.namespace,
-                                          "checkpoint_id": hit.checkpoint_id, "step": hit.step, "source": hit.source,
-                                          "nodes": list(hit.nodes), "match": hit.excerpt}, ensure_ascii=False) + "\n")
-                else:
-                    ns = f" [{hit.namespace}]" if hit.namespace else ""
-                    out.write(f"{hit.thread_id}\tstep {hit.step:>4}  {hit.source:<6} {hit.checkpoint_id}{ns}\t"
-                              f"{hit.excerpt}\n")
-                if left is not None:
-                    left -= 1
-            out.flush()
+        _print_hits(search, store, args.limit or None, args.json, out)
     except BrokenPipeError:
         return 0
     except Exception as e:
@@ -90,6 +77,29 @@ def cmd_search(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
             store.close()
         except Exception:
             pass
+    return _report(search, err)
+
+
+def _print_hits(search: Any, store: Any, left: int | None, as_json: bool, out: TextIO) -> None:
+    """Page through the search, one line (or JSON object) per match, at most `left`."""
+    while not search.done and (left is None or left > 0):
+        for hit in search.next_page(store, max_hits=left):
+            if as_json:
+                out.write(json.dumps({"thread_id": hit.thread_id, "checkpoint_ns": hit.namespace,
+                                      "checkpoint_id": hit.checkpoint_id, "step": hit.step, "source": hit.source,
+                                      "nodes": list(hit.nodes), "match": hit.excerpt}, ensure_ascii=False) + "\n")
+            else:
+                ns = f" [{hit.namespace}]" if hit.namespace else ""
+                out.write(f"{hit.thread_id}\tstep {hit.step:>4}  {hit.source:<6} {hit.checkpoint_id}{ns}\t"
+                          f"{hit.excerpt}\n")
+            if left is not None:
+                left -= 1
+        out.flush()
+
+
+def _report(search: Any, err: TextIO) -> int:
+    """The search's summary on stderr, and the exit code: 0 with matches, 1 without, 2
+    when the expression failed on every checkpoint."""
     for cid, reason in search.unreadable:
         print(f"retrograph: checkpoint {cid} could not be read: {reason}; the rest is searched", file=err)
     if search.failed_everywhere:

@@ -53,18 +53,8 @@ def jsonable(value: Any, depth: int = 0, _seen: frozenset[int] = frozenset()) ->
         return "…"
     if value is None or isinstance(value, (str, bool)):
         return value
-    if isinstance(value, int):
-        return _int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, (uuid.UUID, decimal.Decimal)):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytes": base64.b64encode(bytes(value)).decode()}
+    if isinstance(value, _SCALARS):
+        return _scalar(value)
     if id(value) in _seen:
         return "<cycle>"
     seen = _seen | {id(value)}
@@ -78,6 +68,30 @@ def jsonable(value: Any, depth: int = 0, _seen: frozenset[int] = frozenset()) ->
             return sorted(items)
         except TypeError:
             return items
+    return _object(value, depth, seen)
+
+
+_SCALARS = (int, float, dt.datetime, dt.date, dt.time, dt.timedelta, uuid.UUID, decimal.Decimal, bytes, bytearray)
+
+
+def _scalar(value: Any) -> Any:
+    """A number, time, uuid, decimal or bytes as JSON shows it."""
+    if isinstance(value, int):
+        return _int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, (uuid.UUID, decimal.Decimal)):
+        return str(value)
+    return {"bytes": base64.b64encode(bytes(value)).decode()}
+
+
+def _object(value: Any, depth: int, seen: frozenset[int]) -> Any:
+    """Any other object: an UnknownValue, a chat message, a dataclass, a pydantic model,
+    else its str()."""
     type_name = getattr(type(value), "__name__", "")
     if type_name == "UnknownValue":
         return {"type": value.type_name, "data": jsonable(value.data, depth + 1, seen)}

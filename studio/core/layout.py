@@ -194,7 +194,18 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
         return GraphLayout(nodes={}, edges=(), clusters=(), width=0.0, height=0.0, fast=False, seconds=0.0)
     if fast is None:
         fast = len(plan.nodes) > FAST_NODES or len(view.edges) > FAST_EDGES
-    sizes = sizes or {}
+    clusters = {sub: _cluster_name(i) for i, sub in enumerate(plan.members)}  # subgraph node -> cluster name
+    body = _node_body(plan, sizes or {}, clusters)
+    join_points = _join_points(view, plan, clusters, body)
+    body += _edge_body(view, plan, clusters, join_points, fast, label_sizes)
+    graph_attrs = _graph_attrs(plan, fast)
+    g = laid_out(DotGraph(name="G", graph=graph_attrs, body=tuple(body),
+                          node=dict(fixedsize="true", label="", shape="box"),
+                          edge=dict(fontsize="9", fontname="Helvetica", arrowsize="0.7")))
+    return _read(g, view, plan, clusters, join_points, fast, time.perf_counter() - started)
+
+
+def _graph_attrs(plan: _Plan, fast: bool) -> dict[str, str]:
     graph_attrs = dict(rankdir="TB", nodesep="0.35", ranksep="0.45", fontsize="10", fontname="Helvetica",
                        compound="true", splines="false" if fast else "true", outputorder="edgesfirst")
     if fast:  # fewer network-simplex and crossing-minimisation passes
@@ -203,10 +214,12 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
             # graphviz frees memory twice (and the process dies) when a graph with clusters
             # is ranked under so low a network-simplex limit: only cluster-free graphs get it
             graph_attrs.update(nslimit="0.05", nslimit1="0.05")
+    return graph_attrs
 
-    clusters: dict[str, str] = {}  # subgraph node -> cluster name
-    for i, sub in enumerate(plan.members):
-        clusters[sub] = _cluster_name(i)
+
+def _node_body(plan: _Plan, sizes: Mapping[str, tuple[float, float]],
+               clusters: dict[str, str]) -> list[DotNode | DotCluster | DotEdge]:
+    """The drawn nodes as dot boxes of their sizes, and the subgraphs' clusters around them."""
 
     def cluster(sub: str) -> DotCluster:
         members: list[DotCluster | str] = [m for m in plan.members[sub] if m not in plan.members]
@@ -220,7 +233,13 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
         shape = "ellipse" if node.kind in ("start", "end", "any") else "box"
         body.append(DotNode(id=node.id, attrs=dict(width=f"{w / _DPI:.3f}", height=f"{h / _DPI:.3f}", shape=shape)))
     body += [cluster(sub) for sub in plan.members if sub not in plan.parent]
+    return body
 
+
+def _join_points(view: GraphShape, plan: _Plan, clusters: dict[str, str],
+                 body: list[DotNode | DotCluster | DotEdge]) -> dict[str, str]:
+    """Target -> the point where the sources of its join meet (a join of two or more edges),
+    each point and its one arrow to the target added to `body`."""
     joins: dict[str, list[int]] = defaultdict(list)
     for i, edge in enumerate(view.edges):
         if edge.kind == "join":
@@ -230,9 +249,15 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
         body.append(DotNode(id=point, attrs=dict(shape="point", width="0.1", height="0.1")))
         body.append(DotEdge(tail=point, head=plan.entry(target), attrs=dict(
             key="j" + point, id=f"x{len(view.edges)}", **_ends(plan, clusters, point, target))))
+    return join_points
 
+
+def _edge_body(view: GraphShape, plan: _Plan, clusters: dict[str, str], join_points: dict[str, str], fast: bool,
+               label_sizes: Mapping[str, tuple[float, float]] | None) -> list[DotEdge]:
+    """Each edge of the view as a dot edge (into its join point when it has one)."""
     label_attr = "xlabel" if fast else "label"
     backs = back_edges(view) if not fast else set()
+    out = []
     for i, edge in enumerate(view.edges):
         target = join_points.get(edge.target, edge.target) if edge.kind == "join" else edge.target
         attrs: dict[str, object] = {"key": str(i), "id": f"e{i}", **_ends(plan, clusters, edge.source, target)}
@@ -244,12 +269,8 @@ def layout_graph(view: GraphShape, sizes: Mapping[str, tuple[float, float]] | No
             attrs["weight"] = "0"
         if i in backs:
             attrs.update(_BACK_EDGE)
-        body.append(DotEdge(tail=plan.exit(edge.source), head=plan.entry(target), attrs=attrs))
-
-    g = laid_out(DotGraph(name="G", graph=graph_attrs, body=tuple(body),
-                          node=dict(fixedsize="true", label="", shape="box"),
-                          edge=dict(fontsize="9", fontname="Helvetica", arrowsize="0.7")))
-    return _read(g, view, plan, clusters, join_points, fast, time.perf_counter() - started)
+        out.append(DotEdge(tail=plan.exit(edge.source), head=plan.entry(target), attrs=attrs))
+    return out
 
 
 def _label(text: str, sizes: Mapping[str, tuple[float, float]] | None) -> str | Html:

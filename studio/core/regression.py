@@ -78,23 +78,25 @@ def compare_steps(expected: Sequence[Sequence[tuple[str, Any]]], actual: Sequenc
         if got is None:
             return (f"superstep {i + 1}: the replay stopped before it; the recording ran "
                     f"{', '.join(n for n, _ in want)} there")
-        head = f"superstep {i + 1}: "
-        if [n for n, _ in want] != [n for n, _ in got]:
-            head += (f"the recording ran {', '.join(n for n, _ in want)}, the replay ran "
-                     f"{', '.join(n for n, _ in got)}")
-        else:
-            bad = [(n, w, g) for (n, w), (_, g) in zip(want, got) if w != g]
-            head += f"node{'s' if len(bad) > 1 else ''} {', '.join(f'`{n}`' for n, _, _ in bad)} wrote something else"
-            for n, w, g in bad:
-                if isinstance(w, dict) and isinstance(g, dict):
-                    for k in sorted(set(w) | set(g), key=str):
-                        if w.get(k, "<not written>") != g.get(k, "<not written>"):
-                            head += (f"\n  `{n}` key `{k}`: recorded {_short(w.get(k, '<not written>'))}, "
-                                     f"replayed {_short(g.get(k, '<not written>'))}")
         diff = difflib.unified_diff([_line(*t) for t in want], [_line(*t) for t in got],
                                     "recorded", "replayed", lineterm="", n=0)
-        return head + "\n" + "\n".join(diff)
+        return f"superstep {i + 1}: " + _step_difference(want, got) + "\n" + "\n".join(diff)
     return ""
+
+
+def _step_difference(want: list[tuple[Any, ...]], got: list[tuple[Any, ...]]) -> str:
+    """What differs in one superstep: the nodes that ran, or what they wrote (key by key)."""
+    if [n for n, _ in want] != [n for n, _ in got]:
+        return f"the recording ran {', '.join(n for n, _ in want)}, the replay ran {', '.join(n for n, _ in got)}"
+    bad = [(n, w, g) for (n, w), (_, g) in zip(want, got) if w != g]
+    text = f"node{'s' if len(bad) > 1 else ''} {', '.join(f'`{n}`' for n, _, _ in bad)} wrote something else"
+    for n, w, g in bad:
+        if isinstance(w, dict) and isinstance(g, dict):
+            for k in sorted(set(w) | set(g), key=str):
+                if w.get(k, "<not written>") != g.get(k, "<not written>"):
+                    text += (f"\n  `{n}` key `{k}`: recorded {_short(w.get(k, '<not written>'))}, "
+                             f"replayed {_short(g.get(k, '<not written>'))}")
+    return text
 
 
 def _short(value: Any) -> str:

@@ -196,35 +196,7 @@ class StoreSearch:
                 self._thread, self._spaces = self._thread + 1, None
                 continue
             ns = self._spaces[self._space]
-            read = 0
-
-            def unreadable(cid: str, reason: str) -> None:
-                nonlocal read
-                read += 1  # it took its place in the page: the scan goes on after it
-                self.scanned += 1
-                self._before = cid
-                self.unreadable.append((cid, reason))
-
-            for ckpt in _checkpoints(store, ns_thread_key(thread_id, ns), self._before, left, unreadable):
-                read += 1
-                self.scanned += 1
-                self._before = ckpt.id
-                try:
-                    excerpt = self.matcher.match(ckpt.values)
-                except ExpressionError as e:
-                    excerpt = None
-                    self.failed += 1
-                    if self.first_failure is None:
-                        where = f", subgraph {ns}" if ns else ""
-                        self.first_failure = f"{e} (thread {thread_id}{where}, step {ckpt.step})"
-                if excerpt is not None:
-                    hits.append(SearchHit(thread_id=thread_id, namespace=ns, checkpoint_id=ckpt.id, step=ckpt.step,
-                                          source=ckpt.source, excerpt=excerpt,
-                                          nodes=tuple(ckpt.nodes_ran) if ckpt.source != "fork" else ()))
-                    if max_hits is not None and len(hits) >= max_hits:
-                        break
-                if self.cancelled:
-                    break
+            read = self._read_space(store, thread_id, ns, left, hits, max_hits)
             if read < left and not self.cancelled and (max_hits is None or len(hits) < max_hits):
                 self._space, self._before = self._space + 1, None  # the namespace is read to its end
             left -= read
@@ -232,6 +204,48 @@ class StoreSearch:
         if self.cancelled or self._thread >= len(self._threads):
             self.done = True
         return hits
+
+    def _read_space(self, store: Any, thread_id: str, ns: str, left: int, hits: list[SearchHit],
+                    max_hits: int | None) -> int:
+        """Read up to `left` checkpoints of one thread's namespace from where the scan
+        stopped, adding the matches to `hits`; returns how many it read."""
+        read = 0
+
+        def unreadable(cid: str, reason: str) -> None:
+            nonlocal read
+            read += 1  # it took its place in the page: the scan goes on after it
+            self.scanned += 1
+            self._before = cid
+            self.unreadable.append((cid, reason))
+
+        for ckpt in _checkpoints(store, ns_thread_key(thread_id, ns), self._before, left, unreadable):
+            read += 1
+            self.scanned += 1
+            self._before = ckpt.id
+            hit = self._match(ckpt, thread_id, ns)
+            if hit is not None:
+                hits.append(hit)
+                if max_hits is not None and len(hits) >= max_hits:
+                    break
+            if self.cancelled:
+                break
+        return read
+
+    def _match(self, ckpt: Any, thread_id: str, ns: str) -> SearchHit | None:
+        """The hit `ckpt` makes, if it matches (a failure of the expression is counted)."""
+        try:
+            excerpt = self.matcher.match(ckpt.values)
+        except ExpressionError as e:
+            excerpt = None
+            self.failed += 1
+            if self.first_failure is None:
+                where = f", subgraph {ns}" if ns else ""
+                self.first_failure = f"{e} (thread {thread_id}{where}, step {ckpt.step})"
+        if excerpt is None:
+            return None
+        return SearchHit(thread_id=thread_id, namespace=ns, checkpoint_id=ckpt.id, step=ckpt.step,
+                         source=ckpt.source, excerpt=excerpt,
+                         nodes=tuple(ckpt.nodes_ran) if ckpt.source != "fork" else ())
 
     @property
     def failed_everywhere(self) -> bool:

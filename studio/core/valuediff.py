@@ -102,6 +102,25 @@ def _key(item: Any) -> Any:
 
 def _diff_lists(before: Sequence[Any], after: Sequence[Any]) -> Change:
     nb, na = len(before), len(after)
+    head, tail = _common_ends(before, after)
+    old, new = before[head:nb - tail], after[head:na - tail]
+    added: list[tuple[Any, Any]] = []
+    removed: list[tuple[Any, Any]] = []
+    changed: list[tuple[Any, Any, Any]] = []
+    if len(old) == len(new) == 1 or len(old) + len(new) > _ALIGN_LIMIT and len(old) == len(new):
+        changed = [(head + i, o, n) for i, (o, n) in enumerate(zip(old, new))]
+    elif not old or not new or len(old) + len(new) > _ALIGN_LIMIT:
+        removed = [(head + i, o) for i, o in enumerate(old)]
+        added = [(head + i, n) for i, n in enumerate(new)]
+    else:
+        added, removed, changed = _aligned(old, new, head)
+    return Change(kind="list", before=before, after=after, added=tuple(added), removed=tuple(removed),
+                  changed=tuple(changed))
+
+
+def _common_ends(before: Sequence[Any], after: Sequence[Any]) -> tuple[int, int]:
+    """How many items the two lists share at their start, and then at their end."""
+    nb, na = len(before), len(after)
     head = 0
     try:  # the common case, an append: one C-level comparison instead of a Python loop
         if na >= nb and list(after[:nb]) == list(before):
@@ -113,28 +132,27 @@ def _diff_lists(before: Sequence[Any], after: Sequence[Any]) -> Change:
     tail = 0
     while tail < nb - head and tail < na - head and same(before[nb - 1 - tail], after[na - 1 - tail]):
         tail += 1
-    old, new = before[head:nb - tail], after[head:na - tail]
+    return head, tail
+
+
+def _aligned(old: Sequence[Any], new: Sequence[Any], head: int
+             ) -> tuple[list[tuple[Any, Any]], list[tuple[Any, Any]], list[tuple[Any, Any, Any]]]:
+    """(added, removed, changed) of two differing middles, aligned item by item (by id
+    where the items have one), positions counted from `head`."""
     added: list[tuple[Any, Any]] = []
     removed: list[tuple[Any, Any]] = []
     changed: list[tuple[Any, Any, Any]] = []
-    if len(old) == len(new) == 1 or len(old) + len(new) > _ALIGN_LIMIT and len(old) == len(new):
-        changed = [(head + i, o, n) for i, (o, n) in enumerate(zip(old, new))]
-    elif not old or not new or len(old) + len(new) > _ALIGN_LIMIT:
-        removed = [(head + i, o) for i, o in enumerate(old)]
-        added = [(head + i, n) for i, n in enumerate(new)]
-    else:
-        matcher = difflib.SequenceMatcher(a=[_key(x) for x in old], b=[_key(x) for x in new], autojunk=False)
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op == "equal":
-                changed += [(head + j1 + k, old[i1 + k], new[j1 + k]) for k in range(i2 - i1)
-                            if not same(old[i1 + k], new[j1 + k])]
-            elif op == "replace" and i2 - i1 == j2 - j1:
-                changed += [(head + j1 + k, old[i1 + k], new[j1 + k]) for k in range(i2 - i1)]
-            else:
-                removed += [(head + i, old[i]) for i in range(i1, i2)]
-                added += [(head + j, new[j]) for j in range(j1, j2)]
-    return Change(kind="list", before=before, after=after, added=tuple(added), removed=tuple(removed),
-                  changed=tuple(changed))
+    matcher = difflib.SequenceMatcher(a=[_key(x) for x in old], b=[_key(x) for x in new], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            changed += [(head + j1 + k, old[i1 + k], new[j1 + k]) for k in range(i2 - i1)
+                        if not same(old[i1 + k], new[j1 + k])]
+        elif op == "replace" and i2 - i1 == j2 - j1:
+            changed += [(head + j1 + k, old[i1 + k], new[j1 + k]) for k in range(i2 - i1)]
+        else:
+            removed += [(head + i, old[i]) for i in range(i1, i2)]
+            added += [(head + j, new[j]) for j in range(j1, j2)]
+    return added, removed, changed
 
 
 def _diff_dicts(before: Mapping[Any, Any], after: Mapping[Any, Any]) -> Change:

@@ -313,7 +313,6 @@ def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
     dict, the latest messages of a long conversation) and marked where it cut. The
     exports' unbounded form is `jsonable.jsonable`."""
     budget = budget or _Budget(_PRETTY_ITEMS)
-    limit = budget.items
     if depth > 40:
         budget.cut = True
         return preview(value, 200)
@@ -322,35 +321,11 @@ def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
     if isinstance(value, (str, int, float, bool, type(None))):
         return value
     if is_message(value) and not isinstance(value, Mapping):
-        m = as_message(value)
-        out: dict[str, Any] = {"type": m.role, "content": m.content}
-        if m.tool_calls:
-            out["tool_calls"] = [{"name": n, "args": _jsonable(a, depth + 1, budget)} for n, a in m.tool_calls]
-        for key in ("name", "id", "tool_call_id"):
-            if getattr(m, key):
-                out[key] = getattr(m, key)
-        return out
+        return _message_json(value, depth, budget)
     if isinstance(value, Mapping):
-        out_map: dict[str, Any] = {}
-        for i, (k, v) in enumerate(value.items()):
-            if i >= limit:
-                out_map[ELLIPSIS] = f"{len(value) - limit:,} more keys"
-                budget.cut = True
-                break
-            out_map[_key_text(k)] = _jsonable(v, depth + 1, budget)
-        return out_map
+        return _mapping_json(value, depth, budget)
     if isinstance(value, (list, tuple, Set)):
-        items = list(value) if isinstance(value, Set) else value
-        if len(items) <= limit:
-            return [_jsonable(v, depth + 1, budget) for v in items]
-        budget.cut = True
-        if is_message_list(items):  # a conversation: its latest messages matter most
-            earlier = len(items) - limit
-            return [f"{ELLIPSIS} {earlier:,} earlier messages"] + [_jsonable(v, depth + 1, budget)
-                                                                   for v in items[earlier:]]
-        out_list = [_jsonable(v, depth + 1, budget) for v in items[:limit]]
-        out_list.append(f"{ELLIPSIS} {len(items) - limit:,} more items")
-        return out_list
+        return _items_json(list(value) if isinstance(value, Set) else value, depth, budget)
     fields = _fields(value)
     if fields is not None:
         return {"__type__": _object_name(value), **{k: _jsonable(v, depth + 1, budget) for k, v in fields}}
@@ -358,6 +333,44 @@ def _jsonable(value: Any, depth: int = 0, budget: _Budget | None = None) -> Any:
         return repr(value)[:10_000]
     except Exception:
         return f"<{_object_name(value)}>"
+
+
+def _message_json(value: Any, depth: int, budget: _Budget) -> dict[str, Any]:
+    m = as_message(value)
+    out: dict[str, Any] = {"type": m.role, "content": m.content}
+    if m.tool_calls:
+        out["tool_calls"] = [{"name": n, "args": _jsonable(a, depth + 1, budget)} for n, a in m.tool_calls]
+    for key in ("name", "id", "tool_call_id"):
+        if getattr(m, key):
+            out[key] = getattr(m, key)
+    return out
+
+
+def _mapping_json(value: Mapping[Any, Any], depth: int, budget: _Budget) -> dict[str, Any]:
+    limit = budget.items
+    out_map: dict[str, Any] = {}
+    for i, (k, v) in enumerate(value.items()):
+        if i >= limit:
+            out_map[ELLIPSIS] = f"{len(value) - limit:,} more keys"
+            budget.cut = True
+            break
+        out_map[_key_text(k)] = _jsonable(v, depth + 1, budget)
+    return out_map
+
+
+def _items_json(items: Any, depth: int, budget: _Budget) -> list[Any]:
+    """A list, tuple or set: its first items (a conversation: its latest messages)."""
+    limit = budget.items
+    if len(items) <= limit:
+        return [_jsonable(v, depth + 1, budget) for v in items]
+    budget.cut = True
+    if is_message_list(items):  # a conversation: its latest messages matter most
+        earlier = len(items) - limit
+        return [f"{ELLIPSIS} {earlier:,} earlier messages"] + [_jsonable(v, depth + 1, budget)
+                                                               for v in items[earlier:]]
+    out_list = [_jsonable(v, depth + 1, budget) for v in items[:limit]]
+    out_list.append(f"{ELLIPSIS} {len(items) - limit:,} more items")
+    return out_list
 
 
 def _render(value: Any, max_chars: int, budget: _Budget) -> tuple[str, bool]:

@@ -69,6 +69,26 @@ class RunEvents:
         if s.focus is not None and isinstance(event, (TaskFinished, TaskFailed, TaskInterrupted)) \
                 and event.name == s.focus.node:
             p.leave_subgraph()
+        if isinstance(event, (TaskStarted, TaskFinished, TaskFailed, TaskInterrupted)):
+            self._on_task_event(event)
+        elif isinstance(event, StepCommitted):
+            self._on_committed(event)
+        elif isinstance(event, RunStarted):
+            self._on_started(event)
+        elif isinstance(event, RunInterrupted):
+            s.status = "interrupted"
+            self.signals.message.emit(row.text if row is not None else "Interrupted.")
+            p.emit_marks()
+        elif isinstance(event, RunFinished):
+            s.status = _RUN_END_STATUS.get(event.status, event.status)
+            if event.status == "failed" and event.error is not None and s.error is None:
+                p.set_error(ErrorReport(kind="command", title="The run failed",
+                                      message=f"{type(event.error).__name__}: {event.error}"))
+            p.emit_status()
+
+    def _on_task_event(self, event: TaskStarted | TaskFinished | TaskFailed | TaskInterrupted) -> None:
+        """A task of the top run started, finished, failed or was interrupted."""
+        s, p = self.state, self.presenter
         if isinstance(event, TaskStarted):
             s.running.add(event.name)
             s.status = "running"
@@ -102,20 +122,6 @@ class RunEvents:
         elif isinstance(event, TaskInterrupted):
             s.running.discard(event.name)
             p.emit_interrupts()
-        elif isinstance(event, StepCommitted):
-            self._on_committed(event)
-        elif isinstance(event, RunStarted):
-            self._on_started(event)
-        elif isinstance(event, RunInterrupted):
-            s.status = "interrupted"
-            self.signals.message.emit(row.text if row is not None else "Interrupted.")
-            p.emit_marks()
-        elif isinstance(event, RunFinished):
-            s.status = _RUN_END_STATUS.get(event.status, event.status)
-            if event.status == "failed" and event.error is not None and s.error is None:
-                p.set_error(ErrorReport(kind="command", title="The run failed",
-                                      message=f"{type(event.error).__name__}: {event.error}"))
-            p.emit_status()
 
     # -- a subgraph's inner run ------------------------------------------------------------
     def _add_subgraph_row(self, event: StepCommitted | RunStarted) -> None:
@@ -154,6 +160,11 @@ class RunEvents:
             focus = self._focus_on(namespace[0], fn, tuple(t.name for t in event.next), event.values)
         if focus is None:
             return
+        self._follow(focus, event)
+
+    def _follow(self, focus: SubgraphFocus, event: RunEvent) -> None:
+        """The shown subgraph follows one event of its run: what runs, failed, ran, comes next."""
+        p = self.presenter
         if isinstance(event, TaskStarted):
             focus.running.add(event.name)
         elif isinstance(event, (TaskFinished, TaskFailed, TaskInterrupted)):

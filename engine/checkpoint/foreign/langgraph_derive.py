@@ -99,15 +99,21 @@ def plan(
             continue
         task_id = next((t for p, t in ids.items() if _push_index(p) == i), f"{checkpoint_id}/{len(tasks)}")
         tasks.append(PlannedTask(id=task_id, name=node, trigger="send", is_send=True, arg=send.arg))
+    for node, channel in _pulled(versions, seen, available, values, node_order):
+        path = f"~__pregel_pull, {node}"
+        trigger = "start" if node == START else channel
+        tasks.append(PlannedTask(id=ids.get(path, f"{checkpoint_id}/{len(tasks)}"), name=node, trigger=trigger))
+    return tuple(tasks)
+
+
+def _pulled(versions: Mapping[str, Any], seen: Mapping[str, Any], available: Collection[str],
+            values: Mapping[str, Any], node_order: Sequence[str]) -> list[tuple[str, str]]:
+    """(node, the channel that triggers it) for each node a channel's new version wakes,
+    in the graph's node order (best guess), ties in the order channels were first versioned."""
     order = _order(tuple(node_order))
     pulled: list[tuple[int, int, str, str]] = []
-    targets = _TARGETS
     for channel in available:  # few: the channels holding a value
-        node = targets.get(channel, "")
-        if node == "":
-            node = _target(channel)
-            if len(targets) < 100_000:
-                targets[channel] = node
+        node = _cached_target(channel)
         if node is None or channel not in versions:
             continue
         version = versions[channel]
@@ -126,11 +132,17 @@ def plan(
     if len(pulled) > 1:  # ties: the order the channels were first versioned
         position = {ch: i for i, ch in enumerate(versions)}
         pulled = sorted((rank, position.get(ch, 0), node, ch) for rank, _, node, ch in pulled)
-    for _, _, node, channel in pulled:
-        path = f"~__pregel_pull, {node}"
-        trigger = "start" if node == START else channel
-        tasks.append(PlannedTask(id=ids.get(path, f"{checkpoint_id}/{len(tasks)}"), name=node, trigger=trigger))
-    return tuple(tasks)
+    return [(node, channel) for _, _, node, channel in pulled]
+
+
+def _cached_target(channel: str) -> str | None:
+    """The node `channel` triggers (None: not a trigger), remembered in `_TARGETS`."""
+    node = _TARGETS.get(channel, "")
+    if node == "":
+        node = _target(channel)
+        if len(_TARGETS) < 100_000:
+            _TARGETS[channel] = node
+    return node
 
 
 _TARGETS: dict[str, str | None] = {}

@@ -24,6 +24,7 @@ import ormsgpack
 
 from ...errors import CheckpointDecodeError
 from ...message_types import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+from ...policies import TimeoutPolicy
 from ...types import Command, Interrupt, Send
 from ..registry import UnknownValue
 
@@ -108,11 +109,25 @@ def _path(args: Any) -> Any:
 
 
 def _send(args: Any) -> Any:
-    if isinstance(args, list) and len(args) == 2 and isinstance(args[0], str):
-        return Send(args[0], args[1])
+    """A Send: `[node, arg]` or `[node, arg, timeout]` (LangGraph's), or its fields."""
+    if isinstance(args, list) and len(args) in (2, 3) and isinstance(args[0], str):
+        timeout = args[2] if len(args) == 3 else None
+        return Send(args[0], args[1], timeout=timeout if isinstance(timeout, TimeoutPolicy) else None)
     if isinstance(args, dict) and isinstance(args.get("node"), str):
-        return Send(args["node"], args.get("arg"))
+        timeout = args.get("timeout")
+        return Send(args["node"], args.get("arg"), timeout=timeout if isinstance(timeout, TimeoutPolicy) else None)
     return None
+
+
+def _timeout_policy(kw: Any) -> Any:
+    if not isinstance(kw, dict):
+        return None
+    refresh = kw.get("refresh_on", "auto")
+    try:
+        return TimeoutPolicy(run_timeout=kw.get("run_timeout"), idle_timeout=kw.get("idle_timeout"),
+                             refresh_on=refresh if refresh in ("auto", "heartbeat") else "auto")
+    except (TypeError, ValueError):  # a damaged policy stays an UnknownValue
+        return None
 
 
 def _interrupt(kw: Any) -> Any:
@@ -153,6 +168,7 @@ _ALLOWED: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("langgraph.constants", "Send"): _send,
     ("langgraph.types", "Interrupt"): _interrupt,
     ("langgraph.types", "Command"): _command,
+    ("langgraph.types", "TimeoutPolicy"): _timeout_policy,
 }
 
 

@@ -130,41 +130,8 @@ class LangGraphPostgresReader(LangGraphReader):
                " WHERE thread_id = %s AND checkpoint_ns = %s")
         found = self._query(sql, (thread_id, ns)) if ids is None else self._query(
             sql + " AND checkpoint_id = ANY(%s)", (thread_id, ns, ids))
-        pairs: dict[tuple[str, str], None] = {}
-        records = []
-        for cid, parent, cp, meta in found:
-            versions = cp.get("channel_versions") if isinstance(cp, dict) else None
-            if not isinstance(cp, dict) or not isinstance(versions, dict):
-                if bad is None:
-                    raise CheckpointDecodeError(
-                        f"{self.describe()}, checkpoint {str(cid)[:60]!r}: it is not a checkpoint record")
-                bad[str(cid)] = "it is not a checkpoint record"
-                continue
-            records.append((cid, parent, cp, meta))
-            for ch, ver in versions.items():
-                if full or _is_trigger(ch):
-                    pairs[(ch, str(ver))] = None
-        blobs: dict[tuple[str, str], Any] = {}
-        broken: dict[tuple[str, str], str] = {}  # (channel, version) -> why it cannot be read
-        if pairs:
-            keys = list(pairs)
-            for ch, ver, kind, size, blob in self._query(
-                "SELECT b.channel, b.version, b.type, length(b.blob),"
-                " CASE WHEN length(b.blob) <= %s THEN b.blob END FROM checkpoint_blobs b " + _PAIRS
-                + " WHERE b.thread_id = %s AND b.checkpoint_ns = %s",
-                (self.max_bytes, [k[0] for k in keys], [k[1] for k in keys], thread_id, ns),
-            ):
-                if kind == "empty":
-                    continue
-                try:
-                    value = self._blob(ch, ver, kind, size, blob, full)
-                except CheckpointDecodeError as e:
-                    if bad is None:
-                        raise
-                    broken[(ch, ver)] = str(e)
-                    continue
-                if value is not EMPTY:
-                    blobs[(ch, ver)] = value
+        records, pairs = self._records(found, full, bad)
+        blobs, broken = self._blobs(thread_id, ns, pairs, full, bad)
         out: dict[str, Row] = {}
         for cid, parent, cp, meta in records:
             why = next((broken[(ch, str(v))] for ch, v in cp["channel_versions"].items() if (ch, str(v)) in broken),
@@ -183,6 +150,54 @@ class LangGraphPostgresReader(LangGraphReader):
             out[cid] = Row(id=cid, parent_id=parent, checkpoint=record, available=frozenset(values),
                            metadata=meta if isinstance(meta, dict) else {})
         return out
+
+    def _records(self, found: list[Any], full: bool, bad: dict[str, str] | None
+                 ) -> tuple[list[tuple[Any, Any, Any, Any]], dict[tuple[str, str], None]]:
+        """The rows that are checkpoint records (the others noted in `bad`, or raised), and
+        the (channel, version) pairs of their blobs to read (triggers only unless `full`)."""
+        pairs: dict[tuple[str, str], None] = {}
+        records = []
+        for cid, parent, cp, meta in found:
+            versions = cp.get("channel_versions") if isinstance(cp, dict) else None
+            if not isinstance(cp, dict) or not isinstance(versions, dict):
+                if bad is None:
+                    raise CheckpointDecodeError(
+                        f"{self.describe()}, checkpoint {str(cid)[:60]!r}: it is not a checkpoint record")
+                bad[str(cid)] = "it is not a checkpoint record"
+                continue
+            records.append((cid, parent, cp, meta))
+            for ch, ver in versions.items():
+                if full or _is_trigger(ch):
+                    pairs[(ch, str(ver))] = None
+        return records, pairs
+
+    def _blobs(self, thread_id: str, ns: str, pairs: dict[tuple[str, str], None], full: bool,
+               bad: dict[str, str] | None) -> tuple[dict[tuple[str, str], Any], dict[tuple[str, str], str]]:
+        """(channel, version) -> its decoded value, and -> why it cannot be read (raised
+        instead when `bad` is None)."""
+        blobs: dict[tuple[str, str], Any] = {}
+        broken: dict[tuple[str, str], str] = {}
+        if not pairs:
+            return blobs, broken
+        keys = list(pairs)
+        for ch, ver, kind, size, blob in self._query(
+            "SELECT b.channel, b.version, b.type, length(b.blob),"
+            " CASE WHEN length(b.blob) <= %s THEN b.blob END FROM checkpoint_blobs b " + _PAIRS
+            + " WHERE b.thread_id = %s AND b.checkpoint_ns = %s",
+            (self.max_bytes, [k[0] for k in keys], [k[1] for k in keys], thread_id, ns),
+        ):
+            if kind == "empty":
+                continue
+            try:
+                value = self._blob(ch, ver, kind, size, blob, full)
+            except CheckpointDecodeError as e:
+                if bad is None:
+                    raise
+                broken[(ch, ver)] = str(e)
+                continue
+            if value is not EMPTY:
+                blobs[(ch, ver)] = value
+        return blobs, broken
 
     def _blob(self, ch: str, ver: str, kind: Any, size: Any, blob: Any, full: bool) -> Any:
         """One channel value of checkpoint_blobs, decoded (code-free), or CheckpointDecodeError."""

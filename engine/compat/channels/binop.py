@@ -28,9 +28,10 @@ class BinaryOperatorAggregate(ValueChannel):
             self.value = make()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, BinaryOperatorAggregate) and (
-            other.operator is self.operator
-            or getattr(other.operator, "__name__", 1) == getattr(self.operator, "__name__", 2))
+        if not isinstance(other, BinaryOperatorAggregate):
+            return False
+        fn = getattr(other, "operator", getattr(other, "fn", None))  # (an engine ReducerChannel: fn)
+        return fn is self.operator or getattr(fn, "__name__", 1) == getattr(self.operator, "__name__", 2)
 
     __hash__ = BaseChannel.__hash__
 
@@ -58,3 +59,9 @@ class BinaryOperatorAggregate(ValueChannel):
 
     def engine_channel(self, key: str) -> core.Channel:
         return core.ReducerChannel(key, self.operator, empty_factory(self.typ))
+
+
+# A state key with a reducer is folded by the engine's ReducerChannel: `graph.channels[key]`
+# is one, and LangGraph code checks it as a BinaryOperatorAggregate (what LangGraph makes
+# of every reducer key).
+BinaryOperatorAggregate.register(core.ReducerChannel)

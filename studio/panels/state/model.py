@@ -288,27 +288,12 @@ class StateModel(QAbstractItemModel):
         col = index.column()
         value = node.value
         if role == _DISPLAY:
-            if col == 0:
-                return node.label
-            if node.chunk:
-                chunk = node.value
-                n = chunk.hi - chunk.lo
-                if col == 2:
-                    return f"{n:,} item" + ("" if n == 1 else "s")
-                return f"from {preview(chunk.entries[chunk.lo][1], 100)}"
-            if col == 1:
-                return preview(value, 160)
-            note = self._notes.get(node.label) if node.parent is self._root else None
-            return f"{type_label(value)} · {note}" if note else type_label(value)
+            return self._display(node, col)
         if role == BadgeRole and col == 1 and not node.chunk and is_message(value):
             m = as_message(value)
             return m.role, role_kind(m.role)
-        if role == _TOOLTIP and col == 2 and node.parent is self._root and node.label in self._notes:
-            return f"`{node.label}`: {self._notes[node.label]}"
-        if role == _TOOLTIP and col == 1 and not node.chunk:
-            if isinstance(value, str):
-                return value[:_TOOLTIP_CHARS] + ("…" if len(value) > _TOOLTIP_CHARS else "")
-            return preview(value, 400)
+        if role == _TOOLTIP:
+            return self._tooltip(node, col)
         if role == _FOREGROUND and (col == 2 or node.chunk):
             return _GREY
         if role == FullTextRole:
@@ -317,4 +302,31 @@ class StateModel(QAbstractItemModel):
             if node.chunk:
                 return "chunk"
             return "messages" if is_message_list(value) else "message" if is_message(value) else "value"
+        return None
+
+    def _display(self, node: _Row, col: int) -> str:
+        """A row's text: its key, its value's preview, its type (and note); a chunk of a
+        long list says how many items it holds and where it starts."""
+        if col == 0:
+            return node.label
+        value = node.value
+        if node.chunk:
+            n = value.hi - value.lo
+            if col == 2:
+                return f"{n:,} item" + ("" if n == 1 else "s")
+            return f"from {preview(value.entries[value.lo][1], 100)}"
+        if col == 1:
+            return preview(value, 160)
+        note = self._notes.get(node.label) if node.parent is self._root else None
+        return f"{type_label(value)} · {note}" if note else type_label(value)
+
+    def _tooltip(self, node: _Row, col: int) -> str | None:
+        """A key's note (type column), or a value's longer text (value column)."""
+        if col == 2 and node.parent is self._root and node.label in self._notes:
+            return f"`{node.label}`: {self._notes[node.label]}"
+        if col == 1 and not node.chunk:
+            value = node.value
+            if isinstance(value, str):
+                return value[:_TOOLTIP_CHARS] + ("…" if len(value) > _TOOLTIP_CHARS else "")
+            return preview(value, 400)
         return None
