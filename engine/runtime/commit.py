@@ -139,7 +139,8 @@ def _infer_as_node(run: RunHandle, base: Checkpoint | None) -> str:
 def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: bool = True) -> StepCommitted | None:
     graph = run.graph
     channels = graph.schema.channels
-    ordered = [run.results[t.id] for t in run.plan]
+    plan = run.plan
+    ordered = [run.results[plan[0].id]] if len(plan) == 1 else [run.results[t.id] for t in plan]
     parent = run.checkpoint
     assert parent is not None
     cid = run.next_checkpoint_id()

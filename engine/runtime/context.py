@@ -5,7 +5,6 @@ import hashlib
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import GraphInterrupt, mark_invalid_resume
@@ -30,13 +29,16 @@ class RunScope(Protocol):
     thread_id: str | None
 
 
-@dataclass(slots=True)
 class TaskContext:
+    """A running task's own context (current_task): built once per task on the
+    per-superstep path, so the fields that usually keep their default are class-level
+    defaults and making one sets only what each task has of its own."""
+
     task_id: str
     name: str
     config: dict[str, Any]
     writer: Callable[[Any], None]
-    resume: list[Any] = field(default_factory=list)
+    resume: list[Any]
     """Resume values handed to this task, in order; the n-th interrupt() returns the n-th."""
     calls: int = 0
     parent: TaskContext | None = None
@@ -59,6 +61,21 @@ class TaskContext:
     """Resume values by interrupt id handed to this task (for the subgraph inside it)."""
     pushed: list[tuple[str, Any]] | None = None
     """State writes the node made while it ran (`push_message`), before what it returns."""
+
+    def __init__(self, task_id: str, name: str, config: dict[str, Any], writer: Callable[[Any], None], *,
+                 resume: list[Any] | None = None, parent: TaskContext | None = None, run: Any = None,
+                 resume_map: dict[str, Any] | None = None) -> None:
+        self.task_id, self.name, self.config, self.writer = task_id, name, config, writer
+        self.resume = [] if resume is None else resume
+        if parent is not None:
+            self.parent = parent
+        if run is not None:
+            self.run = run
+        if resume_map is not None:
+            self.resume_map = resume_map
+
+    def __repr__(self) -> str:
+        return f"TaskContext(task_id={self.task_id!r}, name={self.name!r}, attempt={self.attempt})"
 
     def heartbeat(self) -> None:
         """Record progress of the running attempt (resets its idle timeout)."""

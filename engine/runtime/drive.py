@@ -79,7 +79,8 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
                     async for chunk in live:
                         yield chunk
             else:
-                await run.run_pending()
+                await run.run_pending(commit_follows=True)
+                _leaving(run, hooks, chunks)
             if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
                 return
             continue
@@ -94,6 +95,14 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
     if chunks:
         while chunks:
             yield chunks.popleft()
+
+
+def _leaving(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
+    """The superstep's tasks ran, its commit to follow at once: a lone task's writes are
+    saved now only when control leaves the run first (chunks go out to the consumer, or
+    hooks are awaited), else its commit stores them."""
+    if run.unsaved_result is not None and (chunks or hooks is not None):
+        run.save_unsaved()
 
 
 def _streams_tasks(run: RunHandle, collector: StreamCollector | None, step_timeout: float | None) -> bool:
@@ -156,6 +165,8 @@ class Waker:
     chunk goes out before the code that awaited the task producing it goes on, as in LangGraph."""
 
     __slots__ = ("loop", "thread", "future")
+    task_events = False
+    """A task's events wake the driver only for the chunks they make (the collector's)."""
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()

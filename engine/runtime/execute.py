@@ -30,7 +30,7 @@ from .task_metadata import user_metadata
 from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
-from .sync_code import as_sync_code
+from .sync_code import as_sync_code, call_as_sync
 from .timeouts import run_timed
 from .workers import NODE_EXITS, WORKERS, Exited, Mailbox, carried
 
@@ -95,7 +95,7 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     resumes = run.resumes
     resume_for, resume_map = resumes.by_task, resumes.by_interrupt  # empty unless resuming
     ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=writer_for(run, task),
-                      resume=list(resume_for.get(task.id, ())) if resume_for else [],
+                      resume=list(resume_for.get(task.id, ())) if resume_for else None,
                       parent=current_task.get(), run=run,
                       resume_map=resume_map.get(task.id) if resume_map else None)
     if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
@@ -105,7 +105,7 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)
-    if run.listening:
+    if run.task_events:
         run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
                              input=state, metadata=user_metadata(run.config)))
     return runner, ctx, state
@@ -151,18 +151,11 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     (with its retry policy and timeout), and what it returned turned into a TaskResult."""
     runner, ctx, state = prepare(run, task)
     started = time.perf_counter()
-    if run.options.answers is not None:  # a recorded replay: the node's output from the records
-        answered = _answered(run, task, runner, ctx, started)
-        if answered is not None:
-            return answered
     key = None
-    if runner.cache_policy is not None and run.graph.cache is not None:
-        key = cache_key(runner.cache_policy, task.name, state)
-        found = run.graph.cache.get([key]) if key is not None else {}
-        if key in found:
-            result = conclude(run, task, runner, ctx, found[key], None, "", started)
-            result.cached = result.ok
-            return result
+    if run.options.answers is not None or runner.cache_policy is not None:
+        done, key = _answered_or_cached(run, task, runner, ctx, state, started)
+        if done is not None:
+            return done
     token = current_task.set(ctx)
     lc_token = None if run.tracer is None else run.tracer.context_var.set(ctx.config)
     timeout = runner.timeout if task.timeout is None else task.timeout  # a Send's own wins
@@ -172,7 +165,11 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     trace = ""
     try:
         if timeout is None and runner.retry is None:
-            output = await call_node(run, runner, task, state, ctx)
+            if run.inline_sync and len(run.plan) == 1 and runner.plain_sync and task.name != START:
+                # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
+                output = call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
+            else:
+                output = await call_node(run, runner, task, state, ctx)
         else:
             output = await _call_with_retries(run, runner, task, state, ctx, timeout, started)
     except asyncio.CancelledError as exc:
@@ -198,6 +195,25 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
         return await asyncio.get_running_loop().run_in_executor(
             None, contextvars.copy_context().run, conclude, run, task, runner, ctx, output, error, trace, started)
     return conclude(run, task, runner, ctx, output, error, trace, started)
+
+
+def _answered_or_cached(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, state: Any,
+                        started: float) -> tuple[TaskResult | None, Any]:
+    """(the task's result from a recorded replay's answer or the graph's cache, or None
+    when the node runs; the cache key its output is stored under then, or None)."""
+    if run.options.answers is not None:  # a recorded replay: the node's output from the records
+        answered = _answered(run, task, runner, ctx, started)
+        if answered is not None:
+            return answered, None
+    key = None
+    if runner.cache_policy is not None and run.graph.cache is not None:
+        key = cache_key(runner.cache_policy, task.name, state)
+        found = run.graph.cache.get([key]) if key is not None else {}
+        if key in found:
+            result = conclude(run, task, runner, ctx, found[key], None, "", started)
+            result.cached = result.ok
+            return result, None
+    return None, key
 
 
 def _answered(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, started: float,
@@ -392,8 +408,8 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
     # a Runnable node of a run of the sync API (invoke, stream) is called through its
     # `invoke`, as LangGraph does: a Runnable with a sync and an async twin runs the sync one
     if run.inline_sync and len(run.plan) == 1:
-        with as_sync_code():  # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
-            return runner.call_sync(state, ctx.config, ctx.writer)
+        # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
+        return call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
     if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
         return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
@@ -469,39 +485,56 @@ def route_output(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: 
     for target in runner.edges:
         result.routes.append((target, f"edge:{source}"))
     if command is not None:
-        if command.graph == Command.PARENT:
-            if not run.namespace:  # as LangGraph: no parent graph, so it leaves invoke()
-                raise ParentCommand(command)
-            raise ParentCommand(replace(command, graph=None))
-        for goto in command.goto_targets():
-            if isinstance(goto, Send):
-                result.sends.append(goto)
-                result.command_sends += 1
-            elif goto not in graph.runners or goto == START:
-
-                if goto != END:
-                    raise InvalidRouteError(
-                        f"node `{source}` returned Command(goto={goto!r}), which is not a node of this graph "
-                        f"(nodes: {', '.join(graph.node_names)})"
-                    )
-            else:
-                result.routes.append((goto, f"command:{source}"))
+        _command_routes(run, source, command, result)
     if runner.branches:
-        applied_values: Mapping[str, Any]
-        applied_values, result.applied = apply_own_writes(run.values, writes, graph.schema.channels)
-        if graph.schema.managed:
-            applied_values = graph.schema.with_managed(applied_values, run.step + 1, run.stop_step)
-        view = graph.schema.node_input(applied_values)
-        wider = view
-        if dropped and type(view) is dict and isinstance(update, dict):
-            # as LangGraph: keys the node returned that the state has not reach its
-            # routers, unless a router's parameter is hinted with a schema
-            wider = {**{k: update[k] for k in dropped if k in update}, **view}
-        for branch, wants_config, own_view, hinted in runner.branches:
-            seen = own_view(applied_values) if own_view is not None else view if hinted else wider
-            names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
-            result.routes.extend((n, f"branch:{source}") for n in names)
-            result.sends.extend(sends)
+        _branch_routes(run, runner, source, writes, dropped, update, result)
+
+
+def _command_routes(run: RunHandle, source: str, command: Command[Any], result: TaskResult) -> None:
+    """A node's Command: its gotos as routes and Sends (one for the parent graph leaves
+    this graph as a ParentCommand)."""
+    graph = run.graph
+    if command.graph == Command.PARENT:
+        if not run.namespace:  # as LangGraph: no parent graph, so it leaves invoke()
+            raise ParentCommand(command)
+        raise ParentCommand(replace(command, graph=None))
+    for goto in command.goto_targets():
+        if isinstance(goto, Send):
+            result.sends.append(goto)
+            result.command_sends += 1
+        elif goto not in graph.runners or goto == START:
+            if goto != END:
+                raise InvalidRouteError(
+                    f"node `{source}` returned Command(goto={goto!r}), which is not a node of this graph "
+                    f"(nodes: {', '.join(graph.node_names)})"
+                )
+        else:
+            result.routes.append((goto, f"command:{source}"))
+
+
+def _branch_routes(run: RunHandle, runner: NodeRunner, source: str, writes: list[tuple[str, Any]],
+                   dropped: tuple[str, ...], update: Any, result: TaskResult) -> None:
+    """The node's routers, each shown the state with this task's own writes applied (kept
+    in `result.applied` for the commit): their answers as routes and Sends."""
+    graph = run.graph
+    applied_values: Mapping[str, Any]
+    applied_values, result.applied = apply_own_writes(run.values, writes, graph.schema.channels)
+    if graph.schema.managed:
+        applied_values = graph.schema.with_managed(applied_values, run.step + 1, run.stop_step)
+    view = graph.schema.node_input(applied_values)
+    wider = view
+    if dropped and type(view) is dict and isinstance(update, dict):
+        # as LangGraph: keys the node returned that the state has not reach its
+        # routers, unless a router's parameter is hinted with a schema
+        wider = {**{k: update[k] for k in dropped if k in update}, **view}
+    for branch, wants_config, own_view, hinted in runner.branches:
+        seen = own_view(applied_values) if own_view is not None else view if hinted else wider
+        names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
+        if names:
+            why = f"branch:{source}"
+            result.routes += [(n, why) for n in names]
+        if sends:
+            result.sends += sends
 
 
 def with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[[Any], None]:

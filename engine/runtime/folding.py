@@ -29,6 +29,8 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
     """(new values, versions, diffs (empty unless `report`), appended parts) of applying
     the writes of `ordered` (every task's result of the superstep, in order) to `values`.
     `transient`: keys that the superstep clears when none of its tasks wrote them."""
+    if not report and len(ordered) == 1 and ordered[0].applied and len(ordered[0].applied) == len(ordered[0].writes):
+        return _fold_folded(ordered[0].applied, values, base_versions, cid, transient)
     grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
     for result in ordered:
         for key, value in result.writes:
@@ -73,6 +75,32 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
         if key not in versions:  # a reducer's empty value, never stored yet
             versions[key] = cid
     return new_values, versions, diffs, appended
+
+
+def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
+                 transient: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended]:
+    """`fold_writes` of a superstep whose lone task wrote each key once and whose router
+    already folded those writes (`applied`): the same result, nothing folded again."""
+    new_values = dict(values)
+    versions = dict(base_versions)
+    appended: Appended = {}
+    for key, one in applied.items():
+        if one.value is MISSING:
+            new_values.pop(key, None)
+        else:
+            new_values[key] = one.value
+        previous_version = versions.get(key)
+        versions[key] = cid
+        if one.appended is not None and previous_version is not None:
+            appended[key] = (previous_version, one.appended)
+    for key in transient:
+        if key not in applied and key in new_values:
+            del new_values[key]
+            versions[key] = cid
+    for key in new_values:
+        if key not in versions:  # a reducer's empty value, never stored yet
+            versions[key] = cid
+    return new_values, versions, [], appended
 
 
 def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:

@@ -35,6 +35,7 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
     run.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
     run.plan = ckpt.tasks
     run.results = {}
+    run.unsaved_result = None
     run.resumes.forget_answers()
 
 

@@ -53,34 +53,46 @@ def next_plan(graph: PlanningGraph, cid: str, ordered: Sequence[TaskResult],
     for result in ordered:
         name = result.task.name
         for target, why in result.routes:
-            reasons = triggered.setdefault(target, [])
-            if why not in reasons:
+            reasons = triggered.get(target)
+            if reasons is None:
+                triggered[target] = [why]
+            elif why not in reasons:
                 reasons.append(why)
-        for send in result.sends:
-            sends.append((send, f"send:{name}"))
-        for join in graph.runners[name].joins if name in graph.runners else ():
-            sources, target = graph.joins[join]
-            seen = barriers.get(join, ())
-            if name not in seen:
-                seen = seen + (name,)
-            barriers[join] = seen  # kept until `target` runs (_consume_joins)
-            if set(seen) >= set(sources):
-                triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
+        if result.sends:
+            why = f"send:{name}"
+            sends += [(send, why) for send in result.sends]
+        if graph.joins:
+            _fill_joins(graph, name, triggered, barriers)
     if graph.deferred:
         _hold_deferred(graph.deferred, triggered, barriers, bool(sends))
     tasks: list[PlannedTask] = []
 
     for i, name in enumerate(sorted(n for n in triggered if n != END)):
         tasks.append(PlannedTask(id=new_task_id(cid, i), name=name, trigger=",".join(triggered[name])))
-    for send, why in sends:
-        if send.node not in graph.runners or send.node == START:
+    runners = graph.runners
+    for i, (send, why) in enumerate(sends, len(tasks)):
+        node = send.node
+        if node not in runners or node == START:
             raise InvalidRouteError(
-                f"Send({send.node!r}, ...) names no node of this graph (nodes: {', '.join(graph.node_names)})"
+                f"Send({node!r}, ...) names no node of this graph (nodes: {', '.join(graph.node_names)})"
             )
-        i = len(tasks)
-        tasks.append(PlannedTask(id=new_task_id(cid, i), name=send.node, trigger=why,
+        tasks.append(PlannedTask(id=new_task_id(cid, i), name=node, trigger=why,
                                  is_send=True, arg=send.arg, timeout=send.timeout))
     return tuple(tasks)
+
+
+def _fill_joins(graph: PlanningGraph, name: str, triggered: dict[str, list[str]],
+                barriers: dict[str, tuple[str, ...]]) -> None:
+    """`name` ran: the joins it is a source of note it, and a join whose sources all ran
+    triggers its target."""
+    for join in graph.runners[name].joins if name in graph.runners else ():
+        sources, target = graph.joins[join]
+        seen = barriers.get(join, ())
+        if name not in seen:
+            seen = seen + (name,)
+        barriers[join] = seen  # kept until `target` runs (_consume_joins)
+        if set(seen) >= set(sources):
+            triggered.setdefault(target, []).append(f"join:{'+'.join(sources)}")
 
 
 DEFER = "defer:"

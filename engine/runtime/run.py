@@ -53,7 +53,7 @@ from .options import RunOptions, run_options
 from .head import stored_writes
 from .resume_values import ResumeValues
 from .start import start_run
-from .task_outcome import record_result
+from .task_outcome import record_result, save_unsaved
 from .task import (
     TaskResult,
     apply_own_writes,
@@ -85,9 +85,9 @@ class Run:
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "listening", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
+        "listening", "task_events", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
         "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
-        "__dict__",
+        "unsaved_result", "__dict__",
     )
 
     def __init__(
@@ -139,6 +139,9 @@ class Run:
         self._listeners: list[Callable[[RunEvent], None]] = []
         self.listening = False
         """Whether anyone subscribed (events are built only then)."""
+        self.task_events = False
+        """Whether a listener wants each task's TaskStarted and TaskFinished (a listener
+        says it does not with `task_events = False`: a stream of "values" only)."""
         self.first_step = 0
         """The step of the first superstep this run executes (set by `start()`)."""
         self.loop_thread: int | None = None
@@ -179,6 +182,9 @@ class Run:
         """How this run differs from a plain invoke (resume, subgraph, time travel, recording):
         see `engine.runtime.options`."""
         self._forward_lock: threading.Lock | None = None
+        self.unsaved_result: TaskResult | None = None
+        """A finished task of the async API whose writes' save was left to the commit that
+        follows at once (task_outcome.save_unsaved saves them if control leaves first)."""
 
     # -- 0. start (start.py) ------------------------------------------------------------
     async def start(self) -> RunStarted:
@@ -188,7 +194,8 @@ class Run:
     # -- 3. commit (commit.py) -----------------------------------------------------------
     @property
     def ready_to_commit(self) -> bool:
-        return self.status == "ready" and bool(self.plan) and not self.pending
+        plan = self.plan  # (results hold only planned tasks: as many results as tasks is none pending)
+        return self.status == "ready" and bool(plan) and (len(self.results) >= len(plan) or not self.pending)
 
     def commit(self, *, report: bool = True) -> StepCommitted | None:
         """Apply the superstep's writes in LangGraph's order, save the checkpoint, plan the next.
@@ -233,10 +240,12 @@ class Run:
         """Call `listener(event)` for every event; returns a function that unsubscribes."""
         self._listeners.append(listener)
         self.listening = True
+        self.task_events = self.task_events or getattr(listener, "task_events", True)
 
         def unsubscribe() -> None:
             self._listeners.remove(listener)
             self.listening = bool(self._listeners)
+            self.task_events = any(getattr(other, "task_events", True) for other in self._listeners)
 
         return unsubscribe
 
@@ -305,8 +314,12 @@ class Run:
         self.check_after_tasks()
         return result
 
-    async def run_pending(self) -> list[TaskResult]:
+    async def run_pending(self, *, commit_follows: bool = False) -> list[TaskResult]:
         """Run every pending task of the superstep concurrently, recording each as it ends.
+
+        `commit_follows`: the caller commits at once when they end (drive()'s loop): a
+        lone task's writes are then saved only if control leaves the run first
+        (`save_unsaved`), as invoke's are.
 
         As in LangGraph, a task's unhandled error cancels the siblings still running and
         fails the run; what finished before stays saved, so a retry re-runs only the rest.
@@ -319,7 +332,7 @@ class Run:
         if len(pending) == 1:
             result = await execute(self, pending[0])
             try:
-                self.keep_result(result, durable=len(self.plan) > 1 or not self.inline_sync)
+                self.keep_result(result, durable=len(self.plan) > 1 or not (self.inline_sync or commit_follows))
             except Exception as exc:  # the saver failed: the run ends, RunFinished last
                 self.fail(exc)
                 raise
@@ -335,6 +348,15 @@ class Run:
         if self.status == "ready":
             self.check_after_tasks()
         return done_results
+
+    def save_unsaved(self) -> None:
+        """Control leaves the run before the commit that was to follow its lone task at
+        once: that task's writes are saved now (task_outcome.save_unsaved)."""
+        try:
+            save_unsaved(self)
+        except Exception as exc:  # the saver failed: the run ends, RunFinished last
+            self.fail(exc)
+            raise
 
     def keep_result(self, result: TaskResult, *, durable: bool) -> None:
         """Keep a finished task's result; save it as pending writes so it never runs twice
@@ -404,8 +426,8 @@ class Run:
         self.saver.save_writes(self.store_key, self.checkpoint.id, writes)
 
     def emit_finished(self, result: TaskResult) -> None:
-        """Tell the listeners a task finished (TaskFinished), when anyone listens."""
-        if not self._listeners:
+        """Tell the listeners a task finished (TaskFinished), when one of them wants it."""
+        if not self.task_events:
             return
         task = result.task
         self.emit(TaskFinished(
@@ -417,7 +439,7 @@ class Run:
 
     def check_after_tasks(self) -> None:
         """Once every task of the superstep has run: fail, pause on interrupts, or wait for commit."""
-        if self.pending or self.status != "ready":
+        if self.status != "ready" or (len(self.results) < len(self.plan) and self.pending):
             return
         stopped = False  # one pass over the results (a fan-out has hundreds)
         for r in self.results.values():

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..constants import INTERRUPT_KEY
-from .events import RunEvent, RunStarted, StepCommitted
+from .events import RunEvent, RunStarted, StepCommitted, TaskFinished, TaskStarted
 from .stream_views import CHUNK_ORDER, ORDER, OTHER_MODES, VIEWS, Chunk, lg_triggers
 
 if TYPE_CHECKING:
@@ -104,6 +104,9 @@ class StreamCollector:
         """durability="exit": no checkpoint is saved as another's parent, so payloads name none."""
         self._table = dispatch_table([view(self) for mode, view in VIEWS.items() if mode in self.modes])
         """Event type -> the views of the requested modes that want it (built once per run)."""
+        self.task_events = "events" in self.modes or TaskStarted in self._table or TaskFinished in self._table
+        """Whether the run must make each task's TaskStarted and TaskFinished for this
+        collector (not for a stream of "values" alone: see Run.subscribe)."""
 
     @property
     def in_subgraph(self) -> bool:

@@ -11,10 +11,14 @@ while the body runs on this thread, and is back when it returns or raises.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["as_sync_code"]
+__all__ = ["as_sync_code", "call_as_sync"]
+
+_get_running_loop = asyncio._get_running_loop
+_set_running_loop = asyncio._set_running_loop
 
 
 @contextmanager
@@ -29,3 +33,16 @@ def as_sync_code() -> Iterator[None]:
         yield
     finally:
         asyncio._set_running_loop(loop)
+
+
+def call_as_sync(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)` as `as_sync_code()` runs its body (no running loop visible while it
+    runs); the same without a context manager, for the per-superstep path."""
+    loop = _get_running_loop()
+    if loop is None:
+        return fn(*args)
+    _set_running_loop(None)
+    try:
+        return fn(*args)
+    finally:
+        _set_running_loop(loop)

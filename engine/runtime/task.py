@@ -6,7 +6,6 @@ import asyncio
 import dataclasses
 import inspect
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING, Applied, Channel
@@ -25,22 +24,24 @@ if TYPE_CHECKING:
 __all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update"]
 
 
-@dataclass(slots=True)
 class TaskResult:
-    """What one task produced; kept aside until the superstep commits."""
+    """What one task produced; kept aside until the superstep commits.
+
+    Built once per task on the per-superstep path: the immutable fields are class-level
+    defaults, so making one sets only the task and its fresh lists."""
 
     task: PlannedTask
-    writes: list[tuple[str, Any]] = field(default_factory=list)
-    routes: list[tuple[str, str]] = field(default_factory=list)
+    writes: list[tuple[str, Any]]
+    routes: list[tuple[str, str]]
     """(target node, reason) pairs: reason is "edge:a", "branch:a" or "command:a"."""
-    sends: list[Send] = field(default_factory=list)
+    sends: list[Send]
     update: Any = None
     dropped: tuple[str, ...] = ()
     error: BaseException | None = None
     traceback: str = ""
     interrupts: tuple[Interrupt, ...] = ()
-    resume: list[Any] = field(default_factory=list)
-    applied: dict[str, Applied] = field(default_factory=dict)
+    resume: list[Any]
+    applied: dict[str, Applied]
     """Keys as the router saw them (this task's writes applied), reused by the commit."""
     duration_s: float = 0.0
     replayed: bool = False
@@ -55,6 +56,21 @@ class TaskResult:
     command_sends: int = 0
     """How many of `sends` (the first ones) came from the node's own Command; the rest are
     its routers' (a recording keeps only the Command's: routers are graph code)."""
+
+    def __init__(self, task: PlannedTask, *, error: BaseException | None = None, replayed: bool = False,
+                 interrupts: tuple[Interrupt, ...] = ()) -> None:
+        self.task = task
+        self.writes, self.routes, self.sends, self.resume, self.applied = [], [], [], [], {}
+        if error is not None:
+            self.error = error
+        if replayed:
+            self.replayed = True
+        if interrupts:
+            self.interrupts = interrupts
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"TaskResult({shown})"
 
     @property
     def ok(self) -> bool:
@@ -169,8 +185,11 @@ def _await_router(branch: Branch, awaitable: Any) -> Any:
 
 
 def resolve_targets(branch: Branch, raw: Any, known: Sequence[str] | frozenset[str]) -> tuple[list[str], list[Send]]:
-    if type(raw) is str and branch.path_map is None and (raw == END or raw in known):
-        return [raw], []  # the common answer: one node name (no list, no error text built)
+    if type(raw) is str:  # the common answer: one node name (no list, no error text built)
+        path_map = branch.path_map
+        target = raw if path_map is None else path_map.get(raw)
+        if type(target) is str and (target == END or target in known):
+            return [target], []
     values = list(raw) if isinstance(raw, (list, tuple)) else [raw]
     names: list[str] = []
     sends: list[Send] = []
@@ -343,6 +362,21 @@ def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]
     key's only writer reuses it instead of running the reducer again."""
     if not writes:
         return dict(values), {}
+    if len(writes) == 1:  # the usual update: one key
+        key, value = writes[0]
+        view = dict(values)
+        try:
+            one = channels[key].apply(view.get(key, MISSING), [value])
+        except Exception as exc:
+            named = _restated(exc, key, channels[key])
+            if named is exc:
+                raise
+            raise named from exc
+        if one.value is MISSING:
+            view.pop(key, None)
+        else:
+            view[key] = one.value
+        return view, {key: one}
     grouped: dict[str, list[Any]] = {}
     for key, value in writes:
         grouped.setdefault(key, []).append(value)
@@ -352,9 +386,7 @@ def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]
         try:
             applied[key] = channels[key].apply(view.get(key, MISSING), ws)
         except Exception as exc:
-            reducer = getattr(channels[key], "reducer_name", None)
-            named = exc if reducer is None or isinstance(exc, InvalidUpdateError) else reducer_error(
-                exc, key, reducer, None)
+            named = _restated(exc, key, channels[key])
             if named is exc:
                 raise
             raise named from exc
@@ -364,3 +396,12 @@ def apply_own_writes(values: Mapping[str, Any], writes: Sequence[tuple[str, Any]
         else:
             view[key] = value
     return view, applied
+
+
+def _restated(exc: Exception, key: str, channel: Channel) -> Exception:
+    """A reducer's own error restated with the key it folded (the error itself when it
+    says that already, or the channel has no reducer); raised `from` the original."""
+    reducer = getattr(channel, "reducer_name", None)
+    if reducer is None or isinstance(exc, InvalidUpdateError):
+        return exc
+    return reducer_error(exc, key, reducer, None)

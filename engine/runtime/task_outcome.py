@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .protocols import RunHandle
     from .task import TaskResult
 
-__all__ = ["record_result"]
+__all__ = ["record_result", "save_unsaved", "task_writes"]
 
 
 def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
@@ -65,19 +65,15 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
                                        interrupts=result.interrupts, duration_s=result.duration_s))
         return
     try:
-        # A one-task superstep of the sync invoke() commits right away: its writes are
-        # saved only when the snapshot could not read them back from its checkpoint.
-        if run.saver is not None and ckpt is not None and tid is not None and (
-                durable or not _derivable(result.writes, run.graph.schema.plain_keys)):
-            writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v)
-                      for k, v in result.writes]
-            writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
-                       for n, why in result.routes]
-            writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=SEND, value=s)
-                       for s in result.sends]
-            if not writes:
-                writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
-            run.save_writes(writes)
+        # A one-task superstep whose commit follows at once (`durable` False) saves its
+        # writes only when the snapshot could not read them back from its checkpoint; in
+        # a run of the async API they are saved all the same if control leaves the run
+        # before that commit (`save_unsaved`: a chunk goes out, a hook is awaited).
+        if run.saver is not None and ckpt is not None and tid is not None:
+            if durable or not _derivable(result.writes, run.graph.schema.plain_keys):
+                run.save_writes(task_writes(result))
+            elif not run.inline_sync:
+                run.unsaved_result = result
     finally:
         run.emit_finished(result)
     if run.node_finished is not None and task.name != START:
@@ -99,3 +95,25 @@ def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
             return False
         seen.add(key)
     return True
+
+
+def task_writes(result: TaskResult) -> list[PendingWrite]:
+    """A finished task's pending writes: its state writes, routes and Sends (DONE alone
+    when it had none)."""
+    task = result.task
+    writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=k, value=v) for k, v in result.writes]
+    writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=ROUTE, value=[n, why])
+               for n, why in result.routes]
+    writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=SEND, value=s) for s in result.sends]
+    if not writes:
+        writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
+    return writes
+
+
+def save_unsaved(run: RunHandle) -> None:
+    """Save the writes of the finished task whose save was left to its commit
+    (`run.unsaved_result`), because control leaves the run before that commit: from then on a
+    resume must not run the task again."""
+    result, run.unsaved_result = run.unsaved_result, None
+    if result is not None and run.checkpoint is not None and result.task.id in run.results:
+        run.save_writes(task_writes(result))

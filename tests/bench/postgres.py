@@ -109,6 +109,65 @@ def _superstep(ctx: Context, server: Any) -> list[Row]:
     return rows
 
 
+def _ainvoke(ctx: Context, server: Any) -> list[Row]:
+    """`ainvoke` of the loop on PostgreSQL, both sides with durability="async" (LangGraph's
+    default): the engine's PostgresSaver against LangGraph's AsyncPostgresSaver, the same
+    server, interleaved (issue 24 target 2: at most 0.1x LangGraph)."""
+    import asyncio
+
+    from engine.checkpoint import PostgresSaver
+
+    steps = ctx.profile.loop_steps
+    config = {"recursion_limit": steps + 10, "configurable": {"thread_id": "loop"}}
+
+    def engine_side(n: int) -> Any:
+        def once() -> float:
+            saver = PostgresSaver(server.url())
+            try:
+                graph = loop_graph(ENGINE, n, saver)
+                seconds, out = timed(lambda: asyncio.run(graph.ainvoke({"n": 0}, {**config, "recursion_limit": n + 10},
+                                                                       durability="async")))
+            finally:
+                saver.close()
+            assert out.get("n") == n
+            return seconds
+        return once
+
+    def langgraph_side(n: int) -> Any:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        async def run() -> tuple[float, Any]:
+            async with AsyncPostgresSaver.from_conn_string(server.url()) as saver:
+                await saver.setup()
+                graph = loop_graph(ctx.langgraph, n, saver)
+                started = time.perf_counter()
+                out = await graph.ainvoke({"n": 0}, {**config, "recursion_limit": n + 10})
+                return time.perf_counter() - started, out
+
+        def once() -> float:
+            seconds, out = asyncio.run(run())
+            assert out.get("n") == n
+            return seconds
+        return once
+
+    sides = {"engine": engine_side(steps)}
+    warm = [engine_side(max(10, steps // 10))]
+    if ctx.langgraph is not None:
+        sides["langgraph"] = langgraph_side(steps)
+        warm.append(langgraph_side(max(10, steps // 10)))
+    for fn in warm:
+        fn()
+    medians = alternate(sides, runs=ctx.profile.runs, warmup=0)
+    return [Row(
+        key="postgres.ainvoke", workload=f"ainvoke per superstep, PostgresSaver ({steps:,} steps)", unit="µs/step",
+        engine=medians["engine"] / steps * 1e6,
+        langgraph=medians["langgraph"] / steps * 1e6 if "langgraph" in medians else None,
+        target=Target(kind="ratio", limit=0.1),
+        note="both with durability=\"async\" on one local PostgreSQL (fsync off); LangGraph: its "
+             "AsyncPostgresSaver, the engine: its PostgresSaver (async runs save through its writer thread)",
+    )]
+
+
 def _bare_inserts(server: Any, steps: int) -> Any:
     """The PostgresSaver floor: the loop's node and router with one INSERT of the state
     (orjson) and one commit per superstep, on one psycopg connection to the same server."""
@@ -226,6 +285,9 @@ def run(ctx: Context) -> list[Row]:
         if server is not None and ctx.wants("postgres.superstep"):
             ctx.progress("postgres: superstep")
             rows += _superstep(ctx, server)
+        if server is not None and ctx.wants("postgres.ainvoke"):
+            ctx.progress("postgres: ainvoke")
+            rows += _ainvoke(ctx, server)
         if ctx.langgraph is not None and ctx.wants("postgres.open"):
             started = time.perf_counter()
             rows += _open_rows(ctx, server)
