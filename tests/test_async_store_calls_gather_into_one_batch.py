@@ -56,3 +56,22 @@ def test_closing_the_store_ends_its_batching_task(tmp_path):
         return [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
 
     assert asyncio.run(main()) == []
+
+
+def test_a_run_of_gets_in_a_batch_is_one_statement_per_chunk(tmp_path):
+    from engine.store import GetOp, PutOp, SqliteStore
+    from engine.store.sql_core import GET_CHUNK
+
+    with SqliteStore(str(tmp_path / "store.sqlite")) as store:
+        store.setup()
+        store.batch([PutOp(("ns",), f"k{i}", {"i": i}) for i in range(450)])
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        ops = [GetOp(("ns",), f"k{i}") for i in range(450)] + [GetOp(("ns",), "absent"), GetOp(("ns",), "k7")]
+        ops += [PutOp(("ns",), "k7", None), GetOp(("ns",), "k7")]  # a get after a write sees it
+        got = store.batch(ops)
+        store.conn.set_trace_callback(None)
+    assert [g.value["i"] for g in got[:450]] == list(range(450)) and got[450] is None
+    assert got[451].value == {"i": 7} and got[452] is None and got[453] is None
+    selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(selects) == -(-451 // GET_CHUNK) + 1  # the run of 452 gets (451 keys), then the last get

@@ -16,7 +16,7 @@ from .pg_connect import PgVectorMissingError, StoreConnectionError, open_pool, s
 from .sql_core import MAX_ITEM_BYTES, POSTGRES, Dialect
 from .sql_store import SqlStore
 
-__all__ = ["PostgresStore", "PostgresIndexConfig", "PoolConfig", "PgVectorMissingError", "StoreConnectionError"]
+__all__ = ["BasePostgresStore", "PostgresStore", "PostgresIndexConfig", "PoolConfig", "PgVectorMissingError", "StoreConnectionError"]
 
 PostgresIndexConfig = dict[str, Any]
 """`{"dims": N, "embed": ..., "fields": [...], "distance_type": "cosine" | "l2" | "inner_product"}`."""
@@ -41,11 +41,16 @@ _SCORES = {"cosine": ("1 - (v.embedding {op} {q})", "<=>"), "l2": ("-(v.embeddin
 """Each distance's score (higher is nearer) and pgvector's operator."""
 
 
-class PostgresStore(SqlStore):
-    """Items in PostgreSQL tables; safe to share between threads (a pool, or one connection and a lock)."""
+class BasePostgresStore:
+    """What the PostgreSQL stores share, `PostgresStore` and `AsyncPostgresStore` (LangGraph's
+    `langgraph.store.postgres.base.BasePostgresStore`): the tables `setup()` makes."""
 
     MIGRATIONS = list(_TABLES)
     """The statements `setup()` runs (then, with an index, pgvector's)."""
+
+
+class PostgresStore(BasePostgresStore, SqlStore):
+    """Items in PostgreSQL tables; safe to share between threads (a pool, or one connection and a lock)."""
     omit_expired_default = False
     """As LangGraph's PostgresStore: an expired item is read until the sweep deletes it,
     unless `ttl={"omit_expired": True}`."""

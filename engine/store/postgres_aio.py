@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from .postgres import PostgresStore
+from .postgres import BasePostgresStore, PostgresStore
 from .sql_async import AsyncSqlStore
 
 __all__ = ["AsyncPostgresStore"]
 
 
-class AsyncPostgresStore(AsyncSqlStore):
+class AsyncPostgresStore(BasePostgresStore, AsyncSqlStore):
     """Items in PostgreSQL, with `aget`/`aput`/`asearch`/... that do not block the loop."""
 
     inner: PostgresStore

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -36,6 +36,9 @@ MAX_ITEM_BYTES = 32 * 1024 * 1024
 """The largest JSON value a SQL store accepts by default (`max_item_bytes=` changes it)."""
 
 _COLUMNS = "prefix, key, value, created_at, updated_at, expires_at, ttl_minutes"
+_COLUMNS_READ = "prefix, key, {v}, created_at, updated_at, expires_at, ttl_minutes"
+GET_CHUNK = 200
+"""Keys per statement when a batch's consecutive gets are read together."""
 
 
 class ItemValueError(ValueError):
@@ -180,6 +183,29 @@ class _Batch:
             self.refresh(rows)
         return self._item(rows[0], tuple(op.namespace))
 
+    def get_many(self, ops: Sequence[GetOp]) -> list[Item | None]:
+        """Consecutive gets of a batch in one statement per GET_CHUNK keys."""
+        if len(ops) == 1:
+            return [self.get(ops[0])]
+        rows: dict[tuple[str, str], Sequence[Any]] = {}
+        pairs = list(dict.fromkeys((from_namespace(op.namespace), op.key) for op in ops))
+        for start in range(0, len(pairs), GET_CHUNK):
+            chunk = pairs[start:start + GET_CHUNK]
+            keys = " OR ".join(["(prefix = ? AND key = ?)"] * len(chunk))
+            for row in self.q(f"SELECT {_COLUMNS_READ.format(v=self.d.value_column)} FROM store "
+                              f"WHERE ({keys}) AND {self.alive}",
+                              [*(x for pair in chunk for x in pair), self.d.stamp(self.at)]).fetchall():
+                rows[(row[0], row[1])] = row
+        refresh = {(p, k): rows[(p, k)] for p, k in ((from_namespace(op.namespace), op.key) for op in ops
+                                                    if op.refresh_ttl) if (p, k) in rows}
+        if refresh:
+            self.refresh(list(refresh.values()))
+        out: list[Item | None] = []
+        for op in ops:
+            row = rows.get((from_namespace(op.namespace), op.key))
+            out.append(self._item(row, tuple(op.namespace)) if row is not None else None)
+        return out
+
     def put(self, op: PutOp, text: str | None, vectors: list[tuple[str, list[float]]]) -> None:
         prefix = from_namespace(op.namespace)
         if text is None:
@@ -298,10 +324,17 @@ def run_batch(cur: Any, d: Dialect, ops: Sequence[Op], texts: dict[int, str],
     `vectors` their (field, vector) pairs and `queries` the searches' vectors, by position."""
     batch = _Batch(cur, d, indexed, ranked_in_sql, omit_expired)
     results: list[Result] = []
-    for i, op in enumerate(ops):
-        if isinstance(op, GetOp):
-            results.append(batch.get(op))
-        elif isinstance(op, PutOp):
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if isinstance(op, GetOp):  # a run of gets: read together (nothing between them writes)
+            end = i
+            while end < len(ops) and isinstance(ops[end], GetOp):
+                end += 1
+            results.extend(batch.get_many(cast(Sequence[GetOp], ops[i:end])))
+            i = end
+            continue
+        if isinstance(op, PutOp):
             batch.put(op, texts.get(i), vectors.get(i, []))
             results.append(None)
         elif isinstance(op, SearchOp):
@@ -310,6 +343,7 @@ def run_batch(cur: Any, d: Dialect, ops: Sequence[Op], texts: dict[int, str],
             results.append(batch.list_namespaces(op))
         else:
             raise TypeError(f"not a store operation: {op!r:.80}")
+        i += 1
     return results
 
 
