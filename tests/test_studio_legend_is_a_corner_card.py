@@ -42,6 +42,7 @@ def test_f1_shows_a_small_corner_card_that_fits_at_300_percent(open_window, qtbo
     for name, _what, meaning in EDGE_ROWS + NODE_ROWS:
         spot = next(r.center() for r, n, *_ in legend._cells() if n == name)
         assert legend.rect().contains(spot.toPoint()), name
+        assert legend.meaning_at(spot.x(), spot.y()) == f"{name}: {meaning}"
     join = next(r.center() for r, n, *_ in legend._cells() if n == "join").toPoint()
     QApplication.sendEvent(legend, QHelpEvent(QEvent.Type.ToolTip, join, legend.mapToGlobal(join)))
     if QToolTip.isVisible():  # (the offscreen platform may hide it at once)
