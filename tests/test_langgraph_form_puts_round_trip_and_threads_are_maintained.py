@@ -132,6 +132,34 @@ def test_the_delta_channel_history_walks_the_ancestry_to_the_nearest_stored_valu
     assert saver.get_delta_channel_history(config=made[-1], channels=[]) == {}
 
 
+def test_a_none_seed_is_no_seed_on_postgres_and_a_seed_elsewhere(saver):
+    made = []
+    for i, values in enumerate(({"ch": [1]}, {"ch": None}, {})):
+        parent = made[-1]["configurable"]["checkpoint_id"] if made else None
+        versions = {"ch": i + 1} if values else {}
+        made.append(saver.put(cfg("t", parent), lg_checkpoint(values, versions), {"step": i}, versions))
+        saver.put_writes(made[-1], [("ch", i)], f"task{i}")
+    found = saver.get_delta_channel_history(config=made[-1], channels=["ch"])["ch"]
+    if type(saver).__name__ == "PostgresSaver":  # as LangGraph's: a JSON null is no value there
+        assert found == {"writes": [("task0", "ch", 0), ("task1", "ch", 1)], "seed": [1]}
+    else:
+        assert found == {"writes": [("task1", "ch", 1)], "seed": None}
+
+
+def test_list_over_threads_and_namespaces_is_newest_id_first_on_the_sql_savers(saver):
+    a = saver.put(cfg("t"), lg_checkpoint({}, {}), {"step": 0}, {})
+    b = saver.put(cfg("t", ns="sub:1"), lg_checkpoint({}, {}), {"step": 0}, {})
+    c = saver.put(cfg("t", a["configurable"]["checkpoint_id"]), lg_checkpoint({}, {}), {"step": 1}, {})
+    ids = [t.config["configurable"]["checkpoint_id"] for t in saver.list({"configurable": {"thread_id": "t"}})]
+    by_id = [x["configurable"]["checkpoint_id"] for x in (c, b, a)]
+    if isinstance(saver, InMemorySaver):  # as LangGraph's memory saver: each namespace in turn
+        assert ids == [by_id[0], by_id[2], by_id[1]]
+    else:  # as LangGraph's SQL savers: ORDER BY checkpoint_id DESC
+        assert ids == by_id
+    with pytest.raises(ValueError, match="Invalid filter key"):
+        list(saver.list(None, filter={"x') OR 1=1 --": 1}))
+
+
 def test_list_before_spans_threads_by_id_and_a_dotted_filter_reads_nested_metadata(saver):
     older = chain(saver, "a", 1)
     newer = chain(saver, "b", 2)

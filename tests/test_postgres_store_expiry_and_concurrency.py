@@ -1,6 +1,6 @@
 """PostgresStore as LangGraph code drives it beyond the shared store contract: its own
-statements through `_cursor()` (dict rows), `ttl={"omit_expired": False}` (expired items read
-until swept), and many threads refreshing the same items at once without a deadlock. On a
+statements through `_cursor()` (dict rows), expired items read until swept by default as
+LangGraph's PostgresStore reads them (hidden with `ttl={"omit_expired": True}`), and many threads refreshing the same items at once without a deadlock. On a
 real throwaway server (tests/pg_server.py)."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _expire_now(store: PostgresStore, key: str) -> None:
                     (key,))
 
 
-def test_an_expired_item_is_hidden_by_default_and_read_until_swept_with_omit_expired_false(pg_url: str) -> None:
+def test_an_expired_item_is_read_until_swept_by_default_and_hidden_with_omit_expired(pg_url: str) -> None:
     with PostgresStore.from_conn_string(pg_url, ttl={"default_ttl": 60}) as store:
         store.setup()
         store.put(("ns",), "k", {"v": 1})
@@ -24,13 +24,16 @@ def test_an_expired_item_is_hidden_by_default_and_read_until_swept_with_omit_exp
         with store._cursor() as cur:
             cur.execute("SELECT count(*) AS n FROM store WHERE key = 'k'")
             assert cur.fetchone()["n"] == 1  # still stored, unswept
+        assert store.get(("ns",), "k", refresh_ttl=False).value == {"v": 1}
+        assert [i.key for i in store.search(("ns",), refresh_ttl=False)] == ["k"]
+        assert store.list_namespaces() == [("ns",)]
+        store.ttl_config["omit_expired"] = True
         assert store.get(("ns",), "k") is None
         assert store.search(("ns",)) == [] and store.list_namespaces() == []
         store.ttl_config["omit_expired"] = False
         assert store.get(("ns",), "k", refresh_ttl=False).value == {"v": 1}
-        assert [i.key for i in store.search(("ns",), refresh_ttl=False)] == ["k"]
-        assert store.list_namespaces() == [("ns",)]
         assert store.sweep_ttl() == 1
+        del store.ttl_config["omit_expired"]
         assert store.get(("ns",), "k") is None
 
 

@@ -236,8 +236,14 @@ def test_put_and_put_writes_in_langgraph_form_round_trip(saver):
     assert saver.load("t") is not None  # the store's own form still works beside it
 
 
-def test_async_twins_and_delete_thread(saver):
+def test_async_twins_and_delete_thread(saver, tmp_path):
     graph = _failing(saver)
+    if isinstance(saver, SqliteSaver):  # as LangGraph's: the sync saver points at AsyncSqliteSaver
+        from engine.checkpoint.sqlite_aio import AsyncSqliteSaver
+
+        with pytest.raises(NotImplementedError, match="AsyncSqliteSaver"):
+            asyncio.run(saver.aget_tuple(cfg()))
+        saver = AsyncSqliteSaver(tmp_path / "runs.sqlite")
 
     async def read():
         one = await saver.aget_tuple(cfg())

@@ -1,5 +1,7 @@
 """Time to live on every store, with a controlled clock (`engine.store.ttl.now` patched):
-expired items vanish at once, the sweep deletes them, reads restart the time when asked."""
+expired items vanish at once (on PostgreSQL with `omit_expired: True`; by default it reads
+them until the sweep, as LangGraph's PostgresStore), the sweep deletes them, reads
+restart the time when asked."""
 from __future__ import annotations
 
 import time
@@ -23,14 +25,25 @@ class Clock:
 
 
 @pytest.fixture
+def hiding_store(store_factory):
+    """store_factory, with expired items hidden on PostgreSQL too."""
+    def make(ttl):
+        if store_factory.kind == "postgres":
+            ttl = {**ttl, "omit_expired": True}
+        return store_factory(ttl=ttl)
+
+    return make
+
+
+@pytest.fixture
 def clock(monkeypatch):
     c = Clock()
     monkeypatch.setattr(store_ttl, "now", c)
     return c
 
 
-def test_an_item_expires_after_its_ttl_and_the_sweep_deletes_it(store_factory, clock):
-    store = store_factory(ttl={"default_ttl": 10})
+def test_an_item_expires_after_its_ttl_and_the_sweep_deletes_it(hiding_store, clock):
+    store = hiding_store({"default_ttl": 10})
     store.put(("t",), "default", {"v": 1})
     store.put(("t",), "short", {"v": 2}, ttl=2)
     store.put(("t",), "forever", {"v": 3}, ttl=None)
@@ -46,16 +59,16 @@ def test_an_item_expires_after_its_ttl_and_the_sweep_deletes_it(store_factory, c
     assert store.get(("t",), "forever").value == {"v": 3}
 
 
-def test_a_namespace_whose_items_all_expired_is_not_listed(store_factory, clock):
-    store = store_factory(ttl={"default_ttl": 1})
+def test_a_namespace_whose_items_all_expired_is_not_listed(hiding_store, clock):
+    store = hiding_store({"default_ttl": 1})
     store.put(("gone",), "k", {"v": 1})
     store.put(("kept",), "k", {"v": 1}, ttl=None)
     clock.advance(2)
     assert store.list_namespaces() == [("kept",)]
 
 
-def test_refresh_on_read_restarts_the_time_to_live(store_factory, clock):
-    store = store_factory(ttl={"default_ttl": 5, "refresh_on_read": True})
+def test_refresh_on_read_restarts_the_time_to_live(hiding_store, clock):
+    store = hiding_store({"default_ttl": 5, "refresh_on_read": True})
     store.put(("r",), "read", {"v": 1})
     store.put(("r",), "found", {"v": 2})
     store.put(("r",), "untouched", {"v": 1})
@@ -68,8 +81,8 @@ def test_refresh_on_read_restarts_the_time_to_live(store_factory, clock):
     assert alive == ["found", "read"]
 
 
-def test_without_refresh_on_read_a_read_does_not_extend(store_factory, clock):
-    store = store_factory(ttl={"default_ttl": 5})
+def test_without_refresh_on_read_a_read_does_not_extend(hiding_store, clock):
+    store = hiding_store({"default_ttl": 5})
     store.put(("r",), "k", {"v": 1})
     clock.advance(4)
     assert store.get(("r",), "k") is not None
@@ -118,3 +131,12 @@ def test_the_sweeper_thread_deletes_expired_rows_and_stops(tmp_path, monkeypatch
             time.sleep(0.02)
         assert count() == 0
         assert store.stop_ttl_sweeper(timeout=5) is True
+
+
+def test_postgres_reads_an_expired_item_until_the_sweep_by_default(store_factory, clock):
+    store = store_factory(ttl={"default_ttl": 1})
+    store.put(("t",), "k", {"v": 1})
+    clock.advance(2)
+    seen = store.get(("t",), "k", refresh_ttl=False)
+    assert (seen is not None) == (store_factory.kind == "postgres")
+    assert store.sweep_ttl() == 1 and store.get(("t",), "k") is None

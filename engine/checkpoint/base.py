@@ -15,7 +15,7 @@ they are re-exported here.
 from __future__ import annotations
 
 import builtins
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Generic
 
@@ -100,9 +100,25 @@ class BaseCheckpointSaver(LangGraphSaverAPI, DeltaHistoryAPI, ABC, Generic[V]):
 
     LangGraph's methods of the same store (`put`, `put_writes`, `get_tuple`, `get`,
     `list`, their async twins) are ordinary methods of LangGraphSaverAPI that translate
-    onto this protocol; a subclass may override them (routing.py)."""
+    onto this protocol; a subclass may override them (routing.py).
 
-    @abstractmethod
+    As LangGraph's base class, it can be made as it is (`super().__init__(serde=...)` from
+    a saver written for LangGraph): a protocol method the subclass lacks raises
+    NotImplementedError naming it when called, not TypeError when the saver is made."""
+
+    def __init__(self, *, serde: Any = None) -> None:
+        if serde is None:
+            from .serde import Serializer
+
+            serde = Serializer()
+        self.serde = serde
+
+    def _missing(self, method: str) -> NotImplementedError:
+        return NotImplementedError(
+            f"{type(self).__name__} does not implement `{method}`: a checkpoint store subclassing "
+            f"BaseCheckpointSaver defines it (or LangGraph's put/put_writes/get_tuple/list, which the run "
+            "then calls instead)")
+
     def save(
         self,
         checkpoint: Checkpoint,
@@ -117,38 +133,39 @@ class BaseCheckpointSaver(LangGraphSaverAPI, DeltaHistoryAPI, ABC, Generic[V]):
         (base_version, items)` says that the new value of `ch` is the value stored under
         `base_version` plus `items` (a list append), so a store may keep only the items.
         """
+        raise self._missing("save")
 
-    @abstractmethod
     def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         """Durably keep writes of a task that finished in the superstep after `checkpoint_id`."""
+        raise self._missing("save_writes")
 
-    @abstractmethod
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         """One checkpoint, or the thread's latest when `checkpoint_id` is None."""
+        raise self._missing("load")
 
-    @abstractmethod
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> builtins.list[PendingWrite]:
         """The pending writes kept beside `checkpoint_id`, in the order they were put."""
+        raise self._missing("pending_writes")
 
-    @abstractmethod
     def history(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[Checkpoint]:
         """The thread's checkpoints newest first (lazily), optionally older than `before`."""
+        raise self._missing("history")
 
-    @abstractmethod
     def list_headers(
         self, thread_id: str, *, before: str | None = None, limit: int | None = None
     ) -> Iterator[CheckpointHeader]:
         """Like history() without values: cheap enough for a timeline of 100,000 rows."""
+        raise self._missing("list_headers")
 
-    @abstractmethod
     def threads(self) -> builtins.list[ThreadInfo]:
         """Every thread in the store, most recently updated first."""
+        raise self._missing("threads")
 
-    @abstractmethod
     def delete_thread(self, thread_id: str) -> None:
         """Forget the thread, its subgraphs' namespaces included."""
+        raise self._missing("delete_thread")
 
     # -- async twins (inline: every method is cheap; a store with slow I/O overrides them) --
     async def asave(self, checkpoint: Checkpoint, *,

@@ -33,6 +33,10 @@ class DeltaChannelHistory(TypedDict):
 class DeltaHistoryAPI:
     """`get_delta_channel_history` and its async twin, over a saver's `get_tuple`."""
 
+    null_seed_is_no_seed = False
+    """True (the PostgreSQL savers, as LangGraph's): an ancestor's value None is no seed,
+    the walk goes on to older ones (a JSON null reads as no value stored there)."""
+
     def get_delta_channel_history(self, *, config: Mapping[str, Any],
                                   channels: Sequence[str]) -> dict[str, DeltaChannelHistory]:
         if not channels:
@@ -52,7 +56,8 @@ class DeltaHistoryAPI:
                 if write[1] in left:
                     found[write[1]].append(tuple(write))
             values = tup.checkpoint.get("channel_values") or {}
-            for ch in [c for c in left if c in values]:
+            null_is_none = self.null_seed_is_no_seed
+            for ch in [c for c in left if c in values and not (null_is_none and values[c] is None)]:
                 seeds[ch] = values[ch]
                 left.discard(ch)
             cursor = tup.parent_config

@@ -17,6 +17,8 @@ parent_config, pending_writes)`, the checkpoint as a dict with `id`, `ts`,
 from __future__ import annotations
 
 import builtins
+import heapq
+import re
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -66,6 +68,18 @@ def _address(config: Mapping[str, Any] | None, method: str = "get_tuple") -> tup
 _OWN_FORM = {"get": "load(thread_id, checkpoint_id)", "get_tuple": "load(thread_id, checkpoint_id)",
              "list": "history(thread_id, before=, limit=)", "put": "save(checkpoint, appended=)",
              "put_writes": "save_writes(thread_id, checkpoint_id, writes)"}
+
+
+_BAD_FILTER_KEY = re.compile(r"""['"();=\\`]|--""")
+
+
+def check_filter_keys(filter: Mapping[str, Any] | None) -> None:
+    """A `list(filter=...)` key is a metadata name or dotted path: one with quotes,
+    parentheses, `;`, `=`, a backslash or `--` raises, as LangGraph's SQL savers do."""
+    for key in filter or ():
+        if not isinstance(key, str) or not key or _BAD_FILTER_KEY.search(key):
+            raise ValueError(f"Invalid filter key {key!r:.80} in list(filter=...): a metadata name or a dotted "
+                             "path such as 'user.level'")
 
 
 def _matches(metadata: Mapping[str, Any], key: str, expected: Any) -> bool:
@@ -140,6 +154,7 @@ class LangGraphSaverAPI(LangGraphMaintenance):
         """Checkpoints newest first as CheckpointTuples: of the config's thread (every
         namespace when it names none; every thread for None), matching `filter`."""
         thread_id, checkpoint_id = _address(config, "list")
+        check_filter_keys(filter)
         threads = [thread_id] if thread_id is not None else [t.thread_id for t in self.threads()]  # type: ignore[attr-defined]
         conf = (config or {}).get("configurable") or {}
         if conf.get("checkpoint_ns") is None:  # as LangGraph: no namespace named, every namespace
@@ -147,22 +162,35 @@ class LangGraphSaverAPI(LangGraphMaintenance):
         before_key, before_id = _address(before) if before else (None, None)
         left = limit
         memo = ShapeMemo(self)
-        for tid in threads:
+        for ckpt in self._candidates(threads, before_key, before_id):
+            if left is not None and left <= 0:
+                return
+            if checkpoint_id is not None and ckpt.id != checkpoint_id:
+                continue
+            found = self._tuple(ckpt, memo=memo)
+            if filter and not all(_matches(found.metadata, k, v) for k, v in filter.items()):
+                continue
+            if left is not None:
+                left -= 1
+            yield found
+
+    lists_by_id = False
+    """`list` over several threads or namespaces: True gives one order, newest checkpoint id
+    first, as LangGraph's SQL savers do (`ORDER BY checkpoint_id DESC`); False, each thread
+    and namespace in turn, as its memory saver does."""
+
+    def _candidates(self, keys: builtins.list[str], before_key: str | None,
+                    before_id: str | None) -> Iterator[Any]:
+        def one(tid: str) -> Iterator[Any]:
             # the thread `before` names lists what was put before it; another, the older ids
             own = before_id if before_key is None or before_key == tid else None
             for ckpt in self.history(tid, before=own):  # type: ignore[attr-defined]
-                if left is not None and left <= 0:
-                    return
-                if checkpoint_id is not None and ckpt.id != checkpoint_id:
-                    continue
-                if before_id is not None and own is None and not ckpt.id < before_id:
-                    continue
-                found = self._tuple(ckpt, memo=memo)
-                if filter and not all(_matches(found.metadata, k, v) for k, v in filter.items()):
-                    continue
-                if left is not None:
-                    left -= 1
-                yield found
+                if before_id is None or own is not None or ckpt.id < before_id:
+                    yield ckpt
+
+        if self.lists_by_id and len(keys) > 1:
+            return heapq.merge(*(one(tid) for tid in keys), key=lambda c: c.id, reverse=True)
+        return (ckpt for tid in keys for ckpt in one(tid))
 
     def _with_namespaces(self, key: str) -> builtins.list[str]:
         """A thread's store key, then those of its subgraphs' namespaces."""

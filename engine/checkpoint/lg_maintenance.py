@@ -6,6 +6,13 @@
 protocol (base.py: `history`, `save`, `save_writes`, `pending_writes`, `delete_thread`,
 `namespaces`, `threads`), so every store has them.
 
+Each call is all or nothing: it runs inside the store's `maintenance_transaction()` (one
+SQLite or PostgreSQL transaction, the memory saver's lock with an undo record), so a
+process killed in the middle, or an error half-way (copying onto a checkpoint that is
+already there), leaves every thread as it was before the call, and no other reader sees
+a thread half rewritten. A store without transactions of its own (a user's subclass of
+the protocol) gets the same steps without that guarantee.
+
 Keeping some checkpoints of a thread rewrites the thread: its records (every namespace)
 are read, the thread is deleted, and the kept ones are saved again oldest first with
 their pending writes. A kept checkpoint whose channel value was stored by a dropped one
@@ -14,10 +21,12 @@ a copy keeps every version as it was.
 """
 from __future__ import annotations
 
+import asyncio
 import builtins
 import copy
 import dataclasses
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from .data import Checkpoint, PendingWrite
@@ -44,6 +53,11 @@ def _rebased(ckpt: Checkpoint, key: str, stored: set[str]) -> Checkpoint:
 
 class LangGraphMaintenance:
     """prune, delete_for_runs, copy_thread (see the module docstring)."""
+
+    def maintenance_transaction(self) -> AbstractContextManager[None]:
+        """The block's writes commit together or not at all (a store with transactions
+        overrides this; here: no guarantee)."""
+        return nullcontext()
 
     # -- reading and writing a thread whole ------------------------------------------------
     def _read_thread(self, thread_id: str) -> _Thread:
@@ -85,19 +99,22 @@ class LangGraphMaintenance:
         or nothing (`"delete"`)."""
         if strategy not in _STRATEGIES:
             raise ValueError(f"prune(strategy={strategy!r}): expected one of {', '.join(_STRATEGIES)}")
-        for thread_id in thread_ids:
-            if strategy == "delete":
-                self.delete_thread(str(thread_id))  # type: ignore[attr-defined]
-            else:
-                self._rewrite(str(thread_id), lambda key, c, records: c is records[-1])
+        thread_ids = [str(t) for t in thread_ids]
+        with self.maintenance_transaction():
+            for thread_id in thread_ids:
+                if strategy == "delete":
+                    self.delete_thread(thread_id)  # type: ignore[attr-defined]
+                else:
+                    self._rewrite(thread_id, lambda key, c, records: c is records[-1])
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Forget every checkpoint (and its pending writes) whose metadata names one of `run_ids`."""
         runs = {str(r) for r in run_ids}
         if not runs:
             return
-        for info in self.threads():  # type: ignore[attr-defined]
-            self._rewrite(info.thread_id, lambda key, c, records: str(c.metadata.get("run_id")) not in runs)
+        with self.maintenance_transaction():
+            for info in self.threads():  # type: ignore[attr-defined]
+                self._rewrite(info.thread_id, lambda key, c, records: str(c.metadata.get("run_id")) not in runs)
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint of a thread (every namespace, with pending writes) to another
@@ -105,7 +122,8 @@ class LangGraphMaintenance:
         source, target = str(source_thread_id), str(target_thread_id)
         if NS_SEP in target:
             raise ValueError(f"copy_thread(target_thread_id={target!r}): a thread id cannot hold {NS_SEP!r}")
-        self._write_thread(target, self._read_thread(source))
+        with self.maintenance_transaction():
+            self._write_thread(target, self._read_thread(source))
 
     def with_allowlist(self, extra_allowlist: Collection[tuple[str, ...]]) -> Any:
         """A shallow copy whose serializer also rebuilds the classes named (module path
@@ -122,11 +140,12 @@ class LangGraphMaintenance:
         return clone
 
     # -- async twins ----------------------------------------------------------------------
+    # (in a worker thread: a rewrite holds the store for its one transaction, not the event loop)
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        self.prune(thread_ids, strategy=strategy)
+        await asyncio.to_thread(self.prune, builtins.list(thread_ids), strategy=strategy)
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
-        self.delete_for_runs(run_ids)
+        await asyncio.to_thread(self.delete_for_runs, builtins.list(run_ids))
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        self.copy_thread(source_thread_id, target_thread_id)
+        await asyncio.to_thread(self.copy_thread, source_thread_id, target_thread_id)

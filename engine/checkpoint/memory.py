@@ -13,6 +13,7 @@ import itertools
 import threading
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from itertools import count
 from typing import Any, cast
 
@@ -146,6 +147,14 @@ class _Thread:
         self.writes: dict[str, list[tuple[str, str, str, bytes]]] = {}
         self.touched = 0
 
+    def copy(self) -> _Thread:
+        """A copy whose containers are its own (the undo record of a maintenance call)."""
+        new = _Thread()
+        new.rows, new.order, new.position = dict(self.rows), list(self.order), dict(self.position)
+        new.children, new.blobs, new.touched = dict(self.children), dict(self.blobs), self.touched
+        new.writes = {k: list(v) for k, v in self.writes.items()}
+        return new
+
 
 class InMemorySaver(BaseCheckpointSaver):
     """Checkpoints in memory; thread-safe; lost when the process ends.
@@ -158,6 +167,35 @@ class InMemorySaver(BaseCheckpointSaver):
         self._threads: dict[str, _Thread] = {}
         self._lock = threading.RLock()
         self._clock = count(1)
+        self._undo: dict[str, _Thread | None] | None = None
+        """In a maintenance call: each thread key it changed -> that thread before (None: absent)."""
+
+    def _keep_undo(self, key: str) -> None:
+        undo = self._undo
+        if undo is not None and key not in undo:
+            th = self._threads.get(key)
+            undo[key] = th.copy() if th is not None else None
+
+    @contextmanager
+    def maintenance_transaction(self) -> Iterator[None]:
+        """prune, delete_for_runs and copy_thread run in this: the saver's lock held for
+        the whole call, and every thread it changed put back as it was when it raises."""
+        with self._lock:
+            if self._undo is not None:  # nested: the outer call's record covers it
+                yield
+                return
+            self._undo = {}
+            try:
+                yield
+            except BaseException:
+                for key, th in self._undo.items():
+                    if th is None:
+                        self._threads.pop(key, None)
+                    else:
+                        self._threads[key] = th
+                raise
+            finally:
+                self._undo = None
 
     # -- writing ------------------------------------------------------------------------
     def save(
@@ -169,6 +207,8 @@ class InMemorySaver(BaseCheckpointSaver):
         c = checkpoint
         cid, serde = c.id, self.serde
         with self._lock:
+            if self._undo is not None:
+                self._keep_undo(c.thread_id)
             th = self._threads.get(c.thread_id)
             if th is None:
                 th = self._threads[c.thread_id] = _Thread()
@@ -206,13 +246,16 @@ class InMemorySaver(BaseCheckpointSaver):
             th = self._threads.get(thread_id)
             if th is None or checkpoint_id not in th.rows:
                 raise no_checkpoint_error(thread_id, checkpoint_id)
+            if self._undo is not None:
+                self._keep_undo(thread_id)
             th.writes.setdefault(checkpoint_id, []).extend(encoded)
 
     def delete_thread(self, thread_id: str) -> None:
         prefix = thread_id + NS_SEP
         with self._lock:
-            self._threads.pop(thread_id, None)
-            for key in [k for k in self._threads if k.startswith(prefix)]:
+            keys = [k for k in self._threads if k == thread_id or k.startswith(prefix)]
+            for key in keys:
+                self._keep_undo(key)
                 del self._threads[key]
 
     def namespaces(self, thread_id: str) -> Sequence[str]:

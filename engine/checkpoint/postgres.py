@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 import builtins
 from typing import Any, NamedTuple, cast
 
@@ -30,6 +30,7 @@ from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PU
 from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
 from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
+from .transactions import postgres_maintenance
 from .storage_plan import ABSENT, APPEND, INLINE, LIST, UNCHANGED, VALUE, ListBase, plan_storage, relied_on
 
 __all__ = ["PostgresSaver"]
@@ -117,6 +118,8 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     _part_of, _versions_of = staticmethod(lambda raw: _Part._make(raw)), staticmethod(lambda d: _parse_versions(d))
     _max_chain = _MAX_CHAIN
     MIGRATIONS = MIGRATIONS  # the statements that create the tables (setup() runs them once)
+    lists_by_id = True  # LangGraph's list over threads or namespaces: newest id first
+    null_seed_is_no_seed = True  # LangGraph's delta channel history on PostgreSQL
 
     def __init__(
         self,
@@ -162,6 +165,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                             f"ConnectionPool, not {type(conn).__name__}")
         self.pipe = pipe  # LangGraph's `pipe=`: the caller's pipeline on `conn`, which statements go through
         self._lock = threading.Lock()
+        self._pinned = threading.local()  # .conn: this thread's maintenance transaction
         self._known: OrderedDict[tuple[str, str], dict[str, _Info]] = OrderedDict()
 
     @classmethod
@@ -177,6 +181,10 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
+        pinned = getattr(self._pinned, "conn", None)
+        if pinned is not None:  # this thread is inside a maintenance call: its transaction
+            yield pinned
+            return
         if self._pool is None:
             raise CheckpointError(f"{self!r} is closed; create a new saver to use the database")
         try:
@@ -184,6 +192,15 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 yield _Tuples(conn)
         except self._psycopg.OperationalError as e:
             raise connect_error(self.url, e) from None
+
+    def maintenance_transaction(self) -> AbstractContextManager[None]:
+        """prune, delete_for_runs and copy_thread run in this: one connection and one
+        transaction for the whole call (transactions.py), rolled back when it raises."""
+        return postgres_maintenance(self._pinned, self._conn, self._forget_all)
+
+    def _forget_all(self) -> None:
+        with self._lock:
+            self._known.clear()
 
     def close(self) -> None:
         """Close the pool this saver made (a connection or pool it was given stays open)."""

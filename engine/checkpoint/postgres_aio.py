@@ -81,12 +81,13 @@ class AsyncPostgresSaver(PostgresSaver):
         (`keep_latest`), or delete the threads (`delete`)."""
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"prune(strategy={strategy!r}): use 'keep_latest' or 'delete'")
-        for thread_id in map(str, thread_ids):
-            if strategy == "delete":
-                self.delete_thread(thread_id)
-                continue
-            for key in [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]:
-                keep_latest(self, key)
+        with self.maintenance_transaction():  # every thread named, or none
+            for thread_id in map(str, thread_ids):
+                if strategy == "delete":
+                    self.delete_thread(thread_id)
+                    continue
+                for key in [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]:
+                    keep_latest(self, key)
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         await asyncio.to_thread(self.prune, list(thread_ids), strategy=strategy)

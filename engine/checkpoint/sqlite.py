@@ -24,7 +24,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, NamedTuple, cast
 
 import orjson
@@ -41,6 +41,9 @@ from .base import (
 from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .sqlite_sync_only import SyncOnlyReads
+from .transactions import atomic as _atomic
+from .transactions import sqlite_maintenance
 from .storage_plan import ABSENT, APPEND, UNCHANGED, ListBase, plan_storage
 from .storage_plan import INLINE as INLINE_KIND
 from .sqlite_children import first_child, has_fork_index, index_forks
@@ -110,24 +113,14 @@ def _row_name(cid: Any) -> str:
     return cid if type(cid) is str else repr(cid)[:60]
 
 
-@contextmanager
-def _atomic(conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> Iterator[None]:
-    """One transaction: committed when the block ends, rolled back when it raises."""
-    conn.execute(begin)
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-class SqliteSaver(BaseCheckpointSaver):
+class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
     """Checkpoints in a SQLite file (or `":memory:"`); safe to share between threads.
 
     History is listed in the order checkpoints were put, newest first; `before` names a
     checkpoint of the thread (an unknown one lists nothing). Values above
     `max_value_bytes` (32 MB) are neither saved nor loaded."""
+
+    lists_by_id = True  # LangGraph's list over threads or namespaces: newest id first
 
     def __init__(
         self,
@@ -230,6 +223,13 @@ class SqliteSaver(BaseCheckpointSaver):
             conn = self._db()
             with _atomic(conn, begin):
                 yield conn
+
+    def maintenance_transaction(self) -> AbstractContextManager[None]:
+        """prune, delete_for_runs and copy_thread run in this: one write transaction held
+        for the whole call (the saver's other threads wait), rolled back when it raises."""
+        if self.read_only:
+            self._writable()
+        return sqlite_maintenance(self._lock, self._errors, self._db, self._forget)
 
     def close(self) -> None:
         with self._lock:

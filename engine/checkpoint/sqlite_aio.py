@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from .base import Checkpoint, PendingWrite, ThreadInfo
+from .langgraph_api import LangGraphSaverAPI
 from .sqlite import SqliteSaver
 
 __all__ = ["AsyncSqliteSaver"]
@@ -21,6 +22,11 @@ __all__ = ["AsyncSqliteSaver"]
 
 class AsyncSqliteSaver(SqliteSaver):
     """A `SqliteSaver` that is also an async context manager with awaitable reads."""
+
+    # LangGraph's awaitable reads, which the sync SqliteSaver refuses (sqlite_sync_only.py)
+    aget_tuple = LangGraphSaverAPI.aget_tuple
+    aget = LangGraphSaverAPI.aget
+    alist = LangGraphSaverAPI.alist
 
     def __init__(self, conn: str | os.PathLike[str] | sqlite3.Connection, **kwargs: Any) -> None:
         if not isinstance(conn, (str, os.PathLike, sqlite3.Connection)):

@@ -29,7 +29,7 @@ CHANNELS: dict[str, tuple[str, ...]] = {
 PUBLIC: frozenset[str] = frozenset({
     "", "cache", "cache.base", "cache.memory", "cache.sqlite", "callbacks", "checkpoint",
     "checkpoint.base", "checkpoint.base.id", "checkpoint.memory", "checkpoint.sqlite",
-    "checkpoint.sqlite.aio", "checkpoint.postgres", "checkpoint.postgres.aio",
+    "checkpoint.sqlite.aio", "checkpoint.sqlite.utils", "checkpoint.postgres", "checkpoint.postgres.aio",
     "checkpoint.serde", "checkpoint.serde.base", "checkpoint.serde.jsonplus",
     "checkpoint.serde.types", "checkpoint.serde.encrypted", "config", "constants", "errors", "func", "graph",
     "graph.message", "graph.state", "graph.ui", "managed", "managed.base",

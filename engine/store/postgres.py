@@ -46,6 +46,9 @@ class PostgresStore(SqlStore):
 
     MIGRATIONS = list(_TABLES)
     """The statements `setup()` runs (then, with an index, pgvector's)."""
+    omit_expired_default = False
+    """As LangGraph's PostgresStore: an expired item is read until the sweep deletes it,
+    unless `ttl={"omit_expired": True}`."""
 
     def __init__(self, conn: Any, *, pipe: Any = None, deserializer: Any = None,
                  index: Mapping[str, Any] | None = None, ttl: Mapping[str, Any] | None = None,

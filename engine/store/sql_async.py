@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
-from .base import BaseStore
+from .batched import AsyncBatchedBaseStore
 from .ops import Op, Result
 from .sql_store import SqlStore
 from .ttl import AsyncSweeper
@@ -44,12 +44,15 @@ class AsyncCursor:
         return int(self._cur.rowcount)
 
 
-class AsyncSqlStore(BaseStore):
-    """Awaitable calls over a `SqlStore`; the sync calls work too (they run on the caller's thread)."""
+class AsyncSqlStore(AsyncBatchedBaseStore):
+    """Awaitable calls over a `SqlStore`; the sync calls work too (they run on the caller's thread).
+    Concurrent awaited calls (`asyncio.gather` of many `aput`/`aget`) go as one batch: one
+    transaction, not one each (batched.py)."""
 
     supports_ttl = True
 
     def __init__(self, inner: SqlStore) -> None:
+        super().__init__()
         self.inner = inner
         self.ttl_config = inner.ttl_config
         self.index_config = inner.index_config
@@ -91,6 +94,11 @@ class AsyncSqlStore(BaseStore):
 
     async def aclose(self) -> None:
         await self.stop_ttl_sweeper()
+        task, self._task = self._task, None  # the batching task (batched.py): ended with the store
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
         await asyncio.to_thread(self.inner.close)
 
     @asynccontextmanager

@@ -6,8 +6,8 @@ the other way round. Values are JSON text (orjson), never pickled. The store cal
 `run_batch` inside one transaction with the vectors already computed, so a batch is
 written whole or not at all.
 
-Filters are applied in Python to rows streamed in order (SQL narrows by namespace prefix
-and expiry, and pages in SQL when there is no filter). Semantic search ranks in SQL with
+A search's filter is SQL too (sql_filter.py), so it pages in SQL; a filter condition with
+no exact SQL form is checked in Python on the rows the rest of the filter lets through. Semantic search ranks in SQL with
 pgvector's `<=>` on PostgreSQL; on SQLite the stored vectors are read and cosine is
 computed in Python, because this machine's Python cannot load extensions (sqlite-vec).
 """
@@ -24,11 +24,13 @@ import orjson
 from .base import namespace_matches
 from .embed import cosine
 from .items import Item, SearchItem, matches_filter
-from .ops import GetOp, ListNamespacesOp, Op, PutOp, Result, SearchOp
+from .sql_filter import SqlFilter, translate
+from .ops import GetOp, ListNamespacesOp, MatchCondition, Op, PutOp, Result, SearchOp
 from .ttl import current, expiry
 
 __all__ = ["Dialect", "SQLITE", "POSTGRES", "run_batch", "sweep", "encode_puts", "ItemTooLargeError",
-           "MAX_ITEM_BYTES", "to_namespace", "from_namespace", "like_prefix", "ItemValueError"]
+           "MAX_ITEM_BYTES", "to_namespace", "from_namespace", "like_prefix", "ItemValueError",
+           "NS_MATCH_FUNCTION", "ns_match"]
 
 MAX_ITEM_BYTES = 32 * 1024 * 1024
 """The largest JSON value a SQL store accepts by default (`max_item_bytes=` changes it)."""
@@ -58,6 +60,9 @@ class Dialect:
     read_stamp: Callable[[Any], datetime]
     encode_vector: Callable[[list[float]], Any]
     decode_vector: Callable[[Any], list[float]]
+    ns_match: str | None = None
+    """The SQL function `(prefix, condition JSON) -> 0/1` a suffix or wildcard namespace
+    condition is tested with (registered on the store's connection); None: tested in Python."""
 
     def sql(self, text: str) -> str:
         return text.replace("?", self.placeholder) if self.placeholder != "?" else text
@@ -85,8 +90,20 @@ def _unpack(blob: Any) -> list[float]:
     return [float(x) for x in blob]
 
 
+NS_MATCH_FUNCTION = "retrograph_ns_match"
+"""The SQLite function the store registers to test a namespace condition in SQL."""
+
+
+def ns_match(prefix: str, condition: str) -> int:
+    """NS_MATCH_FUNCTION: whether the namespace stored as `prefix` meets `condition`
+    (JSON `[match_type, [labels]]`, "*" any one label)."""
+    match_type, path = orjson.loads(condition)
+    return int(namespace_matches(to_namespace(prefix), (MatchCondition(match_type=match_type, path=tuple(path)),)))
+
+
 SQLITE = Dialect(name="sqlite", placeholder="?", value_param="?", value_column="value", vector_param="?",
-                 stamp=_sqlite_stamp, read_stamp=_read_stamp, encode_vector=_pack, decode_vector=_unpack)
+                 stamp=_sqlite_stamp, read_stamp=_read_stamp, encode_vector=_pack, decode_vector=_unpack,
+                 ns_match=NS_MATCH_FUNCTION)
 POSTGRES = Dialect(name="postgres", placeholder="%s", value_param="%s::jsonb", value_column="value::text",
                    vector_param="%s::vector", stamp=lambda at: at, read_stamp=_read_stamp,
                    encode_vector=lambda v: "[" + ",".join(repr(float(x)) for x in v) + "]",
@@ -190,11 +207,14 @@ class _Batch:
         return (f"(s.prefix = ? OR s.prefix LIKE ? ESCAPE '\\') AND {self.alive}",
                 [from_namespace(prefix), like_prefix(prefix), self.d.stamp(self.at)])
 
-    def _rows(self, op: SearchOp, query: list[float] | None) -> Iterator[tuple[Sequence[Any], float | None]]:
+    def _rows(self, op: SearchOp, query: list[float] | None,
+              found: SqlFilter) -> Iterator[tuple[Sequence[Any], float | None]]:
         where, params = self._where(op.namespace_prefix)
+        if found.where is not None:
+            where, params = f"{where} AND {found.where}", [*params, *found.params]
         cols = f"s.prefix, s.key, s.{self.d.value_column}, s.created_at, s.updated_at, s.expires_at, s.ttl_minutes"
         if query is None:
-            page = "" if op.filter else f" LIMIT {int(op.limit)} OFFSET {int(op.offset)}"
+            page = f" LIMIT {int(op.limit)} OFFSET {int(op.offset)}" if found.exact else ""
             cur = self.q(f"SELECT {cols} FROM store s WHERE {where} "
                          f"ORDER BY s.updated_at DESC, s.prefix, s.key{page}", params)
             for row in cur.fetchall():
@@ -225,12 +245,13 @@ class _Batch:
         yield from sorted(best.values(), key=lambda pair: (pair[1] is None, -(pair[1] or 0.0)))
 
     def search(self, op: SearchOp, query: list[float] | None) -> list[SearchItem]:
-        paged_in_sql = query is None and not op.filter
+        sql_filter = translate(op.filter, self.d.name)
+        exact = sql_filter.exact
+        paged_in_sql = query is None and exact
         skip = 0 if paged_in_sql else op.offset
         found: list[tuple[Sequence[Any], float | None]] = []
-        for row, score in self._rows(op, query):
-            item = self._item(row)
-            if not matches_filter(item.value, op.filter):
+        for row, score in self._rows(op, query, sql_filter):
+            if not exact and not matches_filter(orjson.loads(row[2]), op.filter):
                 continue
             if skip:
                 skip -= 1
@@ -246,8 +267,23 @@ class _Batch:
             out.append(SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at, score))
         return out
 
+    def _namespace_where(self, op: ListNamespacesOp) -> tuple[str, list[Any]]:
+        """The SQL of a list_namespaces' conditions: a plain prefix by `=`/`LIKE` (the
+        prefix index serves it), a suffix or a "*" by the dialect's match function."""
+        parts, params = [self.alive], [self.d.stamp(self.at)]
+        for cond in op.match_conditions or ():
+            path = tuple(cond.path)
+            if cond.match_type == "prefix" and "*" not in path and path:
+                parts.append("(prefix = ? OR prefix LIKE ? ESCAPE '\\')")
+                params += [from_namespace(path), like_prefix(path)]
+            elif self.d.ns_match is not None:
+                parts.append(f"{self.d.ns_match}(prefix, ?) = 1")
+                params.append(orjson.dumps([cond.match_type, list(path)]).decode())
+        return " AND ".join(parts), params
+
     def list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        rows = self.q(f"SELECT DISTINCT prefix FROM store WHERE {self.alive}", (self.d.stamp(self.at),)).fetchall()
+        where, params = self._namespace_where(op)
+        rows = self.q(f"SELECT DISTINCT prefix FROM store WHERE {where}", params).fetchall()
         out: dict[tuple[str, ...], None] = {}
         for namespace in sorted((to_namespace(r[0]) for r in rows), key=from_namespace):
             if namespace_matches(namespace, op.match_conditions):

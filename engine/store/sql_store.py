@@ -126,7 +126,15 @@ class SqlStore(BaseStore):
         with self._transaction() as cur:
             return run_batch(cur, self.dialect, ops, texts, vectors, queries,
                              indexed=self.index is not None, ranked_in_sql=self._ranked_in_sql,
-                             omit_expired=(self.ttl_config or {}).get("omit_expired") is not False)
+                             omit_expired=self._omits_expired())
+
+    omit_expired_default = True
+    """Whether reads skip an expired item not yet swept when `ttl` sets no `omit_expired`
+    (read at each batch, so `store.ttl_config["omit_expired"] = ...` takes effect at once)."""
+
+    def _omits_expired(self) -> bool:
+        omit = (self.ttl_config or {}).get("omit_expired")
+        return self.omit_expired_default if omit is None else bool(omit)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)

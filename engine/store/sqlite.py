@@ -15,10 +15,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from .sql_core import SQLITE, MAX_ITEM_BYTES
+from .sql_core import MAX_ITEM_BYTES, NS_MATCH_FUNCTION, SQLITE, ns_match
 from .sql_store import SqlStore
 
-__all__ = ["SqliteStore", "SqliteIndexConfig", "StoreNotSetUpError"]
+__all__ = ["BaseSqliteStore", "SqliteStore", "SqliteIndexConfig", "StoreNotSetUpError", "NS_MATCH_FUNCTION"]
 
 SqliteIndexConfig = dict[str, Any]
 """`{"dims": N, "embed": ..., "fields": [...]}`; `distance_type` is accepted and ranking is cosine."""
@@ -45,12 +45,23 @@ class StoreNotSetUpError(RuntimeError):
     """The store's tables are missing: `setup()` was not called on this file."""
 
 
-class SqliteStore(SqlStore):
-    """Items in a SQLite file; safe to share between threads (one connection, one lock)."""
+class BaseSqliteStore:
+    """What the SQLite stores share, `SqliteStore` and `AsyncSqliteStore` (LangGraph's
+    `langgraph.store.sqlite.base.BaseSqliteStore`): the dialect, the tables `setup()`
+    makes, and the function a connection needs for namespace conditions in SQL."""
 
     dialect = SQLITE
     MIGRATIONS = [*_TABLES, *_VECTOR_TABLES]
     """The statements `setup()` runs."""
+
+    @staticmethod
+    def register_functions(conn: sqlite3.Connection) -> None:
+        """Make NS_MATCH_FUNCTION callable in `conn`'s SQL (list_namespaces uses it)."""
+        conn.create_function(NS_MATCH_FUNCTION, 2, ns_match, deterministic=True)
+
+
+class SqliteStore(BaseSqliteStore, SqlStore):
+    """Items in a SQLite file; safe to share between threads (one connection, one lock)."""
 
     def __init__(self, conn: sqlite3.Connection | str | os.PathLike[str], *, deserializer: Any = None,
                  index: Mapping[str, Any] | None = None, ttl: Mapping[str, Any] | None = None,
@@ -66,6 +77,7 @@ class SqliteStore(SqlStore):
         else:
             raise TypeError(f"SqliteStore takes a file path or a sqlite3.Connection, not {type(conn).__name__}")
         self.path = _path_of(self.conn)
+        self.register_functions(self.conn)
         self.lock = threading.RLock()
 
     def close(self) -> None:

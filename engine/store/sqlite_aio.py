@@ -12,12 +12,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from .sql_async import AsyncSqlStore
-from .sqlite import SqliteStore
+from .sqlite import BaseSqliteStore, SqliteStore
 
 __all__ = ["AsyncSqliteStore"]
 
 
-class AsyncSqliteStore(AsyncSqlStore):
+class AsyncSqliteStore(BaseSqliteStore, AsyncSqlStore):
     """Items in a SQLite file, with `aget`/`aput`/`asearch`/... that do not block the loop."""
 
     inner: SqliteStore

@@ -1,7 +1,9 @@
 """`python -m tests.crash [--kills N] [--seed S] [--postgres] [--what runs|edits|stores|all]`:
 the kill harnesses at full size, on SQLite files or (--postgres) on the engine's PostgreSQL
 stores with a throwaway server. `runs`: a graph's runs (harness.py); `edits`: update_state
-and forks (edits.py); `stores`: the long-term memory stores' batch() (stores.py)."""
+and forks (edits.py); `stores`: the long-term memory stores' batch() (stores.py);
+`maintenance`: copy_thread, delete_for_runs and prune on the sync and async savers
+(maintenance.py)."""
 from __future__ import annotations
 
 import argparse
@@ -11,6 +13,7 @@ from typing import Any
 
 from .edits import run_edit_harness
 from .harness import HarnessFailure, run_harness
+from .maintenance import run_maintenance_harness
 from .stores import run_store_harness
 
 
@@ -21,6 +24,10 @@ def _one(what: str, kills: int, seed: int | None, server: Any, progress: Any) ->
     if what == "edits":
         new_db = (lambda _name: server.url()) if server is not None else None
         return run_edit_harness(kills, seed, progress=progress, new_db=new_db).summary()
+    if what == "maintenance":
+        kinds = ("postgres", "postgres-async") if server is not None else ("sqlite", "sqlite-async")
+        new = server.url if server is not None else None
+        return "\n".join(run_maintenance_harness(k, kills, seed, new_db=new).summary() for k in kinds)
     return run_store_harness(kills, seed, new_db=server.url if server is not None else None).summary()
 
 
@@ -31,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--postgres", action="store_true",
                         help="kill runs on the engine's PostgreSQL stores (a throwaway server, tests/pg_server.py)")
-    parser.add_argument("--what", choices=("runs", "edits", "stores", "all"), default="runs",
+    parser.add_argument("--what", choices=("runs", "edits", "stores", "maintenance", "all"), default="runs",
                         help="which harness (default runs)")
     args = parser.parse_args(argv)
     progress = None if args.quiet else (lambda line: print(line, flush=True))
@@ -46,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no PostgreSQL server: {e}", file=sys.stderr)
             return 2
     try:
-        for what in ("runs", "edits", "stores") if args.what == "all" else (args.what,):
+        for what in ("runs", "edits", "stores", "maintenance") if args.what == "all" else (args.what,):
             print(_one(what, args.kills, args.seed, server, progress), flush=True)
     except HarnessFailure as failure:
         print(f"FAILED: {failure}", file=sys.stderr)
