@@ -5,6 +5,7 @@ in-memory checkpointer. Every request is kept (`requests`) so a test can check w
 went over the wire."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 import uuid
 from collections.abc import Iterator, Mapping
@@ -15,6 +16,7 @@ from urllib.parse import parse_qs, urlparse
 import orjson
 
 from engine.types import Command, Interrupt
+from tests.remote_api_protocol import ThreadStreams
 
 __all__ = ["ApiServer", "serve"]
 
@@ -26,6 +28,8 @@ def _default(value: Any) -> Any:
         return value.model_dump()
     if isinstance(value, (set, frozenset)):
         return list(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # a Send, a task in a checkpoints event
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     raise TypeError(f"cannot send {type(value).__name__} as JSON")
 
 
@@ -35,8 +39,8 @@ def dumps(value: Any) -> bytes:
 
 
 def _checkpoint(config: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not config:
-        return None
+    if not config or "checkpoint_id" not in (config.get("configurable") or {}):
+        return None  # a thread with no checkpoint yet
     conf = config["configurable"]
     return {"thread_id": conf["thread_id"], "checkpoint_ns": conf.get("checkpoint_ns", ""),
             "checkpoint_id": conf["checkpoint_id"], "checkpoint_map": conf.get("checkpoint_map") or {}}
@@ -58,6 +62,7 @@ class ApiServer:
     def __init__(self, graphs: Mapping[str, Any]) -> None:
         self.graphs = dict(graphs)
         self.requests: list[dict[str, Any]] = []
+        self.protocol = ThreadStreams(self._graph)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -76,6 +81,7 @@ class ApiServer:
         self.thread.start()
 
     def close(self) -> None:
+        self.protocol.closing.set()  # open event streams end
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(5)
@@ -92,6 +98,15 @@ class ApiServer:
         try:
             if parts[-2:] == ["runs", "stream"]:
                 return self._stream(handler, parts[1] if parts[0] == "threads" else None, body or {})
+            if parts[0] == "threads" and parts[2:] == ["stream", "events"]:
+                return self._protocol_events(handler, parts[1], body or {})
+            if parts[0] == "threads" and parts[2:] == ["commands"]:
+                self._send(handler, 200, dumps(self.protocol.command(parts[1], body or {})))
+                return None
+            if parts[0] == "threads" and len(parts) == 5 and parts[2] == "runs" and parts[4] == "cancel":
+                self.protocol.cancel(parts[1], parts[3])
+                self._send(handler, 200, b"null")
+                return None
             reply = self._route(method, parts, body or {}, query)
         except Exception as exc:  # the API answers a failed call with its error as JSON
             self._send(handler, 500, dumps({"detail": f"{type(exc).__name__}: {exc}"}))
@@ -112,8 +127,10 @@ class ApiServer:
     def _graph(self, assistant_id: str) -> Any:
         return self.graphs[assistant_id]
 
-    def _thread_graph(self) -> Any:
-        return next(iter(self.graphs.values()))
+    def _thread_graph(self, thread_id: str | None = None) -> Any:
+        """The graph of a thread: the assistant its v3 runs ran, else the first one served."""
+        assistant = self.protocol.assistants.get(thread_id or "")
+        return self.graphs[assistant] if assistant is not None else next(iter(self.graphs.values()))
 
     def _route(self, method: str, parts: list[str], body: dict[str, Any], query: dict[str, str]) -> Any:
         if parts[0] == "assistants" and parts[-1] == "graph" and method == "GET":
@@ -121,7 +138,7 @@ class ApiServer:
             return self._graph(parts[1]).get_graph(xray=xray).to_json()
         if parts[0] != "threads" or len(parts) < 3:
             return None
-        graph, thread_id, rest = self._thread_graph(), parts[1], parts[2:]
+        graph, thread_id, rest = self._thread_graph(parts[1]), parts[1], parts[2:]
         config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
         if rest == ["state"] and method == "GET":
             return thread_state(graph.get_state(config, subgraphs=query.get("subgraphs") == "true"))
@@ -149,6 +166,22 @@ class ApiServer:
         for event, data in self._run_parts(thread_id, body):
             handler.wfile.write(b"event: " + event.encode() + b"\ndata: " + dumps(data) + b"\n\n")
             handler.wfile.flush()
+
+    def _protocol_events(self, handler: BaseHTTPRequestHandler, thread_id: str, body: dict[str, Any]) -> None:
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.send_header("connection", "close")
+        handler.end_headers()
+        try:
+            for event in self.protocol.events(thread_id, body):
+                if event is None:  # a keep-alive comment: a client that left is noticed
+                    handler.wfile.write(b": ping\n\n")
+                else:
+                    handler.wfile.write(b"id: " + event["event_id"].encode() + b"\nevent: " + event["method"].encode()
+                                        + b"\ndata: " + dumps(event) + b"\n\n")
+                handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):  # the client closed its stream
+            return
 
     def _run_parts(self, thread_id: str | None, body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
         graph = self._graph(body["assistant_id"])

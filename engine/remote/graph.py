@@ -18,6 +18,7 @@ from ..outputs import GraphOutput
 from ..runtime.tracing import merge_configs
 from ..types import Command, StateSnapshot
 from .shapes import checkpoint_of, command_payload, config_of, drawable_graph, sanitize_config, snapshot_of
+from .event_stream import AsyncRemoteRunStream, RemoteRunStream, check_v3_call, start_arguments
 from .streaming import RemoteException, RemoteStream
 
 try:
@@ -269,13 +270,45 @@ class RemoteGraph(Runnable or object):  # type: ignore[misc]
         return self._result(last, got, version)
 
     def stream_events(self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
-                      **kwargs: Any) -> Any:
-        if version == "v3":
-            raise NotImplementedError("RemoteGraph.stream_events(version='v3') is not supported by Retrograph yet: "
-                                      "use stream() or astream_events(version='v2')")
-        return super().stream_events(input, config, version=version, **kwargs)
+                      interrupt_before: Any = None, interrupt_after: Any = None, control: Any = None,
+                      transformers: Any = None, headers: dict[str, str] | None = None, **kwargs: Any) -> Any:
+        """`version="v3"`: the remote run's v3 event stream (`RemoteRunStream`, through the
+        server's thread stream); other versions: LangChain's event stream of this Runnable."""
+        if version != "v3":
+            return super().stream_events(input, config, version=version, **kwargs)
+        check_v3_call("stream_events", {"control": control, "transformers": transformers,
+                                        "interrupt_before": interrupt_before,
+                                        "interrupt_after": interrupt_after}, kwargs)
+        client = self._sync()
+        thread, start = self._v3_thread(client, input, config, headers, kwargs)
+        return RemoteRunStream(client, thread, start)
 
     async def astream_events(self, input: Any, config: Mapping[str, Any] | None = None, *, version: str = "v2",
+                             interrupt_before: Any = None, interrupt_after: Any = None, control: Any = None,
+                             transformers: Any = None, headers: dict[str, str] | None = None,
                              **kwargs: Any) -> Any:
-        raise NotImplementedError(f"RemoteGraph.astream_events(version={version!r}) is not implemented: "
-                                  "use astream() (as LangGraph's RemoteGraph)")
+        """`version="v3"` only: awaited, the remote run's v3 event stream (`AsyncRemoteRunStream`);
+        v1/v2 are not implemented, as in LangGraph's RemoteGraph (use astream())."""
+        if version != "v3":
+            raise NotImplementedError(f"RemoteGraph.astream_events(version={version!r}) is not implemented: "
+                                      "use astream(), or version='v3' (as LangGraph's RemoteGraph)")
+        check_v3_call("astream_events", {"control": control, "transformers": transformers,
+                                         "interrupt_before": interrupt_before,
+                                         "interrupt_after": interrupt_after}, kwargs)
+        client = self._async()
+        thread, start = self._v3_thread(client, input, config, headers, kwargs)
+        return AsyncRemoteRunStream(client, thread, start)
+
+    def _v3_thread(self, client: Any, input: Any, config: Mapping[str, Any] | None,
+                   headers: dict[str, str] | None, kwargs: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """(the SDK's thread stream for a v3 run, the arguments of its `run.start`)."""
+        sanitized = sanitize_config(self._merged(config))
+        thread_id = sanitized.get("configurable", {}).pop("thread_id", None)
+        start = start_arguments(input, sanitized, kwargs.get("metadata"))  # refuses a Command it cannot send
+        sent = _tracing_headers(headers) if self.distributed_tracing else headers
+        threads = getattr(client, "threads", None)
+        if threads is None or not hasattr(threads, "stream"):
+            raise ImportError("RemoteGraph v3 event streams need a langgraph-sdk with thread streams "
+                              "(client.threads.stream): pip install -U langgraph-sdk")
+        thread = threads.stream(thread_id=thread_id, assistant_id=self.assistant_id, headers=sent)
+        return thread, start

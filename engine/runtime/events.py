@@ -69,6 +69,8 @@ class TaskStarted(RunEvent):
     name: str
     trigger: str
     input: Any
+    metadata: Mapping[str, Any] | None = None
+    """The user-meaningful metadata of the task's config (runtime/task_metadata.py), or None."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,6 +26,7 @@ from .caching import cache_key
 from .channel_access import with_channel_access
 from .context import TaskContext, current_task
 from .events import CustomData, TaskStarted
+from .task_metadata import user_metadata
 from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
@@ -106,7 +107,7 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
         ctx.writer = with_heartbeat(ctx.writer, ctx)
     if run.listening:
         run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
-                               input=state))
+                             input=state, metadata=user_metadata(run.config)))
     return runner, ctx, state
 
 

@@ -95,6 +95,8 @@ def open_child(parent: RunHandle, ctx: TaskContext, graph: Any, input: Any, *, i
         if key == "configurable":
             configurable.update({k: v for k, v in (value or {}).items()
                                  if k not in ("checkpoint_ns", "thread_id", "checkpoint_id", "checkpoint_map")})
+        elif key == "metadata":  # merged over the task's, key by key, as LangGraph merges the ambient config's
+            config["metadata"] = {**(config.get("metadata") or {}), **(value or {})}
         else:
             config[key] = value
     config["configurable"] = configurable

@@ -64,8 +64,11 @@ def _started_payload(event: TaskStarted) -> dict[str, Any] | None:
     """A task's start as "tasks"/"debug" show it (None: a hidden task)."""
     if event.name == START or event.trigger.startswith("error_handler:"):
         return None
-    return {"id": event.task_id, "name": event.name, "input": event.input,
-            "triggers": lg_triggers(event.name, event.trigger)}
+    payload = {"id": event.task_id, "name": event.name, "input": event.input,
+               "triggers": lg_triggers(event.name, event.trigger)}
+    if event.metadata:
+        payload["metadata"] = dict(event.metadata)
+    return payload
 
 
 def _result_payload(event: RunEvent) -> dict[str, Any] | None:

@@ -105,6 +105,10 @@ class EventMux:
                 if isinstance(value, StreamChannel):
                     self._own_channel(value, t)
         self.extensions: Mapping[str, Any] = MappingProxyType(projections)
+        for t in made:  # a transformer that makes child muxes of its own keeps this one
+            register = getattr(t, "_on_register", None)
+            if register is not None:
+                register(self)
 
     # -- set-up -------------------------------------------------------------
     def _own_channel(self, channel: StreamChannel[Any], owner: StreamTransformer | None = None) -> None:
@@ -140,6 +144,26 @@ class EventMux:
             bind = getattr(t, "_bind_pump", None)
             if bind is not None:
                 bind(apump if self.is_async else pump)
+
+    @property
+    def pump(self) -> Pump | None:
+        """What advances the run for a sync reader (None before the run stream binds it)."""
+        return self._pump
+
+    @property
+    def apump(self) -> APump | None:
+        """What advances the run for an async reader."""
+        return self._apump
+
+    def _make_child(self, scope: tuple[str, ...]) -> EventMux:
+        """A mux for the subgraph at `scope`: the same factories scoped to it, the same stamps
+        and lane, advanced by this mux's pump (a transformer's own subgraph handles use it)."""
+        if not self.factories:
+            raise RuntimeError("this mux has no transformer factories to build a child mux from: "
+                               "it is made by stream_events(version='v3')")
+        child = EventMux(factories=self.factories, scope=tuple(scope), is_async=self.is_async, stamps=self._stamp)
+        child.bind_pump(self._pump, self._apump)
+        return child
 
     def adopt(self, channel: StreamChannel[Any]) -> None:
         """A channel made during the run (a subgraph handle's): bound like the mux's own."""

@@ -218,6 +218,7 @@ class _SubgraphMixin:
     def _set_identity(self, path: tuple[str, ...], graph_name: str, trigger_call_id: str | None) -> None:
         self.path, self.graph_name, self.trigger_call_id = tuple(path), graph_name, trigger_call_id
         self.status, self.error = "started", None
+        self._seen_terminal = False  # set by a transformer that ends the handle itself
 
     def _terminate(self, status: str, error: str | None, exc: BaseException | None = None) -> None:
         self.status, self.error = status, error
@@ -235,9 +236,13 @@ class _SubgraphMixin:
         """An event under this subgraph, from the parent's mux."""
         if self._mux.closed:
             return
+        self._observe_event(event)
+        self._mux.push(event, forwarded=True)
+
+    def _observe_event(self, event: ProtocolEvent) -> None:
+        """Keep this subgraph's own latest values and interrupts (its `output`)."""
         if event["method"] == "values" and tuple(event["params"]["namespace"]) == self.path:
             self._observe_values(event["params"]["data"], event["params"].get("interrupts"))  # type: ignore[attr-defined]
-        self._mux.push(event, forwarded=True)
 
     def _stop_following(self) -> None:
         self._exhausted = True
@@ -259,11 +264,11 @@ class _SubgraphMixin:
 class SubgraphRunStream(_SubgraphMixin, GraphRunStream):
     """A subgraph's view (sync): its projections, advancing the root run."""
 
-    def __init__(self, mux: EventMux, *, path: tuple[str, ...], graph_name: str,
-                 trigger_call_id: str | None, pump: Callable[[], bool] | None) -> None:
+    def __init__(self, mux: EventMux, *, path: tuple[str, ...], graph_name: str | None = None,
+                 trigger_call_id: str | None = None, pump: Callable[[], bool] | None = None) -> None:
         _Projections.__init__(self, mux)
-        self._set_identity(path, graph_name, trigger_call_id)
-        self._root_pump = pump
+        self._set_identity(path, graph_name or path[-1].partition(":")[0], trigger_call_id)
+        self._root_pump = pump if pump is not None else mux.pump  # default: what advances its mux
 
     def _pump_next(self) -> bool:
         if self.status != "started" or self._exhausted or self._root_pump is None:
@@ -412,11 +417,11 @@ class AsyncGraphRunStream(_Projections):
 class AsyncSubgraphRunStream(_SubgraphMixin, AsyncGraphRunStream):
     """A subgraph's view (async)."""
 
-    def __init__(self, mux: EventMux, *, path: tuple[str, ...], graph_name: str,
-                 trigger_call_id: str | None, pump: Callable[[], Any] | None) -> None:
+    def __init__(self, mux: EventMux, *, path: tuple[str, ...], graph_name: str | None = None,
+                 trigger_call_id: str | None = None, pump: Callable[[], Any] | None = None) -> None:
         _Projections.__init__(self, mux)
-        self._set_identity(path, graph_name, trigger_call_id)
-        self._root_apump = pump
+        self._set_identity(path, graph_name or path[-1].partition(":")[0], trigger_call_id)
+        self._root_apump = pump if pump is not None else mux.apump
         self._aborted = False
 
     async def _apump_next(self) -> bool:
