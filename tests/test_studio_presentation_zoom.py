@@ -74,6 +74,8 @@ def test_no_tooltip_stays_through_a_zoom_or_a_theme_change(open_window, qtbot) -
     window = _presenting(open_window, qtbot)
     graph = window.panels.graph
     node = graph.node_item("agent")
+    window.activateWindow()  # a tooltip shows only over the active window (X11 without a window manager)
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     for change in ((Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier),
                    (Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)):
         at = graph.canvas.mapFromScene(node.mapToScene(node.boundingRect().center()))

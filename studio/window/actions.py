@@ -4,11 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from studio.assets import asset
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar
 
-__all__ = ["fit_toolbar", "Actions", "build_actions", "build_toolbar", "build_menus", "ICONS", "STEPPING"]
+from .overflow import ToolbarOverflow
+
+__all__ = ["toolbar_overflow", "Actions", "build_actions", "build_toolbar", "build_menus", "ICONS", "STEPPING",
+           "SHORT_LABELS"]
 
 ICONS = asset("icons")
 
@@ -128,11 +131,28 @@ def build_actions(window: QMainWindow) -> Actions:
     )
 
 
+_ICON_ONLY = ("step_superstep", "step_into", "run_to", "back", "forward", "toggle_breakpoint", "reload", "new_run",
+              "restart")
+"""Toolbar buttons that show only their icon (their names are in the tooltips and menus)."""
+_DROP_TEXT_FIRST = ("edit_fork", "rewind", "pause", "stop", "continue_", "step")
+"""The order in which toolbar buttons give up their text when the window is narrow."""
+_OVERFLOW_FIRST = ("reload", "toggle_breakpoint", "edit_fork", "rewind", "forward", "back", "run_to",
+                   "step_superstep", "restart", "step_into", "new_run", "stop", "pause", "continue_", "step")
+"""The order in which toolbar buttons move into the "⋯" menu when even their icons do not fit."""
+SHORT_LABELS = {"step": "Step", "continue_": "Continue", "pause": "Pause", "stop": "Stop", "rewind": "Rewind",
+                "edit_fork": "Fork…", "new_run": "New…", "restart": "Restart", "step_superstep": "Superstep",
+                "step_into": "Into", "step_out": "Out", "run_to": "Run to", "back": "Back", "forward": "Forward",
+                "toggle_breakpoint": "Break", "reload": "Reload"}
+"""The label a toolbar button shows (the menus show the full name)."""
+
+
 def build_toolbar(window: QMainWindow, actions: Actions) -> QToolBar:
     bar = QToolBar("Controls", window)
     bar.setObjectName("controls")
     bar.setMovable(False)
     bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    for name, label in SHORT_LABELS.items():
+        getattr(actions, name).setIconText(label)
     for group in (
         (actions.new_run, actions.restart),
         (actions.step, actions.step_superstep, actions.step_into, actions.run_to),
@@ -143,43 +163,22 @@ def build_toolbar(window: QMainWindow, actions: Actions) -> QToolBar:
         for action in group:
             bar.addAction(action)
         bar.addSeparator()
-    for action in (actions.step_superstep, actions.step_into, actions.run_to, actions.back, actions.forward,
-                   actions.toggle_breakpoint, actions.reload, actions.new_run, actions.restart):
-        button = bar.widgetForAction(action)
+    for name in _ICON_ONLY:
+        button = bar.widgetForAction(getattr(actions, name))
         if button is not None:
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
     window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
     return bar
 
 
-_DROP_TEXT_FIRST = ("edit_fork", "rewind", "pause", "stop", "continue_", "step")
-"""The order in which toolbar buttons give up their text when the window is narrow."""
+def toolbar_overflow(bar: QToolBar, actions: Actions, before: QAction | None = None) -> ToolbarOverflow:
+    """The "⋯" menu of the controls toolbar (placed before `before`, the thread selector's
+    label): `fit(width)` drops texts, then moves buttons into it, so the bar fits."""
+    def named(names: tuple[str, ...]) -> list[QAction]:
+        return [getattr(actions, name) for name in names]
 
-
-def fit_toolbar(bar: QToolBar, actions: Actions, width: int) -> None:
-    """Drop button texts (the icons stay, the names are in the tooltips and menus) in
-    `_DROP_TEXT_FIRST` order until the bar fits `width`, so that the thread selector at its
-    end stays on screen; give them back when the window is wide again."""
-    buttons = [bar.widgetForAction(getattr(actions, name)) for name in _DROP_TEXT_FIRST]
-    buttons = [b for b in buttons if b is not None]
-    wanted = bar.property("wantedIconSize")
-    if isinstance(wanted, QSize):
-        bar.setIconSize(wanted)
-    else:
-        bar.setProperty("wantedIconSize", bar.iconSize())
-    for button in buttons:
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)  # type: ignore[attr-defined]
-    need = bar.sizeHint().width()
-    for button in buttons:
-        if need <= width:
-            return
-        wide = button.sizeHint().width()
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # type: ignore[attr-defined]
-        need -= wide - button.sizeHint().width()
-    side = bar.iconSize().width()
-    while bar.sizeHint().width() > width and side > 16:  # still too wide (a large zoom): smaller icons
-        side -= 2
-        bar.setIconSize(QSize(side, side))
+    return ToolbarOverflow(bar, overflow=named(_OVERFLOW_FIRST), drop_text=named(_DROP_TEXT_FIRST),
+                           icon_only=named(_ICON_ONLY), before=before)
 
 
 def build_menus(window: QMainWindow, actions: Actions) -> dict[str, QMenu]:

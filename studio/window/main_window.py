@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWindow, QWidget
 
-from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, fit_toolbar
+from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, toolbar_overflow
 from .banner import ErrorBanner
 from .stop_banner import StopBanner
 from .debugging import DebugDock
@@ -35,6 +35,9 @@ from .wiring import Panels, connect_panels, make_panels
 __all__ = ["MainWindow", "STYLE_SHEET"]
 
 STYLE_SHEET = asset("style.qss")
+_SHORT_WINDOW = 700
+_SHORT_ICON = 18
+"""A window less than 700 px high (a 1000x600 screen) has toolbar icons of at most 18 px."""
 _STATUS_THREAD_WIDTH = 320
 """The status bar's thread name elides in the middle past this many pixels (a zoomed window keeps its width)."""
 
@@ -74,8 +77,10 @@ class MainWindow(QMainWindow):
         self.thread_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.thread_box.setToolTip("The thread on screen; pick another one of the database (Ctrl+T)")
         self.thread_box.activated.connect(self._on_thread_picked)
-        self.toolbar.addWidget(QLabel(" Thread: "))
+        thread_label = self.toolbar.addWidget(QLabel(" Thread: "))
         self.toolbar.addWidget(self.thread_box)
+        self.overflow = toolbar_overflow(self.toolbar, self.actions, before=thread_label)
+        """The controls' "⋯" menu: the buttons that do not fit the window's width."""
         self.menus = build_menus(self, self.actions)
         view = self.menus["View"]
         view.addSeparator()
@@ -427,13 +432,24 @@ class MainWindow(QMainWindow):
                 QTimer.singleShot(50, lambda: fit_to_screen(self))
 
     def fit_toolbars(self) -> None:
-        """The toolbar's buttons give up their text until the thread selector fits (after a
-        resize or a presentation zoom)."""
-        fit_toolbar(self.toolbar, self.actions, self.width())
+        """The toolbars' buttons give up their text, then move into their "⋯" menus, until
+        each bar fits the window (after a resize or a presentation zoom): the thread selector
+        and every action stay reachable."""
+        wanted = self.toolbar.property("wantedIconSize")
+        if not isinstance(wanted, QSize):
+            wanted = self.toolbar.iconSize()
+            self.toolbar.setProperty("wantedIconSize", wanted)
+        side = wanted.width() if self.height() >= _SHORT_WINDOW else min(wanted.width(), _SHORT_ICON)
+        self.toolbar.setIconSize(QSize(side, side))  # a short window keeps its rows for the panels
+        self.overflow.fit(self.width())
+        teaching = getattr(self, "teaching", None)
+        if teaching is not None:
+            teaching.overflow.fit(self.width())
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
+        short = event.size().height() < _SHORT_WINDOW
+        if event.size().width() != event.oldSize().width() or short != (event.oldSize().height() < _SHORT_WINDOW):
             self.fit_toolbars()  # the thread selector stays on screen
         if self._sized and self.layout_is_default and self.docks.arrangement \
                 and size_class(event.size().width(), event.size().height()) != self.docks.arrangement:

@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDockWidget, QDoubleSpinBox, QLabel, QMainWindow, QToolBar
+from PySide6.QtWidgets import QComboBox, QDockWidget, QDoubleSpinBox, QLabel, QMainWindow, QMenu, QToolBar
 
 from studio.core.records import WhyMarks
 from studio.core.scrub import Track
@@ -23,6 +23,7 @@ from studio.panels.scrubber import Scrubber
 from studio.panels.superstep import SuperstepPanel
 
 from .autoplay import Autoplay
+from .overflow import ToolbarOverflow
 from .presentation import Presentation
 
 __all__ = ["Teaching", "TeachActions", "lesson_for"]
@@ -126,24 +127,48 @@ class Teaching:
         bar.addWidget(self.zoom_label)
         for action in (a.high_contrast, a.focus):
             bar.addAction(action)
+        for action, label in ((a.zoom_out, "Zoom −"), (a.zoom_in, "Zoom +"), (a.high_contrast, "Contrast"),
+                              (a.focus, "Focus")):
+            action.setIconText(label)  # the toolbar's short label; the Teach menu has the full name
         bar.addSeparator()
         bar.addAction(a.play)
         self.speed = QDoubleSpinBox(objectName="autoplaySpeed")
         self.speed.setRange(0.25, 10.0)
         self.speed.setSingleStep(0.25)
         self.speed.setValue(1.0)
-        self.speed.setSuffix(" steps/s")
+        self.speed.setSuffix(" /s")
         self.speed.setToolTip("Autoplay speed: steps per second")
         self.mode = QComboBox(objectName="autoplayMode")
-        self.mode.addItem("node by node", "node")
-        self.mode.addItem("superstep by superstep", "superstep")
+        self.mode.addItem("by node", "node")
+        self.mode.addItem("by superstep", "superstep")
+        self.mode.setItemData(0, "node by node (F10)", Qt.ItemDataRole.ToolTipRole)
+        self.mode.setItemData(1, "superstep by superstep (Shift+F10)", Qt.ItemDataRole.ToolTipRole)
         self.mode.setToolTip("Autoplay: one node per step (F10) or one whole superstep (Shift+F10)")
-        bar.addWidget(self.speed)
-        bar.addWidget(self.mode)
+        speed = bar.addWidget(self.speed)
+        mode = bar.addWidget(self.mode)
         bar.addSeparator()
         bar.addWidget(self.scrubber)
+        # what does not fit moves into "⋯" (zoom and contrast last: presenting needs them)
+        self.speed_menu, self.mode_menu = self._speed_menu(bar), self._mode_menu(bar)
+        self.overflow = ToolbarOverflow(bar, overflow=[a.focus, mode, speed, a.play, a.high_contrast], before=None,
+                                        stand_ins={speed: self.speed_menu.menuAction(),
+                                                   mode: self.mode_menu.menuAction()})
         self.show_zoom()
         return bar
+
+    def _speed_menu(self, parent: QToolBar) -> QMenu:
+        """The speed box's stand-in in "⋯": a few speeds to pick."""
+        menu = QMenu("Autoplay &Speed", parent)
+        for speed in (0.5, 1.0, 2.0, 5.0, 10.0):
+            menu.addAction(f"{speed:g} steps/s", lambda speed=speed: self.speed.setValue(speed))
+        return menu
+
+    def _mode_menu(self, parent: QToolBar) -> QMenu:
+        """The mode box's stand-in in "⋯"."""
+        menu = QMenu("Autoplay &Mode", parent)
+        for index, text in enumerate(("node by node", "superstep by superstep")):
+            menu.addAction(text, lambda index=index: self.mode.setCurrentIndex(index))
+        return menu
 
     def _build_menu(self) -> None:
         w, a = self.window, self.actions

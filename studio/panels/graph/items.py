@@ -350,6 +350,10 @@ class ClusterItem(QGraphicsItem):
     def title_rect(self) -> QRectF:
         return QRectF(self._rect.left(), self._rect.top(), self._rect.width(), 22)
 
+    def frame_rect(self) -> QRectF:
+        """The subgraph's frame, its name included (item coordinates)."""
+        return QRectF(self._rect)
+
     def set_focus_ring(self, on: bool, high_contrast: bool = False) -> None:
         if (on, high_contrast) != (self.focus_ring, self._contrast):
             self.focus_ring, self._contrast = on, high_contrast

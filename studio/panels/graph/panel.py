@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from PySide6.QtCore import QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -168,7 +168,8 @@ class GraphPanel(QWidget):
         bar.addWidget(self.title, 3)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.zoom_label)
-        for button in (out, zin, fit, self.legend_button):
+        self._header_buttons = (out, zin, fit, self.legend_button)
+        for button in self._header_buttons:
             bar.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -195,6 +196,7 @@ class GraphPanel(QWidget):
         self._started = time.perf_counter()
         self.title.setText(view.name or "Graph")
         self.status.setText(f"laying out {len(view.nodes)} nodes…")
+        self._fit_header()
         self._show_waiting_text(f"laying out {len(view.nodes)} nodes…")
         self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals,
                                     label_sizes=edge_label_sizes(view)))
@@ -202,6 +204,7 @@ class GraphPanel(QWidget):
     def show_waiting(self, text: str) -> None:
         """Say what the panel waits for ("importing react_agent.py…") until a graph is drawn."""
         self.status.setText(text)
+        self._fit_header()
         self._show_waiting_text(text)
 
     def _show_waiting_text(self, text: str) -> None:
@@ -271,6 +274,7 @@ class GraphPanel(QWidget):
         if isinstance(result, Exception):
             message = f"layout failed: {type(result).__name__}: {result}"
             self.status.setText(message)
+            self._fit_header()
             self.layout_failed.emit(message)
             return
         self._draw(result)
@@ -278,6 +282,7 @@ class GraphPanel(QWidget):
         self.last_layout_seconds = time.perf_counter() - self._started
         n, e = len(self._nodes), len(self._edges)
         self.status.setText(f"{n} nodes · {e} edges" + (" · fast layout" if result.fast else ""))
+        self._fit_header()
         self.layout_ready.emit(self.last_layout_seconds)
 
     def _draw(self, layout: GraphLayout) -> None:
@@ -389,9 +394,7 @@ class GraphPanel(QWidget):
         if on == self.legend_visible():
             return
         self.legend.setVisible(on)
-        # the legend gets a strip of its own at the left, so it never covers the graph
-        self.canvas.setViewportMargins(self.legend.sizeHint().width() + 16 if on else 0, 0, 0, 0)
-        if on:
+        if on:  # a small card over the bottom left corner; the graph keeps the whole canvas
             self._place_legend()
             self.legend.raise_()
         if self._auto_fit and self._layout is not None:
@@ -405,11 +408,11 @@ class GraphPanel(QWidget):
         return not self.legend.isHidden()
 
     def _place_legend(self) -> None:
-        self.legend.fit_height(self.canvas.height() - 16)
+        room = self.canvas.rect().adjusted(8, 8, -8, -8)
+        self.legend.fit_to(room.width(), room.height())
         size = self.legend.sizeHint()
         self.legend.resize(size)
-        top = max(8, (self.canvas.height() - size.height()) // 2)
-        self.legend.move(8, top)
+        self.legend.move(room.left(), max(room.top(), room.bottom() - size.height()))
 
     def _on_legend_closed(self) -> None:
         self.set_legend_visible(False)
@@ -456,8 +459,26 @@ class GraphPanel(QWidget):
         if self._auto_fit:
             QTimer.singleShot(0, lambda: self.fit(auto=True))
 
+    def _fit_header(self) -> None:
+        """The graph's name keeps its whole width when the header has it (a zoomed narrow
+        panel squeezed it to "para"): the node count gives way first, into the name's tooltip."""
+        fixed = sum(b.sizeHint().width() for b in self._header_buttons) + self.zoom_label.sizeHint().width() + 36
+        room = max(60, self.width() - fixed)
+        name = self.title.fontMetrics().horizontalAdvance(self.title.text()) + 8
+        self.title.setMinimumWidth(min(name, room))
+        status = self.status.fontMetrics().horizontalAdvance(self.status.text())
+        fits = room - name >= min(status, 80)
+        self.status.setVisible(fits)
+        self.title.setToolTip("" if fits else self.status.text())
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
+            QTimer.singleShot(0, self._fit_header)  # a zoom: the header's text widths changed
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._fit_header()
         if self.legend_visible():
             self._place_legend()
         if self._auto_fit and self._layout is not None:

@@ -168,7 +168,7 @@ class WhyOverlay:
                 item.setToolTip(tip)
                 self._tips[name] = (id(item), tip)
         self._draw_triggers(why, nodes, edges)
-        self._draw_group(why, nodes)
+        self._draw_group(why, nodes, clusters)
         for name, texts in why.badges.items():
             self._badges_on(name, list(texts), nodes)
         for name in why.finished:
@@ -252,15 +252,21 @@ class WhyOverlay:
                           lambda edge=edge, label=label: Badge(label, _kind(label), edge.path().pointAtPercent(0.5)))
         self.triggered = list(dict.fromkeys(self.triggered))
 
-    def _draw_group(self, why: WhyMarks, nodes: Mapping[str, NodeItem]) -> None:
-        members = [nodes[n] for n in dict.fromkeys(why.together) if n in nodes]
-        if not members or why.step is None:
+    def _draw_group(self, why: WhyMarks, nodes: Mapping[str, NodeItem], clusters: Sequence[ClusterItem]) -> None:
+        """The frame around the superstep's tasks: their node boxes, and the whole cluster of
+        a task that is a subgraph drawn open (its frame and name inside this one)."""
+        open_subgraphs = {c.node_id: c for c in clusters}
+        names = [n for n in dict.fromkeys(why.together) if n in nodes or n in open_subgraphs]
+        if not names or why.step is None:
             return
         rect = QRectF()
-        for item in members:
-            b = item.box
-            rect = rect.united(QRectF(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h))
-        stacked = max((len(why.badges.get(m.node_id, ())) for m in members), default=0)
+        for name in names:
+            if name in nodes:
+                b = nodes[name].box
+                rect = rect.united(QRectF(b.x - b.w / 2, b.y - b.h / 2, b.w, b.h))
+            else:
+                rect = rect.united(open_subgraphs[name].mapRectToScene(open_subgraphs[name].frame_rect()))
+        stacked = max((len(why.badges.get(n, ())) for n in names), default=0)
         rect = rect.adjusted(-14, -14 - (_pill_height() + GAP * 2) * stacked, 14, 14)
         self.frame = rect
         box = (rect.x(), rect.y(), rect.width(), rect.height())

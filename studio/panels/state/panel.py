@@ -85,11 +85,11 @@ class StatePanel(QWidget):
     Methods:
         set_state(values, *, title="", read_only=True): show `values` (a mapping). Expanded
             rows and the selection survive a refresh. With read_only=False the
-            "Edit state and fork…" button is enabled.
+            "Fork…" (edit state and fork) button is enabled.
         clear(): show nothing.
         set_search(text): filter rows now (the search box does it as you type).
     Signals:
-        edit_requested(): the "Edit state and fork…" button was pressed.
+        edit_requested(): the "Fork…" (edit state and fork) button was pressed.
 
     Long strings show their first line (full text in the tooltip and the detail pane);
     lists of messages show role badges and open as a conversation in the detail pane.
@@ -104,8 +104,9 @@ class StatePanel(QWidget):
         self._restoring = False
 
         self.title = title_label("State")
-        self.edit_button = QPushButton("Edit state and fork…")
-        self.edit_button.setToolTip("Open these values as JSON; saving makes a new checkpoint (a fork)")
+        self.edit_button = QPushButton("Fork…")  # short: a zoomed narrow dock keeps the filter beside it
+        self.edit_button.setToolTip("Edit state and fork: open these values as JSON; saving makes a new "
+                                    "checkpoint (a fork) (Ctrl+E)")
         self.edit_button.setEnabled(False)
         self.edit_button.clicked.connect(self._on_edit_clicked)
         self.search = QLineEdit()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QShowEvent
+from PySide6.QtGui import (QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QResizeEvent, QShowEvent)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -298,7 +298,25 @@ class TimelinePanel(QWidget):
         _small, badge = badge_font(self.table.font())
         widest = badge.horizontalAdvance("subgraph" if self.model.has_subgraphs() else "update")
         header.resizeSection(1, max(title.horizontalAdvance("Source") + pad, widest + 22))
-        header.resizeSection(3, title.horizontalAdvance("00:00:00") + pad)  # the head's row is bold
+        self._time_width = title.horizontalAdvance("00:00:00") + pad  # the head's row is bold
+        header.resizeSection(3, self._time_width)
+        self._fit_time_column()
+
+    def _fit_time_column(self) -> None:
+        """The Time column gives way on a narrow (zoomed) panel, so the nodes keep about a
+        dozen characters a line instead of wrapping a few letters to a line."""
+        header = self.table.horizontalHeader()
+        others = header.sectionSize(0) + header.sectionSize(1) + getattr(self, "_time_width", 0)
+        room = self.table.viewport().width() - others
+        hide = room < self.table.fontMetrics().horizontalAdvance("search_web, s")
+        if hide != self.table.isColumnHidden(3):
+            self.table.setColumnHidden(3, hide)
+            if hasattr(self, "heights"):
+                self.heights.forget()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_time_column()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
