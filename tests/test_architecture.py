@@ -195,3 +195,232 @@ def test_the_view_check_finds_a_record_named_view(tmp_path, monkeypatch) -> None
                               "    step: int\nclass PanelView:\n    pass\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert _records_named_view("demo") == ["demo.a.StepView"]
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_members(tree: ast.AST) -> set[str]:
+    """The private names a module gives its own objects: methods and attributes of its
+    classes (class body, `__slots__` strings, annotations) and attributes it assigns."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in ast.walk(node):
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(item.name)
+                elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+                    names.add(item.id)
+                elif isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names.add(item.value)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+    return {n for n in names if _is_private(n)}
+
+
+def _own_reference(value: ast.expr) -> bool:
+    """`self.x`, `cls.x`, `super().x`: an object using its own (or its base's) members."""
+    if isinstance(value, ast.Name):
+        return value.id in ("self", "cls")
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
+
+
+def private_reaches(package: str) -> list[tuple[str, str, str]]:
+    """(module, attribute, `line: expression`) for each place a module of `package` reads or
+    sets a private attribute (`obj._x`, not `self._x`) that another module of `package`
+    defines and it does not: one module reaching into another's object."""
+    modules = _modules(package)
+    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, (path, _) in modules.items()}
+    members = {name: _private_members(tree) for name, tree in trees.items()}
+    found = []
+    for name, tree in trees.items():
+        elsewhere = set().union(*(m for other, m in members.items() if other != name))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not _is_private(node.attr) or _own_reference(node.value):
+                continue
+            if node.attr in elsewhere and node.attr not in members[name]:
+                found.append((name, node.attr, f"{node.lineno}: {ast.unparse(node)}"))
+    return sorted(found)
+
+
+LANGGRAPH_PRIVATE_NAMES = frozenset({"_bind", "_items", "_events", "_transformers", "_wire", "_wire_fn", "_arun"})
+"""Private names that are LangGraph's (LangChain's) own and stay so: the v3 stream's
+StreamChannel and multiplexer carry them under these names because LangGraph's tests and
+transformers call them (`channel._bind(...)`, `mux._events`), and `BaseTool._arun` is
+LangChain's."""
+
+PRIVATE_REACH_DEBT = frozenset({
+    # the v3 stream package's own protocol between channel, mux, run stream and handles:
+    # to be given public names (kept while it is being changed in parallel)
+    ("engine.prebuilt.tool_call_stream", "_is_async"),
+    ("engine.streaming.builtin", "_is_async"),
+    ("engine.streaming.mux", "_is_async"),
+    ("engine.streaming.mux", "_cancel_scheduled"),
+    ("engine.streaming.mux", "_join_scheduled"),
+    ("engine.streaming.run_stream", "_subscribe"),
+    ("engine.streaming.run_stream", "_next_stamped"),
+    ("engine.streaming.subgraphs", "_forward"),
+    ("engine.streaming.subgraphs", "_stamp"),
+    ("engine.streaming.subgraphs", "_terminate"),
+    # PostgresSaver's connection and memo, used by its shallow twin (postgres.py is being
+    # changed in parallel)
+    ("engine.checkpoint.postgres_shallow", "_conn"),
+    ("engine.checkpoint.postgres_shallow", "_forget"),
+})
+"""Known reaches still to remove: this list may only shrink."""
+
+
+@pytest.mark.parametrize("package", ["engine", "studio"])
+def test_no_module_reaches_into_another_modules_private_attributes(package: str) -> None:
+    # a collaborator uses another module's object through public names (a Run's `emit`,
+    # `event_fields`, `resumes`...), so a class can change its insides alone
+    found = [f"{module}:{where} (give `{attr}` a public name)" for module, attr, where in private_reaches(package)
+             if attr not in LANGGRAPH_PRIVATE_NAMES and (module, attr) not in PRIVATE_REACH_DEBT]
+    assert found == []
+
+
+def test_the_private_reach_debt_only_shrinks() -> None:
+    still = {(module, attr) for module, attr, _ in private_reaches("engine")}
+    assert sorted(PRIVATE_REACH_DEBT - still) == [], "fixed: take these off PRIVATE_REACH_DEBT"
+
+
+def test_the_private_reach_check_finds_a_reach(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("class A:\n    def __init__(self):\n        self._x = 1\n    def _move(self):\n"
+                              "        return self._x\n")
+    (pkg / "b.py").write_text("def f(a):\n    a._move()\n    return a._x + a._unknown\n")
+    (pkg / "c.py").write_text("from .a import A\nclass C(A):\n    def g(self):\n        return super()._move()\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert private_reaches("demo") == [("demo.b", "_move", "2: a._move"), ("demo.b", "_x", "3: a._x")]
+
+
+def _decisions(node: ast.AST) -> int:
+    """The decision points in `node`, not counting those of the functions and classes
+    defined inside it (radon's cyclomatic complexity: each if/elif/ternary, loop (and its
+    else), except handler, try's else, and/or operand, comprehension (and its ifs), match
+    case and assert adds one)."""
+    count = 0
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(child, (ast.If, ast.IfExp, ast.Assert)):
+            count += 1
+        elif isinstance(child, (ast.For, ast.AsyncFor, ast.While)):
+            count += 1 + bool(child.orelse)
+        elif isinstance(child, ast.Try) or type(child).__name__ == "TryStar":
+            count += len(child.handlers) + bool(child.orelse)  # type: ignore[attr-defined]
+        elif isinstance(child, ast.BoolOp):
+            count += len(child.values) - 1
+        elif isinstance(child, ast.comprehension):
+            count += 1 + len(child.ifs)
+        elif isinstance(child, ast.Match):
+            wildcard = any(getattr(c.pattern, "pattern", False) is None for c in child.cases)
+            count += max(0, len(child.cases) - wildcard)
+        count += _decisions(child)
+    return count
+
+
+def complexities(package: str) -> dict[str, int]:
+    """`module:Class.function` -> cyclomatic complexity, for every function under `package`."""
+    out: dict[str, int] = {}
+
+    def visit(module: str, node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out[f"{module}:{prefix}{child.name}"] = 1 + _decisions(child)
+                visit(module, child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.ClassDef):
+                visit(module, child, f"{prefix}{child.name}.")
+            else:
+                visit(module, child, prefix)
+
+    for name, (path, _) in _modules(package).items():
+        visit(name, ast.parse(path.read_text(encoding="utf-8")), "")
+    return out
+
+
+MAX_COMPLEXITY = 25
+"""Past this a function is a switchboard: split it into named steps or a dispatch table."""
+
+COMPLEX_FUNCTIONS_DEBT = {
+    "engine.checkpoint.serde:Serializer._enc": 42,
+    "engine.checkpoint.lg_projection:_next": 35,
+    "engine.messages:_fold": 34,
+    "engine.checkpoint.serde:Serializer._dec_tagged": 33,
+    "engine.graph.builder:StateGraph.add_node": 31,
+    "engine.graph.lg_view:_dry_run": 31,
+    "engine.pregel_api.graph:Pregel.__init__": 31,
+    "engine.checkpoint.lg_projection:LGShape.apply": 30,
+    "engine.runtime.task:NodeRunner.__init__": 28,
+    "engine.checkpoint.foreign.langgraph_derive:plan": 27,
+    "engine.checkpoint.foreign.langgraph_postgres:LangGraphPostgresReader._rows": 27,
+    "engine.graph.drawing:_structure": 27,
+    "engine.runtime.execute:route_output": 26,
+    "engine.runtime.start:_load_pending": 26,
+    "engine.runtime.start:_start_resume": 26,
+    "studio.panels.state.model:StateModel.data": 31,
+    "studio.cli.search:cmd_search": 30,
+    "studio.core.valuediff:_diff_lists": 30,
+    "studio.panels.graph.items:NodeItem.paint": 30,
+    "studio.session.run_events:RunEvents._handle": 30,
+    "studio.cli.commands:cmd_run": 29,
+    "studio.core.jsonable:jsonable": 29,
+    "studio.core.layout:layout_graph": 28,
+    "studio.core.regression:compare_steps": 28,
+    "studio.core.search:StoreSearch.next_page": 27,
+    "studio.core.valuefmt:_jsonable": 26,
+    "studio.panels.timeline.model:TimelineModel.data": 26,
+    "studio.session.run_events:RunEvents._on_inner_event": 26,
+}
+"""Functions still past MAX_COMPLEXITY, with their complexity today: each may only go
+down (and leaves the list once it is at MAX_COMPLEXITY or below)."""
+
+
+@pytest.mark.parametrize("package", ["engine", "studio"])
+def test_no_function_past_complexity_25(package: str) -> None:
+    # radon's measure (which counts `and`/`or` and comprehensions too, unlike ruff's C901)
+    found = {name: cc for name, cc in complexities(package).items()
+             if cc > COMPLEX_FUNCTIONS_DEBT.get(name, MAX_COMPLEXITY)}
+    assert found == {}, "split these into named steps (or lower their entry in COMPLEX_FUNCTIONS_DEBT)"
+
+
+def test_the_complexity_debt_only_shrinks() -> None:
+    now = {**complexities("engine"), **complexities("studio")}
+    stale = {name: (cc, now.get(name)) for name, cc in COMPLEX_FUNCTIONS_DEBT.items()
+             if now.get(name, 0) < cc}
+    assert stale == {}, "lower (or remove, at 25 or below) these entries of COMPLEX_FUNCTIONS_DEBT: (listed, now)"
+
+
+def test_the_complexity_count_is_radons(tmp_path, monkeypatch) -> None:
+    pkg = tmp_path / "demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text(
+        "def f(x, ys):\n"
+        "    if x and ys or not x:\n"              # if +1, and/or +2
+        "        return [y for y in ys if y]\n"     # comprehension +1, its if +1
+        "    for y in ys:\n"                        # for +1, its else +1
+        "        pass\n"
+        "    else:\n"
+        "        pass\n"
+        "    try:\n"
+        "        pass\n"
+        "    except ValueError:\n"                  # +1
+        "        pass\n"
+        "    except KeyError:\n"                    # +1
+        "        pass\n"
+        "    assert x, 'x'\n"                       # +1
+        "    def inner(z):\n"                       # counted on its own
+        "        return 1 if z else 2\n"
+        "    return inner\n"
+        "class C:\n"
+        "    def m(self, v):\n"
+        "        match v:\n"
+        "            case 1: return 1\n"
+        "            case 2: return 2\n"
+        "            case _: return 0\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert complexities("demo") == {"demo.a:f": 11, "demo.a:f.inner": 2, "demo.a:C.m": 3}

@@ -83,7 +83,7 @@ class EditInstead(DriveHooks):
         self.asked.append(names)
         if names == ("plan",):
             run.apply_updates(run.checkpoint, [({"log": ["edited"]}, "plan")])
-            run._after_commit(())
+            run.after_commit(())
         return False
 
 

@@ -152,7 +152,7 @@ def test_a_graph_invoked_on_a_worker_threads_loop_parks_at_the_gate(open_window,
     outcome = press(qtbot, window, Qt.Key.Key_F11)
     assert outcome.reason == "inside" and s.inside_subgraph == "ask_helper", outcome
     child = s.state.driver.gate.child
-    assert child is not None and child._loop_thread != threading.get_ident(), "the helper runs on its own thread"
+    assert child is not None and child.loop_thread != threading.get_ident(), "the helper runs on its own thread"
     assert {"research", "write"} <= shown_nodes(window)
     press(qtbot, window, Qt.Key.Key_F10)  # the helper's input
     outcome = press(qtbot, window, Qt.Key.Key_F10)  # research, on the worker thread
@@ -169,7 +169,7 @@ def test_stop_while_parked_on_another_loop_ends_the_worker(open_window, qtbot, t
     s = window.session
     press(qtbot, window, Qt.Key.Key_F10)
     assert press(qtbot, window, Qt.Key.Key_F11).reason == "inside"
-    worker = s.state.driver.gate.child._loop_thread
+    worker = s.state.driver.gate.child.loop_thread
     QTest.keyClick(window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)  # stop
     wait_ready(qtbot, window)
     # the helper's loop was cancelled at the gate: its thread is free again, nothing more ran

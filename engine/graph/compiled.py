@@ -110,7 +110,7 @@ class CompiledStateGraph(LegacyGraphAPI):
         self.node_names: tuple[str, ...] = tuple(builder.nodes)
         self.node_set: frozenset[str] = frozenset(builder.nodes)
         self.stream_transformers: tuple[Any, ...] = ()  # compile(transformers=): every v3 event stream's
-        self._register_types()
+        self.register_state_types()
 
     @property
     def channels(self) -> Mapping[str, Any]:
@@ -118,7 +118,8 @@ class CompiledStateGraph(LegacyGraphAPI):
         written, e.g. a reducer channel for an `Annotated[list, operator.add]` key."""
         return self.schema.channels
 
-    def _register_types(self) -> None:
+    def register_state_types(self) -> None:
+        """Tell the checkpointer's serializer the state's own types, to load them back as such."""
         serde = getattr(self.checkpointer, "serde", None)
         if serde is not None and hasattr(serde, "register"):
             serde.register(*self.schema.registrable_types())
@@ -153,7 +154,7 @@ class CompiledStateGraph(LegacyGraphAPI):
             check_checkpointer(checkpointer)
             graph.checkpointer = None if checkpointer is True or checkpointer is False else checkpointer
             graph.persistence = checkpointer if checkpointer is True or checkpointer is False else None
-            graph._register_types()
+            graph.register_state_types()
         if "config" in update:
             graph.bound_config = dict(update.pop("config") or {})
         for key, value in update.items():

@@ -208,7 +208,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         """The same graph saving into another checkpointer (the studio's SQLite file)."""
         graph = copy.copy(self)
         graph.checkpointer = checkpointer
-        graph._register_types()
+        graph.register_state_types()
         return graph
 
     def update_state(self, config: Mapping[str, Any], values: Any, as_node: str | None = None,

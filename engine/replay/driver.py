@@ -192,7 +192,7 @@ def _edit_again(run: RunHandle, at: Superstep) -> list[tuple[str, tuple[tuple[st
             "again: it was a bulk edit as several nodes, or a clear, and the recording kept no record of it; "
             "replay from a checkpoint after it")
     run.apply_updates(run.checkpoint, [(dict(t.writes), t.node) for t in at.tasks])
-    run._after_commit(())  # as a commit would: nothing left to run ends the run
+    run.after_commit(())  # as a commit would: nothing left to run ends the run
     return [(t.node, t.writes) for t in at.tasks]
 
 

@@ -42,9 +42,9 @@ def commit_checked(run: RunHandle, *, report: bool = True) -> StepCommitted | No
             else f"cannot commit: the run is {run.status}"
         )
     try:
-        return commit_superstep(run, report=report or bool(run._listeners))
+        return commit_superstep(run, report=report or bool(run.listening))
     except Exception as exc:
-        run._fail(exc)
+        run.fail(exc)
         raise
 
 
@@ -141,7 +141,7 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     ordered = [run.results[t.id] for t in run.plan]
     parent = run.checkpoint
     assert parent is not None
-    cid = run._new_id()
+    cid = run.next_checkpoint_id()
     new_values, versions, diffs, appended = fold_writes(channels, run.values, parent.versions, cid, ordered,
                                                         report, graph.schema.transient_keys)
     barriers = dict(parent.barriers)
@@ -153,7 +153,7 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
         metadata[RECORD_KEY] = task_records(ordered)
     ckpt = Checkpoint(
         id=cid, thread_id=run.store_key, parent_id=parent.id or None, step=parent.step + 1,
-        source=source, created_at=now_iso() if run._durable_ids else "", values=new_values, versions=versions,
+        source=source, created_at=now_iso() if run.durable_ids else "", values=new_values, versions=versions,
         barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=metadata,
     )
     save_checkpoint(run, ckpt, appended=appended)
@@ -161,42 +161,42 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     committed = None
     if report:
         committed = StepCommitted(
-            **run._base(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
+            **run.event_fields(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
             diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
             waiting=tuple(k[len(DEFER):] for k in barriers if k.startswith(DEFER)) if graph.deferred else (),
             barriers=barriers,
         )
-        run._emit(committed)
+        run.emit(committed)
     if source == "loop":
         after_commit(run, nodes_ran)
     return committed
 
 
 def after_commit(run: RunHandle, nodes_ran: tuple[str, ...]) -> None:
-    if run.step - run._first_step >= run.recursion_limit:
+    if run.step - run.first_step >= run.recursion_limit:
         # as LangGraph: the superstep that reaches the limit is saved, then the run stops,
         # even when nothing is left to run
         error = GraphRecursionError(
             f"Recursion limit of {run.recursion_limit} reached without hitting a stop condition. "
             "You can increase the limit by setting the `recursion_limit` config key."
         )
-        run._fail(error)
+        run.fail(error)
         raise error
     after = tuple(n for n in nodes_ran if n in run.interrupt_after) if run.interrupt_after else ()
     if not run.plan and not after:  # (a breakpoint after the last node still pauses, as LangGraph)
-        run._finish("done")
+        run.finish("done")
         return
     control = run.options.control
     if control is not None and control.drain_requested and run.plan:
         drained = GraphDrained(control.drain_reason or "shutdown")
-        run._fail(drained)  # saved so far; invoke(None, config) goes on from here
+        run.fail(drained)  # saved so far; invoke(None, config) goes on from here
         raise drained
     if not (after or run.interrupt_before):
         return
     before = tuple(t.name for t in run.plan if t.name in run.interrupt_before)
     if after or before:
         run.status = "interrupted"
-        run._emit(RunInterrupted(**run._base(step=run.step), checkpoint_id=run.checkpoint.id if run.checkpoint
+        run.emit(RunInterrupted(**run.event_fields(step=run.step), checkpoint_id=run.checkpoint.id if run.checkpoint
                                   else "", reason="after" if after else "before", nodes=after or before,
                                   values=run.values))
-        run._finish("interrupted")
+        run.finish("interrupted")

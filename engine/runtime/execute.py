@@ -65,11 +65,11 @@ async def gated(run: RunHandle, gate: asyncio.Semaphore, task: PlannedTask) -> T
 
 def writer_for(run: RunHandle, task: PlannedTask) -> Callable[[Any], None]:
     def write(payload: Any) -> None:
-        event = CustomData(**run._base(), task_id=task.id, name=task.name, payload=payload)
-        if threading.get_ident() == run._loop_thread or run._loop is None:
-            run._emit(event)
+        event = CustomData(**run.event_fields(), task_id=task.id, name=task.name, payload=payload)
+        if threading.get_ident() == run.loop_thread or run.loop is None:
+            run.emit(event)
         else:
-            run._loop.call_soon_threadsafe(run._emit, event)
+            run.loop.call_soon_threadsafe(run.emit, event)
 
     return write
 
@@ -81,9 +81,9 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     if task.is_send:
         state = task.arg
     elif runner.input_view is not None:
-        state = runner.input_view(schema.with_managed(run.values, run.step + 1, run._stop))
+        state = runner.input_view(schema.with_managed(run.values, run.step + 1, run.stop_step))
     elif schema.managed:
-        state = schema.node_input(schema.with_managed(run.values, run.step + 1, run._stop))
+        state = schema.node_input(schema.with_managed(run.values, run.step + 1, run.stop_step))
     else:
         state = schema.node_input(run.values)
     config = run.config if run.tracer is None else \
@@ -91,7 +91,8 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
         config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
             run.checkpoint_ns, task.name, task.id)}}
-    resume_for, resume_map = run._resume_for, run._resume_map  # empty unless resuming
+    resumes = run.resumes
+    resume_for, resume_map = resumes.by_task, resumes.by_interrupt  # empty unless resuming
     ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=writer_for(run, task),
                       resume=list(resume_for.get(task.id, ())) if resume_for else [],
                       parent=current_task.get(), run=run,
@@ -103,8 +104,8 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)
-    if run._listeners:
-        run._emit(TaskStarted(**run._base(), task_id=task.id, name=task.name, trigger=task.trigger,
+    if run.listening:
+        run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
                                input=state))
     return runner, ctx, state
 
@@ -208,8 +209,8 @@ def _answered(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskCo
         result = conclude(run, task, runner, ctx, answer, None, "", started)
         result.recorded = result.ok
         return result
-    if not ctx.resume and run._resume_for.get(task.id):  # the hook handed it recorded resume values
-        ctx.resume = list(run._resume_for[task.id])
+    if not ctx.resume and run.resumes.by_task.get(task.id):  # the hook handed it recorded resume values
+        ctx.resume = list(run.resumes.by_task[task.id])
     return None
 
 
@@ -266,13 +267,13 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
                 result = fut.result()
                 done_results.append(result)
                 try:
-                    run._record(result, durable=True)
+                    run.keep_result(result, durable=True)
                 except Exception as exc:  # the saver failed: siblings are still reported
                     save_error = save_error or exc
                 if result.error is not None:
                     if not result.handled:
                         failed = failed or result.error
-                    elif (handler := run._handler_task(result)) is not None:
+                    elif (handler := run.handler_task(result)) is not None:
                         # as LangGraph: the error handler starts now, beside the siblings
                         started = asyncio.ensure_future(
                             execute(run, handler) if gate is None else gated(run, gate, handler))
@@ -284,7 +285,7 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
                 for fut in remaining:
                     fut.cancel()
                 await asyncio.wait(remaining)
-                run._fail(failed)
+                run.fail(failed)
                 return done_results
     except asyncio.CancelledError:
         for fut in futures:
@@ -292,10 +293,10 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
         await asyncio.wait(futures)  # each node has handled its cancellation when this returns
         raise
     except Exception as exc:  # an engine fault: the run ends with RunFinished all the same
-        run._fail(exc)
+        run.fail(exc)
         raise
     if save_error is not None:
-        run._fail(save_error)
+        run.fail(save_error)
         raise save_error
     return done_results
 
@@ -346,16 +347,16 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
                 result = conclude(run, *outcome)
                 results.append(result)
                 try:
-                    run._record(result, durable=True)
+                    run.keep_result(result, durable=True)
                 except Exception as exc:  # the saver failed: siblings are still reported
                     save_error = save_error or exc
-                if result.handled and (handler := run._handler_task(result)) is not None:
+                if result.handled and (handler := run.handler_task(result)) is not None:
                     handlers.append(asyncio.ensure_future(execute(run, handler)))
         for future in handlers:
             result = await future
             results.append(result)
             try:
-                run._record(result, durable=True)
+                run.keep_result(result, durable=True)
             except Exception as exc:
                 save_error = save_error or exc
     except asyncio.CancelledError:
@@ -370,7 +371,7 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
     if taken < len(tasks):  # left early: wait for the tasks still running (each worker then ends)
         await asyncio.gather(*(asyncio.wrap_future(w) for w in workers), return_exceptions=True)
     if save_error is not None:
-        run._fail(save_error)
+        run.fail(save_error)
         raise save_error
     return results
 
@@ -488,7 +489,7 @@ def route_output(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: 
         applied_values: Mapping[str, Any]
         applied_values, result.applied = apply_own_writes(run.values, writes, graph.schema.channels)
         if graph.schema.managed:
-            applied_values = graph.schema.with_managed(applied_values, run.step + 1, run._stop)
+            applied_values = graph.schema.with_managed(applied_values, run.step + 1, run.stop_step)
         view = graph.schema.node_input(applied_values)
         wider = view
         if dropped and type(view) is dict and isinstance(update, dict):

@@ -34,8 +34,7 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
     run.values = ckpt.values if owned else dict(ckpt.values)  # type: ignore[assignment]
     run.plan = ckpt.tasks
     run.results = {}
-    run._resume_for = {}
-    run._resume_map = {}
+    run.resumes.forget_answers()
 
 
 def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
@@ -48,8 +47,8 @@ def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
         ckpt = _without(ckpt, unsaved)
         if appended:
             appended = {k: v for k, v in appended.items() if k not in unsaved}
-    if run._held is not None:
-        run._held.save(run, ckpt, appended or None)
+    if run.held is not None:
+        run.held.save(run, ckpt, appended or None)
         return
     run.saver.save(ckpt, appended=appended or None)
 

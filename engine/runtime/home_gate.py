@@ -47,9 +47,9 @@ class HomeGate:
 def child_gate(parent: RunHandle) -> Gate | None:
     """The gate a child of `parent` awaits: the parent's, bound to the loop it was given on."""
     gate = parent.options.gate
-    if gate is None or isinstance(gate, HomeGate) or parent._loop is None or parent._loop_thread is None:
+    if gate is None or isinstance(gate, HomeGate) or parent.loop is None or parent.loop_thread is None:
         return gate
-    return HomeGate(gate, parent._loop, parent._loop_thread)
+    return HomeGate(gate, parent.loop, parent.loop_thread)
 
 
 class GatedMoves(DriveHooks):

@@ -193,7 +193,7 @@ async def run_subgraph(parent: RunHandle, subgraph: Any, task: PlannedTask, stat
     gate = child_gate(parent)
     child = open_child(parent, ctx, subgraph, state, inline_sync=parent.inline_sync and len(parent.plan) == 1,
                        gate=gate)
-    if parent.listeners:
+    if parent.listening:
         child.subscribe(parent.forward)
     await child.drive(None if gate is None else GatedMoves(gate))
     return _outcome(child, task.name, subgraph, parent.graph.schema.channels)
@@ -208,7 +208,7 @@ def nested_run(graph: Any, input: Any, config: Mapping[str, Any] | None, inline_
         return None  # not inside a node, or a graph with a store of its own: a run of its own
     # a debugger stepping into the task steps into the graph it invokes too (from any loop)
     child = open_child(parent, ctx, graph, input, inline_sync=inline_sync, given=config, gate=child_gate(parent))
-    if parent.listeners:
+    if parent.listening:
         child.subscribe(parent.forward)
     return child
 

@@ -51,6 +51,7 @@ from .events import (
 )
 from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
 from .options import RunOptions, run_options
+from .resume_values import ResumeValues
 from .start import start_run
 from .task_outcome import record_result
 from .task import (
@@ -84,8 +85,8 @@ class Run:
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "_first_step", "_loop_thread", "_loop", "_resume_for", "_resume_map", "_resume_new", "_durable_ids", "_id_prefix",
-        "_id_count", "durability", "_held", "context", "tracer", "store", "_node_finished", "_forward_lock",
+        "listening", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
+        "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
         "__dict__",
     )
 
@@ -136,21 +137,22 @@ class Run:
         self.results: dict[str, TaskResult] = {}
         self.preview: dict[str, Any] | None = None
         self._listeners: list[Callable[[RunEvent], None]] = []
-        self._first_step = 0
-        self._loop_thread: int | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._resume_for: dict[str, list[Any]] = {}
-        self._resume_map: dict[str, dict[str, Any]] = {}
-        self._resume_new: set[str] | None = None
-        """Tasks handed a resume value by this run (not only the answers they already took):
-        a subgraph inside one continues with the newest value; inside another it re-asks."""
-        self._durable_ids = self.saver is not None
+        self.listening = False
+        """Whether anyone subscribed (events are built only then)."""
+        self.first_step = 0
+        """The step of the first superstep this run executes (set by `start()`)."""
+        self.loop_thread: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop `start()` ran on, and its thread: where events are delivered."""
+        self.resumes = ResumeValues()
+        """The resume values this run hands its tasks (engine/runtime/resume_values.py)."""
+        self.durable_ids = self.saver is not None
         """Checkpoint ids and times that outlive the run; without a store, a cheap counter."""
         self._id_prefix = new_checkpoint_id() + "."
         self._id_count = 0
         self.durability = durability
         """"sync"/"async" (None: the same) save every superstep; "exit" only the last checkpoint."""
-        self._held: HeldWrites | None = saves_for(durability, self.saver)
+        self.held: HeldWrites | None = saves_for(durability, self.saver)
         """Where saves go under durability "exit" (held to the end) or "async" (a writer thread)."""
         enclosing = current_task.get()
         outer = enclosing.run if enclosing is not None else None
@@ -169,7 +171,7 @@ class Run:
         self.store = graph.store if graph.store is not None or outer is None else outer.store
         if seeded is not None and getattr(seeded, "store", None) is not None:
             self.store = seeded.store
-        self._node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
+        self.node_finished: Callable[[str], Any] | None = self.config["configurable"].get(NODE_FINISHED_KEY)
         """LangGraph's node-finished hook from the config, told each node that finishes well."""
         # config["record"] is taken out of the config, so nodes (and LangChain callbacks) never see it
         self.options: RunOptions = run_options(options, control, bool(self.config.pop("record", False)),
@@ -206,15 +208,14 @@ class Run:
         applied as if that node had returned it, all in one new checkpoint (commit.py)."""
         return apply_updates(self, base, updates, keep_writes=keep_writes)
 
-    def _after_commit(self, nodes_ran: tuple[str, ...]) -> None:
+    def after_commit(self, nodes_ran: tuple[str, ...]) -> None:
         """What follows a commit: the recursion limit, the end, a drain, a breakpoint."""
         after_commit(self, nodes_ran)
 
     def preset_resume(self, task_id: str, values: Sequence[Any]) -> None:
         """Hand resume values to a pending task before it runs: its n-th interrupt() returns
         the n-th value (a recorded replay gives the values the recorded run was resumed with)."""
-        self._resume_for[task_id] = list(values)
-        self._resume_new = {*(self._resume_new or ()), task_id}
+        self.resumes.hand(task_id, values)
 
     def set_options(self, **changes: Any) -> RunOptions:
         """Replace some of the run's options (a debugger's gate for "step into", a recorded
@@ -225,21 +226,24 @@ class Run:
     def gave_resume(self, task_id: str) -> bool:
         """Whether this run handed `task_id` a resume value (not only the answers it took
         before): a subgraph inside it continues with the newest value."""
-        return task_id in (self._resume_new or ())
-
-    @property
-    def first_step(self) -> int:
-        """The step of the first superstep this run executes (set by `start()`)."""
-        return self._first_step
+        return self.resumes.gave(task_id)
 
     # -- observing ------------------------------------------------------------------
     def subscribe(self, listener: Callable[[RunEvent], None]) -> Callable[[], None]:
         """Call `listener(event)` for every event; returns a function that unsubscribes."""
         self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        self.listening = True
 
-    def _new_id(self) -> str:
-        if self._durable_ids or self._listeners:
+        def unsubscribe() -> None:
+            self._listeners.remove(listener)
+            self.listening = bool(self._listeners)
+
+        return unsubscribe
+
+    def next_checkpoint_id(self) -> str:
+        """The id of the checkpoint a commit makes: a real one when it is stored or watched,
+        else a cheap counter."""
+        if self.durable_ids or self._listeners:
             return new_checkpoint_id()
         self._id_count += 1
         return f"{self._id_prefix}{self._id_count}"
@@ -248,14 +252,15 @@ class Run:
     def listeners(self) -> tuple[Callable[[RunEvent], None], ...]:
         return tuple(self._listeners)
 
-    def _emit(self, event: RunEvent) -> None:
+    def emit(self, event: RunEvent) -> None:
+        """Hand `event` to every listener, on the calling thread."""
         for listener in tuple(self._listeners):
             listener(event)
 
     @property
-    def _stop(self) -> int:
+    def stop_step(self) -> int:
         """The superstep the recursion limit lets this run reach (for managed values)."""
-        return self._first_step + self.recursion_limit
+        return self.first_step + self.recursion_limit
 
     @property
     def step(self) -> int:
@@ -275,7 +280,8 @@ class Run:
     def interrupts(self) -> tuple[Interrupt, ...]:
         return tuple(i for r in self.results.values() for i in r.interrupts)
 
-    def _base(self, **fields: Any) -> dict[str, Any]:
+    def event_fields(self, **fields: Any) -> dict[str, Any]:
+        """The fields every event of this run carries (run, thread, step, namespace), plus `fields`."""
         return {"run_id": self.run_id, "thread_id": self.thread_id, "step": fields.pop("step", self.step + 1),
                 "namespace": self.namespace, "checkpoint_ns": self.checkpoint_ns, **fields}
 
@@ -292,11 +298,11 @@ class Run:
             raise ValueError(f"no pending task with id {task_id!r}")
         result = await execute(self, task)
         try:
-            self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+            self.keep_result(result, durable=len(self.plan) > 1 or not self.inline_sync)
         except Exception as exc:  # the saver failed: the run ends, RunFinished last
-            self._fail(exc)
+            self.fail(exc)
             raise
-        self._after_tasks_check()
+        self.check_after_tasks()
         return result
 
     async def run_pending(self) -> list[TaskResult]:
@@ -313,24 +319,24 @@ class Run:
         if len(pending) == 1:
             result = await execute(self, pending[0])
             try:
-                self._record(result, durable=len(self.plan) > 1 or not self.inline_sync)
+                self.keep_result(result, durable=len(self.plan) > 1 or not self.inline_sync)
             except Exception as exc:  # the saver failed: the run ends, RunFinished last
-                self._fail(exc)
+                self.fail(exc)
                 raise
-            self._after_tasks_check()
+            self.check_after_tasks()
             return [result]
         batchable = [t for t in pending if plain_sync(self, t)]
         done_results: list[TaskResult] = []
         if len(batchable) == len(pending) and self.options.answers is None:
             done_results = await run_sync_batch(self, pending)
-            self._after_tasks_check()
+            self.check_after_tasks()
             return done_results
         done_results = await run_concurrently(self, pending)
         if self.status == "ready":
-            self._after_tasks_check()
+            self.check_after_tasks()
         return done_results
 
-    def _record(self, result: TaskResult, *, durable: bool) -> None:
+    def keep_result(self, result: TaskResult, *, durable: bool) -> None:
         """Keep a finished task's result; save it as pending writes so it never runs twice
         (task_outcome.py)."""
         record_result(self, result, durable=durable)
@@ -339,7 +345,7 @@ class Run:
         """Save writes of a task's child work (an @entrypoint's task calls) beside the
         current checkpoint, as the run's own writes are (durability respected)."""
         if self.saver is not None and self.checkpoint is not None:
-            self._put_writes(writes)
+            self.save_writes(writes)
 
     def forward(self, event: RunEvent) -> None:
         """Hand an event of a child run (a subgraph, a graph invoked in a node) to this run's
@@ -347,35 +353,35 @@ class Run:
         loop is blocked in the node that runs the child (a sync invoke's one task), at once."""
         if not self._listeners:
             return
-        loop = self._loop
-        if loop is None or threading.get_ident() == self._loop_thread or loop.is_closed():
-            self._emit(event)
+        loop = self.loop
+        if loop is None or threading.get_ident() == self.loop_thread or loop.is_closed():
+            self.emit(event)
         elif (self.inline_sync or self.__dict__.get("inline_call")) and len(self.plan) == 1:
             if self._forward_lock is None:
                 self._forward_lock = threading.Lock()
             with self._forward_lock:  # the parent's loop is blocked in this node: deliver now, in order
-                self._emit(event)
+                self.emit(event)
         else:
-            loop.call_soon_threadsafe(self._emit, event)
+            loop.call_soon_threadsafe(self.emit, event)
 
     def emit_threadsafe(self, event: RunEvent) -> None:
         """Emit an event from any thread (a node's worker thread included)."""
         if not self._listeners:
             return
-        loop = self._loop
-        if loop is None or threading.get_ident() == self._loop_thread:
-            self._emit(event)
+        loop = self.loop
+        if loop is None or threading.get_ident() == self.loop_thread:
+            self.emit(event)
         else:
-            loop.call_soon_threadsafe(self._emit, event)
+            loop.call_soon_threadsafe(self.emit, event)
 
-    def _handler_task(self, failed: TaskResult) -> PlannedTask | None:
+    def handler_task(self, failed: TaskResult) -> PlannedTask | None:
         """The error-handler task planned for a failed task, while it has not run."""
         handler_id = f"{failed.task.id}!handler"
         if handler_id in self.results:
             return None
         return next((t for t in self.plan if t.id == handler_id), None)
 
-    def _plan_error_handler(self, failed: TaskResult, handler: str) -> None:
+    def plan_error_handler(self, failed: TaskResult, handler: str) -> None:
         """A failed node with an error handler: the handler joins this superstep as a task
         of its own (told the NodeError), and the run goes on with what it returns."""
         failed.handled = True
@@ -385,36 +391,39 @@ class Run:
         at = self.plan.index(task) + 1  # its writes apply where the failed node's would have
         self.plan = (*self.plan[:at], planned, *self.plan[at:])
 
-    def _put_writes(self, writes: list[PendingWrite]) -> None:
+    def save_writes(self, writes: list[PendingWrite]) -> None:
+        """Store `writes` beside the current checkpoint (run-only keys left out), through
+        what durability holds back when it does."""
         assert self.saver is not None and self.checkpoint is not None
         unsaved = self.graph.schema.unsaved_keys
         if unsaved:  # run-only keys never reach the store
             writes = [w for w in writes if w.channel not in unsaved] or [
                 PendingWrite(task_id=w.task_id, task_name=w.task_name, channel=DONE, value=None) for w in writes[:1]]
-        if self._held is not None:
-            self._held.put_writes(self, writes)
+        if self.held is not None:
+            self.held.put_writes(self, writes)
             return
         self.saver.save_writes(self.store_key, self.checkpoint.id, writes)
 
-    def _emit_finished(self, result: TaskResult) -> None:
+    def emit_finished(self, result: TaskResult) -> None:
+        """Tell the listeners a task finished (TaskFinished), when anyone listens."""
         if not self._listeners:
             return
         task = result.task
-        self._emit(TaskFinished(
-            **self._base(), task_id=task.id, name=task.name, trigger=task.trigger, update=result.update,
+        self.emit(TaskFinished(
+            **self.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger, update=result.update,
             writes=tuple(result.writes), routes=tuple(n for n, _ in result.routes), sends=tuple(result.sends),
             dropped_keys=result.dropped, duration_s=result.duration_s, replayed=result.replayed,
             cached=result.cached, recorded=result.recorded,
         ))
 
-    def _after_tasks_check(self) -> None:
+    def check_after_tasks(self) -> None:
         """Once every task of the superstep has run: fail, pause on interrupts, or wait for commit."""
         if self.pending or self.status != "ready":
             return
         stopped = False  # one pass over the results (a fan-out has hundreds)
         for r in self.results.values():
             if r.error is not None and not r.handled:
-                self._fail(r.error)
+                self.fail(r.error)
                 return
             if r.interrupts or r.paused:
                 stopped = True
@@ -422,10 +431,10 @@ class Run:
             nodes = tuple(r.task.name for r in self.results.values() if r.interrupts or r.paused)
             self.status = "interrupted"
             self.preview = self._preview()
-            self._emit(RunInterrupted(**self._base(), checkpoint_id=self.checkpoint.id if self.checkpoint else "",
+            self.emit(RunInterrupted(**self.event_fields(), checkpoint_id=self.checkpoint.id if self.checkpoint else "",
                                       reason="interrupt", nodes=nodes, interrupts=self.interrupts,
                                       values=self.preview))
-            self._finish("interrupted")
+            self.finish("interrupted")
 
     def _preview(self) -> dict[str, Any]:
         """The state as if the finished tasks' writes were applied (what invoke returns)."""
@@ -438,17 +447,20 @@ class Run:
             return self.values
 
     # -- ending ----------------------------------------------------------------------
-    def _fail(self, error: BaseException | None) -> None:
+    def fail(self, error: BaseException | None) -> None:
+        """End the run as failed with `error` (a task's, a saver's, or its driver's: a step
+        timeout, say); a run that has ended already stays as it is."""
         if self.status in ("failed", "done", "cancelled"):
             return
         self.error = error
         self.status = "failed"
-        self._finish("failed")
+        self.finish("failed")
 
-    def _finish(self, status: RunStatus) -> None:
+    def finish(self, status: RunStatus) -> None:
+        """The run ends with `status`: flush held saves, end the trace, emit RunFinished."""
         if status in ("done",):
             self.status = "done"
-        if self._held is not None:
+        if self.held is not None:
             # a stateless subgraph that ended well keeps nothing held (its parent's task has its
             # output); a stateful one keeps its state for its next call, however its run began
             stateless = getattr(self.graph, "persistence", None) is not True
@@ -456,23 +468,19 @@ class Run:
             status = "failed" if self.status == "failed" else status
         if self.tracer is not None and not self.tracer.ended_by_driver:
             self.tracer.end(self.graph.schema.output(self.preview or self.values), self.error)
-        self._emit(RunFinished(**self._base(step=self.step), status=status, values=self.values,
+        self.emit(RunFinished(**self.event_fields(step=self.step), status=status, values=self.values,
                                checkpoint_id=self.checkpoint.id if self.checkpoint else None, error=self.error))
-
-    def fail(self, error: BaseException) -> None:
-        """End the run with `error`, raised by its driver (a step timeout, say)."""
-        self._fail(error)
 
     def _flush_saves(self, *, drop_held: bool = False) -> None:
         """The run ends: what durability held back or has in flight is stored now (or, with
         `drop_held`, only what is in flight). A save that fails fails the run (or, when it
         failed already, is noted on its error)."""
-        assert self._held is not None
+        assert self.held is not None
         try:
             if drop_held:
-                self._held.settle()
+                self.held.settle()
             else:
-                self._held.flush(self)
+                self.held.flush(self)
         except Exception as exc:
             if self.error is None:
                 self.error, self.status = exc, "failed"
@@ -483,7 +491,7 @@ class Run:
         """Stop the run: nothing more runs; what was committed stays."""
         if self.status in ("ready", "new"):
             self.status = "cancelled"
-            self._finish("cancelled")
+            self.finish("cancelled")
 
     # -- drivers -------------------------------------------------------------------
     async def superstep(self) -> StepCommitted | None:

@@ -46,8 +46,8 @@ async def start_run(run: RunHandle) -> RunStarted:
     """Load the thread, save the input (or fork an old checkpoint) and plan the first superstep."""
     if run.status != "new":
         raise RuntimeError(f"this run was already started (status: {run.status})")
-    run._loop = asyncio.get_running_loop()
-    run._loop_thread = threading.get_ident()
+    run.loop = asyncio.get_running_loop()
+    run.loop_thread = threading.get_ident()
     if run.tracer is not None:
         run.tracer.namespace = tuple(run.checkpoint_ns.split("|")) if run.checkpoint_ns else ()
         run.tracer.start(run.input)
@@ -95,7 +95,7 @@ def _report_start(run: RunHandle, mode: str) -> RunStarted:
     """RunStarted, then the results a continued run got back (each task's event again),
     then, with nothing to run, the run's end."""
     started = RunStarted(
-        **run._base(step=run.step),
+        **run.event_fields(step=run.step),
         checkpoint_id=run.checkpoint.id if run.checkpoint else "",
         mode=mode,
         next=run.plan,
@@ -105,21 +105,21 @@ def _report_start(run: RunHandle, mode: str) -> RunStarted:
         parents=run.options.parents,
         barriers=run.checkpoint.barriers if run.checkpoint else {},
     )
-    run._emit(started)
+    run.emit(started)
     asked = []
     for result in list(run.results.values()):
         if result.replayed and result.ok:
-            run._emit_finished(result)
+            run.emit_finished(result)
         elif result.replayed and result.interrupts:
             asked.append(result)
     for result in asked:  # continued without an answer: the task pauses again (LangGraph
         # re-runs it and it asks again), so its interrupt is reported again
-        run._emit(TaskInterrupted(**run._base(), task_id=result.task.id, name=result.task.name,
+        run.emit(TaskInterrupted(**run.event_fields(), task_id=result.task.id, name=result.task.name,
                                    interrupts=result.interrupts, duration_s=0.0))
     if not run.pending and not run.results and not run.plan:
-        run._finish("done")
+        run.finish("done")
     else:
-        run._after_tasks_check()
+        run.check_after_tasks()
     return started
 
 
@@ -150,7 +150,7 @@ def _start_input(run: RunHandle, base: Checkpoint | None) -> str:
     )
     save_checkpoint(run, ckpt)
     set_checkpoint(run, ckpt)
-    run._first_step = ckpt.step + 1
+    run.first_step = ckpt.step + 1
     return "input"
 
 
@@ -193,7 +193,7 @@ def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None
             pending = engine_form(run.graph, pending, base.tasks)
         run.set_options(resuming=True)
     set_checkpoint(run, base)
-    run._first_step = base.step + 1
+    run.first_step = base.step + 1
     # as LangGraph: a resume addressed to a checkpoint by id runs its finished tasks again
     _load_pending(run, pending, keep_resume=not time_travel, keep_finished=not (addressed and not run.namespace))
     if resume is not None:
@@ -213,7 +213,7 @@ def _apply_command_input(run: RunHandle, command: Command[Any]) -> None:
     if not writes:
         return
     if run.saver is not None:
-        run._put_writes(writes)
+        run.save_writes(writes)
     run.values, run.plan = apply_input_writes(  # type: ignore[assignment]
         run.graph, run.checkpoint.id, run.values, run.plan, writes)
 
@@ -236,14 +236,14 @@ def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: 
                 and status.handler in run.graph.runners:
             failed = TaskResult(task=task, error=saved_error(status.error), replayed=True)
             run.results[task_id] = failed
-            run._plan_error_handler(failed, status.handler)  # its handler runs again, not the node
+            run.plan_error_handler(failed, status.handler)  # its handler runs again, not the node
     tasks = {t.id: t for t in run.plan}
     for task_id, status in statuses.items():
         task = tasks.get(task_id)
         if task is None or task_id in run.results:
             continue
         if keep_resume and status.resume is not None:
-            run._resume_for[task_id] = list(status.resume)
+            run.resumes.by_task[task_id] = list(status.resume)
         if status.finished and keep_finished:  # a task resumed and finished after its interrupt: the result wins
             result = TaskResult(task=task, replayed=True)
             for w in status.output:
@@ -270,7 +270,7 @@ def _apply_resume(run: RunHandle, resume: Any) -> None:
     if isinstance(resume, Mapping) and resume and all(k in by_id for k in resume):
         targets = [(by_id[k], v) for k, v in resume.items()]
         for k, v in resume.items():  # a subgraph inside the task resumes its interrupts by id
-            run._resume_map.setdefault(by_id[k].task.id, {})[k] = v
+            run.resumes.by_interrupt.setdefault(by_id[k].task.id, {})[k] = v
     elif isinstance(resume, Mapping) and resume and any(isinstance(k, str) and len(k) == 32 for k in resume) \
             and not any(k in by_id for k in resume):
         raise ResumeError(
@@ -287,8 +287,7 @@ def _apply_resume(run: RunHandle, resume: Any) -> None:
         targets = [(waiting[0], resume)]
     for result, value in targets:
         task_id = result.task.id
-        run._resume_for[task_id] = [*run._resume_for.get(task_id, []), value]
-        run._resume_new = {*(run._resume_new or ()), task_id}
+        run.resumes.add(task_id, value)
         del run.results[task_id]
 
 

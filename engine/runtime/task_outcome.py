@@ -40,15 +40,15 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
                 if handler is not None:  # a resume runs the handler again, not the node
                     writes.append(PendingWrite(task_id=task.id, task_name=task.name, channel=HANDLED,
                                                value=handler))
-                run._put_writes(writes)
+                run.save_writes(writes)
         finally:
-            run._emit(TaskFailed(**run._base(), task_id=task.id, name=task.name, error=result.error,
+            run.emit(TaskFailed(**run.event_fields(), task_id=task.id, name=task.name, error=result.error,
                                   traceback=result.traceback, duration_s=result.duration_s))
         if handler is not None:
-            run._plan_error_handler(result, handler)
+            run.plan_error_handler(result, handler)
         return
     if result.paused:  # nothing saved: the task runs again (and its subgraph continues) on resume
-        run._emit(TaskInterrupted(**run._base(), task_id=task.id, name=task.name,
+        run.emit(TaskInterrupted(**run.event_fields(), task_id=task.id, name=task.name,
                                    interrupts=(), duration_s=result.duration_s))
         return
     if result.interrupts:
@@ -59,9 +59,9 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
                                        value=list(result.resume))] if result.resume else []
                 writes += [PendingWrite(task_id=task.id, task_name=task.name, channel=INTERRUPT, value=i)
                            for i in result.interrupts]
-                run._put_writes(writes)
+                run.save_writes(writes)
         finally:
-            run._emit(TaskInterrupted(**run._base(), task_id=task.id, name=task.name,
+            run.emit(TaskInterrupted(**run.event_fields(), task_id=task.id, name=task.name,
                                        interrupts=result.interrupts, duration_s=result.duration_s))
         return
     try:
@@ -77,11 +77,11 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
                        for s in result.sends]
             if not writes:
                 writes = [PendingWrite(task_id=task.id, task_name=task.name, channel=DONE, value=None)]
-            run._put_writes(writes)
+            run.save_writes(writes)
     finally:
-        run._emit_finished(result)
-    if run._node_finished is not None and task.name != START:
-        run._node_finished(task.name)
+        run.emit_finished(result)
+    if run.node_finished is not None and task.name != START:
+        run.node_finished(task.name)
 
 
 def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:

@@ -164,7 +164,7 @@ def _value_of(c: BreakCondition, values: Mapping[str, Any]) -> str:
     for a comparison, its left side's value too (`True (len(messages) = 4)`)."""
     try:
         shown = _short(c.expression.evaluate(values))
-        tree = c.expression._tree
+        tree = c.expression.tree
         if isinstance(tree, ast.Compare):
             left = ast.unparse(tree.left)
             shown += f" ({left} = {_short(Expression.parse(left).evaluate(values))})"

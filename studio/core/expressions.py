@@ -68,7 +68,8 @@ class Expression:
     """A parsed expression, evaluated against one state at a time."""
 
     text: str
-    _tree: Any
+    tree: Any
+    """The parsed expression (an `ast` node)."""
     _kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -116,7 +117,7 @@ class Expression:
         else:
             evaluator = _Evaluator(names=names, functions=dict(FUNCTIONS))
         try:
-            return evaluator._eval(self._tree)
+            return evaluator._eval(self.tree)
         except (simpleeval.NameNotDefined, KeyError, IndexError, simpleeval.AttributeDoesNotExist):
             return MISSING_VALUE
         except AttributeError:
