@@ -359,7 +359,6 @@ COMPLEX_FUNCTIONS_DEBT = {
     "engine.checkpoint.foreign.langgraph_postgres:LangGraphPostgresReader._rows": 27,
     "engine.graph.drawing:_structure": 27,
     "engine.runtime.execute:route_output": 26,
-    "engine.runtime.start:_load_pending": 26,
     "engine.runtime.start:_start_resume": 26,
     "studio.panels.state.model:StateModel.data": 31,
     "studio.cli.search:cmd_search": 30,

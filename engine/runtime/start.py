@@ -188,9 +188,7 @@ def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None
                        tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
         save_checkpoint(run, base)
     else:
-        pending = run.saver.pending_writes(run.store_key, base.id) if run.saver else []
-        if is_lg_form(base):
-            pending = engine_form(run.graph, pending, base.tasks)
+        pending = _kept_writes(run, base)
         run.set_options(resuming=True)
     set_checkpoint(run, base)
     run.first_step = base.step + 1
@@ -216,6 +214,12 @@ def _apply_command_input(run: RunHandle, command: Command[Any]) -> None:
         run.save_writes(writes)
     run.values, run.plan = apply_input_writes(  # type: ignore[assignment]
         run.graph, run.checkpoint.id, run.values, run.plan, writes)
+
+
+def _kept_writes(run: RunHandle, base: Checkpoint) -> list[PendingWrite]:
+    """The writes kept beside `base`, in the engine's form (also when put in LangGraph's)."""
+    pending = list(run.saver.pending_writes(run.store_key, base.id)) if run.saver else []
+    return engine_form(run.graph, pending, base.tasks) if is_lg_form(base) else pending
 
 
 def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: bool,
@@ -245,18 +249,23 @@ def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: 
         if keep_resume and status.resume is not None:
             run.resumes.by_task[task_id] = list(status.resume)
         if status.finished and keep_finished:  # a task resumed and finished after its interrupt: the result wins
-            result = TaskResult(task=task, replayed=True)
-            for w in status.output:
-                if w.channel == ROUTE:
-                    result.routes.append((w.value[0], w.value[1]))
-                elif w.channel == SEND:
-                    result.sends.append(w.value)
-                elif w.channel != DONE:
-                    result.writes.append((w.channel, w.value))
-            result.update = dict(result.writes) if result.writes else None
-            run.results[task_id] = result
+            run.results[task_id] = _replayed(task, status.output)
         elif status.interrupts:  # a failed task (an error, nothing else) runs again
             run.results[task_id] = TaskResult(task=task, replayed=True, interrupts=status.interrupts)
+
+
+def _replayed(task: PlannedTask, output: Sequence[PendingWrite]) -> TaskResult:
+    """A finished task's result, from its kept output writes."""
+    result = TaskResult(task=task, replayed=True)
+    for w in output:
+        if w.channel == ROUTE:
+            result.routes.append((w.value[0], w.value[1]))
+        elif w.channel == SEND:
+            result.sends.append(w.value)
+        elif w.channel != DONE:
+            result.writes.append((w.channel, w.value))
+    result.update = dict(result.writes) if result.writes else None
+    return result
 
 
 def _apply_resume(run: RunHandle, resume: Any) -> None:
