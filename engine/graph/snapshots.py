@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import Checkpoint, PendingWrite, ns_thread_key, split_thread_key
-from ..checkpoint.lg_form import public_metadata
+from ..checkpoint.lg_form import is_lg_form, public_metadata
 from ..constants import PULL_PATH, PUSH_PATH, START
 from ..runtime.command_input import apply_input_writes, is_input_write
+from ..runtime.lg_thread import as_planned
 from ..runtime.time_travel import with_map
 from ..runtime.task import apply_own_writes
 from ..types import StateSnapshot, TaskInfo
@@ -32,6 +33,9 @@ def snapshot_of(graph: CompiledGraph, ckpt: Checkpoint, pending: Sequence[Pendin
     checkpoint its superstep made, tells what a task whose writes were not kept wrote.
     A task of a subgraph node carries the subgraph's config, or with `subgraphs` (and
     the `saver`) the subgraph's own snapshot."""
+    if is_lg_form(ckpt):  # put in LangGraph's form: planned as LangGraph plans it, its writes kept are all it did
+        ckpt, pending = as_planned(graph, ckpt, pending)
+        child = None
     channels = graph.schema.channels
     thread_id, ns = split_thread_key(ckpt.thread_id)
     values: Any = {k: v for k, v in ckpt.values.items() if k in channels}  # a root state: one value

@@ -23,6 +23,7 @@ from ..checkpoint.base import (
     new_task_id,
     now_iso,
 )
+from ..checkpoint.lg_form import is_lg_form
 from ..checkpoint.task_status import task_statuses
 from ..constants import START
 from ..errors import EmptyInputError, MissingThreadIdError, ResumeError
@@ -30,6 +31,7 @@ from ..types import Command
 from .command_input import apply_input_writes, command_writes, is_input_write
 from .events import RunStarted, TaskInterrupted
 from .head import checkpoint_metadata, save_checkpoint, set_checkpoint
+from .lg_thread import as_planned, engine_form
 from .time_travel import Replay, address_subgraph
 from .task import TaskResult, apply_own_writes
 
@@ -79,6 +81,8 @@ def _load_base(run: RunHandle, cfg: Mapping[str, Any]) -> tuple[str | None, Chec
     base = None
     if run.saver is not None:
         base = run.saver.load(run.store_key, addressed)
+        if base is not None and is_lg_form(base):  # put in LangGraph's form: planned as LangGraph plans it
+            base = as_planned(run.graph, base)[0]
         if addressed and base is None:
             raise ValueError(
                 f"thread {run.thread_id!r} has no checkpoint {addressed!r}; "
@@ -184,11 +188,12 @@ def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None
                        tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
         save_checkpoint(run, base)
     else:
-        pending = run.saver.pending_writes(run.store_key, base.id) if run.saver else []
+        pending = _kept_writes(run, base)
         run.set_options(resuming=True)
     set_checkpoint(run, base)
     run.first_step = base.step + 1
-    _load_pending(run, pending, keep_resume=not time_travel)
+    # as LangGraph: a resume addressed to a checkpoint by id runs its finished tasks again
+    _load_pending(run, pending, keep_resume=not time_travel, keep_finished=not (addressed and not run.namespace))
     if resume is not None:
         _apply_resume(run, resume)
     # As LangGraph: a task still waiting for an answer runs again (with the answers it
@@ -211,8 +216,16 @@ def _apply_command_input(run: RunHandle, command: Command[Any]) -> None:
         run.graph, run.checkpoint.id, run.values, run.plan, writes)
 
 
-def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: bool) -> None:
-    """Give back the results of tasks that finished before a crash or an interrupt."""
+def _kept_writes(run: RunHandle, base: Checkpoint) -> list[PendingWrite]:
+    """The writes kept beside `base`, in the engine's form (also when put in LangGraph's)."""
+    pending = list(run.saver.pending_writes(run.store_key, base.id)) if run.saver else []
+    return engine_form(run.graph, pending, base.tasks) if is_lg_form(base) else pending
+
+
+def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: bool,
+                  keep_finished: bool = True) -> None:
+    """Give back the results of tasks that finished before a crash or an interrupt
+    (without `keep_finished`, only what they were answered: they run again)."""
     cid = run.checkpoint.id if run.checkpoint is not None else ""
     inputs = [w for w in pending if is_input_write(w, cid)]
     if inputs:  # a Command given as input earlier: its update and goto come first
@@ -235,19 +248,24 @@ def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: 
             continue
         if keep_resume and status.resume is not None:
             run.resumes.by_task[task_id] = list(status.resume)
-        if status.finished:  # a task resumed and finished after its interrupt: the result wins
-            result = TaskResult(task=task, replayed=True)
-            for w in status.output:
-                if w.channel == ROUTE:
-                    result.routes.append((w.value[0], w.value[1]))
-                elif w.channel == SEND:
-                    result.sends.append(w.value)
-                elif w.channel != DONE:
-                    result.writes.append((w.channel, w.value))
-            result.update = dict(result.writes) if result.writes else None
-            run.results[task_id] = result
+        if status.finished and keep_finished:  # a task resumed and finished after its interrupt: the result wins
+            run.results[task_id] = _replayed(task, status.output)
         elif status.interrupts:  # a failed task (an error, nothing else) runs again
             run.results[task_id] = TaskResult(task=task, replayed=True, interrupts=status.interrupts)
+
+
+def _replayed(task: PlannedTask, output: Sequence[PendingWrite]) -> TaskResult:
+    """A finished task's result, from its kept output writes."""
+    result = TaskResult(task=task, replayed=True)
+    for w in output:
+        if w.channel == ROUTE:
+            result.routes.append((w.value[0], w.value[1]))
+        elif w.channel == SEND:
+            result.sends.append(w.value)
+        elif w.channel != DONE:
+            result.writes.append((w.channel, w.value))
+    result.update = dict(result.writes) if result.writes else None
+    return result
 
 
 def _apply_resume(run: RunHandle, resume: Any) -> None:
