@@ -250,7 +250,7 @@ def _load_pending(run: RunHandle, pending: Sequence[PendingWrite], keep_resume: 
             run.resumes.by_task[task_id] = list(status.resume)
         if status.finished and keep_finished:  # a task resumed and finished after its interrupt: the result wins
             run.results[task_id] = _replayed(task, status.output)
-        elif status.interrupts:  # a failed task (an error, nothing else) runs again
+        elif status.interrupts and not status.finished:  # answered and finished: it runs again, no question
             run.results[task_id] = TaskResult(task=task, replayed=True, interrupts=status.interrupts)
 
 
