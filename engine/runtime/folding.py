@@ -52,14 +52,7 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
                 if named is exc:
                     raise
                 raise named from exc
-        if applied.value is MISSING:  # a channel left without a value (an empty collect)
-            new_values.pop(key, None)
-        else:
-            new_values[key] = applied.value
-        previous_version = versions.get(key)
-        versions[key] = cid
-        if applied.appended is not None and previous_version is not None:
-            appended[key] = (previous_version, applied.appended)
+        _keep(key, applied, new_values, versions, appended, cid)
         if report:
             diffs.append(ChannelDiff(
                 key=key, reducer=channels[key].reducer_name, before=old,
@@ -67,13 +60,7 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
                 after=applied.value,
                 appended=tuple(applied.appended) if applied.appended is not None else None,
             ))
-    for key in transient:
-        if key not in grouped and key in new_values:
-            del new_values[key]
-            versions[key] = cid
-    for key in new_values:
-        if key not in versions:  # a reducer's empty value, never stored yet
-            versions[key] = cid
+    _settle(transient, grouped, new_values, versions, cid)
     return new_values, versions, diffs, appended
 
 
@@ -85,22 +72,34 @@ def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_ver
     versions = dict(base_versions)
     appended: Appended = {}
     for key, one in applied.items():
-        if one.value is MISSING:
-            new_values.pop(key, None)
-        else:
-            new_values[key] = one.value
-        previous_version = versions.get(key)
-        versions[key] = cid
-        if one.appended is not None and previous_version is not None:
-            appended[key] = (previous_version, one.appended)
+        _keep(key, one, new_values, versions, appended, cid)
+    _settle(transient, applied, new_values, versions, cid)
+    return new_values, versions, [], appended
+
+
+def _keep(key: str, applied: Any, new_values: dict[str, Any], versions: dict[str, str], appended: Appended,
+          cid: str) -> None:
+    """Store one key's folded value (`applied`: its `.value` and `.appended` part) at version `cid`."""
+    if applied.value is MISSING:  # a channel left without a value (an empty collect)
+        new_values.pop(key, None)
+    else:
+        new_values[key] = applied.value
+    previous_version = versions.get(key)
+    versions[key] = cid
+    if applied.appended is not None and previous_version is not None:
+        appended[key] = (previous_version, applied.appended)
+
+
+def _settle(transient: Sequence[str], written: Mapping[str, Any], new_values: dict[str, Any],
+            versions: dict[str, str], cid: str) -> None:
+    """Clear the transient keys nobody wrote, and version a reducer's empty value never stored yet."""
     for key in transient:
-        if key not in applied and key in new_values:
+        if key not in written and key in new_values:
             del new_values[key]
             versions[key] = cid
     for key in new_values:
-        if key not in versions:  # a reducer's empty value, never stored yet
+        if key not in versions:
             versions[key] = cid
-    return new_values, versions, [], appended
 
 
 def _named(exc: Exception, key: str, channel: Any, writes: Sequence[tuple[TaskResult, Any]]) -> Exception:
