@@ -150,6 +150,26 @@ class _Handle:
     def _cancel_args(self) -> tuple[Any, Any] | None:
         return None if self._run_id is None else (self._sdk.thread_id, self._run_id)
 
+    def _projection(self, name: str) -> Any:
+        raise NotImplementedError
+
+    @property
+    def values(self) -> Any:
+        """The run's values projection (the SDK's; starts the run when read)."""
+        return self._projection("values")
+
+    @property
+    def messages(self) -> Any:
+        return self._projection("messages")
+
+    @property
+    def tool_calls(self) -> Any:
+        return self._projection("tool_calls")
+
+    @property
+    def subgraphs(self) -> Any:
+        return self._projection("subgraphs")
+
 
 class RemoteRunStream(_Handle):
     """A remote run's v3 event stream (sync)."""
@@ -200,21 +220,8 @@ class RemoteRunStream(_Handle):
         """Answer the run's interrupt (the only one, or `interrupt_id`): the run goes on."""
         return self._started().run.respond(response, interrupt_id=interrupt_id)
 
-    @property
-    def values(self) -> Any:
-        return self._started().values
-
-    @property
-    def messages(self) -> Any:
-        return self._started().messages
-
-    @property
-    def tool_calls(self) -> Any:
-        return self._started().tool_calls
-
-    @property
-    def subgraphs(self) -> Any:
-        return self._started().subgraphs
+    def _projection(self, name: str) -> Any:
+        return getattr(self._started(), name)
 
     @property
     def extensions(self) -> Mapping[str, Any]:
@@ -308,22 +315,6 @@ class AsyncRemoteRunStream(_Handle):
 
     def _projection(self, name: str) -> Any:
         return getattr(self._sdk, name) if self._entered else _LazyAsync(self, name)
-
-    @property
-    def values(self) -> Any:
-        return self._projection("values")
-
-    @property
-    def messages(self) -> Any:
-        return self._projection("messages")
-
-    @property
-    def tool_calls(self) -> Any:
-        return self._projection("tool_calls")
-
-    @property
-    def subgraphs(self) -> Any:
-        return self._projection("subgraphs")
 
     @property
     def extensions(self) -> Mapping[str, Any]:
