@@ -142,7 +142,7 @@ class ThreadStreams:
         return str(thread.run_id)
 
     def _run(self, thread: _Thread, graph: Any, given: Any, config: dict[str, Any]) -> None:
-        thread.wait_for_reader(2.0)
+        thread.wait_for_reader(5.0)  # generous: on a loaded machine a client subscribes late
         thread.emit("lifecycle", (), {"event": "running", "graph_name": graph.name})
         try:
             # the parts a local v3 event stream reads (chat models report protocol message events)
