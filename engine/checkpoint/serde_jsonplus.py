@@ -42,7 +42,7 @@ from .langchain_types import ALLOWED as LC_ALLOWED
 from .langchain_types import ensure_registered
 from .registry import UnknownValue, is_pydantic
 from .serde import Serializer
-from .serde_msgpack import _SENTINEL, AllowedMsgpackModules
+from .serde_msgpack import NOT_GIVEN, AllowedMsgpackModules
 
 __all__ = [
     "JsonPlusSerializer",
@@ -174,7 +174,7 @@ class JsonPlusSerializer(Serializer):
         *,
         pickle_fallback: bool = False,
         allowed_json_modules: Iterable[tuple[str, ...]] | bool | None = None,
-        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = _SENTINEL,
+        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = NOT_GIVEN,
         __unpack_ext_hook__: Callable[[int, bytes], Any] | None = None,
         **kwargs: Any,
     ) -> None:
