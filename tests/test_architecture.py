@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,6 +167,28 @@ def test_studio_core_imports_no_qt() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'qasync')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]", f"studio.core imported Qt: {out.stdout}"
+
+
+def _contracts() -> list[dict[str, Any]]:
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return list(tomllib.load(f)["tool"]["importlinter"]["contracts"])
+
+
+def test_the_window_and_panels_contract_forbids_the_engine_and_the_command_line() -> None:
+    # import-linter runs the contracts (test_static_checks.py); this says which must be there
+    forbidden = [c for c in _contracts() if c["type"] == "forbidden"
+                 and {"studio.window", "studio.panels"} <= set(c["source_modules"])]
+    assert forbidden, "pyproject.toml lost the contract: studio.window and studio.panels never import engine"
+    assert {"engine", "studio.cli"} <= set(forbidden[0]["forbidden_modules"])
+
+
+def test_every_panel_is_in_the_independence_contract() -> None:
+    # a new panel that imported another would pass unseen if it were not listed
+    panels = sorted(f"studio.panels.{p.stem}" for p in (ROOT / "studio" / "panels").iterdir()
+                    if not p.name.startswith("_") and (p.suffix == ".py" or (p / "__init__.py").exists()))
+    listed = [c for c in _contracts() if c["type"] == "independence" and "studio.panels.graph" in c["modules"]]
+    assert listed, "pyproject.toml lost the contract: panels never import each other"
+    assert sorted(set(panels) - set(listed[0]["modules"])) == [], "add these panels to the contract"
 
 
 def _records_named_view(package: str) -> list[str]:
