@@ -225,10 +225,22 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+def _is_slots(node: ast.AST) -> bool:
+    """`__slots__ = (...)` (annotated or not)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return False
+    return any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets)
+
+
 def _private_members(tree: ast.AST) -> set[str]:
     """The private names a module gives its own objects: methods and attributes of its
     classes (class body, `__slots__` strings, annotations) and attributes it assigns on
-    `self`/`cls` (setting `other._x` is reaching in, not defining)."""
+    `self`/`cls` (setting `other._x` is reaching in, and a string such as
+    `getattr(other, "_x")` defines nothing)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
@@ -237,8 +249,9 @@ def _private_members(tree: ast.AST) -> set[str]:
                     names.add(item.name)
                 elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
                     names.add(item.id)
-                elif isinstance(item, ast.Constant) and isinstance(item.value, str):
-                    names.add(item.value)
+                elif _is_slots(item):
+                    names.update(c.value for c in ast.walk(item.value)  # type: ignore[attr-defined]
+                                 if isinstance(c, ast.Constant) and isinstance(c.value, str))
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _own_reference(node.value):
             names.add(node.attr)
     return {n for n in names if _is_private(n)}
@@ -291,11 +304,13 @@ def test_the_private_reach_check_finds_a_reach(tmp_path, monkeypatch) -> None:
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("class A:\n    def __init__(self):\n        self._x = 1\n    def _move(self):\n"
                               "        return self._x\n")
-    (pkg / "b.py").write_text("def f(a):\n    a._move()\n    a._x = 2\n    return a._x + a._unknown\n")
+    (pkg / "b.py").write_text("def f(a):\n    a._move()\n    a._x = 2\n    return a._x + a._unknown\n"
+                              "class B:\n    def g(self, a):\n        if getattr(a, '_move', None):\n"
+                              "            a._move()\n")
     (pkg / "c.py").write_text("from .a import A\nclass C(A):\n    def g(self):\n        return super()._move()\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    assert private_reaches("demo") == [("demo.b", "_move", "2: a._move"), ("demo.b", "_x", "3: a._x"),
-                                       ("demo.b", "_x", "4: a._x")]
+    assert private_reaches("demo") == [("demo.b", "_move", "2: a._move"), ("demo.b", "_move", "8: a._move"),
+                                       ("demo.b", "_x", "3: a._x"), ("demo.b", "_x", "4: a._x")]
 
 
 def _decisions(node: ast.AST) -> int:

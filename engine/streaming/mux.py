@@ -76,9 +76,6 @@ class EventMux:
                     raise RuntimeError(f"{type(t).__name__} requires an async run: use "
                                        "astream_events(version='v3') instead of stream_events")
         self._transformers = made
-        for t in made:  # a subgraph handle's mux is built from the same factories
-            if getattr(t, "_factories", False) is None:
-                t._factories = self.factories  # type: ignore[attr-defined]
         self._stamp = stamps or itertools.count(1).__next__
         self._seq = 0
         self._pump: Pump | None = None

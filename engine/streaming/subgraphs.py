@@ -176,6 +176,12 @@ class SubgraphTransformer(_TasksLifecycleBase):
     def _bind_pump(self, pump: Callable[[], Any] | None) -> None:
         self._pump_fn = pump
 
+    def _on_register(self, mux: Any) -> None:
+        """LangGraph's hook, called by the mux that holds this transformer: unless given its
+        own, a subgraph handle's mux is built from that mux's factories."""
+        if self._factories is None:
+            self._factories = mux.factories
+
     def _tracks(self, ns: tuple[str, ...]) -> bool:
         return len(ns) == len(self.scope) + 1 and self._below(ns)
 
