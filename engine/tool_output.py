@@ -11,10 +11,8 @@ both hold whatever the import order.
 """
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import sys
-import threading
 import types
 from collections.abc import Sequence
 from typing import Any
@@ -31,7 +29,6 @@ class ToolOutputBase:
 
 
 _adopters: list[type] = []
-_lock = threading.Lock()
 
 
 def _swap_bases(mixin: type) -> None:
@@ -43,18 +40,18 @@ def _swap_bases(mixin: type) -> None:
 def _on_loaded(module: types.ModuleType) -> None:
     mixin = getattr(module, "ToolOutputMixin", None)
     if isinstance(mixin, type):
-        with _lock:
-            _swap_bases(mixin)
+        _swap_bases(mixin)
 
 
-class _ThenLoader(importlib.abc.Loader):
-    """Runs the real loader, then `_on_loaded` on the module it made."""
+class _ThenLoader:
+    """Runs the real loader, then `_on_loaded` on the module it made (a loader by its
+    methods: importlib.abc is not imported, it costs milliseconds at `import engine`)."""
 
-    def __init__(self, inner: importlib.abc.Loader) -> None:
+    def __init__(self, inner: Any) -> None:
         self._inner = inner
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
-        return self._inner.create_module(spec)
+        return self._inner.create_module(spec)  # type: ignore[no-any-return]
 
     def exec_module(self, module: types.ModuleType) -> None:
         self._inner.exec_module(module)
@@ -64,7 +61,7 @@ class _ThenLoader(importlib.abc.Loader):
         return getattr(self._inner, name)
 
 
-class _Watcher(importlib.abc.MetaPathFinder):
+class _Watcher:
     """Wraps the loader of `langchain_core.messages.tool` once, then leaves sys.meta_path."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
@@ -75,7 +72,7 @@ class _Watcher(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None or spec.loader is None:
             return spec
-        spec.loader = _ThenLoader(spec.loader)
+        spec.loader = _ThenLoader(spec.loader)  # type: ignore[assignment]
         return spec
 
 
@@ -92,8 +89,7 @@ def adopt_tool_output_mixin(cls: type) -> None:
     langchain-core's tool module is loaded; does nothing more on a bare install."""
     if ToolOutputBase not in cls.__bases__:
         raise TypeError(f"{cls.__qualname__} must list ToolOutputBase among its bases to adopt ToolOutputMixin")
-    with _lock:
-        _adopters.append(cls)
+    _adopters.append(cls)
     loaded = sys.modules.get(LANGCHAIN_TOOL_MODULE)
     if loaded is not None and hasattr(loaded, "ToolOutputMixin"):
         _on_loaded(loaded)

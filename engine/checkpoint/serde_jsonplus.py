@@ -44,7 +44,7 @@ from .langchain_types import ensure_registered
 from .registry import UnknownValue, is_pydantic
 from .serde import Serializer
 from .serde_msgpack import _SENTINEL, AllowedMsgpackModules
-from .serde_typed_store import _plain_reader, typed_dumps, typed_loads
+from .serde_typed_store import plain_reader, typed_dumps, typed_loads
 
 __all__ = [
     "JsonPlusSerializer",
@@ -218,7 +218,7 @@ class JsonPlusSerializer(Serializer):
 
     def loads(self, data: bytes, *, plain: bool = False, headroom: int = 0) -> Any:
         if self._typed_store and not headroom and isinstance(data, (bytes, bytearray, memoryview)):
-            return typed_loads(self, bytes(data), _plain_reader(self))
+            return typed_loads(self, bytes(data), plain_reader(self))
         return super().loads(data, plain=plain, headroom=headroom)
 
     # -- the typed API --------------------------------------------------------------------

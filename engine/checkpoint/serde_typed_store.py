@@ -20,7 +20,7 @@ import orjson
 from ..errors import CheckpointDecodeError, SerializationError
 from .serde import DEFAULT_MAX_BYTES, TAG, Serializer
 
-__all__ = ["TYPED_TAG", "TypedStoreSerializer", "typed_dumps", "typed_loads", "store_serializer"]
+__all__ = ["TYPED_TAG", "TypedStoreSerializer", "typed_dumps", "typed_loads", "store_serializer", "plain_reader"]
 
 TYPED_TAG = "typed"
 """The tag of a value stored through a user's `dumps_typed`."""
@@ -87,7 +87,7 @@ class TypedStoreSerializer(Serializer):
     def loads(self, data: bytes, *, plain: bool = False, headroom: int = 0) -> Any:
         if headroom or not isinstance(data, (bytes, bytearray, memoryview)):
             return super().loads(data, plain=plain, headroom=headroom)
-        return typed_loads(self.serde, bytes(data), _plain_reader(self))
+        return typed_loads(self.serde, bytes(data), plain_reader(self))
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         return self.serde.dumps_typed(obj)  # type: ignore[no-any-return]
@@ -96,7 +96,8 @@ class TypedStoreSerializer(Serializer):
         return self.serde.loads_typed(data)
 
 
-def _plain_reader(serde: Serializer) -> Serializer:
+def plain_reader(serde: Serializer) -> Serializer:
+    """An engine Serializer with `serde`'s registered types: reads values in the engine's format."""
     reader = Serializer(max_bytes=serde.max_bytes)
     reader._own = serde._own
     return reader

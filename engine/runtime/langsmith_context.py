@@ -45,6 +45,7 @@ class ChildConfigVar:
     def set(self, config: Any) -> Token[Any]:
         from langchain_core.runnables.config import _set_config_context  # noqa: PLC0415
 
+        token: Token[Any]
         token, previous = _set_config_context(config)
         if previous is not None:
             self._previous[id(token)] = previous
