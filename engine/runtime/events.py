@@ -121,9 +121,13 @@ class StepCommitted(RunEvent):
     parent_id: str | None
     source: CheckpointSource
     diffs: tuple[ChannelDiff, ...]
+    """A ChannelDiff per written key; empty when no listener of the run wants diffs (a
+    listener says so with `wants_diffs = False`: a stream of "values", say)."""
     next: tuple[PlannedTask, ...]
     nodes_ran: tuple[str, ...]
     values: Mapping[str, Any]
+    wrote: tuple[str, ...] = ()
+    """The keys the superstep's tasks wrote, in the order `diffs` has them (always set)."""
     waiting: tuple[str, ...] = ()
     """Deferred nodes (defer=True) already triggered, waiting until nothing else runs."""
     barriers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
