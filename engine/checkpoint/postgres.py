@@ -30,6 +30,7 @@ from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PU
 from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
 from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
 from .serde import DEFAULT_MAX_BYTES, TAG_BYTES, Serializer
+from .serde_typed_store import store_serializer
 from .transactions import postgres_maintenance
 from .storage_plan import ABSENT, APPEND, INLINE, LIST, UNCHANGED, VALUE, ListBase, plan_storage, relied_on
 
@@ -137,7 +138,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             raise CheckpointError(
                 "PostgresSaver needs psycopg 3 and psycopg_pool: pip install 'retrograph[postgres]'"
             ) from None
-        self.serde = serde or Serializer(max_bytes=max_value_bytes)
+        self.serde = store_serializer(serde, max_value_bytes)
         self._psycopg = psycopg
         self._owned = isinstance(conn, str)
         if isinstance(conn, str):

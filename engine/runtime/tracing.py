@@ -81,12 +81,15 @@ class GraphTrace:
 
     def __init__(self, config: dict[str, Any], name: str, namespace: tuple[str, ...],
                  policies: Mapping[str, Any] | None = None) -> None:
-        from langchain_core.runnables.config import get_callback_manager_for_config, var_child_runnable_config
+        from langchain_core.runnables.config import get_callback_manager_for_config
+
+        from .langsmith_context import ChildConfigVar
 
         self._for_config = get_callback_manager_for_config
-        self.context_var = var_child_runnable_config
+        self.context_var = ChildConfigVar()
         """LangChain's "config of the running step": set around each node, so a chat model
-        called in a node that takes no `config` still reports under it."""
+        called in a node that takes no `config` still reports under it (and LangSmith's
+        current run tree is the node's run)."""
         self.name = config.get("run_name") or name
         self.root_id = config.pop("run_id", None)
         self.config = config
