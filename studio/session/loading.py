@@ -26,6 +26,7 @@ from studio.core.loader import (
     new_thread_id,
     parse_spec,
 )
+from studio.core.collector import let_go
 from studio.core.records import ErrorReport, ThreadSummary
 from studio.core.runsettings import RunSettings, example_of, saved_context
 from studio.core.state import SessionState
@@ -319,6 +320,7 @@ class Loading:
     async def load_thread(self, thread_id: str) -> None:
         s, p = self.state, self.presenter
         self.pages.cancel()
+        let_go()  # the old thread's history may be collected (see studio/core/collector.py)
         s.driver.open_thread(thread_id)
         s.thread_id = thread_id
         s.viewed_id = None

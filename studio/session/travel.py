@@ -69,6 +69,7 @@ class TimeTravel:
             s.viewed_id = ckpt.id
         self.signals.stateChanged.emit(values)
         self.signals.diffChanged.emit(diff)
+        await asyncio.sleep(0)  # the state and diff panels repaint on their own, before the graph's marks
         self.signals.viewChanged.emit(ckpt.id)
         if live:
             self.presenter.emit_marks()
