@@ -199,3 +199,21 @@ def test_a_pause_says_it_was_paused(open_window, qtbot, tmp_path: Path) -> None:
         flag.write_text("go")
     wait_ready(qtbot, window)
     assert "Paused" in _banner(window) and "Next: `c`" in _banner(window), _banner(window)
+
+
+def test_a_refused_step_at_an_interrupt_keeps_saying_why_it_stopped(open_window, qtbot, tmp_path: Path) -> None:
+    """F10 while the run waits at an interrupt is refused (the status bar says to answer):
+    the run did not move, so the banner still says where it waits (it used to vanish, as
+    in `retrograph user_memory.py --steps 4 --screenshot`)."""
+    from PySide6.QtCore import Qt
+
+    window = open_window(write_graph(tmp_path, "asking", ASKING))
+    for _ in range(3):  # __start__, draft, review -> waiting at the interrupt
+        _press(qtbot, window, Qt.Key.Key_F10)
+    assert "Waiting at interrupt in `review`" in _banner(window), _banner(window)
+    result = _press(qtbot, window, Qt.Key.Key_F10)  # refused: nothing to step
+    assert isinstance(result, Exception) and "interrupt" in str(result), result
+    _shown(window)
+    assert "Waiting at interrupt in `review`" in _banner(window) and "Answer (Ctrl+I)" in _banner(window)
+    result = _press(qtbot, window, Qt.Key.Key_F5)  # refused too
+    assert "Waiting at interrupt in `review`" in _banner(window), _banner(window)

@@ -24,7 +24,8 @@ from .dialogs import ThreadPicker, ask_foreign_thread
 from .new_run import NewRunDialog
 from .docks import Docks, apply_default_sizes, build_docks, fit_to_screen, initial_size, restore_layout, save_layout, size_class
 from studio.core.loader import parse_spec
-from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
+from studio.core.driver import Refused
+from studio.core.records import ErrorReport, SessionStatus, StopReport, ThreadSummary
 from studio.core.runsettings import RunTexts
 from studio.session.session import Session
 from .keyboard import install_keyboard
@@ -64,6 +65,9 @@ class MainWindow(QMainWindow):
         self.threads: tuple[ThreadSummary, ...] = ()
         self.banner = ErrorBanner(self)
         self.stop_banner = StopBanner(self)
+        self._stop_held: StopReport | None = None
+        """The last stop shown: a command that was refused (F10 at an interrupt) did not move
+        the run, so its banner comes back."""
         self.panels: Panels = make_panels(self)
         self.docks: Docks = build_docks(
             self, banner=self.banner, graph=self.panels.graph, state=self.panels.state, diff=self.panels.diff,
@@ -179,6 +183,7 @@ class MainWindow(QMainWindow):
         s.errorChanged.connect(self.banner.show_error)
         s.stopChanged.connect(self._on_stop)
         self.stop_banner.keyRequested.connect(self._on_stop_key)
+        s.commandFinished.connect(self._on_command_finished)
         s.message.connect(self._on_message)
         # a status-bar message says how the last command ended ("breakpoint hit", "inside
         # research", "reloading"): it stops being true when the next command starts or an
@@ -298,10 +303,20 @@ class MainWindow(QMainWindow):
                        and self.dockWidgetArea(d) == side), None) for side in (area.LeftDockWidgetArea,
                                                                                area.RightDockWidgetArea)]
         kept = [(d, d.width()) for d in sides if d is not None]
+        if isinstance(report, StopReport):
+            self._stop_held = report
+        elif not self.session.busy:  # the head moved (rewind, another thread): that stop is gone
+            self._stop_held = None
         self.stop_banner.show_stop(report)  # type: ignore[arg-type]
         if kept:  # once the window has laid itself out again
             QTimer.singleShot(0, lambda: self.resizeDocks([d for d, _ in kept], [w for _, w in kept],
                                                           Qt.Orientation.Horizontal))
+
+    def _on_command_finished(self, _name: str, result: object) -> None:
+        """A refused command (F10 while an interrupt waits, F5 after the end) left the run
+        where it stopped: the banner says why again (the status bar says why it was refused)."""
+        if isinstance(result, Refused) and self.stop_banner.report is None and self._stop_held is not None:
+            self._on_stop(self._stop_held)
 
     def _on_stop_key(self, name: str) -> None:
         """A key button of the "stopped because" banner: the action that key triggers."""
