@@ -99,6 +99,8 @@ class Presentation:
         self._applied = self.zoom
         sheet = self.base_sheet + ("\n" + self.contrast_sheet if self.high_contrast else "")
         relax_labels(self.window)
+        if before != self.zoom and self.window.isVisible() and getattr(self.window, "zoom_room", False) is None:
+            self.window.zoom_room = self.window.size()  # type: ignore[attr-defined]  # what the docks fit in
         self.window.setStyleSheet(scale_fonts(sheet, self.zoom))
         side = int(round(max(16, self._icon.width()) * min(self.zoom, _ICON_ZOOM)))
         for bar in self.window.findChildren(QToolBar):
@@ -107,6 +109,9 @@ class Presentation:
         refit = getattr(self.window, "fit_toolbars", None)
         if refit is not None:  # larger text: buttons give up their text so the thread box stays
             QTimer.singleShot(0, refit)
+        fit_docks = getattr(self.window, "fit_docks", None)
+        if fit_docks is not None and before != self.zoom:  # the panels fit the screen at the new size
+            QTimer.singleShot(0, fit_docks)
         graph = getattr(getattr(self.window, "panels", None), "graph", None)
         if graph is None:
             return
