@@ -32,6 +32,7 @@ from studio.core.records import ErrorReport, SessionStatus, StopReport, ThreadSu
 from studio.core.runsettings import RunTexts
 from studio.session.session import Session
 from .keyboard import install_keyboard
+from .refocus import KeepFocus
 from .teaching import Teaching
 from .watcher import FileWatcher
 from .wiring import Panels, connect_panels, make_panels
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
         (until the zoom is back at 100%)."""
         self.teaching = Teaching(self)
         self.keyboard = install_keyboard(self, self.panels.graph.focus_canvas, view)  # Ctrl+Shift+P, Ctrl+G
+        self.keep_focus = KeepFocus(self)  # the keys come back here when a dialog or popup closes
         self._restored = remember_layout and restore_layout(self, self.settings)
         self._initial: QSize | None = None
         """The size given here, to be maximized when shown (a screen smaller than 2000x1250),
