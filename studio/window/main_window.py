@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         # each shows what fits, elided (the whole text is its tooltip): a zoomed window keeps its width
-        self.status_thread = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle, least=12, most=32,
+        self.status_thread = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle, least=12, most=64,
                                          objectName="statusThread")
         self.status_step = QLabel(objectName="statusStep")
         self.status_state = ElidedLabel(least=36, objectName="statusState")  # before the thread
