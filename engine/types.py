@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from .outputs import Durability, GraphOutput, StreamMode, StreamPart
 from .policies import CachePolicy, TimeoutPolicy
+from .tool_output import ToolOutputBase, adopt_tool_output_mixin
 from .warnings import deprecated
 
 __all__ = ["Send", "Command", "Interrupt", "StateSnapshot", "TaskInfo", "RunnableConfig", "RetryPolicy", "Overwrite",
@@ -48,11 +49,13 @@ Destination = TypeVar("Destination")
 
 
 @dataclass(frozen=True, kw_only=True)
-class Command(Generic[Destination]):
+class Command(ToolOutputBase, Generic[Destination]):
     """Returned by a node to update the state and choose where to go, or passed to
     invoke() to resume an interrupted run (`resume=`).
 
-    `-> Command[Literal["a", "b"]]` on a node tells the drawing where it may go."""
+    `-> Command[Literal["a", "b"]]` on a node tells the drawing where it may go. Once
+    langchain-core is loaded, a Command is its `ToolOutputMixin` (engine/tool_output.py): a
+    tool that returns one gives it back as it is, not wrapped in a ToolMessage."""
 
     update: Any = None
     goto: str | Send | Sequence[str | Send] = ()
@@ -71,6 +74,9 @@ class Command(Generic[Destination]):
         if isinstance(self.goto, (str, Send)):
             return [self.goto]
         return list(self.goto or ())
+
+
+adopt_tool_output_mixin(Command)
 
 
 @dataclass(frozen=True)

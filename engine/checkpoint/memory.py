@@ -35,6 +35,7 @@ from .encoding import (
     no_checkpoint_error,
 )
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .serde_typed_store import store_serializer
 from .storage_plan import ABSENT, LIST, VALUE, ListBase, plan_storage
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -163,7 +164,7 @@ class InMemorySaver(BaseCheckpointSaver):
     checkpoint of the thread (an unknown one lists nothing)."""
 
     def __init__(self, *, serde: Serializer | None = None, max_value_bytes: int = DEFAULT_MAX_BYTES) -> None:
-        self.serde = serde or Serializer(max_bytes=max_value_bytes)
+        self.serde = store_serializer(serde, max_value_bytes)
         self._threads: dict[str, _Thread] = {}
         self._lock = threading.RLock()
         self._clock = count(1)

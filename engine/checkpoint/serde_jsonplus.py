@@ -12,7 +12,8 @@ rebuilt only when it is registered (`register`, `register_type`) or named in
 blocked and comes back as its plain data, with a warning. Method-call exts (LangGraph's
 code 3, e.g. `Path(...).read_text`) never call the method. `pickle_fallback=True` is
 refused: Retrograph never unpickles. As a saver's `serde=`, it is also the engine's own
-`Serializer`, so a saver constructed with it stores with it.
+`Serializer`, so a saver constructed with it stores with it; a subclass that overrides
+`dumps_typed`/`loads_typed` stores every value through them (serde_typed_store.py).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ import sys
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import orjson
@@ -42,7 +43,8 @@ from .langchain_types import ALLOWED as LC_ALLOWED
 from .langchain_types import ensure_registered
 from .registry import UnknownValue, is_pydantic
 from .serde import Serializer
-from .serde_msgpack import _SENTINEL, AllowedMsgpackModules
+from .serde_msgpack import NOT_GIVEN, AllowedMsgpackModules
+from .serde_typed_store import plain_reader, typed_dumps, typed_loads
 
 __all__ = [
     "JsonPlusSerializer",
@@ -174,7 +176,7 @@ class JsonPlusSerializer(Serializer):
         *,
         pickle_fallback: bool = False,
         allowed_json_modules: Iterable[tuple[str, ...]] | bool | None = None,
-        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = _SENTINEL,
+        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = NOT_GIVEN,
         __unpack_ext_hook__: Callable[[int, bytes], Any] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -200,6 +202,24 @@ class JsonPlusSerializer(Serializer):
         clone.__dict__ = dict(self.__dict__)
         clone.allowed_msgpack_modules = (*base, *extra)
         return clone
+
+    # -- a subclass with its own typed methods stores through them (serde_typed_store.py) --
+    _typed_store: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._typed_store = (cls.dumps_typed is not JsonPlusSerializer.dumps_typed
+                            or cls.loads_typed is not JsonPlusSerializer.loads_typed)
+
+    def dumps(self, value: Any, *, where: str | None = None, headroom: int = 0) -> bytes:
+        if self._typed_store and not headroom:
+            return typed_dumps(self, value, self.max_bytes, where)
+        return super().dumps(value, where=where, headroom=headroom)
+
+    def loads(self, data: bytes, *, plain: bool = False, headroom: int = 0) -> Any:
+        if self._typed_store and not headroom and isinstance(data, (bytes, bytearray, memoryview)):
+            return typed_loads(self, bytes(data), plain_reader(self))
+        return super().loads(data, plain=plain, headroom=headroom)
 
     # -- the typed API --------------------------------------------------------------------
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:

@@ -41,6 +41,7 @@ from .base import (
 from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
+from .serde_typed_store import store_serializer
 from .sqlite_sync_only import SyncOnlyReads
 from .transactions import atomic as _atomic
 from .transactions import sqlite_maintenance
@@ -132,7 +133,7 @@ class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
     ) -> None:
         if read_only and isinstance(path, sqlite3.Connection):
             raise TypeError("SqliteSaver(read_only=True) takes a file path, not a sqlite3 connection")
-        self.serde = serde or Serializer(max_bytes=max_value_bytes)
+        self.serde = store_serializer(serde, max_value_bytes)
         self.max_checkpoint_bytes = 4 * self.serde.max_bytes
         """The most bytes one checkpoint's values may take in all when loaded."""
         self._lock = threading.RLock()

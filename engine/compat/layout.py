@@ -72,7 +72,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "typing": ("engine.compat.typing_names",),
     "constants": ("engine.constants", "engine", "engine.compat.constant_names"),
     "graph.message": ("engine.messages", "engine.graph", "engine"),
-    "graph.state": ("engine.graph", "engine"),
+    "graph.state": ("engine.graph", "engine", "engine.compat.private.graph_state"),
     "config": ("engine.config", "engine.runtime", "engine"),
     "runtime": ("engine.runtime", "engine"),
     "checkpoint.base": ("engine.checkpoint.lg_base", "engine.checkpoint.base", "engine.checkpoint"),

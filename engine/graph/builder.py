@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..constants import END, RESERVED_NAMES, START
@@ -13,6 +13,7 @@ from ..warnings import renamed
 from ..specs import Branch, NodeSpec, is_runnable, is_subgraph, literal_targets
 from .subscript import annotation_alias
 from .config_hint import check_config_hint
+from .schema_warning import warn_invalid_state_schema
 
 __all__ = ["StateGraph", "NodeSpec", "Branch", "is_subgraph", "is_runnable"]
 
@@ -82,6 +83,8 @@ class StateGraph:
                 raise ValueError("StateGraph needs a state schema: StateGraph(MyState)")
             state_schema = input_schema
         for schema in (state_schema, input_schema, output_schema):
+            if schema is not None and not isinstance(schema, Mapping):  # a mapping: the engine's own form
+                warn_invalid_state_schema(schema)
             schema_fields(schema)  # a schema whose annotations do not resolve fails here, clearly
         StateSchema(state_schema, input_schema, output_schema)  # so does a reducer that takes no two values
         self.state_schema = state_schema

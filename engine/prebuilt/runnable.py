@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import typing
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
@@ -41,7 +42,7 @@ _INJECTABLE: dict[str, tuple[str | None, Any]] = {
     # parameter -> (the runtime's attribute, the default when there is none; _MISSING: required)
     "config": (None, _MISSING),
     "writer": ("stream_writer", lambda _chunk: None),
-    "store": ("store", None),
+    "store": ("store", _MISSING),  # required unless typed Optional (then None), as in LangGraph
     "previous": ("previous", _MISSING),
     "runtime": (None, _MISSING),
     "error": (None, None),
@@ -74,8 +75,17 @@ def _accepted(fn: Callable[..., Any]) -> dict[str, tuple[str | None, Any]]:
             continue
         if p.default is not inspect.Parameter.empty:
             spec = (spec[0], p.default)
+        elif name == "store" and _allows_none(p.annotation):
+            spec = (spec[0], None)
         out[name] = spec
     return out
+
+
+def _allows_none(annotation: Any) -> bool:
+    """`Optional[X]`, `X | None` (or their strings): None is an accepted value."""
+    if isinstance(annotation, str):
+        return "Optional[" in annotation or "None" in annotation
+    return type(None) in typing.get_args(annotation)
 
 
 def _runtime(config: RunnableConfig) -> Any:
@@ -130,7 +140,8 @@ class RunnableCallable(Runnable[Any, Any]):  # type: ignore[misc]  # langchain-c
                 value = getattr(runtime, attr, _MISSING)
             if value is _MISSING:
                 if default is _MISSING:
-                    raise ValueError(f"Missing required config key '{attr or kw}' for '{self.name}'.")
+                    raise ValueError(f"Missing required config key '{attr or kw}' for '{self.name}': run it inside "
+                                     f"a graph that provides it, or pass {kw}=... to invoke()")
                 value = default
             kwargs[kw] = value
         return args, kwargs

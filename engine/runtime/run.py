@@ -39,6 +39,7 @@ from .context import current_task
 from .drive import DriveHooks, drive
 from .durability import saves_for
 from .injected import run_context
+from .langsmith_context import tracing_requested
 from .events import (
     RunEvent,
     RunFinished,
@@ -165,8 +166,9 @@ class Run:
         context applies when the run is given none, its store when it carries one."""
         self.context = run_context(graph.builder.context_schema, context, seeded, outer)
         self.tracer: GraphTrace | None = None
-        """LangChain callbacks of this run (tracing, `messages` stream): only with config callbacks."""
-        if self.config.get("callbacks"):
+        """LangChain callbacks of this run (tracing, `messages` stream): only with config
+        callbacks, or LangSmith tracing turned on (langsmith_context.py)."""
+        if self.config.get("callbacks") or tracing_requested():
             from .tracing import GraphTrace
 
             self.tracer = GraphTrace(self.config, graph.name, (), {
