@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeDelegate, badge_font, title_label
-from studio.panels.flow import FlowLayout
+from studio.panels._flow import FlowLayout
 from .heights import RowHeights
 from .lanes import INDENT, StepDelegate, lane_x, unfocused
 from .model import ExpandedRole, IdRole, TimelineModel
