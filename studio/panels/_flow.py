@@ -44,10 +44,17 @@ class FlowLayout(QLayout):
     def _shown(self) -> list[QLayoutItem]:
         return [i for i in self._items if not i.isEmpty()]
 
+    @staticmethod
+    def _hint(item: QLayoutItem) -> QSize:
+        """An item's size hint; a widget's own (a label whose width policy is Ignored, as a
+        zoom makes it, has a zero-wide hint as a layout item: it was drawn cut to "3")."""
+        widget = item.widget()
+        return widget.sizeHint().expandedTo(widget.minimumSize()) if widget is not None else item.sizeHint()
+
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         shown = self._shown()
-        width = sum(i.sizeHint().width() for i in shown) + self.spacing() * max(len(shown) - 1, 0)
-        return QSize(width, max((i.sizeHint().height() for i in shown), default=0))
+        width = sum(self._hint(i).width() for i in shown) + self.spacing() * max(len(shown) - 1, 0)
+        return QSize(width, max((self._hint(i).height() for i in shown), default=0))
 
     def minimumSize(self) -> QSize:  # noqa: N802 (Qt's name)
         shown = self._shown()
@@ -59,7 +66,7 @@ class FlowLayout(QLayout):
         rows: list[list[tuple[QLayoutItem, int]]] = [[]]
         used = 0
         for item in self._shown():
-            least = item.sizeHint().width()
+            least = self._hint(item).width()
             if rows[-1] and used + self.spacing() + least > width:
                 rows.append([])
                 used = 0
@@ -70,7 +77,7 @@ class FlowLayout(QLayout):
     def _place(self, rect: QRect, *, move: bool) -> int:
         y = rect.y()
         for row in self._rows(rect.width()):
-            height = max((item.sizeHint().height() for item, _ in row), default=0)
+            height = max((self._hint(item).height() for item, _ in row), default=0)
             x = rect.x()
             for item, width in row:
                 if move:

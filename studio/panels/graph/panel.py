@@ -454,6 +454,7 @@ class GraphPanel(QWidget):
         self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
         # room for any percentage in the label's current font (a presentation zoom enlarges it)
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
+        self._fit_header()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -487,6 +488,7 @@ class GraphPanel(QWidget):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             QTimer.singleShot(0, self._fit_header)  # a zoom: the header's text widths changed
+            QTimer.singleShot(0, self._hold_caption)  # and the caption's lines
 
     def _hold_caption(self) -> None:
         """The caption keeps the lines its text wraps to (a short zoomed window squeezed it
