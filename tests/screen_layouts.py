@@ -241,7 +241,11 @@ def _fits(qtbot, window, zoom: float) -> None:
         qtbot.waitUntil(lambda: not _inside_screen(window), timeout=5000)
     except Exception:
         pass
-    assert not _inside_screen(window), (zoom, _inside_screen(window), window.docks.tightened)
+    named = {"banner": window.stop_banner, "caption": window.panels.graph.caption, "graph": window.panels.graph,
+             "central": window.centralWidget(), "status": window.statusBar()}
+    parts = {name: (w.height(), w.minimumSizeHint().height()) for name, w in named.items()}  # when it fails
+    docks = {d.objectName(): d.minimumSizeHint().height() for d in window.docks.all()}
+    assert not _inside_screen(window), (zoom, _inside_screen(window), window.docks.tightened, parts, docks)
 
 
 def test_zoomed_to_300_percent_the_window_still_fits_its_screen(window, qtbot) -> None:

@@ -39,6 +39,9 @@ from .wiring import Panels, connect_panels, make_panels
 
 __all__ = ["MainWindow", "STYLE_SHEET"]
 
+_SAID_BY_THE_STOP = ("node", "command")
+"""Errors the "stopped on an error" banner says in full (the error banner stays hidden)."""
+
 STYLE_SHEET = asset("style.qss")
 _SHORT_WINDOW = 700
 _SHORT_ICON = 18
@@ -192,7 +195,7 @@ class MainWindow(QMainWindow):
         s = self.session
         s.busyChanged.connect(self._on_busy_changed)
         s.statusChanged.connect(self._on_status_changed)
-        s.errorChanged.connect(self.banner.show_error)
+        s.errorChanged.connect(self._on_error)
         s.stopChanged.connect(self._on_stop)
         self.stop_banner.keyRequested.connect(self._on_stop_key)
         s.commandFinished.connect(self._on_command_finished)
@@ -318,11 +321,28 @@ class MainWindow(QMainWindow):
         elif not self.session.busy:  # the head moved (rewind, another thread): that stop is gone
             self._stop_held = None
         self.stop_banner.show_stop(report)  # type: ignore[arg-type]
+        self._one_banner()
         if kept:  # once the window has laid itself out again (unless the docks were rearranged since)
             arranged = self._arrangements
             QTimer.singleShot(0, lambda: self.resizeDocks([d for d, _ in kept], [w for _, w in kept],
                                                           Qt.Orientation.Horizontal)
                               if self._arrangements == arranged else None)
+
+    def _on_error(self, error: object) -> None:
+        self.banner.show_error(error)  # type: ignore[arg-type]
+        report = self.stop_banner.report
+        if error is None and report is not None and report.kind == "error":
+            self._stop_held = None  # the error went (a reload, a retry): so did its stop
+            self.stop_banner.show_stop(None)
+        self._one_banner()
+
+    def _one_banner(self) -> None:
+        """An error stop is said once: the stop banner names the node, the exception, what to
+        do and has the traceback behind Details; the error banner under it would repeat it."""
+        report, error = self.stop_banner.report, self.banner.error
+        if report is not None and report.kind == "error" and self.stop_banner.isVisible() \
+                and error is not None and error.kind in _SAID_BY_THE_STOP:
+            self.banner.hide()
 
     def _on_command_finished(self, _name: str, result: object) -> None:
         """A refused command (F10 while an interrupt waits, F5 after the end) left the run
@@ -478,6 +498,9 @@ class MainWindow(QMainWindow):
         if room is not None and not self.isFullScreen() \
                 and (self.width() > room.width() or self.height() > room.height()):
             self.resize(self.size().boundedTo(room))  # a maximized one too: it had grown past the screen
+            if again > 0 and (self.width() > room.width() or self.height() > room.height()):
+                QTimer.singleShot(0, lambda: self._back_inside(again - 1))  # held by a size still settling
+                return
         teaching = getattr(self, "teaching", None)
         if teaching is not None and teaching.presentation.zoom == 1.0:
             self.zoom_room = None  # the next zoom fits into the size the window has then

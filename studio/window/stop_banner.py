@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout, \
+    QWidget
 
 from studio.panels._flow import FlowLayout
 
@@ -39,6 +40,15 @@ class StopBanner(QFrame):
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.trace = QPlainTextEdit(objectName="stopTrace")  # an error's traceback, behind Details
+        self.trace.setReadOnly(True)
+        self.trace.setMaximumHeight(160)
+        self.trace.hide()
+        self.details = QPushButton("Details", objectName="stopKey")
+        self.details.setCheckable(True)
+        self.details.setToolTip("The traceback")
+        self.details.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.details.toggled.connect(self._on_details)
         self.keys = FlowLayout()  # the key buttons wrap: the banner never widens the graph's column
         self.buttons: list[QPushButton] = []
         head = QHBoxLayout()
@@ -54,6 +64,8 @@ class StopBanner(QFrame):
         layout.addLayout(head)
         layout.addWidget(self.detail)
         layout.addLayout(self.keys)
+        layout.addWidget(self.trace)
+        self.keys.addWidget(self.details)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.hide()
 
@@ -69,6 +81,10 @@ class StopBanner(QFrame):
     def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
         layout = self.layout()
         return layout.totalHeightForWidth(width) if layout is not None else super().heightForWidth(width)
+
+    def _on_details(self, shown: bool) -> None:
+        self.trace.setVisible(shown)
+        self._hold()
 
     def set_compact(self, on: bool) -> None:
         self.compact = on
@@ -87,6 +103,9 @@ class StopBanner(QFrame):
     def _hold(self) -> None:
         """As tall as its wrapped lines and keys at its width: a short (zoomed) window
         squeezed it to cut lines; the graph below gives way."""
+        layout = self.layout()
+        if layout is not None:
+            layout.invalidate()  # a row shown or hidden since (Details): measured afresh
         self.setMinimumHeight(self.heightForWidth(self.width()))
 
     def show_stop(self, report: StopReport | None) -> None:
@@ -104,6 +123,9 @@ class StopBanner(QFrame):
             self.keys.removeWidget(button)
             button.deleteLater()
         self.buttons = []
+        self.details.setChecked(False)
+        self.details.setVisible(bool(report.trace))
+        self.trace.setPlainText(report.trace)
         for name, label in report.keys:
             button = QPushButton(label, objectName="stopKey")
             button.setProperty("action", name)
