@@ -107,6 +107,9 @@ class StreamCollector:
         self.task_events = "events" in self.modes or TaskStarted in self._table or TaskFinished in self._table
         """Whether the run must make each task's TaskStarted and TaskFinished for this
         collector (not for a stream of "values" alone: see Run.subscribe)."""
+        self.wants_diffs = "events" in self.modes
+        """Whether the run must build each StepCommitted's ChannelDiffs for this collector:
+        only the raw "events" mode shows them (the values view reads `wrote`)."""
 
     @property
     def in_subgraph(self) -> bool:
@@ -135,7 +138,7 @@ class StreamCollector:
             print(f"[{mode}]", chunk)
             if mode not in self.yielded:
                 return
-        if ns is None:
+        if ns is None and (self.v2 or self.subgraphs):  # (only those chunks name their namespace)
             own = self._ns or self.home_ns  # as LangGraph: a graph streamed inside a node names its full path
             ns = tuple(own.split("|")) if own else ()
         if self.v2:
