@@ -240,6 +240,8 @@ def test_an_error_stop_is_one_banner_with_the_exception_and_its_traceback(open_w
     assert not banner.trace.isVisible()
     QTest.mouseClick(banner.details, Qt.MouseButton.LeftButton)
     assert banner.trace.isVisible() and 'raise ValueError("the price is negative")' in banner.trace.toPlainText()
+    bar = banner.trace.verticalScrollBar()  # the end in view: the node's own line, then the exception
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum(), timeout=3000)
     QTest.mouseClick(banner.details, Qt.MouseButton.LeftButton)
     assert not banner.trace.isVisible()
     try:

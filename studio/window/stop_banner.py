@@ -7,7 +7,7 @@ same window action the key triggers). It goes when the run moves again.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout, \
     QWidget
@@ -84,6 +84,9 @@ class StopBanner(QFrame):
 
     def _on_details(self, shown: bool) -> None:
         self.trace.setVisible(shown)
+        if shown:  # its end in view: the node's own line and the exception (the engine's frames come first)
+            bar = self.trace.verticalScrollBar()
+            QTimer.singleShot(0, lambda: bar.setValue(bar.maximum()))
         self._hold()
 
     def set_compact(self, on: bool) -> None:
