@@ -196,7 +196,11 @@ def test_reset_layout_restores_the_default_for_this_screen(window, qtbot) -> Non
     _click_menu_action(qtbot, window, "View", window.actions.reset_layout)
     qtbot.wait(50)
     assert not docks.state.isFloating() and docks.events.isVisible()
-    assert not _same_layout(default, _layout(window)), _same_layout(default, _layout(window))
+    qtbot.wait(500)
+    window.grab().save(str(Path(window.session.db_path).parent / "after-zoom.png"))
+    after = _layout(window)
+    assert {k: v[:4] for k, v in after.items()} == {k: v[:4] for k, v in default.items()}, (default, after)
+    assert window.toolbar.height() <= 60 and window.teaching.toolbar.height() <= 60, "the toolbars are one row again"
 
 
 def test_a_layout_is_kept_for_its_screen_size_class(window, qtbot) -> None:
@@ -214,3 +218,73 @@ def test_a_layout_is_kept_for_its_screen_size_class(window, qtbot) -> None:
         assert docks.arrangement == "wide"
         assert docks.state.width() >= window.width() * 0.2, docks.state.width()
         assert window.dockWidgetArea(docks.timeline) == Qt.DockWidgetArea.BottomDockWidgetArea
+
+
+def _inside_screen(window) -> list[str]:
+    """What of the window is off its screen (nothing, when it fits)."""
+    from PySide6.QtCore import QRect
+
+    area, wrong = window.screen().availableGeometry(), []
+    if not area.contains(window.frameGeometry()):
+        wrong.append(f"window {window.frameGeometry().getRect()} outside {area.getRect()}")
+    bar = window.statusBar()
+    if not (bar.isVisible() and area.contains(QRect(bar.mapToGlobal(bar.rect().topLeft()), bar.size()))):
+        wrong.append("the status bar is off screen")
+    banner = window.stop_banner
+    if banner.isVisible() and banner.height() < banner.heightForWidth(banner.width()) - 1:
+        wrong.append(f"the stop banner is cut: {banner.height()} < {banner.heightForWidth(banner.width())}")
+    return wrong
+
+
+def _fits(qtbot, window, zoom: float) -> None:
+    try:
+        qtbot.waitUntil(lambda: not _inside_screen(window), timeout=5000)
+    except Exception:
+        pass
+    named = {"banner": window.stop_banner, "caption": window.panels.graph.caption, "graph": window.panels.graph,
+             "central": window.centralWidget(), "status": window.statusBar()}
+    parts = {name: (w.height(), w.minimumSizeHint().height()) for name, w in named.items()}  # when it fails
+    docks = {d.objectName(): d.minimumSizeHint().height() for d in window.docks.all()}
+    assert not _inside_screen(window), (zoom, _inside_screen(window), window.docks.tightened, parts, docks)
+
+
+def test_zoomed_to_300_percent_the_window_still_fits_its_screen(window, qtbot) -> None:
+    """Issue 25: at 300% on a 1280-wide screen the window was ~1500 px wide (the docks'
+    least widths added up) and taller than the screen. Ctrl+= up to 300%, then Ctrl+0;
+    the default layout comes back as it was."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    top = 3.0 if SIZE[0] >= 1280 else 2.0  # 1000x600 at 300% is 333x200 of today's text
+    with qtbot.waitSignal(window.session.commandFinished, timeout=30000):
+        QTest.keyClick(window, Qt.Key.Key_F10)  # a stop: its banner over the graph
+    wait_ready(qtbot, window)
+    assert window.stop_banner.isVisible()
+    window.teaching.toolbar.show()  # Teach ▸ Teaching Bar: the zoom on screen
+    qtbot.wait(50)  # layout only
+    default = _layout(window)
+    presentation, graph = window.teaching.presentation, window.panels.graph
+    while presentation.zoom < top:
+        QTest.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+        zoom = presentation.zoom
+        _fits(qtbot, window, zoom)
+        if zoom == 2.0:  # the graph's whole name in its header
+            title = graph.title
+            assert title.width() >= title.fontMetrics().horizontalAdvance(title.text()), (title.width(), title.text())
+    assert presentation.zoom == top
+    QTest.keyClick(window, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+
+    def groups(layout: dict[str, tuple[Any, ...]]) -> dict[str, tuple[Any, ...]]:
+        return {name: where[:4] for name, where in layout.items()}
+
+    def back() -> bool:
+        return presentation.zoom == 1.0 and not window.docks.tightened and groups(_layout(window)) == groups(default) \
+            and window.toolbar.height() <= 60 and window.teaching.toolbar.height() <= 60
+
+    try:
+        qtbot.waitUntil(back, timeout=5000)
+    except Exception:
+        pass
+    assert groups(_layout(window)) == groups(default), (default, _layout(window))
+    assert window.toolbar.height() <= 60 and window.teaching.toolbar.height() <= 60, "the toolbars are one row again"
+    _fits(qtbot, window, 1.0)

@@ -54,9 +54,11 @@ def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path
         act(qtbot, window, "step")
     outcome = act(qtbot, window, "step")  # parse raises
     assert outcome.reason == "failed" and outcome.nodes == ("parse",)
-    banner = window.banner
-    assert banner.isVisible() and banner.title.text() == "Node `parse` raised ValueError"
-    assert banner.text.text() == "bad page 7" and "Traceback" in banner.details.toPlainText()
+    banner, stop = window.banner, window.stop_banner  # an error stop is said once, by the stop banner
+    assert stop.isVisible() and not banner.isVisible()
+    assert stop.title.text() == "Stopped on an error in `parse`: ValueError: bad page 7", stop.title.text()
+    assert "Traceback" in stop.trace.toPlainText() and stop.details.isVisible()
+    assert banner.error is not None and banner.error.title == "Node `parse` raised ValueError"
     assert "parse" in s.marks().failed
     kept = len(s.history)
     head = s.head_id
@@ -65,7 +67,7 @@ def test_node_error_then_fix_reload_and_retry(open_window, qtbot, tmp_path: Path
     with qtbot.waitSignal(s.graphOpened, timeout=10000):
         window.actions.reload.trigger()  # Ctrl+R (the file imports on a worker thread)
     wait_ready(qtbot, window)
-    assert not banner.isVisible()
+    assert not banner.isVisible() and not stop.isVisible()  # the error went, and its stop
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "done"
     assert s.state.values["log"] == ["plan", "fetch", "parsed"]
@@ -202,8 +204,9 @@ def test_engine_errors_show_in_the_banner_and_keep_history(open_window, qtbot, t
     act(qtbot, window, "step")  # __start__
     kept = [r.id for r in s.history.rows()]
     act(qtbot, window, "step_superstep")
-    assert window.banner.isVisible(), case
-    shown = window.banner.title.text() + " " + window.banner.text.text()
+    stop = window.stop_banner  # a node's error stop: said by the stop banner; else the error banner
+    assert window.banner.isVisible() != stop.isVisible(), case
+    shown = stop.text() if stop.isVisible() else window.banner.title.text() + " " + window.banner.text.text()
     assert BAD_NODES[case][1] in shown, shown
     assert [r.id for r in s.history.rows()] == kept  # nothing was committed, nothing lost
     assert window.isVisible()

@@ -98,3 +98,11 @@ def test_the_diff_of_an_entrypoints_step_shows_its_return_values_keys(open_windo
     model = window.panels.diff.model
     keys = {model.index(r, 0).data() for r in range(model.rowCount())}
     assert keys == {"out", "text"}
+    # the reducer of what it returned is said as it is (the code is loaded), not "not known"
+    from PySide6.QtWidgets import QLabel
+
+    notes = window.panels.diff.findChild(QLabel, "reducerNotes")
+    qtbot.waitUntil(lambda: "out" in notes.text(), timeout=5000)
+    assert "not known" not in notes.text() and "last value" in notes.text(), notes.text()
+    reducers = {model.index(r, 1).data() for r in range(model.rowCount())}
+    assert reducers == {"last value"}, reducers

@@ -114,3 +114,30 @@ def test_focus_layout_off_gives_back_the_layout_before_it(open_window, qtbot) ->
     assert window.docks.state.isVisible() and window.docks.diff.isVisible()
     _key(window, Qt.Key.Key_L, keys)
     qtbot.waitUntil(lambda: same(layout(), before), timeout=5000)
+
+
+def test_ctrl_equal_at_the_top_zoom_then_ctrl_0_gives_the_graph_and_headers_back(open_window, qtbot) -> None:
+    """Ctrl+= at 300% refitted the graph to the zoomed window's small canvas (its scale fell
+    from 375% to 45%) and Ctrl+0 then left it at 16%; back at 100% the caption kept its
+    300% height and the timeline's count was cut to "3"."""
+    from PySide6.QtCore import Qt
+
+    window = _presenting(open_window, qtbot)
+    graph, presentation = window.panels.graph, window.teaching.presentation
+    for _ in range(2):
+        with qtbot.waitSignal(window.session.commandFinished, timeout=20000):
+            _key(window, Qt.Key.Key_F10, Qt.KeyboardModifier.NoModifier)
+        wait_ready(qtbot, window)
+    start = graph.zoom()
+    while presentation.zoom < 3.0:
+        _key(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: abs(graph.zoom() - start * 3.0) < 0.01, timeout=5000)
+    for _ in range(3):  # at the top already
+        _key(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+        qtbot.wait(50)  # a refit, if any, runs from a zero timer
+        assert abs(graph.zoom() - start * 3.0) < 0.01, graph.zoom()
+    _key(window, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: abs(graph.zoom() - start) < 0.01, timeout=5000)
+    caption, count = graph.caption, window.panels.timeline.count
+    qtbot.waitUntil(lambda: caption.height() <= caption.heightForWidth(caption.width()) + 4, timeout=5000)
+    qtbot.waitUntil(lambda: count.width() >= count.fontMetrics().horizontalAdvance(count.text()), timeout=5000)

@@ -199,3 +199,52 @@ def test_a_pause_says_it_was_paused(open_window, qtbot, tmp_path: Path) -> None:
         flag.write_text("go")
     wait_ready(qtbot, window)
     assert "Paused" in _banner(window) and "Next: `c`" in _banner(window), _banner(window)
+
+
+def test_a_refused_step_at_an_interrupt_keeps_saying_why_it_stopped(open_window, qtbot, tmp_path: Path) -> None:
+    """F10 while the run waits at an interrupt is refused (the status bar says to answer):
+    the run did not move, so the banner still says where it waits (it used to vanish, as
+    in `retrograph user_memory.py --steps 4 --screenshot`)."""
+    from PySide6.QtCore import Qt
+
+    window = open_window(write_graph(tmp_path, "asking", ASKING))
+    for _ in range(3):  # __start__, draft, review -> waiting at the interrupt
+        _press(qtbot, window, Qt.Key.Key_F10)
+    assert "Waiting at interrupt in `review`" in _banner(window), _banner(window)
+    result = _press(qtbot, window, Qt.Key.Key_F10)  # refused: nothing to step
+    assert isinstance(result, Exception) and "interrupt" in str(result), result
+    _shown(window)
+    assert "Waiting at interrupt in `review`" in _banner(window) and "Answer (Ctrl+I)" in _banner(window)
+    result = _press(qtbot, window, Qt.Key.Key_F5)  # refused too
+    assert "Waiting at interrupt in `review`" in _banner(window), _banner(window)
+
+
+def test_an_error_stop_is_one_banner_with_the_exception_and_its_traceback(open_window, qtbot, tmp_path: Path) -> None:
+    """A node error showed two banners that said it twice (the stop banner, whose body was
+    the bare message, over the error banner): ~220 px of a 720 px screen. One now: where,
+    the exception and its message, what to do, and Details for the traceback."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    window = open_window(write_graph(tmp_path, "failing", FAILING))
+    window.resize(1280, 720)
+    outcome = _press(qtbot, window, Qt.Key.Key_F5)
+    assert outcome.reason == "failed"
+    _shown(window)
+    assert not window.banner.isVisible(), "the error is said once, by the stop banner"
+    banner = window.stop_banner
+    assert banner.title.text() == "Stopped on an error in `boom`: ValueError: the price is negative", banner.title.text()
+    assert "Fix the code and save" in banner.detail.text()
+    labels = [b.text() for b in banner.findChildren(type(banner.details)) if b.isVisible()]
+    assert labels[1:4] == ["Details", "Reload (Ctrl+R)", "Back (Ctrl+[)"], labels  # after the ×
+    assert not banner.trace.isVisible()
+    QTest.mouseClick(banner.details, Qt.MouseButton.LeftButton)
+    assert banner.trace.isVisible() and 'raise ValueError("the price is negative")' in banner.trace.toPlainText()
+    bar = banner.trace.verticalScrollBar()  # the end in view: the node's own line, then the exception
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum(), timeout=3000)
+    QTest.mouseClick(banner.details, Qt.MouseButton.LeftButton)
+    assert not banner.trace.isVisible()
+    try:
+        qtbot.waitUntil(lambda: banner.height() <= 150, timeout=3000)  # laid out again without the traceback
+    finally:
+        assert banner.height() <= 150, (banner.height(), banner.minimumHeight())

@@ -35,3 +35,27 @@ def test_the_superstep_frame_holds_a_subgraph_cluster(open_window, qtbot) -> Non
         item = graph.node_item(name)
         if item is not None:
             assert not frame.contains(item.sceneBoundingRect().center()), f"{name} is not in this superstep"
+
+
+def test_the_superstep_pill_stays_beside_its_frame_not_inside_another_cluster(open_window, qtbot) -> None:
+    """After the subgraph `research` ran, `write` is the next superstep: its pill sat inside
+    the research cluster (by that cluster's END), reading as the subgraph's. It goes beside
+    `write`'s frame, off every cluster it is not part of."""
+    from studio.panels.graph.why import Badge
+
+    window = open_window(EXAMPLES / "subgraph.py")
+    graph = window.panels.graph
+    for _ in range(8):
+        if window.teaching.why.together == ("write",):
+            break
+        _f10(qtbot, window)
+    assert window.teaching.why.together == ("write",), window.teaching.why.together
+    frame = graph.why.frame
+    pills = [item for key, item in graph.why._keyed.items() if isinstance(key, tuple) and key[0] == "group"
+             and isinstance(item, Badge)]
+    assert len(pills) == 1, pills
+    pill = pills[0].sceneBoundingRect()
+    near = frame.adjusted(-pill.width() - 12, -pill.height() - 12, pill.width() + 12, pill.height() + 12)
+    assert near.intersects(pill), (frame, pill)
+    cluster = graph.cluster_items()["research"]
+    assert not cluster.mapRectToScene(cluster.frame_rect()).intersects(pill), (pill, "inside research")

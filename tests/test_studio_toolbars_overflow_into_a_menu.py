@@ -29,6 +29,19 @@ def _zoom_to(qtbot, window, percent: int) -> None:
     assert round(presentation.zoom * 100) == percent
     qtbot.wait(200)  # the toolbars refit once the new fonts are laid out
 
+    def whole() -> bool:  # and once the window is back inside its size (a loaded machine takes longer)
+        for overflow in (window.overflow, window.teaching.overflow):
+            bar = overflow.bar
+            for action in bar.actions():
+                widget = bar.widgetForAction(action)
+                if action.isSeparator() or widget is None or not action.isVisible() or action is overflow.button_action:
+                    continue
+                if not _inside(widget, window):
+                    return False
+        return True
+
+    qtbot.waitUntil(whole, timeout=5000)
+
 
 def _reachable(window, overflow) -> tuple[list[str], list[str]]:
     """(texts of the actions on the bar, wholly inside the window; texts in its "⋯" menu)."""

@@ -92,7 +92,6 @@ def run_window(args: argparse.Namespace) -> int:
     # never a URL on screen: it may carry a password
     label = "a database" if "://" in str(target) else Path(str(target or "the studio")).name
     splash = None if args.screenshot else _splash(app, label)
-    from studio.window.docks import apply_default_sizes
     from studio.window.main_window import MainWindow
     from studio.session.session import Session
 
@@ -114,8 +113,9 @@ def run_window(args: argparse.Namespace) -> int:
     if args.screenshot:
         width, _, height = str(args.size).partition("x")
         window.resize(QSize(int(width or 1600), int(height or 1000)))
+        window.fit_area = window.size()  # a --do zoom fits the panels into this size, not the screen's
         window.show()
-        apply_default_sizes(window, window.docks)
+        window.arrange_default()
 
         async def shoot() -> bool:
             try:

@@ -229,10 +229,12 @@ def diff_from_commit(event: StepCommitted, dropped: Mapping[str, Sequence[tuple[
         end = next((d for d in event.diffs if d.key == "__end__"), None)
         if end is not None:
             nodes = tuple(dict.fromkeys(w.node for w in end.writes))
-            return diff_from_values(step=event.step, checkpoint_id=event.checkpoint_id,
-                                    before=shown_values({"__end__": None if end.before is MISSING else end.before}),
-                                    after=shown_values({"__end__": None if end.after is MISSING else end.after}),
-                                    nodes=nodes, source=getattr(event, "source", "loop"))
+            before = shown_values({"__end__": None if end.before is MISSING else end.before})
+            after = shown_values({"__end__": None if end.after is MISSING else end.after})
+            # what it returns replaces what it returned last (not a reducer unknown for want of code)
+            kept = {key: end.reducer or "last value" for key in (*before, *after)}
+            return diff_from_values(step=event.step, checkpoint_id=event.checkpoint_id, before=before, after=after,
+                                    nodes=nodes, reducers=kept, source=getattr(event, "source", "loop"))
     rows = [
         DiffRow(key=d.key, reducer=d.reducer, before=plain(d.before),
                 writes=tuple(DiffWrite(node=_edit_label(w.node) if edited else w.node, value=w.value)

@@ -257,6 +257,8 @@ class ErrorReport:
     detail: str = ""
     node: str | None = None
     hint: str = ""
+    exception: str = ""
+    """The exception's type name ("ValueError") when a node raised."""
 
 
 StopKind = Literal["breakpoint", "condition", "target", "interrupt", "error", "paused", "done", "inside", "stepped",
@@ -275,6 +277,8 @@ class StopReport:
     detail: str = ""
     nodes: tuple[str, ...] = ()
     keys: tuple[tuple[str, str], ...] = ()
+    trace: str = ""
+    """An error's traceback (the banner's Details)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -67,11 +67,16 @@ def interrupt_stop(interrupts: Sequence[tuple[str, Any]]) -> StopReport:
 
 
 def error_stop(error: ErrorReport | None, nodes: Sequence[str]) -> StopReport:
+    """The one banner of an error stop: where, the exception and its message in the title,
+    what to do as the detail, the traceback behind Details."""
     where = error.node if error is not None and error.node else None
     failed = (where,) if where else tuple(nodes)
     title = f"Stopped on an error in {_names(failed)}" if failed else "Stopped on an error"
-    return StopReport(kind="error", title=title, detail=error.message if error is not None else "",
-                      nodes=failed, keys=_keys("reload", "back", "rewind", "restart"))
+    if error is None:
+        return StopReport(kind="error", title=title, nodes=failed, keys=_keys("reload", "back", "rewind", "restart"))
+    said = ": ".join(t for t in (error.exception, error.message) if t) or error.title
+    return StopReport(kind="error", title=f"{title}: {said}", detail=error.hint or error.title, nodes=failed,
+                      keys=_keys("reload", "back", "rewind", "restart"), trace=error.detail)
 
 
 def stop_report(outcome: Outcome, *, interrupts: Sequence[tuple[str, Any]] = (), error: ErrorReport | None = None,

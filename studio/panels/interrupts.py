@@ -55,11 +55,11 @@ class _Card(QFrame):
         head.setTextFormat(Qt.TextFormat.RichText)
         head.setWordWrap(True)  # a narrow dock: the card never gets wider than the panel
         head.setToolTip(f"interrupt id {view.interrupt_id}")
-        self.question = QLabel("")
+        self.question = QLabel("", self)  # a parent first: shown alone it would flash as its own window
         self.question.setWordWrap(True)
         self.question.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.question.setObjectName("interruptQuestion")
-        self.value = QLabel("")  # a label grows with its wrapped text: no inner scrollbar
+        self.value = QLabel("", self)  # a label grows with its wrapped text: no inner scrollbar
         self.value.setObjectName("interruptValue")
         self.value.setTextFormat(Qt.TextFormat.PlainText)
         self.value.setWordWrap(True)
@@ -90,7 +90,7 @@ class _Card(QFrame):
         self.error.setWordWrap(True)
         resume_label = QLabel("Resume with (JSON):")
         resume_label.setStyleSheet(f"color: {MUTED}")
-        self.details = QLabel("Value passed to interrupt():")
+        self.details = QLabel("Value passed to interrupt():", self)
         self.details.setStyleSheet(f"color: {MUTED}")
         self.details.setVisible(rest is not _NOTHING)
         # the editor and its error come right after the question, before the value (which

@@ -115,7 +115,7 @@ class RunEvents:
             s.status = "failed"
             p.set_error(ErrorReport(
                 kind="node", node=event.name, title=f"Node `{event.name}` raised {type(event.error).__name__}",
-                message=str(event.error), detail=event.traceback,
+                message=str(event.error), detail=event.traceback, exception=type(event.error).__name__,
                 hint="The run is paused at this superstep. Fix the code and save (the studio reloads it) "
                      "or press Ctrl+R, then F10/F5 retries: nodes of this step that finished are kept."))
             p.emit_marks()

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QTabWidget, QVBoxLayout, QWidget
 
 __all__ = ["Docks", "build_docks", "apply_default_sizes", "save_layout", "restore_layout", "fit_to_screen",
-           "initial_size", "size_class", "screen_class", "LAYOUT_VERSION", "WIDE"]
+           "initial_size", "size_class", "screen_class", "whole_tab_names", "LAYOUT_VERSION", "WIDE"]
 
 LAYOUT_VERSION = 6
 """Bump when the set of docks or their arrangement changes, so an old saved layout is ignored."""
@@ -46,6 +46,9 @@ class Docks:
     default_state: QByteArray | None = None
     arrangement: str = ""
     """"wide" or "compact": the arrangement last made by `apply_default_sizes`."""
+    tightened: tuple[str, ...] = ()
+    """The steps `studio.window.fitting.tighten` took since the default was arranged
+    (a zoom that made the window larger than its screen)."""
 
     def all(self) -> list[QDockWidget]:
         return [self.state, self.diff, self.timeline, self.events, self.inspector, self.interrupts]
@@ -166,6 +169,16 @@ def arrange(window: QMainWindow, docks: Docks, kind: str) -> None:
         dock.show()
     if kind == "compact":
         docks.timeline.raise_()
+    whole_tab_names(window)
+
+
+def whole_tab_names(window: QMainWindow) -> None:
+    """The docks' tabs keep their whole names and scroll when they do not fit (a zoomed or
+    narrow column cut them to "T… E… I…")."""
+    for bar in window.findChildren(QTabBar):
+        if isinstance(bar.parentWidget(), QMainWindow) or bar.parent() is window:
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
 
 
 LEFT, RIGHT, BOTTOM = 0.20, 0.26, 0.37
@@ -198,6 +211,7 @@ def apply_default_sizes(window: QMainWindow, docks: Docks) -> None:
         centre = width - left - right  # the bottom row runs under the graph only
         window.resizeDocks([docks.timeline, docks.events], [int(centre * 0.48), centre - int(centre * 0.48)],
                            horizontal)
+    docks.tightened = ()
     docks.default_state = window.saveState(LAYOUT_VERSION)
 
 

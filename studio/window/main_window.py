@@ -17,29 +17,35 @@ from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLabel, QMainWind
 
 from .actions import STEPPING, Actions, build_actions, build_menus, build_toolbar, toolbar_overflow
 from .banner import ErrorBanner
+from .elided import ElidedLabel
+from .fitting import fits, room_for, tighten, widen_timeline
 from .stop_banner import StopBanner
 from .debugging import DebugDock
 from studio.core.jsontext import parse_json_input
 from .dialogs import ThreadPicker, ask_foreign_thread
 from .new_run import NewRunDialog
-from .docks import Docks, apply_default_sizes, build_docks, fit_to_screen, initial_size, restore_layout, save_layout, size_class
+from .docks import Docks, apply_default_sizes, build_docks, fit_to_screen, initial_size, restore_layout, save_layout, size_class, \
+    whole_tab_names
 from studio.core.loader import parse_spec
-from studio.core.records import ErrorReport, SessionStatus, ThreadSummary
+from studio.core.driver import Refused
+from studio.core.records import ErrorReport, SessionStatus, StopReport, ThreadSummary
 from studio.core.runsettings import RunTexts
 from studio.session.session import Session
 from .keyboard import install_keyboard
+from .refocus import KeepFocus
 from .teaching import Teaching
 from .watcher import FileWatcher
 from .wiring import Panels, connect_panels, make_panels
 
 __all__ = ["MainWindow", "STYLE_SHEET"]
 
+_SAID_BY_THE_STOP = ("node", "command")
+"""Errors the "stopped on an error" banner says in full (the error banner stays hidden)."""
+
 STYLE_SHEET = asset("style.qss")
 _SHORT_WINDOW = 700
 _SHORT_ICON = 18
 """A window less than 700 px high (a 1000x600 screen) has toolbar icons of at most 18 px."""
-_STATUS_THREAD_WIDTH = 320
-"""The status bar's thread name elides in the middle past this many pixels (a zoomed window keeps its width)."""
 
 
 class MainWindow(QMainWindow):
@@ -64,6 +70,11 @@ class MainWindow(QMainWindow):
         self.threads: tuple[ThreadSummary, ...] = ()
         self.banner = ErrorBanner(self)
         self.stop_banner = StopBanner(self)
+        self._arrangements = 0
+        """How many times the default arrangement was made (a dock width kept from before one is stale)."""
+        self._stop_held: StopReport | None = None
+        """The last stop shown: a command that was refused (F10 at an interrupt) did not move
+        the run, so its banner comes back."""
         self.panels: Panels = make_panels(self)
         self.docks: Docks = build_docks(
             self, banner=self.banner, graph=self.panels.graph, state=self.panels.state, diff=self.panels.diff,
@@ -99,8 +110,14 @@ class MainWindow(QMainWindow):
 
         self.store_dock = StoreDock(self)  # the Store dock: long-term memory (store_dock.py)
         self.remember_layout = remember_layout
+        self.fit_area: QSize | None = None
+        """The size the docks must fit in (a --screenshot's chosen size); None: the screen's."""
+        self.zoom_room: QSize | None = None
+        """The window's size before a presentation zoom grew its text: the docks fit in it
+        (until the zoom is back at 100%)."""
         self.teaching = Teaching(self)
         self.keyboard = install_keyboard(self, self.panels.graph.focus_canvas, view)  # Ctrl+Shift+P, Ctrl+G
+        self.keep_focus = KeepFocus(self)  # the keys come back here when a dialog or popup closes
         self._restored = remember_layout and restore_layout(self, self.settings)
         self._initial: QSize | None = None
         """The size given here, to be maximized when shown (a screen smaller than 2000x1250),
@@ -127,9 +144,11 @@ class MainWindow(QMainWindow):
     # -- construction helpers ----------------------------------------------------------
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.status_thread = QLabel(objectName="statusThread")
+        # each shows what fits, elided (the whole text is its tooltip): a zoomed window keeps its width
+        self.status_thread = ElidedLabel(mode=Qt.TextElideMode.ElideMiddle, least=12, most=64,
+                                         objectName="statusThread")
         self.status_step = QLabel(objectName="statusStep")
-        self.status_state = QLabel(objectName="statusState")
+        self.status_state = ElidedLabel(least=36, objectName="statusState")  # before the thread
         for label in (self.status_thread, self.status_step, self.status_state):
             bar.addPermanentWidget(label)
 
@@ -176,9 +195,10 @@ class MainWindow(QMainWindow):
         s = self.session
         s.busyChanged.connect(self._on_busy_changed)
         s.statusChanged.connect(self._on_status_changed)
-        s.errorChanged.connect(self.banner.show_error)
+        s.errorChanged.connect(self._on_error)
         s.stopChanged.connect(self._on_stop)
         self.stop_banner.keyRequested.connect(self._on_stop_key)
+        s.commandFinished.connect(self._on_command_finished)
         s.message.connect(self._on_message)
         # a status-bar message says how the last command ended ("breakpoint hit", "inside
         # research", "reloading"): it stops being true when the next command starts or an
@@ -255,10 +275,7 @@ class MainWindow(QMainWindow):
         return busy or (run is not None and run.status in ("new", "ready", "interrupted"))
 
     def _on_status_changed(self, status: SessionStatus) -> None:
-        text = f"thread: {status.thread_id or '—'}"
-        self.status_thread.setToolTip(text)
-        self.status_thread.setText(self.status_thread.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle,
-                                                                               _STATUS_THREAD_WIDTH))
+        self.status_thread.setText(f"thread: {status.thread_id or '—'}")
         if status.thread_id != self.thread_box.currentData():
             self._fill_thread_box()
         self.status_step.setText(f"step: {status.step if status.step is not None else '—'}")
@@ -272,7 +289,8 @@ class MainWindow(QMainWindow):
         if status.engine_note:
             text += " · langgraph imports run on Retrograph's engine"
         self.status_state.setText(text)
-        self.status_state.setToolTip(status.engine_note)
+        if status.engine_note:
+            self.status_state.setToolTip(f"{text}\n{status.engine_note}")
         self.status_state.setProperty("status", status.status)
         self.status_state.style().unpolish(self.status_state)
         self.status_state.style().polish(self.status_state)
@@ -298,10 +316,39 @@ class MainWindow(QMainWindow):
                        and self.dockWidgetArea(d) == side), None) for side in (area.LeftDockWidgetArea,
                                                                                area.RightDockWidgetArea)]
         kept = [(d, d.width()) for d in sides if d is not None]
+        if isinstance(report, StopReport):
+            self._stop_held = report
+        elif not self.session.busy:  # the head moved (rewind, another thread): that stop is gone
+            self._stop_held = None
         self.stop_banner.show_stop(report)  # type: ignore[arg-type]
-        if kept:  # once the window has laid itself out again
+        self._one_banner()
+        if kept:  # once the window has laid itself out again (unless the docks were rearranged since)
+            arranged = self._arrangements
             QTimer.singleShot(0, lambda: self.resizeDocks([d for d, _ in kept], [w for _, w in kept],
-                                                          Qt.Orientation.Horizontal))
+                                                          Qt.Orientation.Horizontal)
+                              if self._arrangements == arranged else None)
+
+    def _on_error(self, error: object) -> None:
+        self.banner.show_error(error)  # type: ignore[arg-type]
+        report = self.stop_banner.report
+        if error is None and report is not None and report.kind == "error":
+            self._stop_held = None  # the error went (a reload, a retry): so did its stop
+            self.stop_banner.show_stop(None)
+        self._one_banner()
+
+    def _one_banner(self) -> None:
+        """An error stop is said once: the stop banner names the node, the exception, what to
+        do and has the traceback behind Details; the error banner under it would repeat it."""
+        report, error = self.stop_banner.report, self.banner.error
+        if report is not None and report.kind == "error" and self.stop_banner.isVisible() \
+                and error is not None and error.kind in _SAID_BY_THE_STOP:
+            self.banner.hide()
+
+    def _on_command_finished(self, _name: str, result: object) -> None:
+        """A refused command (F10 while an interrupt waits, F5 after the end) left the run
+        where it stopped: the banner says why again (the status bar says why it was refused)."""
+        if isinstance(result, Refused) and self.stop_banner.report is None and self._stop_held is not None:
+            self._on_stop(self._stop_held)
 
     def _on_stop_key(self, name: str) -> None:
         """A key button of the "stopped because" banner: the action that key triggers."""
@@ -407,16 +454,61 @@ class MainWindow(QMainWindow):
         self.arrange_default()
 
     def arrange_default(self) -> None:
+        """The default arrangement for the window's size, tightened when a zoom makes the
+        panels larger than the screen (`studio.window.fitting`)."""
         self._arranging = True
+        self._arrangements += 1
         try:
             apply_default_sizes(self, self.docks)
+            self.stop_banner.set_compact(False)
+            tighten(self, self.docks)
         finally:
             self._arranging = False
         self.layout_is_default = True
 
+    def fit_docks(self) -> None:
+        """After a zoom: a default layout is arranged again for the new text size (tightened
+        if it must be, or back as it was); one arranged by hand is only tightened."""
+        if self.layout_is_default and (self.docks.tightened or not fits(self)):
+            self.arrange_default()
+        teaching = getattr(self, "teaching", None)
+        if self.layout_is_default and teaching is not None:
+            widen_timeline(self, self.docks, teaching.presentation.zoom)
+        elif not fits(self):
+            self._arranging = True
+            try:
+                tighten(self, self.docks)
+            finally:
+                self._arranging = False
+        QTimer.singleShot(0, self._back_inside)  # once the tightened docks have laid out
+
+    def _back_inside(self, again: int = 3) -> None:
+        """The larger text had grown the window past its screen: back inside it (the new
+        text sizes settle over a few layout passes: tightened further while it does not fit)."""
+        if again > 0 and not fits(self):
+            self._arranging = True
+            try:
+                taken = tighten(self, self.docks)
+            finally:
+                self._arranging = False
+            if taken:
+                QTimer.singleShot(0, lambda: self._back_inside(again - 1))
+                return
+        room = room_for(self)
+        if room is not None and not self.isFullScreen() \
+                and (self.width() > room.width() or self.height() > room.height()):
+            self.resize(self.size().boundedTo(room))  # a maximized one too: it had grown past the screen
+            if again > 0 and (self.width() > room.width() or self.height() > room.height()):
+                QTimer.singleShot(0, lambda: self._back_inside(again - 1))  # held by a size still settling
+                return
+        teaching = getattr(self, "teaching", None)
+        if teaching is not None and teaching.presentation.zoom == 1.0:
+            self.zoom_room = None  # the next zoom fits into the size the window has then
+
     def _on_dock_moved(self, *_: object) -> None:
         if not self._arranging:
             self.layout_is_default = False
+            QTimer.singleShot(0, lambda: whole_tab_names(self))  # a dock dropped on another: new tabs
 
     # -- showing and closing -------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)

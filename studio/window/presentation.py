@@ -64,6 +64,8 @@ class Presentation:
         self._saved_layout: QByteArray | None = None
         self._icon = window.iconSize()
         self._applied = 1.0
+        self._pending_scale: float | None = None
+        """The graph's scale a zoom set and its timer has yet to apply."""
         self.remember = bool(getattr(window, "remember_layout", True))
         """False for a --screenshot window: the user's zoom and theme are neither read nor changed."""
         self.zoom = _clamp(_float(self.settings.value("teach/zoom", 1.0))) if self.remember else 1.0
@@ -99,6 +101,8 @@ class Presentation:
         self._applied = self.zoom
         sheet = self.base_sheet + ("\n" + self.contrast_sheet if self.high_contrast else "")
         relax_labels(self.window)
+        if before != self.zoom and self.window.isVisible() and getattr(self.window, "zoom_room", False) is None:
+            self.window.zoom_room = self.window.size()  # type: ignore[attr-defined]  # what the docks fit in
         self.window.setStyleSheet(scale_fonts(sheet, self.zoom))
         side = int(round(max(16, self._icon.width()) * min(self.zoom, _ICON_ZOOM)))
         for bar in self.window.findChildren(QToolBar):
@@ -107,20 +111,31 @@ class Presentation:
         refit = getattr(self.window, "fit_toolbars", None)
         if refit is not None:  # larger text: buttons give up their text so the thread box stays
             QTimer.singleShot(0, refit)
+        fit_docks = getattr(self.window, "fit_docks", None)
+        if fit_docks is not None and before != self.zoom:  # the panels fit the screen at the new size
+            QTimer.singleShot(0, fit_docks)
         graph = getattr(getattr(self.window, "panels", None), "graph", None)
         if graph is None:
             return
         graph.max_fit_scale = 1.25 * self.zoom
         graph.set_high_contrast(self.high_contrast)
-        if before == self.zoom or graph.scene.sceneRect().isEmpty():
+        if before == self.zoom:
+            return  # a theme change, or Ctrl+= at the top zoom: the graph keeps its scale (a refit
+            # to the small canvas of a zoomed window had shrunk it, and Ctrl+0 then more)
+        if graph.scene.sceneRect().isEmpty():
             graph.fit(auto=True)
             return
         # the graph is drawn as vectors: it grows (or shrinks) with the text, whatever room the
         # larger panels leave it (a fit would shrink it as the panels grow)
-        scale = graph.zoom() * self.zoom / before
+        # from the scale still to be set when keys come faster than the timer (Ctrl+= Ctrl+=)
+        scale = (self._pending_scale or graph.zoom()) * self.zoom / before
+        self._pending_scale = scale
         center = graph.canvas.mapToScene(graph.canvas.viewport().rect().center())
 
         def rescale() -> None:
+            if self._pending_scale != scale:
+                return  # a later zoom sets its own
+            self._pending_scale = None
             graph.set_zoom(scale)
             graph.canvas.centerOn(center)
 

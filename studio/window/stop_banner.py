@@ -7,66 +7,16 @@ same window action the key triggers). It goes when the run moves again.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QLayoutItem, QPushButton, QSizePolicy, \
-    QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout, \
+    QWidget
+
+from studio.panels._flow import FlowLayout
 
 from studio.core.records import StopReport
 
 __all__ = ["StopBanner"]
-
-
-class _Flow(QLayout):
-    """The key buttons left to right, wrapped onto more lines when the graph's column is
-    narrow: the banner never widens the column (nor squeezes the docks beside it)."""
-
-    def __init__(self, spacing: int = 4) -> None:
-        super().__init__()
-        self._items: list[QLayoutItem] = []
-        self.setSpacing(spacing)
-        self.setContentsMargins(0, 0, 0, 0)
-
-    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 (Qt's name)
-        self._items.append(item)
-
-    def count(self) -> int:
-        return len(self._items)
-
-    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 (Qt's name)
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 (Qt's name)
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
-        return True
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
-        return self._place(QRect(0, 0, width, 0), move=False)
-
-    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 (Qt's name)
-        super().setGeometry(rect)
-        self._place(rect, move=True)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
-        width = sum(i.sizeHint().width() + self.spacing() for i in self._items)
-        return QSize(width, max((i.sizeHint().height() for i in self._items), default=0))
-
-    def minimumSize(self) -> QSize:  # noqa: N802 (Qt's name)
-        return QSize(max((i.minimumSize().width() for i in self._items), default=0),
-                     max((i.minimumSize().height() for i in self._items), default=0))
-
-    def _place(self, rect: QRect, *, move: bool) -> int:
-        x, y, line = rect.x(), rect.y(), 0
-        for item in self._items:
-            hint = item.sizeHint()
-            if x > rect.x() and x + hint.width() > rect.right() + 1:
-                x, y, line = rect.x(), y + line + self.spacing(), 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self.spacing()
-            line = max(line, hint.height())
-        return y + line - rect.y()
 
 
 class StopBanner(QFrame):
@@ -79,6 +29,9 @@ class StopBanner(QFrame):
         self.setObjectName("stopBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.report: StopReport | None = None
+        self.compact = False
+        """Only the title and the keys (the detail is the title's tooltip): a zoomed window
+        on a short screen (`studio.window.fitting`)."""
         self.title = QLabel(objectName="stopTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setWordWrap(True)
@@ -87,7 +40,16 @@ class StopBanner(QFrame):
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.keys = _Flow()
+        self.trace = QPlainTextEdit(objectName="stopTrace")  # an error's traceback, behind Details
+        self.trace.setReadOnly(True)
+        self.trace.setMaximumHeight(160)
+        self.trace.hide()
+        self.details = QPushButton("Details", objectName="stopKey")
+        self.details.setCheckable(True)
+        self.details.setToolTip("The traceback")
+        self.details.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.details.toggled.connect(self._on_details)
+        self.keys = FlowLayout()  # the key buttons wrap: the banner never widens the graph's column
         self.buttons: list[QPushButton] = []
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
@@ -102,6 +64,8 @@ class StopBanner(QFrame):
         layout.addLayout(head)
         layout.addWidget(self.detail)
         layout.addLayout(self.keys)
+        layout.addWidget(self.trace)
+        self.keys.addWidget(self.details)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.hide()
 
@@ -118,6 +82,35 @@ class StopBanner(QFrame):
         layout = self.layout()
         return layout.totalHeightForWidth(width) if layout is not None else super().heightForWidth(width)
 
+    def _on_details(self, shown: bool) -> None:
+        self.trace.setVisible(shown)
+        if shown:  # its end in view: the node's own line and the exception (the engine's frames come first)
+            bar = self.trace.verticalScrollBar()
+            QTimer.singleShot(0, lambda: bar.setValue(bar.maximum()))
+        self._hold()
+
+    def set_compact(self, on: bool) -> None:
+        self.compact = on
+        self._show_detail()
+        self._hold()
+
+    def _show_detail(self) -> None:
+        detail = self.report.detail if self.report is not None else ""
+        self.detail.setVisible(bool(detail) and not self.compact)
+        self.title.setToolTip(detail if self.compact else "")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._hold()
+
+    def _hold(self) -> None:
+        """As tall as its wrapped lines and keys at its width: a short (zoomed) window
+        squeezed it to cut lines; the graph below gives way."""
+        layout = self.layout()
+        if layout is not None:
+            layout.invalidate()  # a row shown or hidden since (Details): measured afresh
+        self.setMinimumHeight(self.heightForWidth(self.width()))
+
     def show_stop(self, report: StopReport | None) -> None:
         self.report = report
         if report is None:
@@ -128,11 +121,14 @@ class StopBanner(QFrame):
         self.style().polish(self)
         self.title.setText(report.title)
         self.detail.setText(report.detail)
-        self.detail.setVisible(bool(report.detail))
+        self._show_detail()
         for button in self.buttons:
             self.keys.removeWidget(button)
             button.deleteLater()
         self.buttons = []
+        self.details.setChecked(False)
+        self.details.setVisible(bool(report.trace))
+        self.trace.setPlainText(report.trace)
         for name, label in report.keys:
             button = QPushButton(label, objectName="stopKey")
             button.setProperty("action", name)
@@ -141,6 +137,7 @@ class StopBanner(QFrame):
             self.keys.addWidget(button)
             self.buttons.append(button)
         self.show()
+        self._hold()
 
     def text(self) -> str:
         """What the banner says, as one string (title, detail, keys)."""

@@ -380,6 +380,7 @@ class GraphPanel(QWidget):
             text = ""
         self.caption.setText(text.replace("`", ""))
         self.caption.setVisible(bool(text))
+        self._hold_caption()
 
     def _update_taken(self, marks: GraphMarks, drawn: set[tuple[str, str]]) -> None:
         for item in self._taken:
@@ -465,6 +466,7 @@ class GraphPanel(QWidget):
         self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
         # room for any percentage in the label's current font (a presentation zoom enlarges it)
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))
+        self._fit_header()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -473,24 +475,42 @@ class GraphPanel(QWidget):
 
     def _fit_header(self) -> None:
         """The graph's name keeps its whole width when the header has it (a zoomed narrow
-        panel squeezed it to "para"): the node count gives way first, into the name's tooltip."""
-        fixed = sum(b.sizeHint().width() for b in self._header_buttons) + self.zoom_label.sizeHint().width() + 36
-        room = max(60, self.width() - fixed)
+        panel squeezed it to "para"): the node count gives way first (into the name's
+        tooltip), then the zoom percentage, then the − and + buttons (the
+        keys - and + and the wheel still zoom); Fit and the legend stay."""
+        out, zin, fit, legend = self._header_buttons
         name = self.title.fontMetrics().horizontalAdvance(self.title.text()) + 8
-        self.title.setMinimumWidth(min(name, room))
         status = self.status.fontMetrics().horizontalAdvance(self.status.text())
-        fits = room - name >= min(status, 80)
+        spare = self.width() - 12 - 6 * 6  # the margins and the spacing between the header's items
+        kept = fit.sizeHint().width() + legend.sizeHint().width()
+        steps = out.sizeHint().width() + zin.sizeHint().width()
+        percent = self.zoom_label.fontMetrics().horizontalAdvance("0000%")
+        show_steps = spare >= name + kept + steps
+        show_percent = show_steps and spare >= name + kept + steps + percent
+        fits = show_percent and spare - name - kept - steps - percent >= min(status, 80)
+        for button in (out, zin):
+            button.setVisible(show_steps)
+        self.zoom_label.setVisible(show_percent)
         self.status.setVisible(fits)
-        self.title.setToolTip("" if fits else self.status.text())
+        room = spare - kept - (steps if show_steps else 0) - (percent if show_percent else 0)
+        self.title.setMinimumWidth(max(40, min(name, room)))
+        self.title.setToolTip("" if fits else f"{self.title.text()} · {self.status.text()}")
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
         if event.type() in (QEvent.Type.StyleChange, QEvent.Type.FontChange):
             QTimer.singleShot(0, self._fit_header)  # a zoom: the header's text widths changed
+            QTimer.singleShot(0, self._hold_caption)  # and the caption's lines
+
+    def _hold_caption(self) -> None:
+        """The caption keeps the lines its text wraps to (a short zoomed window squeezed it
+        to a cut line); the canvas below gives way."""
+        self.caption.setMinimumHeight(self.caption.heightForWidth(self.width()) if self.caption.text() else 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_header()
+        self._hold_caption()
         if self.legend_visible():
             self._place_legend()
         if self._auto_fit and self._layout is not None:

@@ -229,9 +229,17 @@ class WhyOverlay:
         bounds = self.scene.sceneRect()
         self.placings += 1
         places: dict[Hashable, QPointF] = {}
+        avoided = False
         for key, badge in sorted(pills, key=lambda pair: _ORDER[pair[0][0]]):
+            kind = key[0]
             rect = badge.plate()
-            prefer = self._group_spots(rect) if key[0] == "group" else ()
+            if kind == "group" and not avoided and self.frame is not None:
+                avoided = True  # the superstep's pill (placed last) stays off the clusters not in its frame
+                for cluster in clusters:
+                    area = cluster.mapRectToScene(cluster.frame_rect())
+                    if not self.frame.contains(area):
+                        space.take(area)
+            prefer = self._group_spots(rect) if kind == "group" else ()
             offset = space.place(rect, candidates(rect, prefer=prefer), bounds)
             places[key] = offset
             if badge.pos() != offset:
@@ -242,13 +250,17 @@ class WhyOverlay:
 
     def _group_spots(self, pill: QRectF) -> list[QPointF]:
         """The superstep's pill: under its frame at the left (where it is made), at the
-        right, or above the frame."""
+        right, beside the frame (right, then left), or above it; never far from its frame
+        (it had gone inside a subgraph's cluster above, by that cluster's END)."""
         frame = self.frame
         if frame is None:
             return []
         right = frame.width() - pill.width() - 12
         above = -(frame.height() + pill.height() + 4)
-        return [QPointF(), QPointF(right, 0), QPointF(0, above), QPointF(right, above)]
+        middle = -(10 + frame.height() / 2 + pill.height() / 2)
+        beside_right, beside_left = frame.width() - 6 + GAP * 2, -(6 + GAP * 2 + pill.width())
+        return [QPointF(), QPointF(right, 0), QPointF(beside_right, middle), QPointF(beside_left, middle),
+                QPointF(0, above), QPointF(right, above)]
 
     def _badges_on(self, name: str, texts: list[str], nodes: Mapping[str, NodeItem]) -> None:
         item = nodes.get(name)

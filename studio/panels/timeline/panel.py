@@ -7,7 +7,6 @@ from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt,
 from PySide6.QtGui import (QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QResizeEvent, QShowEvent)
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from studio.core.records import TimelineRow
 from studio.panels._common import MUTED, BadgeDelegate, badge_font, title_label
+from studio.panels._flow import FlowLayout
 from .heights import RowHeights
 from .lanes import INDENT, StepDelegate, lane_x, unfocused
 from .model import ExpandedRole, IdRole, TimelineModel
@@ -153,9 +153,9 @@ class TimelinePanel(QWidget):
         self.rewind_button.clicked.connect(self._on_rewind_clicked)
         self.fork_button.clicked.connect(self._on_fork_clicked)
         self.compare_button.clicked.connect(self._on_compare_clicked)
-        bar = QHBoxLayout()
+        bar = FlowLayout(spacing=6)  # the buttons wrap under the title when the dock is narrow (a zoom)
         bar.addWidget(self.title)
-        bar.addWidget(self.count, 1)
+        bar.addWidget(self.count)
         for button in (self.rewind_button, self.fork_button, self.compare_button):
             bar.addWidget(button)
         layout = QVBoxLayout(self)
