@@ -109,7 +109,7 @@ class RoutedSaver:
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
         if (thread_id, checkpoint_id) in self._prefetched:
             found_id = self._prefetched.pop((thread_id, checkpoint_id))
-            return None if found_id is None else self.store.load(thread_id, found_id)  # type: ignore[no-any-return]
+            return None if found_id is None else self.store.load(thread_id, found_id)
         if "get_tuple" not in self.overrides:
             return self.store.load(thread_id, checkpoint_id)  # type: ignore[no-any-return]
         found = self.store.get_tuple(_config(thread_id, checkpoint_id))

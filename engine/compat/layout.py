@@ -115,7 +115,7 @@ OVERRIDES.update(STREAM_MODULES)
 PREGEL_MODULES: dict[str, tuple[str, ...]] = {
     "pregel": ("engine.pregel_api",),
     "pregel.main": ("engine.pregel_api",),
-    "pregel.protocol": ("engine.pregel_api.graph",),
+    "pregel.protocol": ("engine.pregel_api.graph", "engine.compat.pregel_protocol_names"),
     "pregel.types": ("engine.types", "engine"),  # (deprecated: LangGraph warns)
     "pregel.remote": ("engine.compat.pregel_names",),
     "pregel.debug": ("engine.streaming.debug",),
