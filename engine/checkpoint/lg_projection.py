@@ -88,12 +88,28 @@ class LGShape:
               updated_none: bool = False) -> None:
         """One step: `ran` tasks saw their triggers, consumed complete joins, and wrote
         `writes` (node, channel, value); untouched ephemeral channels clear."""
-        bump = bool(ran)  # a Send's task has a trigger in LangGraph too (its push channel)
+        nv = _version(self.n + 1)
+        self._see_triggers(ran)
+        changed = self._consume_joins(ran, nv)
+        updated = self._take_writes(writes)
+        for ch in updated:
+            self.versions[ch] = nv
+        changed = changed or bool(updated)
+        if ran:  # a Send's task has a trigger in LangGraph too (its push channel)
+            changed = self._clear_ephemeral(updated, nv) or changed
+        if changed:
+            self.n += 1
+        self.updated = None if updated_none else sorted(updated)
+
+    def _see_triggers(self, ran: Sequence[PlannedTask]) -> None:
+        """Each task that ran records the versions of its trigger channels."""
         for t in ran:
             entry = self.seen[t.name] = dict(self.seen.get(t.name, ()))  # (shared with older shapes)
             if not t.is_send:
                 entry.update((ch, self.versions[ch]) for ch in self._triggers(t.name))
-        nv = _version(self.n + 1)
+
+    def _consume_joins(self, ran: Sequence[PlannedTask], nv: str) -> bool:
+        """A task triggered by a complete join barrier empties it; whether one did."""
         changed = False
         for t in ran:
             for ch in self._triggers(t.name) if not t.is_send else ():
@@ -101,6 +117,10 @@ class LGShape:
                     self.extra[ch] = set()
                     self.versions[ch] = nv
                     changed = True
+        return changed
+
+    def _take_writes(self, writes: Sequence[tuple[str, str, Any]]) -> set[str]:
+        """The step's writes into the trigger channels and state keys; the channels they updated."""
         updated: set[str] = set()
         sends: list[Any] = []
         for _, ch, value in writes:
@@ -122,22 +142,21 @@ class LGShape:
         if sends:
             self.extra[TASKS] = sends
             updated.add(TASKS)
-        for ch in updated:
+        return updated
+
+    def _clear_ephemeral(self, updated: set[str], nv: str) -> bool:
+        """Trigger channels the step did not write clear (joins keep); whether one did."""
+        changed = False
+        for ch in [c for c in self.extra if c not in updated]:
+            if ch == START or ch.startswith(BRANCH):
+                del self.extra[ch]
+            elif ch == TASKS and self.extra[ch]:
+                self.extra[ch] = []
+            else:
+                continue
             self.versions[ch] = nv
-        changed = changed or bool(updated)
-        if bump:
-            for ch in [c for c in self.extra if c not in updated]:
-                if ch == START or ch.startswith(BRANCH):
-                    del self.extra[ch]
-                elif ch == TASKS and self.extra[ch]:
-                    self.extra[ch] = []
-                else:
-                    continue
-                self.versions[ch] = nv
-                changed = True
-        if changed:
-            self.n += 1
-        self.updated = None if updated_none else sorted(updated)
+            changed = True
+        return changed
 
 
 def _copy(value: Any) -> Any:
@@ -229,52 +248,78 @@ def project_chain(chain: Sequence[Checkpoint], writes_of: Callable[[Checkpoint],
 def _next(shape: LGShape, parent: Checkpoint | None, ckpt: Checkpoint,
           writes_of: Callable[[Checkpoint], Sequence[PendingWrite]],
           derived: dict[str, list[tuple[str, str, Any]]]) -> LGShape:
+    """The shape of `ckpt`, one step on from `shape` (the shape of its `parent`)."""
     new = shape.copy()
     new.depth = shape.depth + 1
     joins = list(dict.fromkeys([*(k for k in shape.extra if k.startswith(JOIN)), *_joins_of(ckpt)]))
     if ckpt.source == "input" and not ckpt.tasks:  # not a run's input (a LangGraph-form put, say)
         new.apply([], [("", k, None) for k in _changed(ckpt, parent)])
-        return new
-    if ckpt.source == "input":
+    elif ckpt.source == "input":
         _input_step(new, parent, ckpt)
-        return new
-    if ckpt.source == "fork":
+    elif ckpt.source == "fork":
         new.seen[INTERRUPT_SEEN] = dict(new.versions)
         new.updated = []
-        return new
-    if ckpt.source == "update":
-        node = ckpt.nodes_ran[0] if ckpt.nodes_ran else ""
-        writes = [(node, k, None) for k in _changed(ckpt, parent)]
-        writes += _planned_writes(ckpt, node, joins)
-        # LangGraph's update is a task that saw no channel (it is triggered by none)
-        new.apply([PlannedTask(id="", name=node, trigger="update", is_send=True)], writes, updated_none=True)
-        return new
+    elif ckpt.source == "update":
+        _update_step(new, parent, ckpt, joins)
+    else:
+        _loop_step(new, parent, ckpt, joins, writes_of, derived)
+    return new
+
+
+def _update_step(new: LGShape, parent: Checkpoint | None, ckpt: Checkpoint, joins: Sequence[str]) -> None:
+    """An update_state: LangGraph's update is a task that saw no channel (triggered by none)."""
+    node = ckpt.nodes_ran[0] if ckpt.nodes_ran else ""
+    writes = [(node, k, None) for k in _changed(ckpt, parent)]
+    writes += _planned_writes(ckpt, node, joins)
+    new.apply([PlannedTask(id="", name=node, trigger="update", is_send=True)], writes, updated_none=True)
+
+
+def _loop_step(new: LGShape, parent: Checkpoint | None, ckpt: Checkpoint, joins: Sequence[str],
+               writes_of: Callable[[Checkpoint], Sequence[PendingWrite]],
+               derived: dict[str, list[tuple[str, str, Any]]]) -> None:
+    """A superstep of a run: the tasks `parent` planned ran and wrote."""
     if parent is None:  # the first saved checkpoint of a thread whose input was not saved
         new.seen.setdefault(INPUT_NODE, {})
         new.apply([], [("", START, None)])
     elif _stopped_at(parent, writes_of(parent)):
         new.seen[INTERRUPT_SEEN] = dict(new.versions)  # the run that made ckpt resumed from parent
     if parent is not None and ckpt.step == parent.step + 1:
-        ran = [_pull(t) for t in parent.tasks if t.name in ckpt.nodes_ran]
-        known = {t.name for t in ran}
-        ran += [PlannedTask(id="", name=n, trigger="") for n in ckpt.nodes_ran if n not in known]
-        planned = {t.id for t in parent.tasks}
-        ids = {t.id for t in ran}
-        writes = [w for w in lg_writes(parent, writes_of(parent), joins) if w[0] in ids or w[0] not in planned]
-        wrote = {w[0] for w in writes}
-        missing = [t for t in ran if t.id not in wrote]
-        if missing:  # a one-task superstep whose writes the store reads back from ckpt
-            extra = _read_back(ckpt, parent, missing, joins)
-            derived[parent.id] = extra
-            writes += extra
-    else:  # the steps in between were not saved: what changed, and the plan it left
-        names = [START] if parent is None else []  # a thread that begins past its input ran START
-        ran = [PlannedTask(id="", name=n, trigger="") for n in dict.fromkeys([*names, *ckpt.nodes_ran])]
-        writes = [("", k, None) for k in _changed(ckpt, parent)]
-        for node in ckpt.nodes_ran:
-            writes += _planned_writes(ckpt, node, joins)
+        ran, writes = _saved_step(parent, ckpt, joins, writes_of, derived)
+    else:
+        ran, writes = _unsaved_steps(parent, ckpt, joins)
     new.apply(ran, writes)
-    return new
+
+
+def _saved_step(parent: Checkpoint, ckpt: Checkpoint, joins: Sequence[str],
+                writes_of: Callable[[Checkpoint], Sequence[PendingWrite]],
+                derived: dict[str, list[tuple[str, str, Any]]],
+                ) -> tuple[list[PlannedTask], list[tuple[str, str, Any]]]:
+    """The tasks that ran from `parent` to `ckpt` (its next step) and their writes; writes
+    the store did not keep are read back from `ckpt` (and kept in `derived`)."""
+    ran = [_pull(t) for t in parent.tasks if t.name in ckpt.nodes_ran]
+    known = {t.name for t in ran}
+    ran += [PlannedTask(id="", name=n, trigger="") for n in ckpt.nodes_ran if n not in known]
+    planned = {t.id for t in parent.tasks}
+    ids = {t.id for t in ran}
+    writes = [w for w in lg_writes(parent, writes_of(parent), joins) if w[0] in ids or w[0] not in planned]
+    wrote = {w[0] for w in writes}
+    missing = [t for t in ran if t.id not in wrote]
+    if missing:  # a one-task superstep whose writes the store reads back from ckpt
+        extra = _read_back(ckpt, parent, missing, joins)
+        derived[parent.id] = extra
+        writes += extra
+    return ran, writes
+
+
+def _unsaved_steps(parent: Checkpoint | None, ckpt: Checkpoint, joins: Sequence[str],
+                   ) -> tuple[list[PlannedTask], list[tuple[str, str, Any]]]:
+    """The steps between `parent` and `ckpt` were not saved: what changed, and the plan it left."""
+    names = [START] if parent is None else []  # a thread that begins past its input ran START
+    ran = [PlannedTask(id="", name=n, trigger="") for n in dict.fromkeys([*names, *ckpt.nodes_ran])]
+    writes = [("", k, None) for k in _changed(ckpt, parent)]
+    for node in ckpt.nodes_ran:
+        writes += _planned_writes(ckpt, node, joins)
+    return ran, writes
 
 
 def _input_step(new: LGShape, parent: Checkpoint | None, ckpt: Checkpoint) -> None:

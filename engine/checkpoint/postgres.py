@@ -181,7 +181,8 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         return f"PostgresSaver({safe_url(self.url)!r})"
 
     @contextmanager
-    def _conn(self) -> Iterator[Any]:
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection giving tuples (the maintenance call's own inside one); ShallowPostgresSaver's too."""
         pinned = getattr(self._pinned, "conn", None)
         if pinned is not None:  # this thread is inside a maintenance call: its transaction
             yield pinned
@@ -197,7 +198,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     def maintenance_transaction(self) -> AbstractContextManager[None]:
         """prune, delete_for_runs and copy_thread run in this: one connection and one
         transaction for the whole call (transactions.py), rolled back when it raises."""
-        return postgres_maintenance(self._pinned, self._conn, self._forget_all)
+        return postgres_maintenance(self._pinned, self.connection, self._forget_all)
 
     def _forget_all(self) -> None:
         with self._lock:
@@ -222,7 +223,8 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         with self._lock:
             return self._known.get((thread_id, checkpoint_id))
 
-    def _forget(self, thread_id: str) -> None:
+    def forget_thread(self, thread_id: str) -> None:
+        """Drop what is remembered of `thread_id`'s checkpoints (after deleting its rows outside `save`)."""
         with self._lock:
             for key in [k for k in self._known if k[0] == thread_id]:
                 del self._known[key]
@@ -231,7 +233,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
     def save(self, checkpoint: Checkpoint, *, appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
         sql, params, info = self._prepare_put(checkpoint, appended)
         try:
-            with self._conn() as conn:
+            with self.connection() as conn:
                 conn.execute(sql, params)
         except self._psycopg.errors.UniqueViolation:
             raise exists_error(checkpoint) from None
@@ -247,7 +249,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             pair: None for pair in relied_on(c, appended) if pmap.get(pair[0], _NO_INFO).version != pair[1]
         }
         if needed:
-            with self._conn() as conn:
+            with self.connection() as conn:
                 pairs = list(needed)
                 for ch, ver, kind, count, size, tagged in conn.execute(
                     INFO, {"ch": [p[0] for p in pairs], "ver": [p[1] for p in pairs], "t": c.thread_id}
@@ -307,7 +309,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
 
     def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)
-        with self._conn() as conn:
+        with self.connection() as conn:
             cur = conn.execute(sql, params)
             if _count(cur, sql) != expected:
                 raise no_checkpoint_error(thread_id, checkpoint_id)
@@ -354,7 +356,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 statements.append((sql, params, expected))
             if puts:
                 statements.append((*put_many(puts), -1))
-            with self._conn() as conn:
+            with self.connection() as conn:
                 conn.execute_many_in_one(statements)
         except Exception:  # noqa: BLE001 - redone one by one, which raises the culprit's own error
             save_each(self, jobs)
@@ -364,17 +366,17 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
 
     def delete_thread(self, thread_id: str) -> None:
         keys = [thread_id, *(thread_id + NS_SEP + ns for ns in self.namespaces(thread_id))]
-        with self._conn() as conn, conn.transaction():
+        with self.connection() as conn, conn.transaction():
             for key in keys:  # the thread and its subgraphs' namespaces
                 conn.execute("DELETE FROM retrograph_checkpoints WHERE thread_id = %s", (key,))
                 conn.execute("DELETE FROM retrograph_values WHERE thread_id = %s", (key,))
                 conn.execute("DELETE FROM retrograph_writes WHERE thread_id = %s", (key,))
         for key in keys:
-            self._forget(key)
+            self.forget_thread(key)
 
     def namespaces(self, thread_id: str) -> Sequence[str]:
         prefix = thread_id + NS_SEP
-        with self._conn() as conn:
+        with self.connection() as conn:
             rows = conn.execute(
                 "SELECT thread_id FROM retrograph_checkpoints WHERE left(thread_id, %s) = %s"
                 " GROUP BY thread_id ORDER BY min(seq)",
@@ -384,7 +386,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
 
     # -- reading ---------------------------------------------------------------------------
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
-        with self._conn() as conn:
+        with self.connection() as conn:
             if checkpoint_id is None:
                 row = conn.execute(
                     f"SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
@@ -447,12 +449,12 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             raise CheckpointDecodeError(f"{self!r}, checkpoint {str(row.id)[:60]!r}: {e}") from None
 
     def first_child(self, thread_id: str, checkpoint_id: str) -> str | None:
-        with self._conn() as conn:  # one read of retrograph_checkpoints_by_parent
+        with self.connection() as conn:  # one read of retrograph_checkpoints_by_parent
             row = conn.execute(FIRST_CHILD, (thread_id, checkpoint_id)).fetchone()
         return str(row[0]) if row is not None else None
 
     def pending_writes(self, thread_id: str, checkpoint_id: str) -> list[PendingWrite]:
-        with self._conn() as conn:
+        with self.connection() as conn:
             rows = conn.execute(
                 "SELECT task_id, task_name, channel, value FROM retrograph_writes"
                 " WHERE thread_id = %s AND checkpoint = %s ORDER BY wid",
@@ -472,7 +474,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
         left = max(limit, 0) if limit is not None else -1
         bound = None
         if before is not None:
-            with self._conn() as conn:
+            with self.connection() as conn:
                 row = conn.execute(
                     "SELECT seq FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s", (thread_id, before)
                 ).fetchone()
@@ -481,7 +483,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             (bound,) = row
         while left != 0:
             page = size if left < 0 else min(left, size)
-            with self._conn() as conn:
+            with self.connection() as conn:
                 rows = conn.execute(
                     f"SELECT {ROW} FROM retrograph_checkpoints WHERE thread_id = %s AND seq < %s"
                     " ORDER BY seq DESC LIMIT %s",
@@ -500,7 +502,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
             yield self._check(row, _header, thread_id, row)
 
     def threads(self) -> builtins.list[ThreadInfo]:
-        with self._conn() as conn:
+        with self.connection() as conn:
             rows = conn.execute(
                 "SELECT c.thread_id, c.id, c.created_at, n.cnt FROM (SELECT thread_id, max(seq) AS top, count(*) AS cnt"
                 " FROM retrograph_checkpoints WHERE strpos(thread_id, chr(31)) = 0"  # a namespace is part of its thread

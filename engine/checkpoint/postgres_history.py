@@ -50,7 +50,7 @@ class PageReads:
     _part_of: Any
     _versions_of: Any
     _max_chain: int
-    _conn: Any
+    connection: Any
     _check: Any
     _decode: Any
 
@@ -62,7 +62,7 @@ class PageReads:
             return out
         parsed: dict[str, tuple[Any, dict[str, str]]] = {}
         wanted: dict[tuple[str, str], None] = {}
-        with self._conn() as conn:
+        with self.connection() as conn:
             rows = conn.execute(f"SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %s AND id = ANY(%s)",
                                 (thread_id, builtins.list(ids))).fetchall()
             for raw in rows:

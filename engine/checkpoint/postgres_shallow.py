@@ -47,10 +47,10 @@ class ShallowPostgresSaver(PostgresSaver):
         super().save(checkpoint)  # values whole: nothing kept may rest on a pruned version
         info = self._recall(checkpoint.thread_id, checkpoint.id)
         params = {"t": checkpoint.thread_id, "id": checkpoint.id}
-        with self._conn() as conn, conn.transaction():
+        with self.connection() as conn, conn.transaction():
             for statement in _PRUNE:
                 conn.execute(statement, params)
-        self._forget(checkpoint.thread_id)
+        self.forget_thread(checkpoint.thread_id)
         if info is not None:
             self._remember(checkpoint.thread_id, checkpoint.id, info)
 
@@ -59,11 +59,11 @@ def keep_latest(saver: PostgresSaver, key: str) -> None:
     """Delete every checkpoint of `key` (a thread, or a namespace of one) but its latest, and
     their pending writes. Stored values stay (an appended list's newest part rests on older
     ones); small values kept in a deleted row that the latest names are moved out first."""
-    with saver._conn() as conn, conn.transaction():
+    with saver.connection() as conn, conn.transaction():
         row = conn.execute("SELECT id FROM retrograph_checkpoints WHERE thread_id = %s ORDER BY seq DESC LIMIT 1",
                            (key,)).fetchone()
         if row is None:
             return
         for statement in _PRUNE[:3]:
             conn.execute(statement, {"t": key, "id": row[0]})
-    saver._forget(key)
+    saver.forget_thread(key)

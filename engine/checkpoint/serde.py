@@ -170,6 +170,12 @@ class Serializer:
             if cls not in GLOBAL_TYPES.by_type:  # a global one keeps its stable stored name
                 self._own.add(cls)
 
+    def with_same_types(self) -> "Serializer":
+        """A fresh engine Serializer (same size limit) that shares this one's registered types."""
+        twin = Serializer(max_bytes=self.max_bytes, langchain=self.langchain)
+        twin._own = self._own
+        return twin
+
     def _info_for(self, t: type) -> TypeInfo | None:
         info = self._own.by_type.get(t) or GLOBAL_TYPES.by_type.get(t)
         if info is None and maybe_langchain(cls=t):

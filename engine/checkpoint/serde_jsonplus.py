@@ -43,7 +43,7 @@ from .langchain_types import ALLOWED as LC_ALLOWED
 from .langchain_types import ensure_registered
 from .registry import UnknownValue, is_pydantic
 from .serde import Serializer
-from .serde_msgpack import _SENTINEL, AllowedMsgpackModules
+from .serde_msgpack import NOT_GIVEN, AllowedMsgpackModules
 from .serde_typed_store import plain_reader, typed_dumps, typed_loads
 
 __all__ = [
@@ -176,7 +176,7 @@ class JsonPlusSerializer(Serializer):
         *,
         pickle_fallback: bool = False,
         allowed_json_modules: Iterable[tuple[str, ...]] | bool | None = None,
-        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = _SENTINEL,
+        allowed_msgpack_modules: AllowedMsgpackModules | bool | None | object = NOT_GIVEN,
         __unpack_ext_hook__: Callable[[int, bytes], Any] | None = None,
         **kwargs: Any,
     ) -> None:

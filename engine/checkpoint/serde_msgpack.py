@@ -9,13 +9,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-__all__ = ["AllowedMsgpackModules", "STRICT_MSGPACK_ENABLED", "SAFE_MSGPACK_TYPES", "_SENTINEL"]
+__all__ = ["AllowedMsgpackModules", "STRICT_MSGPACK_ENABLED", "SAFE_MSGPACK_TYPES", "NOT_GIVEN", "_SENTINEL"]
 
 AllowedMsgpackModules = Iterable[tuple[str, ...] | type]
 """(module, class) pairs (or classes) whose values a JsonPlusSerializer may rebuild."""
 
-_SENTINEL: object = object()
+NOT_GIVEN: object = object()
 """`allowed_msgpack_modules` not given: registered types only, the rest blocked with a warning."""
+
+_SENTINEL = NOT_GIVEN
+"""LangGraph's name for `NOT_GIVEN` (its tests use it as the parameter's default)."""
 
 STRICT_MSGPACK_ENABLED = os.environ.get("LANGGRAPH_STRICT_MSGPACK", "").lower() in ("1", "true", "yes")
 """LangGraph's environment switch; read for compatibility (Retrograph never imports from data)."""

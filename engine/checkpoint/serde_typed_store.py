@@ -98,9 +98,7 @@ class TypedStoreSerializer(Serializer):
 
 def plain_reader(serde: Serializer) -> Serializer:
     """An engine Serializer with `serde`'s registered types: reads values in the engine's format."""
-    reader = Serializer(max_bytes=serde.max_bytes)
-    reader._own = serde._own
-    return reader
+    return serde.with_same_types()
 
 
 def store_serializer(serde: Any, max_bytes: int = DEFAULT_MAX_BYTES) -> Serializer:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..streaming.subgraphs import SubgraphStatus, _failure_status, _is_start, parse_segment, task_outcome
+from ..streaming.subgraphs import SubgraphStatus, failure_status, is_task_start, parse_segment, task_outcome
 from ..streaming.transformer import ProtocolEvent, StreamTransformer
 
 __all__ = ["_TasksLifecycleBase"]
@@ -62,7 +62,7 @@ class _TasksLifecycleBase(StreamTransformer):
         data = event["params"]["data"]
         if not isinstance(data, dict):
             return False
-        if not _is_start(data):
+        if not is_task_start(data):
             for child, status, error in self._pop_terminal_transitions(ns, data):
                 self._on_terminal(child, status, error)
         else:
@@ -111,7 +111,7 @@ class _TasksLifecycleBase(StreamTransformer):
         self._open.clear()
 
     def fail(self, err: BaseException) -> None:
-        status = _failure_status(err)
+        status = failure_status(err)
         for ns in list(self._open):
             self._on_terminal(ns, status, str(err) if status == "failed" else None)
         self._open.clear()

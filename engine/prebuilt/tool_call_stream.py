@@ -86,9 +86,7 @@ class ToolCallTransformer(StreamTransformer):
     def _start(self, call_id: str, data: dict[str, Any]) -> None:
         handle = ToolCallStream(call_id, data.get("tool_name", ""), data.get("input"))
         deltas = handle._output_deltas
-        deltas._bind(is_async=bool(self._log._is_async))
-        deltas._pump, deltas._apump = self._log._pump, self._log._apump
-        deltas._stamp = self._log._stamp
+        deltas.follow(self._log)
         self._active[call_id] = handle
         self._log.push(handle)
 

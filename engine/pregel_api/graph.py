@@ -18,7 +18,7 @@ from ..constants import START
 from ..graph.builder import StateGraph
 from ..graph.compiled import CompiledStateGraph
 from ..types import Command
-from .nodes import NodeBuilder, PregelNode, _Sequence
+from .nodes import NodeBuilder, PregelNode, StepSequence
 from .schemas import channels_model
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def _takes_config(fn: Any) -> bool:
 def _steps(bound: Any) -> list[Any]:
     if bound is None:
         return []
-    if isinstance(bound, _Sequence):
+    if isinstance(bound, StepSequence):
         return [*_steps(bound.first), *_steps(bound.second)]
     return [bound]
 
@@ -179,6 +179,49 @@ def _built(name: str, node: Any) -> PregelNode:
     raise TypeError(f"Pregel: node `{name}` must be a NodeBuilder or a PregelNode, got {type(node).__name__}")
 
 
+def _validate(built: Mapping[str, PregelNode], chans: Mapping[str, Any],
+              input_channels: str | Sequence[str], output_channels: str | Sequence[str]) -> None:
+    """Every channel the graph's inputs, outputs and nodes name is one of `chans`."""
+    _names(input_channels, "input_channels", chans)
+    _names(output_channels, "output_channels", chans)
+    for n, spec in built.items():
+        _names(spec.triggers, f"node `{n}` subscribes to", chans)
+        _names(spec.channels, f"node `{n}` reads", chans)
+        _names([w.channel for w in spec.writers], f"node `{n}` writes", chans)
+
+
+def _subscribers(built: Mapping[str, PregelNode]) -> dict[str, tuple[str, ...]]:
+    """Channel -> the nodes it triggers, in the nodes' order."""
+    subscribers: dict[str, tuple[str, ...]] = {}
+    for n, spec in built.items():
+        for ch in spec.triggers:
+            subscribers[ch] = (*subscribers.get(ch, ()), n)
+    return subscribers
+
+
+def _state_graph(fns: Mapping[str, _NodeFn], subscribers: Mapping[str, tuple[str, ...]],
+                 chans: Mapping[str, Any], input_channels: str | Sequence[str],
+                 output_channels: str | Sequence[str], context_schema: Any, retry_policy: Any,
+                 cache_policy: Any) -> StateGraph:
+    """The engine graph of a Pregel graph: a state key per channel, an engine node per node
+    (routing to the subscribers of what it writes), START routing to the input's subscribers."""
+    state = TypedDict("PregelState", {k: Annotated[Any, ch] for k, ch in chans.items()})  # type: ignore[misc]
+    ins = [input_channels] if isinstance(input_channels, str) else list(input_channels)
+    outs = [output_channels] if isinstance(output_channels, str) else list(output_channels)
+    builder = StateGraph(state, context_schema=context_schema,
+                         input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[operator]
+                         output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[operator]
+    for n, fn in fns.items():
+        spec = fn.node
+        targets = tuple(dict.fromkeys(t for w in spec.writers for t in subscribers.get(w.channel, ())))
+        builder.add_node(n, _runner(fn), metadata=dict(spec.metadata) or None, destinations=targets or None,
+                         retry_policy=list(spec.retry_policy) or retry_policy, cache_policy=spec.cache_policy
+                         or cache_policy, timeout=spec.timeout)
+    entry = tuple(dict.fromkeys(t for c in ins for t in subscribers.get(c, ())))
+    builder.add_conditional_edges(START, _no_route, list(entry) or None)
+    return builder
+
+
 class Pregel(CompiledStateGraph, metaclass=_PregelType):
     """LangGraph's low-level graph: `Pregel(nodes=..., channels=..., input_channels=...,
     output_channels=...)`. Every compiled graph is a `Pregel` for isinstance checks."""
@@ -197,12 +240,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         chans = dict(channels or {})
         built = {n: _built(n, spec) for n, spec in nodes.items()}
         if auto_validate:
-            _names(input_channels, "input_channels", chans)
-            _names(output_channels, "output_channels", chans)
-            for n, spec in built.items():
-                _names(spec.triggers, f"node `{n}` subscribes to", chans)
-                _names(spec.channels, f"node `{n}` reads", chans)
-                _names([w.channel for w in spec.writers], f"node `{n}` writes", chans)
+            _validate(built, chans, input_channels, output_channels)
         self.pregel_nodes = built
         self.pregel_channels = chans
         self.input_channels = input_channels
@@ -212,27 +250,10 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         self.debug = bool(debug)
         self.retry_policy = retry_policy
         self.cache_policy = cache_policy
-        subscribers: dict[str, tuple[str, ...]] = {}
-        for n, spec in built.items():
-            for ch in spec.triggers:
-                subscribers[ch] = (*subscribers.get(ch, ()), n)
-        self.subscribers = subscribers
-        state = TypedDict("PregelState", {k: Annotated[Any, ch] for k, ch in chans.items()})  # type: ignore[misc]
-        ins = [input_channels] if isinstance(input_channels, str) else list(input_channels)
-        outs = [output_channels] if isinstance(output_channels, str) else list(output_channels)
-        builder = StateGraph(state, context_schema=context_schema,
-                             input_schema=TypedDict("PregelInput", {k: Any for k in ins}),  # type: ignore[operator]
-                             output_schema=TypedDict("PregelOutput", {k: Any for k in outs}))  # type: ignore[operator]
-        self._fns: dict[str, _NodeFn] = {}
-        for n, spec in built.items():
-            fn = self._fns[n] = _NodeFn(n, spec, subscribers)
-            runner = _runner(fn)
-            targets = tuple(dict.fromkeys(t for w in spec.writers for t in subscribers.get(w.channel, ())))
-            builder.add_node(n, runner, metadata=dict(spec.metadata) or None, destinations=targets or None,
-                             retry_policy=list(spec.retry_policy) or retry_policy, cache_policy=spec.cache_policy
-                             or cache_policy, timeout=spec.timeout)
-        entry = tuple(dict.fromkeys(t for c in ins for t in subscribers.get(c, ())))
-        builder.add_conditional_edges(START, _no_route, list(entry) or None)
+        self.subscribers = _subscribers(built)
+        self._fns: dict[str, _NodeFn] = {n: _NodeFn(n, spec, self.subscribers) for n, spec in built.items()}
+        builder = _state_graph(self._fns, self.subscribers, chans, input_channels, output_channels,
+                               context_schema, retry_policy, cache_policy)
         super().__init__(builder, checkpointer=checkpointer, interrupt_before=interrupt_before_nodes,
                          interrupt_after=interrupt_after_nodes, name=name, store=store, cache=cache)
         self.step_timeout = step_timeout

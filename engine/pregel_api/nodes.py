@@ -13,7 +13,7 @@ from typing import Any, Self
 
 from ..policies import TimeoutPolicy
 
-__all__ = ["PASSTHROUGH", "ChannelWriteEntry", "ChannelWrite", "PregelNode", "NodeBuilder", "Channel"]
+__all__ = ["PASSTHROUGH", "ChannelWriteEntry", "ChannelWrite", "PregelNode", "NodeBuilder", "Channel", "StepSequence"]
 
 
 class _Passthrough:
@@ -160,7 +160,7 @@ class NodeBuilder:
         if self._bound is None:
             self._bound = node
         else:
-            self._bound = _Sequence(self._bound, node)
+            self._bound = StepSequence(self._bound, node)
         return self
 
     def write_to(self, *channels: str | ChannelWriteEntry, **kwargs: Any) -> Self:
@@ -202,7 +202,7 @@ class NodeBuilder:
                           retry_policy=tuple(self._retry), cache_policy=self._cache, timeout=self._timeout)
 
 
-class _Sequence:
+class StepSequence:
     """Two steps of `do()`, the second on the first's output."""
 
     __slots__ = ("first", "second")

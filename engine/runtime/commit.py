@@ -22,7 +22,7 @@ from .folding import fold_writes
 from .planning import DEFER, next_plan
 from .events import RunInterrupted, StepCommitted
 from .head import checkpoint_metadata, save_checkpoint, set_checkpoint
-from .task import TaskResult, _as_items
+from .task import TaskResult, as_items
 from .task_record import RECORD_KEY, task_records
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def apply_updates(run: RunHandle, base: Checkpoint | None, updates: Sequence[tup
                 "StateUpdate(values, as_node='<node>') for each update of the superstep"
             )
         if values is not None and not graph.schema.root and not isinstance(values, (Mapping, Command)) \
-                and _as_items(values) is None:
+                and as_items(values) is None:
             raise InvalidUpdateError(
                 f"update_state(values={values!r:.60}): expected a dict of state updates "
                 f"(e.g. {{'key': value}}) or a Command, got a {type(values).__name__}"

@@ -549,9 +549,9 @@ def with_heartbeat(writer: Callable[[Any], None], ctx: TaskContext) -> Callable[
 def input_items(value: Any) -> list[tuple[str, Any]]:
     if isinstance(value, Mapping):
         return list(value.items())
-    from .task import _as_items
+    from .task import as_items
 
-    items = _as_items(value)
+    items = as_items(value)
     if items is None:
         raise InvalidUpdateError(
             f"the graph's input must be a dict of state keys (or an instance of the state schema), "

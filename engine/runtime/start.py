@@ -158,6 +158,7 @@ def _start_input(run: RunHandle, base: Checkpoint | None) -> str:
 
 
 def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None, resume: Any) -> str:
+    """Continue, resume or fork (time travel) from `base`; the start's mode."""
     if base is None:
         if run.saver is None and resume is not None:
             raise RuntimeError("Cannot use Command(resume=...) without a checkpointer: compile(checkpointer=...)")
@@ -170,26 +171,10 @@ def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None
     time_travel = bool(addressed) and resume is None
     mode = "resume"
     pending: list[PendingWrite] = []
-    if time_travel and not run.namespace and run.saver is not None:
-        # subgraphs start from their state as of this checkpoint (as of the edited one
-        # for an update or a fork)
-        bound = base.id if base.source not in ("update", "fork") else (base.parent_id or base.id)
-        replay = run.options.replay
-        if replay is None:
-            replay = run.set_options(replay=Replay()).replay
-            assert replay is not None
-        replay.bound = bound
-    elif resume is not None and run.options.replay is not None:
-        run.options.replay.resume = resume
+    _bound_replay(run, base, time_travel, resume)
     if time_travel and (base.source not in ("update", "fork") or superseded):
         mode = "fork"
-        # the copy owns the new branch's writes (the old branch's stay under `base`);
-        # a debugger numbers it as `base` so the branch's first commit is step N+1
-        fork_id = new_checkpoint_id()
-        base = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if run.options.fork_same_step else 1),
-                       source="fork", created_at=now_iso(), metadata=checkpoint_metadata(run),
-                       tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
-        save_checkpoint(run, base)
+        base = _fork(run, base)
     else:
         pending = _kept_writes(run, base)
         run.set_options(resuming=True)
@@ -204,6 +189,31 @@ def _start_resume(run: RunHandle, base: Checkpoint | None, addressed: str | None
     for task_id in [t for t, r in run.results.items() if r.interrupts]:
         del run.results[task_id]
     return mode
+
+
+def _bound_replay(run: RunHandle, base: Checkpoint, time_travel: bool, resume: Any) -> None:
+    """Time travel: subgraphs start from their state as of `base` (as of the edited one for
+    an update or a fork); a resume inside a subgraph replay goes to the replayed subgraph."""
+    if time_travel and not run.namespace and run.saver is not None:
+        bound = base.id if base.source not in ("update", "fork") else (base.parent_id or base.id)
+        replay = run.options.replay
+        if replay is None:
+            replay = run.set_options(replay=Replay()).replay
+            assert replay is not None
+        replay.bound = bound
+    elif resume is not None and run.options.replay is not None:
+        run.options.replay.resume = resume
+
+
+def _fork(run: RunHandle, base: Checkpoint) -> Checkpoint:
+    """A saved copy of `base` that owns the new branch's writes (the old branch's stay under
+    `base`); a debugger numbers it as `base` so the branch's first commit is step N+1."""
+    fork_id = new_checkpoint_id()
+    fork = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if run.options.fork_same_step else 1),
+                   source="fork", created_at=now_iso(), metadata=checkpoint_metadata(run),
+                   tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
+    save_checkpoint(run, fork)
+    return fork
 
 
 def _apply_command_input(run: RunHandle, command: Command[Any]) -> None:

@@ -21,7 +21,7 @@ from .injected import runtime_for
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
 
-__all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update"]
+__all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update", "as_items"]
 
 
 class TaskResult:
@@ -83,7 +83,9 @@ def _is_model_instance(value: Any) -> bool:
     )
 
 
-def _as_items(update: Any) -> list[tuple[str, Any]] | None:
+def as_items(update: Any) -> list[tuple[str, Any]] | None:
+    """A node's update as (key, value) pairs (from a dict, a state instance or a list of
+    pairs; no update, none); None when it is none of these."""
     if update is None:
         return []
     if isinstance(update, Mapping):
@@ -111,7 +113,7 @@ def normalize_update(
         return _normalize_many(node, result, channels)
     command = result if isinstance(result, Command) else None
     update = command.update if command is not None else result
-    items = _as_items(update)
+    items = as_items(update)
     if items is None:
         shown = repr(update)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."

@@ -20,7 +20,8 @@ from ..constants import PULL_PATH, PUSH_PATH, START
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
 
-__all__ = ["GraphTrace", "add_handler", "messages_handler", "merge_configs"]
+__all__ = ["GraphTrace", "add_handler", "messages_handler", "merge_configs", "MessagesMoves", "graph_namespace",
+           "messages_in"]
 
 NS_SEP = "|"
 SHARED_CONFIGURABLE = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
@@ -163,7 +164,7 @@ class GraphTrace:
 _HANDLER_CLASS: Any = None
 
 
-def _graph_ns(metadata: Mapping[str, Any]) -> tuple[str, ...]:
+def graph_namespace(metadata: Mapping[str, Any]) -> tuple[str, ...]:
     """The namespace of the graph a task ran in: its checkpoint namespace minus its own part."""
     return tuple(str(metadata.get("langgraph_checkpoint_ns", "")).split(NS_SEP)[:-1])
 
@@ -184,7 +185,7 @@ def _is_command(value: Any) -> bool:
     return type(value).__name__ == "Command" and hasattr(value, "update")
 
 
-def _messages_in(value: Any, message: type) -> list[Any]:
+def messages_in(value: Any, message: type) -> list[Any]:
     """The messages (of class `message`) in a node's input or output: a message, a state,
     an update, a Command's update, a list of updates and Commands."""
     if isinstance(value, message):
@@ -192,7 +193,7 @@ def _messages_in(value: Any, message: type) -> list[Any]:
     if _is_command(value):
         value = value.update
     elif isinstance(value, (list, tuple)) and any(_is_command(v) or isinstance(v, Mapping) for v in value):
-        return [m for v in value for m in _messages_in(v, message)]  # a list of updates and Commands
+        return [m for v in value for m in messages_in(v, message)]  # a list of updates and Commands
     if isinstance(value, Mapping):
         values = list(value.values())
     elif isinstance(value, (list, tuple)):
@@ -209,7 +210,7 @@ def _messages_in(value: Any, message: type) -> list[Any]:
     return found
 
 
-class _MessagesMoves:
+class MessagesMoves:
     """What the `messages` mode's callback handler does (`_make_handler_class` puts it on
     langchain-core's handler class, imported only when the mode is used)."""
 
@@ -229,7 +230,7 @@ class _MessagesMoves:
     def _wanted(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> bool:
         if not metadata or "langgraph_node" not in metadata or (tags and "nostream" in tags):
             return False
-        return self.subgraphs or len(_graph_ns(metadata)) <= len(self.home)
+        return self.subgraphs or len(graph_namespace(metadata)) <= len(self.home)
 
     def _send(self, message: Any, meta: dict[str, Any], dedupe: bool) -> None:
         if dedupe and message.id is not None and message.id in self.seen:
@@ -237,7 +238,7 @@ class _MessagesMoves:
         if message.id is None:
             message.id = str(uuid.uuid4())
         self.seen.add(message.id)
-        self.put((message, meta), _graph_ns(meta))
+        self.put((message, meta), graph_namespace(meta))
 
     def push(self, message: Any, metadata: Mapping[str, Any]) -> None:
         """A message a node pushed itself (`push_message`), sent as it is."""
@@ -281,14 +282,14 @@ class _MessagesMoves:
         if not self._wanted(metadata, tags) or kwargs.get("name") != (metadata or {}).get("langgraph_node"):
             return
         self.meta[run_id] = dict(metadata or {})
-        for message in _messages_in(inputs, self.message_class):
+        for message in messages_in(inputs, self.message_class):
             if message.id is not None:
                 self.seen.add(message.id)
 
     def on_chain_end(self, outputs: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
         meta = self.meta.pop(run_id, None)
         if meta is not None:
-            for message in _messages_in(outputs, self.message_class):
+            for message in messages_in(outputs, self.message_class):
                 self._send(message, meta, dedupe=True)
 
     def on_chain_error(self, error: BaseException, *, run_id: uuid.UUID, **kwargs: Any) -> None:
@@ -305,7 +306,7 @@ def _make_handler_class() -> Any:
     except ImportError:  # pragma: no cover - older langchain-core
         Streaming = object
 
-    class MessagesHandler(_MessagesMoves, BaseCallbackHandler, Streaming):  # type: ignore[misc]
+    class MessagesHandler(MessagesMoves, BaseCallbackHandler, Streaming):  # type: ignore[misc]
         message_class, generation, generation_chunk = BaseMessage, ChatGeneration, ChatGenerationChunk
 
     return MessagesHandler

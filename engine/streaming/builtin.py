@@ -117,7 +117,7 @@ class MessagesTransformer(StreamTransformer):
 
     def _new_stream(self, namespace: list[str], meta: dict[str, Any], message_id: Any) -> Any:
         sync_cls, async_cls = _stream_classes()
-        is_async = bool(self._log._is_async)
+        is_async = bool(self._log.is_async)
         stream = (async_cls if is_async else sync_cls)(
             namespace=list(namespace), node=meta.get("langgraph_node"),
             message_id=None if message_id is None else str(message_id))

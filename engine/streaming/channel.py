@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["StreamChannel"]
 
@@ -58,6 +58,33 @@ class StreamChannel(Generic[T]):
     def _wire(self, fn: Callable[[T], None] | None) -> None:
         self._wire_fn = fn
 
+    @property
+    def is_async(self) -> bool | None:
+        """The mode the channel is bound to (None: not bound to a run yet)."""
+        return self._is_async
+
+    @property
+    def stamps(self) -> Callable[[], int]:
+        """The counter that stamps each push (the mux's, shared by all its channels)."""
+        return self._stamp
+
+    def set_stamps(self, stamps: Callable[[], int]) -> None:
+        self._stamp = stamps
+
+    def set_pump(self, pump: Pump | None) -> None:
+        """What a sync reader calls when it has read everything (the run stream's pump)."""
+        self._pump = pump
+
+    def set_apump(self, apump: APump | None) -> None:
+        """What an async reader awaits when it has read everything."""
+        self._apump = apump
+
+    def follow(self, other: StreamChannel[Any]) -> None:
+        """Bind this channel as `other` is bound: same mode, pumps and stamps (a projection
+        made while the run goes, such as a tool call's output deltas)."""
+        self._bind(is_async=bool(other._is_async))
+        self._pump, self._apump, self._stamp = other._pump, other._apump, other._stamp
+
     # -- producing ----------------------------------------------------------
     def push(self, item: T) -> None:
         if self._closed:
@@ -90,7 +117,23 @@ class StreamChannel(Generic[T]):
             self._event.set()
 
     # -- consuming ----------------------------------------------------------
-    def _subscribe(self, is_async: bool) -> None:
+    @property
+    def subscribed(self) -> bool:
+        return self._subscribed
+
+    @property
+    def error(self) -> BaseException | None:
+        """What the channel failed with (None: open, or closed without error)."""
+        return self._error
+
+    @property
+    def buffered(self) -> int:
+        """Items pushed and not read yet."""
+        return len(self._items)
+
+    def subscribe(self, is_async: bool) -> None:
+        """Become this channel's one reader (iterating does it; interleave does it for
+        several channels at once, then reads them with `next_stamped`/`take`)."""
         if self._is_async is None:
             raise TypeError("StreamChannel has not been bound to a run: iterate a projection of "
                             "stream_events(version='v3'), or call _bind(is_async=...) first")
@@ -104,7 +147,7 @@ class StreamChannel(Generic[T]):
         self._subscribed = True
 
     def __iter__(self) -> Iterator[T]:
-        self._subscribe(False)
+        self.subscribe(False)
         return self._cursor()
 
     def _cursor(self) -> Iterator[T]:
@@ -125,7 +168,7 @@ class StreamChannel(Generic[T]):
             self._items.clear()
 
     def __aiter__(self) -> AsyncIterator[T]:
-        self._subscribe(True)
+        self.subscribe(True)
         return self._acursor()
 
     async def _acursor(self) -> AsyncIterator[T]:
@@ -150,9 +193,18 @@ class StreamChannel(Generic[T]):
             self._subscribed = False
             self._items.clear()
 
-    def _next_stamped(self) -> tuple[int, T] | None:
+    def next_stamped(self) -> tuple[int, T] | None:
         """For interleave: the oldest unread item with its stamp (None: none buffered)."""
         return self._items[0] if self._items else None
+
+    def take(self) -> T:
+        """For interleave: remove and give the oldest unread item (IndexError: none)."""
+        return self._items.popleft()[1]
+
+    def release(self) -> None:
+        """For interleave: stop reading (unread items are dropped; another reader may come)."""
+        self._subscribed = False
+        self._items.clear()
 
     def tee(self, n: int = 2) -> tuple[Iterator[T], ...]:
         """`n` independent readers of this channel (it is subscribed once, for all)."""

@@ -14,15 +14,15 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..runtime.tracing import _MessagesMoves, _graph_ns, _messages_in
+from ..runtime.tracing import MessagesMoves, graph_namespace, messages_in
 
 __all__ = ["protocol_messages_handler", "is_protocol_handler"]
 
 _HANDLER: Any = None
 
 
-class _ProtocolMoves(_MessagesMoves):
-    """`_MessagesMoves` with the model's reply as protocol events (see the module doc)."""
+class _ProtocolMoves(MessagesMoves):
+    """`MessagesMoves` with the model's reply as protocol events (see the module doc)."""
 
     ai_class: Any = object
     chunk_class: Any = object
@@ -40,7 +40,7 @@ class _ProtocolMoves(_MessagesMoves):
             streamed.add(run_id)
             if event.get("id"):
                 self.seen.add(event["id"])
-        self.put((event, meta), _graph_ns(meta))
+        self.put((event, meta), graph_namespace(meta))
 
     def on_llm_end(self, response: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
         meta = self.meta.pop(run_id, None)
@@ -63,7 +63,7 @@ class _ProtocolMoves(_MessagesMoves):
     def on_chain_end(self, outputs: Any, *, run_id: uuid.UUID, **kwargs: Any) -> None:
         meta = self.meta.pop(run_id, None)
         if meta is not None:
-            for message in _messages_in(outputs, self.ai_class):  # AI messages only: no tool results
+            for message in messages_in(outputs, self.ai_class):  # AI messages only: no tool results
                 self._whole(message, meta)
 
 

@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .channel import APump, Pump, StreamChannel
-from .transformer import ProtocolEvent, StreamTransformer, overrides
+from .transformer import ProtocolEvent, StreamTransformer, cancel_scheduled, join_scheduled, overrides
 
 __all__ = ["EventMux", "Factory", "normalize_factories"]
 
@@ -76,9 +76,6 @@ class EventMux:
                     raise RuntimeError(f"{type(t).__name__} requires an async run: use "
                                        "astream_events(version='v3') instead of stream_events")
         self._transformers = made
-        for t in made:  # a subgraph handle's mux is built from the same factories
-            if getattr(t, "_factories", False) is None:
-                t._factories = self.factories  # type: ignore[attr-defined]
         self._stamp = stamps or itertools.count(1).__next__
         self._seq = 0
         self._pump: Pump | None = None
@@ -112,9 +109,9 @@ class EventMux:
 
     # -- set-up -------------------------------------------------------------
     def _own_channel(self, channel: StreamChannel[Any], owner: StreamTransformer | None = None) -> None:
-        if channel._is_async is None:
+        if channel.is_async is None:
             channel._bind(is_async=self.is_async)
-        channel._stamp = self._stamp
+        channel.set_stamps(self._stamp)
         if owner is not None:
             self._channels.append(channel)
             if channel.name and channel._wire_fn is None:
@@ -122,9 +119,9 @@ class EventMux:
                 scope = list(getattr(owner, "scope", ()) or self.scope)
                 channel._wire(functools.partial(self._forward, method, scope))
         if self._pump is not None:
-            channel._pump = self._pump
+            channel.set_pump(self._pump)
         if self._apump is not None:
-            channel._apump = self._apump
+            channel.set_apump(self._apump)
 
     def _forward(self, method: str, namespace: list[str], item: Any) -> None:
         """A named channel's push, as an event of the main log."""
@@ -139,7 +136,8 @@ class EventMux:
         """What advances the run when a reader has read everything (set by the run stream)."""
         self._pump, self._apump = pump, apump
         for channel in (self._events, *self._channels):
-            channel._pump, channel._apump = pump, apump
+            channel.set_pump(pump)
+            channel.set_apump(apump)
         for t in self._transformers:
             bind = getattr(t, "_bind_pump", None)
             if bind is not None:
@@ -252,7 +250,7 @@ class EventMux:
         first: BaseException | None = None
         for t in self._transformers:
             try:
-                await t._join_scheduled()
+                await join_scheduled(t)
                 if overrides(t, "afinalize"):
                     await t.afinalize()
                 else:
@@ -268,7 +266,7 @@ class EventMux:
             return
         self._closed = True
         for t in self._transformers:
-            cancelled = t._cancel_scheduled()
+            cancelled = cancel_scheduled(t)
             if cancelled:
                 await asyncio.gather(*cancelled, return_exceptions=True)
             try:

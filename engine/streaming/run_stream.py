@@ -57,36 +57,35 @@ class _Projections:
             channel = self.extensions[name]  # KeyError: no such projection
             if not isinstance(channel, StreamChannel):
                 raise TypeError(f"projection {name!r} is not a StreamChannel and cannot be interleaved")
-            if channel._subscribed:
+            if channel.subscribed:
                 raise RuntimeError(f"projection {name!r} already has a subscriber: interleave reads it itself")
             channels.append(channel)
         for channel in channels:
-            channel._subscribe(is_async)
+            channel.subscribe(is_async)
         return channels
 
     @staticmethod
     def _oldest(names: tuple[str, ...], channels: list[StreamChannel[Any]]) -> tuple[str, Any] | None:
         best: tuple[int, int] | None = None
         for i, channel in enumerate(channels):
-            head = channel._next_stamped()
+            head = channel.next_stamped()
             if head is not None and (best is None or head[0] < best[0]):
                 best = (head[0], i)
         if best is None:
             return None
-        return names[best[1]], channels[best[1]]._items.popleft()[1]
+        return names[best[1]], channels[best[1]].take()
 
     @staticmethod
     def _release(channels: list[StreamChannel[Any]]) -> None:
         for channel in channels:
-            channel._subscribed = False
-            channel._items.clear()
+            channel.release()
 
     @staticmethod
     def _ended(channels: list[StreamChannel[Any]]) -> bool:
         """All drained channels closed (raises the first failure)."""
         for channel in channels:
-            if channel._error is not None:
-                raise channel._error
+            if channel.error is not None:
+                raise channel.error
         return all(channel.closed for channel in channels)
 
 
@@ -183,7 +182,7 @@ class GraphRunStream(_Projections):
 
     @staticmethod
     def _oldest_left(channels: list[StreamChannel[Any]]) -> bool:
-        return any(channel._items for channel in channels)
+        return any(channel.buffered for channel in channels)
 
     def abort(self) -> None:
         """Stop the run now (its running nodes are cancelled); every projection ends."""
@@ -220,7 +219,8 @@ class _SubgraphMixin:
         self.status, self.error = "started", None
         self._seen_terminal = False  # set by a transformer that ends the handle itself
 
-    def _terminate(self, status: str, error: str | None, exc: BaseException | None = None) -> None:
+    def terminate(self, status: str, error: str | None, exc: BaseException | None = None) -> None:
+        """End this handle (SubgraphTransformer, when the task that ran the subgraph ends)."""
         self.status, self.error = status, error
         mux = self._mux
         if mux.closed:
@@ -232,8 +232,8 @@ class _SubgraphMixin:
         else:
             mux.close()
 
-    def _forward(self, event: ProtocolEvent) -> None:
-        """An event under this subgraph, from the parent's mux."""
+    def forward_event(self, event: ProtocolEvent) -> None:
+        """An event under this subgraph, from the parent's mux (SubgraphTransformer)."""
         if self._mux.closed:
             return
         self._observe_event(event)
@@ -383,7 +383,7 @@ class AsyncGraphRunStream(_Projections):
                     yield got
                     continue
                 if self._ended(channels) or not await self._apump_next():
-                    if any(channel._items for channel in channels):
+                    if any(channel.buffered for channel in channels):
                         continue
                     self._ended(channels)
                     return

@@ -18,7 +18,7 @@ from .channel import StreamChannel
 from .transformer import ProtocolEvent, StreamTransformer
 
 __all__ = ["LifecyclePayload", "LifecycleTransformer", "SubgraphStatus", "SubgraphTransformer", "parse_segment",
-           "task_outcome"]
+           "task_outcome", "is_task_start", "failure_status"]
 
 SubgraphStatus = Literal["started", "completed", "failed", "interrupted", "drained"]
 
@@ -39,7 +39,8 @@ def parse_segment(segment: str) -> tuple[str, str | None]:
     return (name, call_id) if sep else (segment, None)
 
 
-def _is_start(data: Any) -> bool:
+def is_task_start(data: Any) -> bool:
+    """A `tasks` event's payload that starts a task (its triggers, no result yet)."""
     return isinstance(data, dict) and "triggers" in data and "result" not in data
 
 
@@ -53,7 +54,8 @@ def task_outcome(data: dict[str, Any]) -> tuple[SubgraphStatus, str | None]:
     return "completed", None
 
 
-def _failure_status(err: BaseException) -> SubgraphStatus:
+def failure_status(err: BaseException) -> SubgraphStatus:
+    """The status of the subgraphs still open when the run ends with `err`."""
     from ..errors import GraphDrained
 
     if isinstance(err, GraphDrained):
@@ -80,7 +82,7 @@ class _TasksLifecycleBase(StreamTransformer):
             return True
         ns = tuple(event["params"]["namespace"])
         data = event["params"]["data"]
-        start = _is_start(data)
+        start = is_task_start(data)
         if start and self._tracks(ns) and not self.is_open(ns):
             self.on_start(ns)
         self.observe(event)
@@ -146,7 +148,7 @@ class LifecycleTransformer(_TasksLifecycleBase):
             self.on_end(ns, "completed", None)
 
     def fail(self, err: BaseException) -> None:
-        status = _failure_status(err)
+        status = failure_status(err)
         for ns in reversed(list(self._open)):
             self._open.pop(ns, None)
             payload: LifecyclePayload = {"event": status, "namespace": list(ns)}
@@ -174,6 +176,12 @@ class SubgraphTransformer(_TasksLifecycleBase):
     def _bind_pump(self, pump: Callable[[], Any] | None) -> None:
         self._pump_fn = pump
 
+    def _on_register(self, mux: Any) -> None:
+        """LangGraph's hook, called by the mux that holds this transformer: unless given its
+        own, a subgraph handle's mux is built from that mux's factories."""
+        if self._factories is None:
+            self._factories = mux.factories
+
     def _tracks(self, ns: tuple[str, ...]) -> bool:
         return len(ns) == len(self.scope) + 1 and self._below(ns)
 
@@ -190,7 +198,7 @@ class SubgraphTransformer(_TasksLifecycleBase):
             return
         handle = self._handles.get(ns[: len(self.scope) + 1])
         if handle is not None:
-            handle._forward(event)
+            handle.forward_event(event)
 
     def on_start(self, ns: tuple[str, ...]) -> None:
         from .mux import EventMux
@@ -199,8 +207,8 @@ class SubgraphTransformer(_TasksLifecycleBase):
         if self._factories is None:
             raise RuntimeError("SubgraphTransformer needs the run's transformer factories to build a "
                                "subgraph's mux: it is made by stream_events(version='v3')")
-        is_async = bool(self._log._is_async)
-        mux = EventMux(factories=self._factories, scope=ns, is_async=is_async, stamps=self._log._stamp)
+        is_async = bool(self._log.is_async)
+        mux = EventMux(factories=self._factories, scope=ns, is_async=is_async, stamps=self._log.stamps)
         mux.bind_pump(None if is_async else self._pump_fn, self._pump_fn if is_async else None)
         name, call_id = parse_segment(ns[-1])
         handle = handle_class(is_async)(mux, path=ns, graph_name=name, trigger_call_id=call_id,
@@ -211,21 +219,21 @@ class SubgraphTransformer(_TasksLifecycleBase):
     def on_end(self, ns: tuple[str, ...], status: SubgraphStatus, error: str | None) -> None:
         handle = self._handles.get(ns)
         if handle is not None:
-            handle._terminate(status, error)
+            handle.terminate(status, error)
 
     def finalize(self) -> None:
         first: BaseException | None = None
         for handle in self._handles.values():
             if handle.status == "started":
                 try:
-                    handle._terminate("completed", None)
+                    handle.terminate("completed", None)
                 except Exception as exc:
                     first = first or exc
         if first is not None:
             raise first
 
     def fail(self, err: BaseException) -> None:
-        status = _failure_status(err)
+        status = failure_status(err)
         for handle in self._handles.values():
             if handle.status == "started":
-                handle._terminate(status, str(err) if status == "failed" else None, err)
+                handle.terminate(status, str(err) if status == "failed" else None, err)

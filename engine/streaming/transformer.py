@@ -18,7 +18,8 @@ import time
 from collections.abc import Coroutine, Mapping
 from typing import Any, ClassVar, Literal
 
-__all__ = ["ProtocolEvent", "StreamTransformer", "to_protocol_event", "overrides"]
+__all__ = ["ProtocolEvent", "StreamTransformer", "to_protocol_event", "overrides", "join_scheduled",
+           "cancel_scheduled"]
 
 ProtocolEvent = dict[str, Any]
 """`{"type": "event", "method": str, "params": {"namespace", "timestamp", "data", ...}, "seq": int}`."""
@@ -98,22 +99,26 @@ class StreamTransformer:
         tasks: list[tuple[asyncio.Task[Any], str]] = self.__dict__.setdefault("_scheduled", [])
         tasks.append((loop.create_task(coro), on_error))
 
-    async def _join_scheduled(self) -> None:
-        """Wait for the scheduled work; the first error of an `on_error="raise"` task is raised."""
-        first: BaseException | None = None
-        for task, on_error in self.__dict__.pop("_scheduled", []):
-            try:
-                await task
-            except Exception as exc:
-                if on_error == "raise" and first is None:
-                    first = exc
-                elif on_error == "log":
-                    log.warning("work scheduled by %s failed: %r", type(self).__name__, exc)
-        if first is not None:
-            raise first
 
-    def _cancel_scheduled(self) -> list[asyncio.Task[Any]]:
-        tasks = [task for task, _ in self.__dict__.pop("_scheduled", [])]
-        for task in tasks:
-            task.cancel()
-        return tasks
+async def join_scheduled(transformer: StreamTransformer) -> None:
+    """Wait for the work `transformer` scheduled (the mux's close does); the first error of
+    an `on_error="raise"` task is raised."""
+    first: BaseException | None = None
+    for task, on_error in transformer.__dict__.pop("_scheduled", []):
+        try:
+            await task
+        except Exception as exc:
+            if on_error == "raise" and first is None:
+                first = exc
+            elif on_error == "log":
+                log.warning("work scheduled by %s failed: %r", type(transformer).__name__, exc)
+    if first is not None:
+        raise first
+
+
+def cancel_scheduled(transformer: StreamTransformer) -> list[asyncio.Task[Any]]:
+    """Cancel the work `transformer` scheduled (the mux's fail does); the cancelled tasks."""
+    tasks = [task for task, _ in transformer.__dict__.pop("_scheduled", [])]
+    for task in tasks:
+        task.cancel()
+    return tasks
