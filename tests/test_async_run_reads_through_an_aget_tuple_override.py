@@ -1,7 +1,8 @@
 """An async run (ainvoke, astream, astream_events) of a saver subclass that overrides
 `aget_tuple` reads its thread through the override, as LangGraph does: what it raises ends
 the run, what it answers is where the run continues from. Sync runs and the engine's own
-savers are unaffected."""
+savers are unaffected. With an `aput` override, a run's writes are saved after their
+checkpoint's aput, so the aput's error is the one the run raises."""
 from __future__ import annotations
 
 import asyncio
@@ -86,3 +87,39 @@ def test_only_a_definition_outside_the_engine_counts() -> None:
     assert "aget_tuple" not in overridden(AsyncPostgresSaver)
     assert "aget_tuple" not in overridden(AsyncSqliteSaver)
     assert "aget_tuple" in overridden(Recording)
+
+
+class FaultyPut(InMemorySaver):
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        raise ValueError("Faulty put")
+
+
+class SlowPut(InMemorySaver):
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        await asyncio.sleep(0)
+        return await super().aput(config, checkpoint, metadata, new_versions)
+
+
+def test_an_aput_override_error_is_what_the_run_raises() -> None:
+    graph = _graph(FaultyPut())
+
+    async def run() -> None:
+        with pytest.raises(ValueError, match="Faulty put"):
+            await graph.ainvoke("", {"configurable": {"thread_id": "1"}})
+        with pytest.raises(ValueError, match="Faulty put"):
+            async for _ in graph.astream("", {"configurable": {"thread_id": "2"}}, durability="async"):
+                pass
+
+    asyncio.run(run())
+
+
+def test_writes_are_saved_after_their_checkpoints_aput() -> None:
+    saver = SlowPut()
+    graph = _graph(saver)
+    cfg = {"configurable": {"thread_id": "t"}}
+
+    async def run() -> tuple[Any, Any]:
+        return await graph.ainvoke("x", cfg), await graph.ainvoke("y", cfg)
+
+    assert asyncio.run(run()) == ("xa", "xaya")
+    assert [s.metadata["step"] for s in graph.get_state_history(cfg)] == [4, 3, 2, 1, 0, -1]

@@ -164,6 +164,12 @@ class RoutedSaver:
         store, overrides = self.store, self.overrides
         use_async = self.use_async and "aput_writes" in overrides
         if not use_async and "put_writes" not in overrides:
+            if self.use_async and "aput" in overrides:  # after the aput of their checkpoint (its error first)
+                async def in_turn() -> None:
+                    store.save_writes(thread_id, checkpoint_id, writes)
+
+                self._call_async(in_turn)
+                return
             store.save_writes(thread_id, checkpoint_id, writes)
             return
         by_task: dict[str, list[PendingWrite]] = {}
