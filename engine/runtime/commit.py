@@ -42,7 +42,7 @@ def commit_checked(run: RunHandle, *, report: bool = True) -> StepCommitted | No
             else f"cannot commit: the run is {run.status}"
         )
     try:
-        return commit_superstep(run, report=report or bool(run.listening))
+        return commit_superstep(run, report=report or bool(run.listening), diffs=report or run.wants_diffs)
     except Exception as exc:
         run.fail(exc)
         raise
@@ -96,7 +96,7 @@ def apply_updates(run: RunHandle, base: Checkpoint | None, updates: Sequence[tup
         _keep_update_writes(run, base, list(results.values()))
     run.plan = tuple(tasks)
     run.results = results
-    commit_superstep(run, source="update", report=True)
+    commit_superstep(run, source="update", report=True, diffs=True)
     assert run.checkpoint is not None
     return run.checkpoint
 
@@ -136,7 +136,13 @@ def _infer_as_node(run: RunHandle, base: Checkpoint | None) -> str:
     )
 
 
-def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: bool = True) -> StepCommitted | None:
+def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: bool = True,
+                     diffs: bool | None = None) -> StepCommitted | None:
+    """Fold the superstep's writes, save its checkpoint, plan the next; with `report`, the
+    StepCommitted event (emitted and returned), with a ChannelDiff per key when `diffs`
+    (None: when a listener wants them, `run.wants_diffs`)."""
+    if diffs is None:
+        diffs = run.wants_diffs
     graph = run.graph
     channels = graph.schema.channels
     plan = run.plan
@@ -144,8 +150,8 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     parent = run.checkpoint
     assert parent is not None
     cid = run.next_checkpoint_id()
-    new_values, versions, diffs, appended = fold_writes(channels, run.values, parent.versions, cid, ordered,
-                                                        report, graph.schema.transient_keys)
+    new_values, versions, changes, appended, wrote = fold_writes(
+        channels, run.values, parent.versions, cid, ordered, report and diffs, graph.schema.transient_keys)
     barriers = dict(parent.barriers)
     plan = next_plan(graph, cid, ordered, barriers)
     nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
@@ -164,9 +170,9 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     if report:
         committed = StepCommitted(
             **run.event_fields(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
-            diffs=tuple(diffs), next=plan, nodes_ran=nodes_ran, values=new_values,
+            diffs=tuple(changes), next=plan, nodes_ran=nodes_ran, values=new_values,
             waiting=tuple(k[len(DEFER):] for k in barriers if k.startswith(DEFER)) if graph.deferred else (),
-            barriers=barriers,
+            barriers=barriers, wrote=wrote,
         )
         run.emit(committed)
     if source == "loop":

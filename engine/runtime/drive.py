@@ -16,6 +16,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.routing import RoutedSaver
+from .lone_step import lone_superstep, takes_lone_superstep
 from .protocols import DriveHooks
 
 if TYPE_CHECKING:
@@ -72,15 +73,15 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
                     continue
                 break  # the run ended while its gate was awaited
         if run.pending:
-            if hooks is not None and hooks.stepwise:
-                await run.run_task()
-            elif _streams_tasks(run, collector, step_timeout):
+            if hooks is None and takes_lone_superstep(run, collector):
+                await lone_superstep(run, chunks)  # run, kept and committed in one go
+                continue
+            if _streams_tasks(run, hooks, collector, step_timeout):
                 async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
                     async for chunk in live:
                         yield chunk
             else:
-                await run.run_pending(commit_follows=True)
-                _leaving(run, hooks, chunks)
+                await _run_tasks(run, hooks, chunks)
             if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
                 return
             continue
@@ -97,16 +98,25 @@ async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamColl
             yield chunks.popleft()
 
 
-def _leaving(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
-    """The superstep's tasks ran, its commit to follow at once: a lone task's writes are
-    saved now only when control leaves the run first (chunks go out to the consumer, or
-    hooks are awaited), else its commit stores them."""
+async def _run_tasks(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
+    """The superstep's tasks run: one move of a stepwise drive, else all of them, with the
+    commit to follow at once: a lone task's writes are saved now only when control leaves
+    the run first (chunks go out to the consumer, or hooks are awaited), else its commit
+    stores them."""
+    if hooks is not None and hooks.stepwise:
+        await run.run_task()
+        return
+    await run.run_pending(commit_follows=True)
     if run.unsaved_result is not None and (chunks or hooks is not None):
         run.save_unsaved()
 
 
-def _streams_tasks(run: RunHandle, collector: StreamCollector | None, step_timeout: float | None) -> bool:
-    """Whether the superstep's chunks go out while its tasks run (`_streamed_tasks`)."""
+def _streams_tasks(run: RunHandle, hooks: DriveHooks | None, collector: StreamCollector | None,
+                   step_timeout: float | None) -> bool:
+    """Whether the superstep's chunks go out while its tasks run (`_streamed_tasks`; never
+    for a stepwise drive's move)."""
+    if hooks is not None and hooks.stepwise:
+        return False
     return step_timeout is not None or (
         collector is not None and (collector.wake is not None or len(run.pending) > 1))
 
@@ -167,6 +177,7 @@ class Waker:
     __slots__ = ("loop", "thread", "future")
     task_events = False
     """A task's events wake the driver only for the chunks they make (the collector's)."""
+    wants_diffs = False
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()

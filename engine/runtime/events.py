@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..checkpoint.base import CheckpointSource, PlannedTask
+from ..fast_init import fast_frozen_init
 from ..types import Interrupt, Send
 from .diff import ChannelDiff
 
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class RunEvent:
     run_id: str
@@ -42,6 +44,7 @@ class RunEvent:
     """The subgraph run's checkpoint namespace ("node:task_id|..."); "" for the top graph."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class RunStarted(RunEvent):
     """The run is set up: `checkpoint_id` is where it starts from.
@@ -63,6 +66,7 @@ class RunStarted(RunEvent):
     """Join barriers of the checkpoint it starts from: join name -> sources arrived so far."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class TaskStarted(RunEvent):
     task_id: str
@@ -73,6 +77,7 @@ class TaskStarted(RunEvent):
     """The user-meaningful metadata of the task's config (runtime/task_metadata.py), or None."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class TaskFinished(RunEvent):
     task_id: str
@@ -96,6 +101,7 @@ class TaskFinished(RunEvent):
     """True when the node was not called: a recorded replay answered it from the run's records."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class TaskFailed(RunEvent):
     task_id: str
@@ -105,6 +111,7 @@ class TaskFailed(RunEvent):
     duration_s: float
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class TaskInterrupted(RunEvent):
     task_id: str
@@ -113,6 +120,7 @@ class TaskInterrupted(RunEvent):
     duration_s: float
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class StepCommitted(RunEvent):
     """A superstep's writes were applied and its checkpoint saved."""
@@ -121,15 +129,20 @@ class StepCommitted(RunEvent):
     parent_id: str | None
     source: CheckpointSource
     diffs: tuple[ChannelDiff, ...]
+    """A ChannelDiff per written key; empty when no listener of the run wants diffs (a
+    listener says so with `wants_diffs = False`: a stream of "values", say)."""
     next: tuple[PlannedTask, ...]
     nodes_ran: tuple[str, ...]
     values: Mapping[str, Any]
+    wrote: tuple[str, ...] = ()
+    """The keys the superstep's tasks wrote, in the order `diffs` has them (always set)."""
     waiting: tuple[str, ...] = ()
     """Deferred nodes (defer=True) already triggered, waiting until nothing else runs."""
     barriers: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The new checkpoint's join barriers: join name -> the sources that arrived so far."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class RunInterrupted(RunEvent):
     """The run paused: `reason` is "interrupt" (a node called interrupt()),
@@ -144,6 +157,7 @@ class RunInterrupted(RunEvent):
     the superstep commits when the interrupted tasks are resumed)."""
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class RunFinished(RunEvent):
     """Always the last event: `status` is done, interrupted, failed or cancelled."""
@@ -154,6 +168,7 @@ class RunFinished(RunEvent):
     error: BaseException | None = None
 
 
+@fast_frozen_init
 @dataclass(frozen=True, kw_only=True)
 class CustomData(RunEvent):
     """Something a node sent through its stream writer."""

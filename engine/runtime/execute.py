@@ -14,7 +14,6 @@ import contextvars
 import threading
 import time
 import traceback as tb
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -32,16 +31,15 @@ from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 from .sync_code import as_sync_code, call_as_sync
 from .timeouts import run_timed
-from .workers import NODE_EXITS, WORKERS, Exited, Mailbox, carried
+from .workers import NODE_EXITS, WORKERS, Exited, carried
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .protocols import RunHandle
 
-__all__ = ["execute", "run_concurrently", "run_sync_batch", "plain_sync", "route_output", "NOT_ANSWERED",
+__all__ = ["execute", "execute_inline", "runs_inline", "run_concurrently", "plain_sync", "route_output", "NOT_ANSWERED",
            "HANDLER_TRIGGER"]
 
-_BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
 NOT_ANSWERED: Any = object()
 """What `RunOptions.answers` returns for a task the records do not answer (the node runs)."""
 HANDLER_TRIGGER = "error_handler:"
@@ -146,9 +144,56 @@ def conclude(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskCon
     return result
 
 
+def runs_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
+    """Whether the task is plain sync code that invoke's own loop calls on its thread (the
+    superstep's only task, no retry, timeout, cache or recorded answer): `execute_inline`."""
+    return (run.inline_sync and runner.plain_sync and task.timeout is None and len(run.plan) == 1
+            and task.name != START and run.options.answers is None)
+
+
+def execute_inline(run: RunHandle, task: PlannedTask) -> TaskResult:
+    """`execute()` of a task that `runs_inline`: the node called on this thread, as plain
+    sync code, and what it returned turned into a TaskResult (no coroutine on the way)."""
+    runner, ctx, state = prepare(run, task)
+    started = time.perf_counter()
+    token = current_task.set(ctx)
+    tracer = run.tracer
+    lc_token = None if tracer is None else tracer.context_var.set(ctx.config)
+    output: Any = None
+    error: BaseException | None = None
+    trace = ""
+    try:
+        output = call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
+    except asyncio.CancelledError as exc:
+        error, trace = _raised_cancel(task, exc)
+    except Exception as exc:  # the node's own error: kept and reported unchanged
+        error, trace = exc, tb.format_exc()
+    except NODE_EXITS as exc:  # sys.exit(), KeyboardInterrupt, GeneratorExit raised by the node
+        error, trace = node_exit(task.name, exc), tb.format_exc()
+    finally:
+        current_task.reset(token)
+        if lc_token is not None:
+            tracer.context_var.reset(lc_token)  # type: ignore[union-attr]
+    return conclude(run, task, runner, ctx, output, error, trace, started)
+
+
+def _raised_cancel(task: PlannedTask, exc: asyncio.CancelledError) -> tuple[BaseException, str]:
+    """A CancelledError out of a node: re-raised when the task running it is being
+    cancelled from outside (torn down); raised by the node itself, a failure of the node
+    like any other, as in LangGraph."""
+    running = asyncio.current_task()
+    if running is None or running.cancelling():
+        raise exc
+    error = NodeCancelledError(task.name)
+    error.__cause__ = exc
+    return error, tb.format_exc()
+
+
 async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     """Run one task: its recorded answer or cached result when it has one, else the node
     (with its retry policy and timeout), and what it returned turned into a TaskResult."""
+    if run.inline_sync and runs_inline(run, run.graph.runners[task.name], task):
+        return execute_inline(run, task)
     runner, ctx, state = prepare(run, task)
     started = time.perf_counter()
     key = None
@@ -173,12 +218,7 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
         else:
             output = await _call_with_retries(run, runner, task, state, ctx, timeout, started)
     except asyncio.CancelledError as exc:
-        running = asyncio.current_task()
-        if running is None or running.cancelling():  # cancelled from outside: torn down
-            raise
-        # the node raised it itself: a failure of the node like any other, as in LangGraph
-        error, trace = NodeCancelledError(task.name), tb.format_exc()
-        error.__cause__ = exc
+        error, trace = _raised_cancel(task, exc)
     except Exception as exc:  # the node's own error: kept and reported unchanged
         error, trace = exc, tb.format_exc()
     except NODE_EXITS as exc:  # sys.exit(), KeyboardInterrupt, GeneratorExit raised by the node:
@@ -316,81 +356,6 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
         run.fail(save_error)
         raise save_error
     return done_results
-
-
-async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
-    """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
-    queue, instead of one asyncio task and one executor job per task. Each result is
-    recorded (and its writes saved) as soon as it comes back."""
-    loop = asyncio.get_running_loop()
-    jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
-    for task in tasks:
-        runner, ctx, state = prepare(run, task)
-        context = contextvars.copy_context()
-        context.run(current_task.set, ctx)
-        if run.tracer is not None:
-            context.run(run.tracer.context_var.set, ctx.config)
-        jobs.append((task, runner, ctx, state, context))
-    back = Mailbox(loop)
-
-    def worker() -> None:
-        while True:
-            try:
-                task, runner, ctx, state, context = jobs.popleft()
-            except IndexError:
-                return
-            started = time.perf_counter()
-            outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, BaseException | None, str, float]
-            try:
-                outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
-                           None, "", started)
-            except Exception as exc:
-                outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
-            except NODE_EXITS as exc:  # a node's sys.exit() must not end the worker silently
-                outcome = (task, runner, ctx, None, node_exit(task.name, exc), tb.format_exc(), started)
-            back.post(outcome)
-
-    count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
-    workers = [WORKERS.submit(worker) for _ in range(count)]
-    results: list[TaskResult] = []
-    taken = 0  # the batch's own outcomes taken so far (results also holds the handlers')
-    save_error: Exception | None = None
-    handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
-    try:
-        while taken < len(tasks):
-            outcomes = await back.take()
-            taken += len(outcomes)
-            for outcome in outcomes:
-                result = conclude(run, *outcome)
-                results.append(result)
-                try:
-                    run.keep_result(result, durable=True)
-                except Exception as exc:  # the saver failed: siblings are still reported
-                    save_error = save_error or exc
-                if result.handled and (handler := run.handler_task(result)) is not None:
-                    handlers.append(asyncio.ensure_future(execute(run, handler)))
-        for future in handlers:
-            result = await future
-            results.append(result)
-            try:
-                run.keep_result(result, durable=True)
-            except Exception as exc:
-                save_error = save_error or exc
-    except asyncio.CancelledError:
-        jobs.clear()  # tasks not started yet never start; running ones are abandoned
-        for future in handlers:
-            future.cancel()
-        raise
-    except Exception as exc:
-        save_error = save_error or exc
-    finally:
-        jobs.clear()
-    if taken < len(tasks):  # left early: wait for the tasks still running (each worker then ends)
-        await asyncio.gather(*(asyncio.wrap_future(w) for w in workers), return_exceptions=True)
-    if save_error is not None:
-        run.fail(save_error)
-        raise save_error
-    return results
 
 
 def plain_sync(run: RunHandle, task: PlannedTask) -> bool:

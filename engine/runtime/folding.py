@@ -25,9 +25,10 @@ Appended = dict[str, tuple[str, Sequence[Any]]]
 
 def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
                 ordered: Sequence[TaskResult], report: bool, transient: Sequence[str] = (),
-                ) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended]:
-    """(new values, versions, diffs (empty unless `report`), appended parts) of applying
-    the writes of `ordered` (every task's result of the superstep, in order) to `values`.
+                ) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended, tuple[str, ...]]:
+    """(new values, versions, diffs (empty unless `report`), appended parts, the keys
+    written) of applying the writes of `ordered` (every task's result of the superstep,
+    in order) to `values`.
     `transient`: keys that the superstep clears when none of its tasks wrote them."""
     if not report and len(ordered) == 1 and ordered[0].applied and len(ordered[0].applied) == len(ordered[0].writes):
         return _fold_folded(ordered[0].applied, values, base_versions, cid, transient)
@@ -61,11 +62,11 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
                 appended=tuple(applied.appended) if applied.appended is not None else None,
             ))
     _settle(transient, grouped, new_values, versions, cid)
-    return new_values, versions, diffs, appended
+    return new_values, versions, diffs, appended, tuple(grouped)
 
 
 def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
-                 transient: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended]:
+                 transient: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended, tuple[str, ...]]:
     """`fold_writes` of a superstep whose lone task wrote each key once and whose router
     already folded those writes (`applied`): the same result, nothing folded again."""
     new_values = dict(values)
@@ -74,7 +75,7 @@ def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_ver
     for key, one in applied.items():
         _keep(key, one, new_values, versions, appended, cid)
     _settle(transient, applied, new_values, versions, cid)
-    return new_values, versions, [], appended
+    return new_values, versions, [], appended, tuple(applied)
 
 
 def _keep(key: str, applied: Any, new_values: dict[str, Any], versions: dict[str, str], appended: Appended,

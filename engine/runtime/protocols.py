@@ -127,6 +127,7 @@ class RunHandle(Protocol):
     store: Any
     listening: bool
     task_events: bool
+    wants_diffs: bool
     first_step: int
     loop_thread: int | None
     loop: asyncio.AbstractEventLoop | None

@@ -49,11 +49,12 @@ from .events import (
     StepCommitted,
     TaskFinished,
 )
-from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently, run_sync_batch
+from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently
 from .options import RunOptions, run_options
 from .head import stored_writes
 from .resume_values import ResumeValues
 from .start import start_run
+from .sync_batch import run_sync_batch
 from .task_outcome import record_result, save_unsaved
 from .task import (
     TaskResult,
@@ -86,7 +87,7 @@ class Run:
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "listening", "task_events", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
+        "listening", "task_events", "wants_diffs", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
         "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
         "unsaved_result", "__dict__",
     )
@@ -143,6 +144,9 @@ class Run:
         self.task_events = False
         """Whether a listener wants each task's TaskStarted and TaskFinished (a listener
         says it does not with `task_events = False`: a stream of "values" only)."""
+        self.wants_diffs = False
+        """Whether a listener wants each StepCommitted's ChannelDiffs (a listener says it
+        does not with `wants_diffs = False`: a stream that shows no diffs)."""
         self.first_step = 0
         """The step of the first superstep this run executes (set by `start()`)."""
         self.loop_thread: int | None = None
@@ -243,11 +247,13 @@ class Run:
         self._listeners.append(listener)
         self.listening = True
         self.task_events = self.task_events or getattr(listener, "task_events", True)
+        self.wants_diffs = self.wants_diffs or getattr(listener, "wants_diffs", True)
 
         def unsubscribe() -> None:
             self._listeners.remove(listener)
             self.listening = bool(self._listeners)
             self.task_events = any(getattr(other, "task_events", True) for other in self._listeners)
+            self.wants_diffs = any(getattr(other, "wants_diffs", True) for other in self._listeners)
 
         return unsubscribe
 

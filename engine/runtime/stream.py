@@ -107,6 +107,9 @@ class StreamCollector:
         self.task_events = "events" in self.modes or TaskStarted in self._table or TaskFinished in self._table
         """Whether the run must make each task's TaskStarted and TaskFinished for this
         collector (not for a stream of "values" alone: see Run.subscribe)."""
+        self.wants_diffs = "events" in self.modes
+        """Whether the run must build each StepCommitted's ChannelDiffs for this collector:
+        only the raw "events" mode shows them (the values view reads `wrote`)."""
 
     @property
     def in_subgraph(self) -> bool:

@@ -160,7 +160,7 @@ class ValuesView(ModeView):
     def on(self, event: Any) -> Sequence[Chunk]:
         values = self.out.values
         if isinstance(event, StepCommitted):
-            return (("values", values, None),) if self._wrote_shown(event.diffs) else NONE
+            return (("values", values, None),) if self._wrote_shown(event.wrote) else NONE
         if isinstance(event, TaskInterrupted):
             return (("values", values, event.interrupts),) if event.interrupts else NONE
         if isinstance(event, RunInterrupted):
@@ -172,17 +172,17 @@ class ValuesView(ModeView):
         # RunStarted: as LangGraph, even with nothing left to run
         return (("values", values, None),) if event.mode != "input" else NONE
 
-    def _wrote_shown(self, diffs: Sequence[Any]) -> bool:
+    def _wrote_shown(self, wrote: Sequence[str]) -> bool:
         """As LangGraph: a superstep shows the state only when it wrote a key the stream
         shows (`output_keys` when given; a subgraph's stream shows its whole state)."""
-        if not diffs:
+        if not wrote:
             return False
         keys = self.out.output_keys
         if keys is None or self.out.in_subgraph:
             return True
         if isinstance(keys, str):
-            return any(d.key == keys for d in diffs)
-        return any(d.key in keys for d in diffs)
+            return keys in wrote
+        return any(k in keys for k in wrote)
 
 
 class CheckpointsView(ModeView):

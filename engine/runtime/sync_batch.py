@@ -1,0 +1,99 @@
+"""A superstep's many plain sync tasks (a Send fan-out) on a few worker threads that pull
+them from one queue, instead of one asyncio task and one executor job per task."""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+import traceback as tb
+from collections import deque
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .context import TaskContext, current_task
+from .execute import conclude, execute, node_exit, prepare
+from .task import NodeRunner, TaskResult
+from .workers import NODE_EXITS, WORKERS, Mailbox
+
+if TYPE_CHECKING:
+    from ..checkpoint.base import PlannedTask
+    from .protocols import RunHandle
+
+__all__ = ["run_sync_batch"]
+
+_BATCH_WORKERS = 4  # threads that share a superstep's sync tasks; sync nodes mostly wait on I/O
+
+
+async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[TaskResult]:
+    """Many plain sync tasks (a Send fan-out): a few worker threads pull them from one
+    queue, instead of one asyncio task and one executor job per task. Each result is
+    recorded (and its writes saved) as soon as it comes back."""
+    loop = asyncio.get_running_loop()
+    jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
+    for task in tasks:
+        runner, ctx, state = prepare(run, task)
+        context = contextvars.copy_context()
+        context.run(current_task.set, ctx)
+        if run.tracer is not None:
+            context.run(run.tracer.context_var.set, ctx.config)
+        jobs.append((task, runner, ctx, state, context))
+    back = Mailbox(loop)
+
+    def worker() -> None:
+        while True:
+            try:
+                task, runner, ctx, state, context = jobs.popleft()
+            except IndexError:
+                return
+            started = time.perf_counter()
+            outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, BaseException | None, str, float]
+            try:
+                outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
+                           None, "", started)
+            except Exception as exc:
+                outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)
+            except NODE_EXITS as exc:  # a node's sys.exit() must not end the worker silently
+                outcome = (task, runner, ctx, None, node_exit(task.name, exc), tb.format_exc(), started)
+            back.post(outcome)
+
+    count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
+    workers = [WORKERS.submit(worker) for _ in range(count)]
+    results: list[TaskResult] = []
+    taken = 0  # the batch's own outcomes taken so far (results also holds the handlers')
+    save_error: Exception | None = None
+    handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
+    try:
+        while taken < len(tasks):
+            outcomes = await back.take()
+            taken += len(outcomes)
+            for outcome in outcomes:
+                result = conclude(run, *outcome)
+                results.append(result)
+                try:
+                    run.keep_result(result, durable=True)
+                except Exception as exc:  # the saver failed: siblings are still reported
+                    save_error = save_error or exc
+                if result.handled and (handler := run.handler_task(result)) is not None:
+                    handlers.append(asyncio.ensure_future(execute(run, handler)))
+        for future in handlers:
+            result = await future
+            results.append(result)
+            try:
+                run.keep_result(result, durable=True)
+            except Exception as exc:
+                save_error = save_error or exc
+    except asyncio.CancelledError:
+        jobs.clear()  # tasks not started yet never start; running ones are abandoned
+        for future in handlers:
+            future.cancel()
+        raise
+    except Exception as exc:
+        save_error = save_error or exc
+    finally:
+        jobs.clear()
+    if taken < len(tasks):  # left early: wait for the tasks still running (each worker then ends)
+        await asyncio.gather(*(asyncio.wrap_future(w) for w in workers), return_exceptions=True)
+    if save_error is not None:
+        run.fail(save_error)
+        raise save_error
+    return results
