@@ -1,7 +1,8 @@
 """Saves through a saver subclass's own LangGraph-form methods, when it overrides them.
 
 A LangGraph user may subclass a saver and override `put`/`aput`, `put_writes`/
-`aput_writes`, `get_tuple` or `get_next_version` (to log, to delay, to fail on purpose).
+`aput_writes`, `get_tuple`/`aget_tuple` or `get_next_version` (to log, to delay, to fail
+on purpose); an async run reads its thread first through an `aget_tuple` override.
 The engine saves through the store's own protocol (base.py: `save`, `save_writes`,
 `load`), which would pass those overrides by. So when a run starts, `routed` asks, by one
 identity check per method, whether the store's class replaces LangGraphSaverAPI's method;
@@ -30,15 +31,25 @@ from .lg_projection import ShapeMemo
 
 __all__ = ["LG_METHODS", "LGCheckpointDict", "LGWrites", "RoutedSaver", "overridden", "routed"]
 
-LG_METHODS = ("put", "aput", "put_writes", "aput_writes", "get_tuple", "get_next_version")
+LG_METHODS = ("put", "aput", "put_writes", "aput_writes", "get_tuple", "get_next_version", "aget_tuple")
 """LangGraph-form saver methods a subclass's override of which the engine calls."""
+
+_USER_DEFINED = frozenset({"aget_tuple"})
+"""Methods some engine savers define themselves (AsyncPostgresSaver's `aget_tuple`): only a
+definition outside the engine counts as an override."""
+
+
+def _defined_outside_engine(cls: type, name: str) -> bool:
+    owner = next((k for k in cls.__mro__ if name in vars(k)), None)
+    return owner is not None and not owner.__module__.startswith("engine.")
 
 
 def overridden(cls: type) -> frozenset[str]:
     """The LangGraph-form methods that `cls` replaces: those that are not LangGraphSaverAPI's
     own (`get_next_version`, which the base has none of, counts when defined at all)."""
     return frozenset(name for name in LG_METHODS
-                     if getattr(cls, name, None) is not getattr(LangGraphSaverAPI, name, None))
+                     if (_defined_outside_engine(cls, name) if name in _USER_DEFINED
+                         else getattr(cls, name, None) is not getattr(LangGraphSaverAPI, name, None)))
 
 
 class LGCheckpointDict(dict):  # type: ignore[type-arg]
@@ -78,12 +89,27 @@ class RoutedSaver:
         self._memo: ShapeMemo | None = None
         """The LangGraph layout replayed so far, for put overrides."""
         self._latest: dict[str, str] = {}
+        self._prefetched: dict[tuple[str, str | None], str | None] = {}
+        """(thread key, checkpoint id asked) -> the checkpoint id an `aget_tuple` override
+        answered (None: no checkpoint), for the run's first load."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
     # -- loads --------------------------------------------------------------------------
+    async def aprefetch(self, thread_id: str, checkpoint_id: str | None = None) -> None:
+        """An async run's first read, through the class's own `aget_tuple` when it has one
+        (what it raises ends the run; what it answers is what the run loads)."""
+        if not (self.use_async and "aget_tuple" in self.overrides):
+            return
+        found = await self.store.aget_tuple(_config(thread_id, checkpoint_id))
+        conf = (getattr(found, "config", None) or {}).get("configurable") or {}
+        self._prefetched[(thread_id, checkpoint_id)] = None if found is None else conf.get("checkpoint_id", checkpoint_id)
+
     def load(self, thread_id: str, checkpoint_id: str | None = None) -> Checkpoint | None:
+        if (thread_id, checkpoint_id) in self._prefetched:
+            found_id = self._prefetched.pop((thread_id, checkpoint_id))
+            return None if found_id is None else self.store.load(thread_id, found_id)
         if "get_tuple" not in self.overrides:
             return self.store.load(thread_id, checkpoint_id)  # type: ignore[no-any-return]
         found = self.store.get_tuple(_config(thread_id, checkpoint_id))
@@ -138,6 +164,12 @@ class RoutedSaver:
         store, overrides = self.store, self.overrides
         use_async = self.use_async and "aput_writes" in overrides
         if not use_async and "put_writes" not in overrides:
+            if self.use_async and "aput" in overrides:  # after the aput of their checkpoint (its error first)
+                async def in_turn() -> None:
+                    store.save_writes(thread_id, checkpoint_id, writes)
+
+                self._call_async(in_turn)
+                return
             store.save_writes(thread_id, checkpoint_id, writes)
             return
         by_task: dict[str, list[PendingWrite]] = {}

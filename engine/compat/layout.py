@@ -62,11 +62,15 @@ SERVED_PRIVATE: dict[str, tuple[str, ...]] = {
     "_internal._config": ("engine.prebuilt.runnable",),
     "_internal._typing": ("engine.compat.internal_typing",),
     "checkpoint.serde._msgpack": ("engine.checkpoint.serde_msgpack",),
+    "_internal._timeout": ("engine.compat.private.timeout",),
+    "pregel._checkpoint": ("engine.compat.private.pregel_checkpoint",),
 }
 """Private modules served anyway, each with only the names listed by its engine module:
 the reserved strings the engine's public data carries (task paths, write channels), and
 the few private names the agent libraries import (RunnableCallable, patch_configurable,
-DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are."""
+DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are, and a few more that
+are cheap and exact (engine/compat/private: coerce_timeout_policy, the raw-checkpoint
+helpers of `pregel._checkpoint`, `graph.state._warn_invalid_state_schema`)."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "typing": ("engine.compat.typing_names",),
@@ -111,7 +115,7 @@ OVERRIDES.update(STREAM_MODULES)
 PREGEL_MODULES: dict[str, tuple[str, ...]] = {
     "pregel": ("engine.pregel_api",),
     "pregel.main": ("engine.pregel_api",),
-    "pregel.protocol": ("engine.pregel_api.graph",),
+    "pregel.protocol": ("engine.pregel_api.graph", "engine.compat.pregel_protocol_names"),
     "pregel.types": ("engine.types", "engine"),  # (deprecated: LangGraph warns)
     "pregel.remote": ("engine.compat.pregel_names",),
     "pregel.debug": ("engine.streaming.debug",),

@@ -1,16 +1,19 @@
 """LangGraph public names that libraries import and the engine's own API has no use for:
-`langgraph.warnings`, `langgraph.types.Checkpointer`,
+`langgraph.warnings`, `langgraph.types.Checkpointer` and `PregelExecutableTask`,
 `langgraph.errors.NodeInterrupt`, the constants `TAG_NOSTREAM`, `TAG_HIDDEN`, `CONF` and
 `langgraph.utils.config` (served through layout.PUBLIC_NAMES; `langgraph.typing` is
 compat/typing_names.py)."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from ..checkpoint.base import BaseCheckpointSaver
 from ..errors import GraphInterrupt
-from ..types import Interrupt
+from ..policies import TimeoutPolicy
+from ..types import Interrupt, RetryPolicy
 from ..warnings import (
     LangGraphDeprecatedSinceV05,
     LangGraphDeprecatedSinceV10,
@@ -21,13 +24,34 @@ from ..warnings import (
 __all__ = [
     "LangGraphDeprecationWarning", "LangGraphDeprecatedSinceV05", "LangGraphDeprecatedSinceV10",
     "LangGraphDeprecatedSinceV11",
-    "Checkpointer", "NodeInterrupt", "TAG_NOSTREAM", "TAG_HIDDEN", "CONF",
+    "Checkpointer", "PregelExecutableTask", "NodeInterrupt", "TAG_NOSTREAM", "TAG_HIDDEN", "CONF",
 ]
 
 # -- langgraph.types, langgraph.errors, langgraph.constants ------------------------------
 Checkpointer: TypeAlias = None | bool | BaseCheckpointSaver
 """What `compile(checkpointer=...)` takes: a saver, None (a subgraph inherits its
 parent's), True (a subgraph keeps its own per thread) or False (none)."""
+
+
+@dataclass(frozen=True, slots=True, weakref_slot=True)
+class PregelExecutableTask:
+    """LangGraph's description of a task ready to run (its name, input, runnable, config,
+    retry policy, ...), as LangGraph's own runner takes it. The engine plans and runs tasks
+    its own way; the type is here for code that builds or annotates with it."""
+
+    name: str
+    input: Any
+    proc: Any
+    writes: Any
+    config: Any
+    triggers: Sequence[str]
+    retry_policy: Sequence[RetryPolicy]
+    cache_key: Any
+    id: str
+    path: tuple[Any, ...]
+    writers: Sequence[Any] = ()
+    subgraphs: Sequence[Any] = ()
+    timeout: TimeoutPolicy | None = None
 
 
 class NodeInterrupt(GraphInterrupt):

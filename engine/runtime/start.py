@@ -57,6 +57,9 @@ async def start_run(run: RunHandle) -> RunStarted:
             "This graph has a checkpointer, so each run needs a thread: pass "
             "config={'configurable': {'thread_id': 'some-id'}} to invoke/stream."
         )
+    prefetch = getattr(run.saver, "aprefetch", None)  # a RoutedSaver: an aget_tuple override reads first
+    if prefetch is not None:
+        await prefetch(run.store_key, cfg.get("checkpoint_id"))
     addressed, base = _load_base(run, cfg)
     is_command = isinstance(run.input, Command)
     resume = run.input.resume if is_command else None

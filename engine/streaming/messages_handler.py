@@ -16,7 +16,7 @@ from typing import Any
 
 from ..runtime.tracing import MessagesMoves, graph_namespace, messages_in
 
-__all__ = ["protocol_messages_handler"]
+__all__ = ["protocol_messages_handler", "is_protocol_handler"]
 
 _HANDLER: Any = None
 
@@ -65,6 +65,11 @@ class _ProtocolMoves(MessagesMoves):
         if meta is not None:
             for message in messages_in(outputs, self.ai_class):  # AI messages only: no tool results
                 self._whole(message, meta)
+
+
+def is_protocol_handler(handler: Any) -> bool:
+    """Whether `handler` is a v3 `messages` handler (made by protocol_messages_handler)."""
+    return isinstance(handler, _ProtocolMoves)
 
 
 def protocol_messages_handler(put: Callable[..., None], subgraphs: bool = False) -> Any:
