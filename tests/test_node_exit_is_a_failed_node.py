@@ -151,8 +151,8 @@ def test_retrograph_run_says_one_line_and_exits_non_zero(tmp_path: Path, body: s
 
 
 @pytest.mark.parametrize("body,title", [
-    ("sys.exit(3)", "Node `b` raised SystemExit"),
-    ("raise KeyboardInterrupt", "Node `b` raised KeyboardInterrupt"),
+    ("sys.exit(3)", "Stopped on an error in `b`: SystemExit: 3"),
+    ("raise KeyboardInterrupt", "Stopped on an error in `b`: KeyboardInterrupt"),
 ])
 def test_the_debugger_window_stays_and_shows_the_error(open_window, qtbot, tmp_path: Path,
                                                        body: str, title: str) -> None:
@@ -161,7 +161,8 @@ def test_the_debugger_window_stays_and_shows_the_error(open_window, qtbot, tmp_p
     outcome = act(qtbot, window, "continue_")
     assert outcome.reason == "failed" and outcome.nodes == ("b",)
     assert window.isVisible()
-    assert window.banner.isVisible() and window.banner.title.text() == title
+    banner = window.stop_banner  # an error stop is said once, by the "stopped because" banner
+    assert banner.isVisible() and banner.title.text() == title, banner.title.text()
     assert window.session.state.values == {"n": 2}
     outcome = act(qtbot, window, "step")  # the window still answers: F10 retries b (and fails again)
     assert outcome.reason == "failed"

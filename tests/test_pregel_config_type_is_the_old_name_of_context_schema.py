@@ -48,3 +48,18 @@ def test_without_config_type_nothing_warns() -> None:
         warnings.simplefilter("error")
         assert context_schema_from_legacy(Ctx, {"trigger_to_nodes": {}}) is Ctx
         assert context_schema_from_legacy(None, {}) is None
+
+
+def test_a_pregel_built_with_config_type_warns_at_the_users_line() -> None:
+    from engine.compat.channels import LastValue
+    from engine.pregel_api import NodeBuilder, Pregel
+
+    node = NodeBuilder().subscribe_only("a").do(lambda x: x + 1).write_to("b")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+        app = Pregel(nodes={"one": node}, channels={"a": LastValue(int), "b": LastValue(int)},
+                     input_channels="a", output_channels="b", config_type=Ctx)
+    deprecations = [w for w in seen if issubclass(w.category, LangGraphDeprecatedSinceV10)]
+    assert [(w.filename, w.lineno) for w in deprecations] == [(__file__, line)]
+    assert app.invoke(1) == 2

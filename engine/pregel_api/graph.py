@@ -18,6 +18,7 @@ from ..constants import START
 from ..graph.builder import StateGraph
 from ..graph.compiled import CompiledStateGraph
 from ..types import Command
+from .legacy_kwargs import context_schema_from_legacy
 from .nodes import NodeBuilder, PregelNode, StepSequence
 from .schemas import channels_model
 
@@ -237,6 +238,7 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
         unknown = sorted(k for k in kwargs if k not in ("trigger_to_nodes", "input_model", "config_type"))
         if unknown:
             raise TypeError(f"Pregel() got unexpected keyword argument(s): {', '.join(unknown)}")
+        context_schema = context_schema_from_legacy(context_schema, kwargs)
         chans = dict(channels or {})
         built = {n: _built(n, spec) for n, spec in nodes.items()}
         if auto_validate:
