@@ -70,12 +70,12 @@ the reserved strings the engine's public data carries (task paths, write channel
 the few private names the agent libraries import (RunnableCallable, patch_configurable,
 DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are, and a few more that
 are cheap and exact (engine/compat/private: coerce_timeout_policy, the raw-checkpoint
-helpers of `pregel._checkpoint`, `graph.state._warn_invalid_state_schema`)."""
+helpers of `pregel._checkpoint`, `graph.state._warn_invalid_state_schema`, `graph.message._messages_delta_reducer`)."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "typing": ("engine.compat.typing_names",),
     "constants": ("engine.constants", "engine", "engine.compat.constant_names"),
-    "graph.message": ("engine.messages", "engine.graph", "engine"),
+    "graph.message": ("engine.messages", "engine.graph", "engine", "engine.compat.private.graph_message"),
     "graph.state": ("engine.graph", "engine", "engine.compat.private.graph_state"),
     "config": ("engine.config", "engine.runtime", "engine"),
     "runtime": ("engine.runtime", "engine"),

@@ -1,7 +1,7 @@
 """Keyword arguments of `Pregel(...)` kept from LangGraph 0.x, with LangGraph's warnings.
 
-`Pregel.__init__` calls `context_schema_from_legacy(context_schema, kwargs)` first thing:
-`config_type=` is the old name of `context_schema=` (LangGraphDeprecatedSinceV10)."""
+`Pregel.__init__` is to call `context_schema_from_legacy(context_schema, kwargs)` first thing (wiring left to
+the owner of pregel_api/graph.py): `config_type=` is the old name of `context_schema=` (LangGraphDeprecatedSinceV10)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
