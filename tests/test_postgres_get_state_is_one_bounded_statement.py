@@ -153,3 +153,22 @@ def test_a_page_of_history_is_a_few_statements_with_the_same_snapshots(pg_url, m
     assert [(s.config, s.values, s.next, [(t.name, t.result) for t in s.tasks]) for s in paged] == [
         (s.config, s.values, s.next, [(t.name, t.result) for t in s.tasks]) for s in one_by_one]
     saver.close()
+
+
+def test_a_subclass_overriding_load_is_still_called_by_get_state(pg_url):
+    loaded: list[str | None] = []
+
+    class Audited(PostgresSaver):
+        def load(self, thread_id: str, checkpoint_id: str | None = None) -> Any:
+            loaded.append(checkpoint_id)
+            return super().load(thread_id, checkpoint_id)
+
+    saver = Audited(pg_url)
+    graph = _graph(saver)
+    ids = _thread(graph, "t", 4)
+    loaded.clear()
+    snap = graph.get_state({"configurable": {"thread_id": "t", "checkpoint_id": ids[1]}})
+    assert snap.values["n"] == 0 and loaded == [ids[1], ids[2]]  # the checkpoint, then its child
+    loaded.clear()
+    assert len(list(graph.get_state_history({"configurable": {"thread_id": "t"}}))) == len(ids)
+    saver.close()

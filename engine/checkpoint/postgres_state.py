@@ -20,7 +20,7 @@ from .base import Checkpoint, PendingWrite
 from .postgres_history import PageReads
 from .postgres_sql import FULL
 
-__all__ = ["STATE", "WRITES_MANY", "StateReads"]
+__all__ = ["STATE", "WRITES_MANY", "StateReads", "generic_plans"]
 
 _COLUMNS = "tag, " + FULL + ", size, tagged"
 STATE = f"""
@@ -63,6 +63,16 @@ SELECT {_COLUMNS} FROM (
     FROM retrograph_writes w WHERE w.thread_id = %(t)s AND w.checkpoint = %(c)s
 ) AS everything ORDER BY tag, seq
 """
+
+
+def generic_plans(conn: Any) -> None:
+    """Each connection of the pool the saver makes plans a prepared statement once: every
+    statement it repeats looks rows up by key (a plan that does not depend on the values),
+    and planning the recursive value reads on every call would cost more than running them.
+    A connection or pool handed in keeps its own settings."""
+    conn.execute("SET plan_cache_mode = force_generic_plan")
+
+
 _READS = ("load", "first_child", "pending_writes", "history", "get_many")
 WRITES_MANY = """
 SELECT checkpoint, task_id, task_name, channel, value FROM retrograph_writes
