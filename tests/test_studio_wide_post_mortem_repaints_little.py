@@ -134,3 +134,48 @@ def test_a_fitted_300_wide_graph_lays_out_no_text_and_a_readable_one_lays_out_ea
     _click_row(qtbot, window, model.rowCount() - 1)
     wait_ready(qtbot, window)
     assert len(why._SIZES) == sizes  # 299 "✓ pending" pills again: measured once, long ago
+
+
+def test_selecting_checkpoints_again_makes_no_mark_places_no_badge_and_explains_off_the_ui_thread(
+        wide_window, qtbot, monkeypatch):
+    """The second round over the same checkpoints shows the marks the first round made (hidden
+    on the scene meanwhile), puts the badges where they were placed, builds no tree in the
+    hidden Superstep panel, and explains each checkpoint on the reader's thread."""
+    import threading
+
+    from studio.session import explaining
+
+    window, graph = wide_window, wide_window.panels.graph
+    superstep = window.teaching.superstep
+    assert not superstep.isVisible()  # its dock is closed in this window
+    threads: list[str] = []
+    real = explaining.explain_plan
+
+    def explain_plan(**kw):
+        threads.append(threading.current_thread().name)
+        return real(**kw)
+
+    monkeypatch.setattr(explaining, "explain_plan", explain_plan)
+    model = window.panels.timeline.model
+    rows = [r for r in range(model.rowCount()) if model.checkpoint_at(r) is not None][-4:]
+
+    def select_all() -> None:
+        for row in rows:
+            _click_row(qtbot, window, row)
+            qtbot.waitUntil(lambda row=row: window.session.viewed_id in (model.checkpoint_at(row).id, None),
+                            timeout=20_000)
+            wait_ready(qtbot, window)
+
+    select_all()
+    made, placings, builds, shown = graph.why.made, graph.why.placings, superstep.builds, graph.why.added
+    on_scene = len(graph.scene.items())
+    select_all()
+    assert graph.why.added - shown >= 300  # the 300 glows and badges came back on screen...
+    assert graph.why.made == made  # ...made in the first round, none since
+    assert graph.why.placings == placings  # placed where these very badges were placed before
+    assert len(graph.scene.items()) == on_scene  # hidden and shown, never added to the scene again
+    assert superstep.builds == builds  # hidden: nothing built for it
+    assert threads and threading.main_thread().name not in threads  # explained on the reader's thread
+    window.teaching.show_superstep()  # its dock opened: the tree of the checkpoint on screen, once
+    assert superstep.isVisible()
+    assert superstep.builds == builds + 1 and superstep.section("Runs together") is not None

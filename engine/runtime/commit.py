@@ -168,8 +168,9 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     set_checkpoint(run, ckpt, owned=True)
     committed = None
     if report:
-        committed = StepCommitted(
-            **run.event_fields(step=ckpt.step), checkpoint_id=cid, parent_id=parent.id or None, source=source,
+        committed = StepCommitted(  # (run.event_fields(), spelt out: this runs every superstep of a stream)
+            run_id=run.run_id, thread_id=run.thread_id, step=ckpt.step, namespace=run.namespace,
+            checkpoint_ns=run.checkpoint_ns, checkpoint_id=cid, parent_id=parent.id or None, source=source,
             diffs=tuple(changes), next=plan, nodes_ran=nodes_ran, values=new_values,
             waiting=tuple(k[len(DEFER):] for k in barriers if k.startswith(DEFER)) if graph.deferred else (),
             barriers=barriers, wrote=wrote,

@@ -495,7 +495,9 @@ def _branch_routes(run: RunHandle, runner: NodeRunner, source: str, writes: list
     for branch, wants_config, own_view, hinted in runner.branches:
         seen = own_view(applied_values) if own_view is not None else view if hinted else wider
         names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
-        if names:
+        if len(names) == 1:  # the usual answer: one node
+            result.routes.append((names[0], "branch:" + source))
+        elif names:
             why = f"branch:{source}"
             result.routes += [(n, why) for n in names]
         if sends:

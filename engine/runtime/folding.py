@@ -30,8 +30,10 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
     written) of applying the writes of `ordered` (every task's result of the superstep,
     in order) to `values`.
     `transient`: keys that the superstep clears when none of its tasks wrote them."""
-    if not report and len(ordered) == 1 and ordered[0].applied and len(ordered[0].applied) == len(ordered[0].writes):
-        return _fold_folded(ordered[0].applied, values, base_versions, cid, transient)
+    if not report and len(ordered) == 1:
+        folded = ordered[0].applied
+        if folded and len(folded) == len(ordered[0].writes):
+            return _fold_folded(folded, values, base_versions, cid, transient)
     grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
     for result in ordered:
         for key, value in result.writes:
@@ -72,9 +74,22 @@ def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_ver
     new_values = dict(values)
     versions = dict(base_versions)
     appended: Appended = {}
-    for key, one in applied.items():
-        _keep(key, one, new_values, versions, appended, cid)
-    _settle(transient, applied, new_values, versions, cid)
+    for key, one in applied.items():  # (_keep, inline: this runs every superstep)
+        value = one.value
+        if value is MISSING:
+            new_values.pop(key, None)
+        else:
+            new_values[key] = value
+        previous_version = versions.get(key)
+        versions[key] = cid
+        if one.appended is not None and previous_version is not None:
+            appended[key] = (previous_version, one.appended)
+    if transient:
+        _settle(transient, applied, new_values, versions, cid)
+    else:  # (_settle's second half: a reducer's empty value never stored yet gets a version)
+        for key in new_values:
+            if key not in versions:
+                versions[key] = cid
     return new_values, versions, [], appended, tuple(applied)
 
 

@@ -138,7 +138,7 @@ class StreamCollector:
             print(f"[{mode}]", chunk)
             if mode not in self.yielded:
                 return
-        if ns is None:
+        if ns is None and (self.v2 or self.subgraphs):  # (only those chunks name their namespace)
             own = self._ns or self.home_ns  # as LangGraph: a graph streamed inside a node names its full path
             ns = tuple(own.split("|")) if own else ()
         if self.v2:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import GraphDrained, GraphInterrupt
+from .tracing import graph_namespace
 
 __all__ = ["current_tool_writer", "tools_handler"]
 
@@ -29,13 +30,7 @@ current_tool_writer: contextvars.ContextVar[Callable[[Any], None] | None] = cont
     "retrograph_tool_writer", default=None)
 """The running tool call's delta writer (None outside a tool streamed with the `tools` mode)."""
 
-_NS_SEP = "|"
 _HANDLER_CLASS: Any = None
-
-
-def _graph_ns(metadata: Mapping[str, Any]) -> tuple[str, ...]:
-    ns = str(metadata.get("langgraph_checkpoint_ns") or "")
-    return tuple(ns.split(_NS_SEP)[:-1]) if ns else ()
 
 
 class _ToolMoves:
@@ -53,7 +48,7 @@ class _ToolMoves:
     def _ns(self, metadata: Mapping[str, Any] | None, tags: Sequence[str] | None) -> tuple[str, ...] | None:
         if not metadata or (tags and "nostream" in tags):
             return None
-        ns = _graph_ns(metadata)
+        ns = graph_namespace(metadata)
         if not self.subgraphs and len(ns) > len(self.home):
             return None
         return ns

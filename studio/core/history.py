@@ -39,8 +39,7 @@ class History:
         self._latest = None
         self._in_order = True
         self._subs = {}
-        for row in rows:
-            self.add(row)
+        self.add_many(rows)
 
     def add(self, row: TimelineRow) -> bool:
         """Add a row; False when it was already known. A subgraph row is kept apart."""
@@ -59,6 +58,33 @@ class History:
         else:
             self._in_order = False
         return True
+
+    def add_many(self, rows: Iterable[TimelineRow]) -> int:
+        """`add` each row (a whole page of a long history at once); how many were new."""
+        own, children, subs = self._rows, self._children, self._subs
+        latest, in_order, added = self._latest, self._in_order, 0
+        for row in rows:
+            rid = row.id
+            if row.namespace:
+                if rid not in subs:
+                    subs[rid] = row
+                    added += 1
+                continue
+            if rid in own:
+                continue
+            own[rid] = row
+            added += 1
+            kids = children.get(row.parent_id)
+            if kids is None:
+                children[row.parent_id] = [rid]
+            else:
+                kids.append(rid)
+            if latest is None or rid > latest:  # checkpoint ids sort in creation order
+                latest = rid
+            else:
+                in_order = False
+        self._latest, self._in_order = latest, in_order
+        return added
 
     def older_unlisted(self) -> int:
         """Older checkpoints of the thread not read yet: 0 when all are listed, -1 when

@@ -84,22 +84,13 @@ def build_tree(rows_in: Iterable[TimelineRow]) -> TimelineTree:
     """The tree of a thread's rows (any order); O(rows log rows)."""
     rows = list(rows_in)
     index = {r.id: i for i, r in enumerate(rows)}
+    if _linear(rows, index):
+        return _one_chain(rows, index)
     chain_of = [0] * len(rows)
-    children: dict[int, list[int]] = {}
-    roots: list[int] = []
-    subs: list[int] = []
-    get = index.get
-    for i, r in enumerate(rows):
-        if r.namespace:
-            subs.append(i)
-            continue
-        p = get(r.parent_id) if r.parent_id is not None else None
-        if p is None or p == i:
-            roots.append(i)
-        else:
-            children.setdefault(p, []).append(i)
+    children, roots, subs, forward = _links(rows, index)
     order = _order_key(rows)
-    roots += cycle_breakers(len(rows), roots, children, order, subs)
+    if not forward:
+        roots += cycle_breakers(len(rows), roots, children, order, subs)
     for kids in children.values():
         if len(kids) > 1:
             kids.sort(key=order)
@@ -122,8 +113,9 @@ def build_tree(rows_in: Iterable[TimelineRow]) -> TimelineTree:
             below = children.get(cur)
             if not below:
                 break
-            for other in reversed(below[1:]):
-                todo.append((other, cur, depth + 1))
+            if len(below) > 1:
+                for other in reversed(below[1:]):
+                    todo.append((other, cur, depth + 1))
             cur = below[0]
     for owned in branches.values():
         owned.sort(key=lambda b: order(chains[b].items[0]))
@@ -140,6 +132,49 @@ def build_tree(rows_in: Iterable[TimelineRow]) -> TimelineTree:
                         subs=sub_of, waiting=waiting, visible=[])
     tree.visible = flatten_roots(chains, branches, sub_of, set())
     return tree
+
+
+def _links(rows: Sequence[TimelineRow], index: Mapping[str, int]
+           ) -> tuple[dict[int, list[int]], list[int], list[int], bool]:
+    """Each row's children (indices), the roots, the subgraph rows, and whether every
+    parent is listed before its child (then no parent cycle can be there)."""
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    subs: list[int] = []
+    get = index.get
+    forward = True
+    for i, r in enumerate(rows):
+        if r.namespace:
+            subs.append(i)
+            continue
+        p = get(r.parent_id) if r.parent_id is not None else None
+        if p is None or p == i:
+            roots.append(i)
+            continue
+        kids = children.get(p)
+        if kids is None:
+            children[p] = [i]
+        else:
+            kids.append(i)
+        if p > i:
+            forward = False
+    return children, roots, subs, forward
+
+
+def _linear(rows: Sequence[TimelineRow], index: Mapping[str, int]) -> bool:
+    """Whether `rows` are one line: each row's parent the row before it (no fork, no
+    subgraph row): a long history read back, whose tree needs no walk."""
+    if not rows or len(index) != len(rows) or rows[0].namespace or index.get(rows[0].parent_id or "") is not None:
+        return False
+    ids = [r.id for r in rows]
+    return all(r.parent_id == before and not r.namespace for r, before in zip(rows[1:], ids))
+
+
+def _one_chain(rows: list[TimelineRow], index: dict[str, int]) -> TimelineTree:
+    """The tree of a linear history: one root chain holding every row."""
+    n = len(rows)
+    return TimelineTree(rows=rows, index=index, chain_of=[0] * n, chains=[Chain(owner=None, depth=0, items=list(range(n)))],
+                        branches={}, subs={}, waiting={}, visible=list(range(n)))
 
 
 def flatten_roots(chains: Sequence[Chain], branches: Mapping[int, list[int]], subs: Mapping[int, list[int]],
@@ -170,6 +205,9 @@ def flatten_run(chain_id: int, chains: Sequence[Chain], branches: Mapping[int, l
                 stack.append(("chain", r, 0))
             continue
         items = chains[r].items
+        if pos == 0 and subs.keys().isdisjoint(items) and branches.keys().isdisjoint(items):
+            out += items  # a plain chain (a long linear history): all of it at once
+            continue
         while pos < len(items):
             i = items[pos]
             pos += 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QTextDocument, QTextOption
+from PySide6.QtGui import QColor, QFont, QPainter, QShowEvent, QTextDocument, QTextOption
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -162,12 +162,16 @@ class SuperstepPanel(QWidget):
         layout.addWidget(self.conflict_note)
         layout.addWidget(self.tree, 1)
         self.why = WhyMarks()
+        self._built = True
+        self.builds = 0
+        """Trees built so far (a hidden panel builds none until it is shown)."""
 
     def _set_title(self, title: str, summary: str) -> None:
         self.title.setText(f"<b style='color: #102a43'>{escape(title)}</b>&nbsp; {escape(summary)}")
 
     def section(self, name: str) -> QTreeWidgetItem | None:
         """The top-level row whose text starts with `name` (tests, and the README)."""
+        self._build()
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
             if item.text(0).startswith(name):
@@ -175,7 +179,23 @@ class SuperstepPanel(QWidget):
         return None
 
     def set_why(self, why: WhyMarks) -> None:
-        self.why = why
+        """Show `why`; a hidden panel (its dock closed or behind another tab) builds its
+        tree when it is shown: a 300-task superstep's tree is ~900 rows."""
+        self.why, self._built = why, False
+        if self.isVisible():
+            self._build()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._build()
+
+    def _build(self) -> None:
+        if not self._built:
+            self._built = True
+            self.builds += 1
+            self._fill(self.why)
+
+    def _fill(self, why: WhyMarks) -> None:
         self.tree.clear()
         where = " (viewing a checkpoint)" if why.viewing else ""
         self._set_title(f"Superstep {why.step}{where}" if why.step is not None else f"Superstep{where}", why.summary)

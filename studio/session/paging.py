@@ -20,7 +20,8 @@ from typing import Any
 from engine import CheckpointError
 from engine.checkpoint.ids import ns_thread_key
 from engine.checkpoint.reading import skipping
-from studio.core import convert
+from studio.core.bulk_rows import timeline_rows
+from studio.core.collector import bulk_allocation
 from studio.core.history import History
 from studio.core.records import ErrorReport, TimelineRow, namespace_owner
 from studio.core.state import SessionState
@@ -49,13 +50,15 @@ def read_history(saver: Any, thread_id: str, limit: int | None = None, before: s
     unreadable: list[tuple[str, str]] = []
     skip = skipping(saver, lambda cid, reason: unreadable.append((cid, reason)))
     wanted = None if limit is None else limit + 1  # one more: whether older ones are left
-    headers = list(saver.list_headers(thread_id, before=before, limit=wanted, **skip))  # newest first
-    more = limit is not None and len(headers) > limit
-    if more:
-        del headers[limit:]
-    history = History(convert.timeline_row(h) for h in reversed(headers))
+    with bulk_allocation():  # a million objects that live on, no cycle among them: no collection
+        headers = list(saver.list_headers(thread_id, before=before, limit=wanted, **skip))  # newest first
+        more = limit is not None and len(headers) > limit
+        if more:
+            del headers[limit:]
+        headers.reverse()  # oldest first
+        history = History(timeline_rows(headers))
     history.more_before = more
-    history.cursor = headers[-1].id if headers else before
+    history.cursor = headers[0].id if headers else before
     namespaces = getattr(saver, "namespaces", None)
     try:
         for ns in (namespaces(thread_id) if callable(namespaces) and len(history) else ()):
@@ -63,7 +66,7 @@ def read_history(saver: Any, thread_id: str, limit: int | None = None, before: s
             if not ns or owner is not None and owner not in history:  # its parent step is on another page
                 continue
             key = ns_thread_key(thread_id, ns)
-            rows = [convert.timeline_row(h) for h in saver.list_headers(key, **skip)]
+            rows = timeline_rows(saver.list_headers(key, **skip))
             if owner is None and rows and not any(r.owner for r in rows):
                 # LangGraph's namespace in a Retrograph file (an exported run): its task id does
                 # not name the owner; the checkpoints' metadata does (one namespace, one owner)
@@ -99,10 +102,10 @@ def _parents_owner(ckpt: Any) -> str | None:
 def _joined(older: History, newer: tuple[TimelineRow, ...], total: int | None) -> tuple[History, PlannedRows]:
     """On a worker thread: the older page's History with the rows listed before it
     (`newer`, all newer than the page) added, and its rows with their timeline tree."""
-    for row in newer:
-        older.add(row)
-    older.total = total
-    return older, plan_rows(older.all_rows())
+    with bulk_allocation():
+        older.add_many(newer)
+        older.total = total
+        return older, plan_rows(older.all_rows())
 
 
 class HistoryPages:

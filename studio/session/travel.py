@@ -69,22 +69,30 @@ class TimeTravel:
             s.viewed_id = ckpt.id
         self.signals.stateChanged.emit(values)
         self.signals.diffChanged.emit(diff)
+        await asyncio.sleep(0)  # the state and diff panels repaint on their own, before the graph's marks
         self.signals.viewChanged.emit(ckpt.id)
         if live:
             self.presenter.emit_marks()
         else:
-            rows = [s.history.get(cid) for cid in reversed(s.history.ancestors(ckpt.id, limit=4))]
-            trail = [n for row in rows if row is not None for n in ran_nodes(row.nodes)]
-            failed = frozenset(w.task_name for w in pending if w.channel == ERROR)
-            asked = frozenset(w.task_name for w in pending if w.channel == INTERRUPT)
-            before, after = s.breakpoints
-            self.signals.marksChanged.emit(GraphMarks(
-                next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
-                last_ran=frozenset(ran_nodes(ran)),
-                breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
-                taken_edges=frozenset(s.taken), tasks=task_counts(ckpt.next, ()),
-                ended=not ckpt.next and ckpt.source != "input"))
+            await asyncio.sleep(0)  # the timeline's selection repaints apart from the graph's marks
+            self.signals.marksChanged.emit(self._viewed_marks(ckpt, pending, ran))
         self.presenter.emit_status()
+
+    def _viewed_marks(self, ckpt: Any, pending: list[Any], ran: Any) -> GraphMarks:
+        """The graph's marks for a checkpoint viewed read-only: what it plans next, the trail
+        of the few steps before it, the tasks that failed or asked there."""
+        s = self.state
+        rows = [s.history.get(cid) for cid in reversed(s.history.ancestors(ckpt.id, limit=4))]
+        trail = [n for row in rows if row is not None for n in ran_nodes(row.nodes)]
+        failed = frozenset(w.task_name for w in pending if w.channel == ERROR)
+        asked = frozenset(w.task_name for w in pending if w.channel == INTERRUPT)
+        before, after = s.breakpoints
+        return GraphMarks(
+            next=frozenset(ckpt.next) - asked, trail=tuple(trail[-TRAIL:]), failed=failed, interrupted=asked,
+            last_ran=frozenset(ran_nodes(ran)),
+            breakpoints_before=before, breakpoints_after=after, selected=s.selected_node,
+            taken_edges=frozenset(s.taken), tasks=task_counts(ckpt.next, ()),
+            ended=not ckpt.next and ckpt.source != "input")
 
     async def _show_subgraph_checkpoint(self, checkpoint_id: str, namespace: str) -> None:
         """A subgraph's checkpoint, read-only: its state and its diff vs its parent in the

@@ -40,7 +40,9 @@ class GraphCanvas(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        # one rectangle around what changed: a selection in a 300-wide graph changes ~900 marks,
+        # whose many small rectangles (Smart mode) made every path drawn clip to a big region
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._press: QPoint | None = None
 

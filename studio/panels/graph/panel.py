@@ -5,6 +5,7 @@ comes back through a queued signal and is dropped if a newer graph was set meanw
 """
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -53,6 +54,16 @@ def _graphviz_ready(panel: GraphPanel) -> bool:
         panel.layout_failed.emit(message)
         return False
     return True
+
+
+PREIMPORT_MS = 250
+"""After this long (the window on screen), pygraphviz is imported on the UI thread ahead of
+the first layout (~15 ms), not inside the callback that opens the graph file."""
+
+
+def _preimport_graphviz() -> None:
+    with contextlib.suppress(ImportError):  # said when a graph is drawn (`_graphviz_ready`)
+        import pygraphviz  # noqa: F401
 
 
 class _Signals(QObject):
@@ -134,6 +145,7 @@ class GraphPanel(QWidget):
         self._signals.done.connect(self._on_layout_done)
         self._pulse = QTimer(self, interval=70)
         self._pulse.timeout.connect(self._on_pulse)
+        QTimer.singleShot(PREIMPORT_MS, self, _preimport_graphviz)  # while the graph file imports
 
         self.scene = QGraphicsScene(self)
         self.why = WhyOverlay(self.scene)

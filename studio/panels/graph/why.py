@@ -129,29 +129,52 @@ class WhyOverlay:
         """Node -> (its item, the tooltip last set on it)."""
         self._text_space: FreeSpace | None = None
         """The layout's text rectangles (nodes, edge labels, subgraph titles), made once."""
+        self._spare: dict[Hashable, QGraphicsItem] = {}
+        """Items of marks no longer shown, hidden on the scene to be shown again when their
+        mark is (the checkpoints of a post-mortem selected in turn show the same 300 glows
+        and badges): showing a hidden item neither makes it nor re-indexes the scene, where
+        adding and removing 600 items rebuilt the scene's index on the next paint."""
+        self._placed: dict[frozenset[Hashable], dict[Hashable, QPointF]] = {}
+        """The badges' places for a set of badges placed before (placing is deterministic)."""
         self.added = 0
         self.removed = 0
-        """Items added to / removed from the scene so far (how much a step redraws)."""
+        """Items shown on / taken off the scene so far (how much a step redraws)."""
+        self.made = 0
+        """Items made so far (an item shown again from `_spare` is added, not made)."""
+        self.placings = 0
+        """Times the badges were placed afresh (not from `_placed`)."""
 
     def clear(self) -> None:
         for item in self.items:
             if item.scene() is self.scene:
                 self.scene.removeItem(item)
                 self.removed += 1
+        self._drop_spare()
         self.forget()
+
+    def _drop_spare(self) -> None:
+        for item in self._spare.values():
+            if item.scene() is self.scene:
+                self.scene.removeItem(item)
+        self._spare = {}
 
     def forget(self) -> None:
         """The scene was cleared (a new layout): the items are gone already."""
         self.items, self.badges, self.triggered, self.frame = [], {}, [], None
-        self._keyed, self._tips = {}, {}
+        self._keyed, self._tips, self._spare, self._placed = {}, {}, {}, {}
         self._text_space = None
 
     def _add(self, key: Hashable, make: Callable[[], QGraphicsItem]) -> QGraphicsItem:
         """The item for `key`: the one already on the scene, else `make()` added to it."""
         item = self._keyed.get(key)
         if item is None or item.scene() is not self.scene:
-            item = make()
-            self.scene.addItem(item)
+            item = self._spare.pop(key, None)
+            if item is not None and item.scene() is self.scene:
+                item.show()
+            else:
+                item = make()
+                self.made += 1
+                self.scene.addItem(item)
             self.added += 1
         self._wanted[key] = item
         return item
@@ -173,10 +196,13 @@ class WhyOverlay:
             self._badges_on(name, list(texts), nodes)
         for name in why.finished:
             self._badges_on(name, ["✓ pending"], nodes)
+        if len(self._spare) > SPARE_MAX:
+            self._drop_spare()
         for key, item in self._keyed.items():
             if self._wanted.get(key) is not item and item.scene() is self.scene:
-                self.scene.removeItem(item)
+                item.hide()
                 self.removed += 1
+                self._spare[key] = item
         self._keyed, self._wanted = self._wanted, {}
         self.items = list(self._keyed.values())
         if self.added != added:  # a badge kept stays where it was placed; one removed frees its spot only
@@ -186,20 +212,33 @@ class WhyOverlay:
                clusters: Sequence[ClusterItem]) -> None:
         """Move every badge off the text it would cover: node badges first (nearest their
         node), then the router's answers on edges, then the superstep's pill."""
-        pills = [(key[0], item) for key, item in self._keyed.items()
+        pills = [(key, item) for key, item in self._keyed.items()
                  if isinstance(item, Badge) and isinstance(key, tuple) and key and key[0] in _ORDER]
         if not pills:
+            return
+        which = frozenset(key for key, _ in pills)
+        known = self._placed.get(which)
+        if known is not None:  # these very badges were placed before: the same places again
+            for key, badge in pills:
+                if badge.pos() != known[key]:
+                    badge.setPos(known[key])
             return
         if self._text_space is None:  # the layout's text: the same until the next layout
             self._text_space = FreeSpace(text_rects(nodes, edges, clusters))
         space = FreeSpace(base=self._text_space)
         bounds = self.scene.sceneRect()
-        for kind, badge in sorted(pills, key=lambda pair: _ORDER[pair[0]]):
+        self.placings += 1
+        places: dict[Hashable, QPointF] = {}
+        for key, badge in sorted(pills, key=lambda pair: _ORDER[pair[0][0]]):
             rect = badge.plate()
-            prefer = self._group_spots(rect) if kind == "group" else ()
+            prefer = self._group_spots(rect) if key[0] == "group" else ()
             offset = space.place(rect, candidates(rect, prefer=prefer), bounds)
+            places[key] = offset
             if badge.pos() != offset:
                 badge.setPos(offset)
+        if len(self._placed) >= PLACED_MAX:
+            self._placed.clear()
+        self._placed[which] = places
 
     def _group_spots(self, pill: QRectF) -> list[QPointF]:
         """The superstep's pill: under its frame at the left (where it is made), at the
@@ -278,6 +317,11 @@ class WhyOverlay:
         self._add(("group", text, at.x(), at.y()), lambda: Badge(text, "group", at, anchor="left"))
 
 
+SPARE_MAX = 5000
+"""Hidden items kept for reuse, at most (a graph's marks: a few per node and edge)."""
+PLACED_MAX = 64
+"""Sets of badges whose places are remembered, at most."""
+
 _ORDER = {"badge": 0, "edge label": 1, "group": 2}
 """The order badges are placed in (the first ones get their preferred spot)."""
 
@@ -300,10 +344,18 @@ def _pill_size(text: str) -> tuple[QFont, float, float]:
     return got
 
 
+_HEIGHTS: dict[str, float] = {}
+
+
 def _pill_height() -> float:
-    font = label_font(-1.0)
-    font.setBold(True)
-    return QFontMetricsF(font).height() + 4.0
+    """A pill's height in the default font (measured once per default font)."""
+    key = QFont().key()
+    got = _HEIGHTS.get(key)
+    if got is None:
+        font = label_font(-1.0)
+        font.setBold(True)
+        got = _HEIGHTS[key] = QFontMetricsF(font).height() + 4.0
+    return got
 
 
 def text_rects(nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
