@@ -50,6 +50,7 @@ __all__ = [
     "BaseCheckpointSaver",
     "DeltaChannelHistory",
     "first_child",
+    "read_state",
     "scan_first_child",
     "uuid6",
     "new_checkpoint_id",
@@ -85,6 +86,21 @@ def first_child(saver: Any, thread_id: str, checkpoint_id: str) -> str | None:
     if lookup is None:
         return scan_first_child(saver, thread_id, checkpoint_id)
     return lookup(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+
+
+def read_state(saver: Any, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, builtins.list[Any]]:
+    """What `get_state` of an older checkpoint reads: the checkpoint (or None), its first
+    child (or None) and its pending writes; `saver.load_state(...)` when the store reads
+    them in one go (PostgreSQL: one statement), else three or four calls."""
+    together = getattr(saver, "load_state", None)
+    if together is not None:
+        return together(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+    ckpt = saver.load(thread_id, checkpoint_id)
+    if ckpt is None:
+        return None, None, []
+    first = first_child(saver, thread_id, ckpt.id)
+    child = saver.load(thread_id, first) if first is not None else None
+    return ckpt, child, saver.pending_writes(thread_id, ckpt.id)
 
 
 # The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.

@@ -25,7 +25,7 @@ from ..errors import CheckpointDecodeError, CheckpointError
 from .base import NS_SEP, BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
 from .encoding import dumps_extras, encode_writes, exists_error, join_list_segments, loads_extras, no_checkpoint_error
 from .jobs import PutJob, SaveJob, WritesJob, save_each
-from .postgres_history import PageReads
+from .postgres_state import StateReads, generic_plans
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
 from .postgres_schema import MIGRATIONS, connect_error, ensure_schema, is_postgres_url, safe_url
@@ -108,14 +108,14 @@ def _pipelines() -> bool:
 _PIPELINES: bool | None = None
 
 
-class PostgresSaver(PageReads, BaseCheckpointSaver):
+class PostgresSaver(StateReads, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL; safe to share between threads and processes.
 
     `PostgresSaver("postgresql://user:pw@host:5432/db")`. Creates its `retrograph_*`
     tables on first use. History is listed in the order checkpoints were put, newest
     first; `before` names a checkpoint of the thread (an unknown one lists nothing)."""
 
-    _row_of = staticmethod(lambda raw: _Row(*raw))  # what PageReads builds its rows with
+    _row_of = staticmethod(lambda raw: _Row(*raw))  # what PageReads and StateReads build rows with
     _part_of, _versions_of = staticmethod(lambda raw: _Part._make(raw)), staticmethod(lambda d: _parse_versions(d))
     _max_chain = _MAX_CHAIN
     MIGRATIONS = MIGRATIONS  # the statements that create the tables (setup() runs them once)
@@ -153,7 +153,7 @@ class PostgresSaver(PageReads, BaseCheckpointSaver):
                 raise connect_error(conn, e) from None
             self._pool: Any = ConnectionPool(
                 conn, min_size=1, max_size=max(1, pool_size), open=True, name="retrograph-pg",
-                kwargs={"autocommit": True, "prepare_threshold": 2},
+                kwargs={"autocommit": True, "prepare_threshold": 2}, configure=generic_plans,
             )
         elif isinstance(conn, (psycopg.Connection, ConnectionPool, PerCallConnections)):  # as LangGraph's saver
             self._pool = OneConnection(conn) if isinstance(conn, psycopg.Connection) else conn

@@ -18,19 +18,21 @@ __all__ = ["LOAD_MANY", "group_parts", "PageReads"]
 LOAD_MANY = """
 WITH RECURSIVE r(root, channel, version, base, kind, data, count, size, tagged, depth) AS (
     SELECT v.version, v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, 0
-    FROM retrograph_values v
-    JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-    WHERE v.thread_id = %(t)s
+    FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
   UNION ALL
     SELECT r.root, v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, r.depth + 1
-    FROM r JOIN retrograph_values v ON v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base
+    FROM r CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
     WHERE r.kind = 2 AND r.depth < %(max_depth)s
 )
 SELECT root, channel, depth, kind, data, size, tagged FROM r
 UNION ALL
-SELECT n.version, n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM retrograph_checkpoints c
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
-WHERE c.thread_id = %(t)s AND c.inline ? n.channel
+SELECT n.version, n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+    SELECT inline FROM retrograph_checkpoints c
+    WHERE c.thread_id = %(t)s AND c.id = n.version AND c.inline ? n.channel LIMIT 1) AS c
 """
 
 

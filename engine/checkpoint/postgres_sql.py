@@ -1,6 +1,10 @@
 """The SQL of `PostgresSaver` (postgres.py): storing a checkpoint with its changed
 values in one statement, several in one, loading values (following appended segments),
-pending writes. The tables are postgres_schema.py's."""
+pending writes. The tables are postgres_schema.py's.
+
+Every stored value is looked up by its primary key, one probe per (channel, version) asked
+for (a LATERAL subquery): a plan the server caches for a prepared statement never scans
+a thread's rows to join them, so a read costs what it reads, whatever the history's length."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -69,30 +73,34 @@ def put_many(puts: Sequence[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
 
 
 INFO = """
-SELECT v.channel, v.version, v.kind, v.count, v.size, v.tagged FROM retrograph_values v
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-WHERE v.thread_id = %(t)s
+SELECT n.channel, n.version, v.kind, v.count, v.size, v.tagged
+FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+    SELECT kind, count, size, tagged FROM retrograph_values v
+    WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
 UNION ALL
-SELECT n.channel, n.version, 0, NULL, length(c.inline ->> n.channel), true FROM retrograph_checkpoints c
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
-WHERE c.thread_id = %(t)s AND c.inline ? n.channel
+SELECT n.channel, n.version, 0, NULL, length(c.inline ->> n.channel), true
+FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+    SELECT inline FROM retrograph_checkpoints c
+    WHERE c.thread_id = %(t)s AND c.id = n.version AND c.inline ? n.channel LIMIT 1) AS c
 """
 LOAD = """
 WITH RECURSIVE r(channel, version, base, kind, data, count, size, tagged, depth) AS (
     SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, 0
-    FROM retrograph_values v
-    JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON v.channel = n.channel AND v.version = n.version
-    WHERE v.thread_id = %(t)s
+    FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
   UNION ALL
     SELECT v.channel, v.version, v.base, v.kind, v.data, v.count, v.size, v.tagged, r.depth + 1
-    FROM r JOIN retrograph_values v ON v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base
+    FROM r CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
     WHERE r.kind = 2 AND r.depth < %(max_depth)s
 )
 SELECT channel, depth, kind, data, size, tagged FROM r
 UNION ALL
-SELECT n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM retrograph_checkpoints c
-JOIN unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) ON c.id = n.version
-WHERE c.thread_id = %(t)s AND c.inline ? n.channel
+SELECT n.channel, 0, 0, convert_to(c.inline ->> n.channel, 'UTF8'), 0, NULL FROM unnest(%(ch)s::text[], %(ver)s::text[]) AS n(channel, version) CROSS JOIN LATERAL (
+    SELECT inline FROM retrograph_checkpoints c
+    WHERE c.thread_id = %(t)s AND c.id = n.version AND c.inline ? n.channel LIMIT 1) AS c
 """
 ROW = "seq, id, parent_id, step, source, created_at, next, nodes_ran"
 FULL = ROW + ", versions, extras"

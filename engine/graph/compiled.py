@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from ..checkpoint.base import (
     Checkpoint,
     PendingWrite,
-    first_child,
     ns_thread_key,
+    read_state,
 )
 from ..constants import INTERRUPT_KEY
 from ..errors import MissingThreadIdError
@@ -493,17 +493,16 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
         saver = self.require_saver()
         _, checkpoint_id = self.thread_of(config)
         graph, _, key = self.scope_of(config)
-        ckpt = saver.load(key, checkpoint_id)
+        if checkpoint_id is None:
+            ckpt, child = saver.load(key, None), None
+            pending = saver.pending_writes(key, ckpt.id) if ckpt is not None else []
+        else:  # the record of an older step: its oldest child (the one its own superstep made;
+            # later ones are forks, updates) tells what unsaved writes did
+            ckpt, child, pending = read_state(saver, key, checkpoint_id)
         if ckpt is None:
             return StateSnapshot(values={}, next=(), config=dict(config), metadata={}, created_at=None,
                                  parent_config=None, tasks=(), interrupts=())
-        child = None
-        if checkpoint_id is not None:  # the record of an older step: its child tells what unsaved writes did
-            # its oldest child: the one its own superstep made (later ones are forks, updates)
-            first = first_child(saver, key, ckpt.id)
-            child = saver.load(key, first) if first is not None else None
-        return graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child, saver=saver, subgraphs=subgraphs,
-                              live=checkpoint_id is None)
+        return graph.snapshot(ckpt, pending, child, saver=saver, subgraphs=subgraphs, live=checkpoint_id is None)
 
     async def aget_state(self, config: Mapping[str, Any], *, subgraphs: bool = False) -> StateSnapshot:
         return self.get_state(config, subgraphs=subgraphs)
@@ -519,7 +518,10 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
         graph, _, key = self.scope_of(config)
         before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id") if before else None
         first_child: dict[str, Checkpoint] = {}
-        for ckpt in saver.history(key, before=before_id, limit=limit):
+        paged = getattr(saver, "history_with_writes", None)  # a page's pending writes read together (PostgreSQL)
+        pairs = (paged(key, before=before_id, limit=limit) if paged is not None
+                 else ((c, None) for c in saver.history(key, before=before_id, limit=limit)))
+        for ckpt, pending in pairs:
             child = first_child.get(ckpt.id)
             if ckpt.parent_id is not None:  # the oldest child is the one the parent's own superstep made
                 first_child[ckpt.parent_id] = ckpt
@@ -528,7 +530,7 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
             if filter and any(ckpt.metadata.get(k) != v and {"source": ckpt.source, "step": ckpt.step}.get(k) != v
                               for k, v in filter.items()):
                 continue
-            yield graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id), child)
+            yield graph.snapshot(ckpt, saver.pending_writes(key, ckpt.id) if pending is None else pending, child)
 
     async def aget_state_history(self, config: Mapping[str, Any], **kwargs: Any) -> AsyncIterator[StateSnapshot]:
         for snap in self.get_state_history(config, **kwargs):
