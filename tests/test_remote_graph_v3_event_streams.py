@@ -119,9 +119,12 @@ def test_interrupted_answered_and_resumed_by_a_new_call(server: ApiServer) -> No
 
     # a paused thread, resumed by a new v3 call with Command(resume=...)
     again = {"configurable": {"thread_id": "ask-2"}}
-    with remote.stream_events({"log": []}, again, version="v3") as first:
-        list(first.values)
-        assert first.interrupted
+    # read lazily (the run starts when `values` subscribes): entered with `with`, the run
+    # starts at once and langgraph-sdk's `values`, subscribed after the pause, is never woken
+    first = remote.stream_events({"log": []}, again, version="v3")
+    list(first.values)
+    assert first.interrupted
+    first.abort()
     with remote.stream_events(Command(resume="later"), again, version="v3") as second:
         assert second.output == {"log": ["first", "later"]}
     assert _commands(server)[-1]["params"]["input"] == "later"  # the resume value itself goes
