@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_studio_support import open_window, settings, studio_loop, wait_ready, write_graph  # noqa: F401
+from test_studio_support import answer, open_window, settings, studio_loop, wait_ready, write_graph  # noqa: F401
 
 pytest.importorskip("PySide6")
 
@@ -70,10 +70,14 @@ def test_arrow_keys_move_the_focus_ring_and_select_the_node(qtbot, tmp_path, ope
     window = open_window(write_graph(tmp_path, "diamond", DIAMOND))
     graph = window.panels.graph
     with qtbot.waitSignal(window.session.commandFinished, timeout=20000):
-        QTest.keyClick(window, Qt.Key.Key_F10)  # plan runs: left and right are next, merge waits
+        QTest.keyClick(window, Qt.Key.Key_F10)  # the input is written: plan runs next
     wait_ready(qtbot, window)
     _focus_graph(qtbot, window)
-    assert graph.focused_node() == "__start__", "the ring starts on the first node in reading order"
+    assert window.session.state.next_nodes() == ("plan",)
+    assert graph.focused_node() == "plan", "the ring starts on the node that runs next (what F9 would toggle)"
+    qtbot.waitUntil(lambda: window.session.selected_node == "plan", timeout=5000)
+    QTest.keyClick(graph.canvas, Qt.Key.Key_Home)
+    assert graph.focused_node() == "__start__", "Home: the first node in reading order"
     QTest.keyClick(graph.canvas, Qt.Key.Key_Down)
     assert graph.focused_node() == "plan"
     qtbot.waitUntil(lambda: window.session.selected_node == "plan", timeout=5000)
@@ -91,6 +95,54 @@ def test_arrow_keys_move_the_focus_ring_and_select_the_node(qtbot, tmp_path, ope
     qtbot.waitUntil(lambda: window.session.selected_node == "merge", timeout=5000)
     assert "merge" in window.panels.inspector.title.text() or "merge" in _inspector_text(window)
     assert "merge" in graph.caption.text(), "the caption says why the focused node runs (or not yet)"
+
+
+TWO_QUESTIONS = """
+    class S(TypedDict, total=False):
+        said: Annotated[list, operator.add]
+
+    def ask(name):
+        return lambda s: {"said": [interrupt(f"{name}?")]}
+
+    b = StateGraph(S)
+    b.add_node("plan", lambda s: {"said": ["plan"]})
+    b.add_node("first", ask("first"))
+    b.add_node("second", ask("second"))
+    b.add_edge(START, "plan")
+    b.add_edge("plan", "first")
+    b.add_edge("first", "second")
+    graph = b.compile()
+    example_input = {"said": []}
+"""
+
+
+def test_after_a_resume_the_ring_starts_on_the_node_that_runs_next(qtbot, tmp_path, open_window) -> None:
+    """Issue 25: after a resume (or any stop) Ctrl+G put the ring on START; it starts on the
+    node that runs next, so F9 toggles that node's breakpoint."""
+    window = open_window(write_graph(tmp_path, "two_questions", TWO_QUESTIONS))
+    graph, s = window.panels.graph, window.session
+    with qtbot.waitSignal(s.commandFinished, timeout=20000):
+        QTest.keyClick(window, Qt.Key.Key_F5)  # Continue: stops in `first`, asking
+    wait_ready(qtbot, window)
+    [pending] = s.state.driver.interrupts
+    answer(qtbot, window, pending.interrupt.id, '"yes"')  # the resume: `first` ends, `second` is next
+    assert s.state.next_nodes() == ("second",), s.state.next_nodes()
+    assert s.selected_node is None
+    _focus_graph(qtbot, window)
+    assert graph.focused_node() == "second", graph.focused_node()
+    assert s.selected_node == "second"
+    assert graph.node_item("second").focus_ring
+    QTest.keyClick(graph.canvas, Qt.Key.Key_F9)
+    qtbot.waitUntil(lambda: "second" in s.state.breakpoints[0], timeout=5000)
+    assert set(s.state.breakpoints[0]) == {"second"}, "F9 toggled the node under the ring, and only it"
+
+
+def test_with_nothing_to_run_next_the_ring_starts_on_start(qtbot, tmp_path, open_window) -> None:
+    window = open_window(write_graph(tmp_path, "diamond", DIAMOND))
+    graph = window.panels.graph
+    assert not graph.upcoming_nodes()
+    _focus_graph(qtbot, window)
+    assert graph.focused_node() == "__start__"
 
 
 def _inspector_text(window) -> str:

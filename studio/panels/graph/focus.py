@@ -30,6 +30,7 @@ class FocusHost(Protocol):
     def node_item(self, node_id: str) -> NodeItem | ClusterItem | None: ...
     def cluster_items(self) -> dict[str, ClusterItem]: ...
     def selected_node(self) -> str | None: ...
+    def upcoming_nodes(self) -> frozenset[str]: ...
     def show_hover(self, node: str | None) -> None: ...
     def open_context_menu(self, node: str | None, global_pos: QPoint) -> None: ...
 
@@ -86,13 +87,16 @@ class NodeFocus:
             item.set_focus_ring(node_id == shown, self.high_contrast)
 
     def _start(self) -> str | None:
-        """Where the cursor starts: the selected node, else the first in reading order."""
+        """Where the cursor starts: the selected node, else the first (in reading order) of
+        the nodes that run next (after a stop or a resume: what F9 would then toggle), else
+        the first node (START)."""
         centres = self.centres()
         selected = self.panel.selected_node()
         if selected in centres:
             return selected
         order = reading_order(centres)
-        return order[0] if order else None
+        upcoming = self.panel.upcoming_nodes()
+        return next((n for n in order if n in upcoming), order[0] if order else None)
 
     def step(self, forward: bool) -> bool:
         """Tab / Shift+Tab: the next node in reading order; False past the last (or before
@@ -148,7 +152,8 @@ class NodeFocus:
 
     def focus_in(self, by_keyboard: bool) -> None:
         """The canvas got the focus: the ring comes back; from the keyboard (Tab, a
-        shortcut) with no node under it yet, it starts on the selected (else the first) node."""
+        shortcut) with no node under it yet, it starts on the selected node, else on the
+        next to run, else on the first."""
         if by_keyboard and (self.node is None or self.node not in self.centres()):
             self.move_to(self._start())
         self.refresh()

@@ -32,6 +32,7 @@ from studio.core.records import WhyMarks
 from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
 from .canvas import GraphCanvas
+from .caption import Caption
 from .focus import NodeFocus
 from .legend import GraphLegend
 from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
@@ -187,11 +188,8 @@ class GraphPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(bar)
-        self.caption = QLabel("")
-        self.caption.setObjectName("whyCaption")
-        self.caption.setWordWrap(True)
-        self.caption.setContentsMargins(8, 0, 8, 0)
-        self.caption.hide()
+        self.caption = Caption()  # two lines reserved: a selection never resizes the canvas
+        self.caption.hide()  # shown with the first "why" text, then kept (see show_hover)
         self._hovered: str | None = None
         layout.addWidget(self.caption)
         layout.addWidget(self.canvas, 1)
@@ -252,12 +250,17 @@ class GraphPanel(QWidget):
     def selected_node(self) -> str | None:
         return self._marks.selected
 
+    def upcoming_nodes(self) -> frozenset[str]:
+        """The nodes that run next (an interrupted one runs again on resume)."""
+        return self._marks.next | self._marks.interrupted
+
     def focused_node(self) -> str | None:
         """The node under the keyboard's focus ring (None before the canvas had the focus)."""
         return self.focus.node
 
     def focus_canvas(self) -> None:
-        """The keyboard's focus on the graph, the ring on a node (the selected one, else the first)."""
+        """The keyboard's focus on the graph, the ring on a node (the selected one, else the
+        next to run, else the first)."""
         self.canvas.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.focus.focus_in(True)
 
@@ -378,9 +381,9 @@ class GraphPanel(QWidget):
             text = why.summary
         else:
             text = ""
-        self.caption.setText(text.replace("`", ""))
-        self.caption.setVisible(bool(text))
-        self._hold_caption()
+        self.caption.show_text(text.replace("`", ""))
+        if text:
+            self.caption.show()  # and kept shown (empty) after: hiding it would resize the canvas
 
     def _update_taken(self, marks: GraphMarks, drawn: set[tuple[str, str]]) -> None:
         for item in self._taken:
@@ -503,9 +506,8 @@ class GraphPanel(QWidget):
             QTimer.singleShot(0, self._hold_caption)  # and the caption's lines
 
     def _hold_caption(self) -> None:
-        """The caption keeps the lines its text wraps to (a short zoomed window squeezed it
-        to a cut line); the canvas below gives way."""
-        self.caption.setMinimumHeight(self.caption.heightForWidth(self.width()) if self.caption.text() else 0)
+        """The caption keeps two lines of its (zoomed) font; the canvas below gives way."""
+        self.caption.hold()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
