@@ -460,14 +460,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
                 " WHERE thread_id = %s AND checkpoint = %s ORDER BY wid",
                 (thread_id, checkpoint_id),
             ).fetchall()
-        out = []
-        for task_id, task_name, channel, value in rows:
-            try:
-                decoded = self.serde.loads(bytes(value))
-            except CheckpointDecodeError as e:
-                raise CheckpointDecodeError(f"{self!r}, a pending write of `{checkpoint_id}`: {e}") from None
-            out.append(PendingWrite(task_id=task_id, task_name=task_name, channel=channel, value=decoded))
-        return out
+        return self._writes_of(checkpoint_id, rows)
 
     def _pages(self, thread_id: str, before: str | None, limit: int | None, size: int = 200) -> Iterator[_Row]:
         """Header rows newest first, a page per query (a half-read iterator holds no connection)."""
