@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .data import Checkpoint, PendingWrite, as_source
+from .delta_record import DELTA_KEY, RUNNING_KEY
 from .ids import now_iso
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES
 
@@ -62,9 +63,13 @@ def is_lg_form(ckpt: Checkpoint) -> bool:
     return isinstance(ckpt.metadata.get(LG_KEY), Mapping)
 
 
+DELTA_KEYS = frozenset({DELTA_KEY, RUNNING_KEY})
+
+
 def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A record's metadata without the LangGraph-form entry."""
-    return {k: v for k, v in metadata.items() if k != LG_KEY}
+    """A record's metadata without the store's own entries (the LangGraph-form one, the
+    delta keys' view of delta_record.py)."""
+    return {k: v for k, v in metadata.items() if k != LG_KEY and k not in DELTA_KEYS}
 
 
 def _step(value: Any) -> int:

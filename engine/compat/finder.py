@@ -85,6 +85,39 @@ class CompatModule(types.ModuleType):
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self.__getattr__("__all__")))
 
+    # A constant patched here (`unittest.mock.patch("langgraph.x.LIMIT", 3)`) is patched
+    # where the engine reads it too, as patching LangGraph's module changes LangGraph's
+    # behaviour; undoing the patch (a set back or a delete) restores the engine's value.
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name.isupper():
+            for target in _constant_homes(self, name):
+                _ORIGINALS.setdefault((id(target), name), (target, getattr(target, name)))
+                setattr(target, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        super().__delattr__(name)
+        if name.isupper():
+            for target in _constant_homes(self, name):
+                kept = _ORIGINALS.pop((id(target), name), None)
+                if kept is not None:
+                    setattr(target, name, kept[1])
+
+
+_ORIGINALS: dict[tuple[int, str], tuple[types.ModuleType, Any]] = {}
+"""(engine module, constant) -> the module and its value before a patch forwarded to it."""
+
+
+def _constant_homes(module: types.ModuleType, name: str) -> list[types.ModuleType]:
+    """The engine modules holding the constant `name` served by `module`: those of its chain
+    that export it, or the module such a one names for it in its `__patched_in__`."""
+    sub = module.__name__[len("langgraph."):] if "." in module.__name__ else ""
+    homes = []
+    for mod in (m for m in (_engine_module(n) for n in chain(sub)) if m is not None):
+        if name in _exported(mod):
+            homes.append(getattr(mod, "__patched_in__", {}).get(name, mod))
+    return homes
+
 
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
