@@ -98,11 +98,12 @@ def _counted(ckpt: Checkpoint, every: Mapping[str, int], seen: Mapping[str, Any]
 
 
 def mark_delta_keys(ckpt: Checkpoint, parent: Checkpoint | None, every: Mapping[str, int], *,
-                    overwritten: Collection[str] = (), held: bool = False,
-                    parent_held: bool = False) -> Checkpoint:
+                    overwritten: Collection[str] = (), written: Collection[str] | None = None,
+                    held: bool = False, parent_held: bool = False) -> Checkpoint:
     """`ckpt` with its delta keys' entries (see the module docstring); `parent`, the record
     it follows (None for a thread's first), `every` the graph's key -> snapshot_every.
-    `overwritten`: keys an Overwrite replaced in this checkpoint (they snapshot). `held`: a
+    `overwritten`: keys an Overwrite replaced in this checkpoint (they snapshot); `written`,
+    the keys its superstep wrote (a thread's first update shows only those). `held`: a
     checkpoint of a `durability="exit"` run, which is stored only if the run ends on it: its
     entries are what they would be stored (a due key snapshots), and the counts go on from
     it uncut (`RUNNING_KEY`) for the run's next one, whose `parent_held` says so."""
@@ -114,8 +115,9 @@ def mark_delta_keys(ckpt: Checkpoint, parent: Checkpoint | None, every: Mapping[
     held_input = ckpt.source == "input" and any(t.trigger == "input" and t.is_send for t in ckpt.tasks)
     if parent is None and ckpt.source == "update":  # a thread's first update: every key snapshots
         overwritten = every
+        shown.update((k, written is None or k in written) for k in every)
     counters = _counted(ckpt, every, seen if isinstance(seen, Mapping) else {}, overwritten, held_input)
-    shown.update(dict.fromkeys((k for k in every if k not in counters), True))
+    shown.update((k, shown.get(k, True)) for k in every if k not in counters)
     running = {k: list(v) for k, v in counters.items()}
     due = due_for_snapshot(counters, every)
     for key in list(counters):
@@ -126,10 +128,16 @@ def mark_delta_keys(ckpt: Checkpoint, parent: Checkpoint | None, every: Mapping[
             shown[key] = bool(before.get(key)) and (held_input or ckpt.versions.get(key) != ckpt.id)
             if counters[key] == [0, 0]:
                 del counters[key]
-    metadata = {k: v for k, v in ckpt.metadata.items() if k not in (COUNTERS_KEY, RUNNING_KEY)}
-    metadata[DELTA_KEY] = shown
+    return replace(ckpt, metadata=_entries(ckpt.metadata, shown, counters, running if held else None))
+
+
+def _entries(metadata: Mapping[str, Any], shown: dict[str, bool], counters: dict[str, list[int]],
+             running: dict[str, list[int]] | None) -> dict[str, Any]:
+    """`metadata` with the delta entries (the running counts only when given and not empty)."""
+    out = {k: v for k, v in metadata.items() if k not in (COUNTERS_KEY, RUNNING_KEY)}
+    out[DELTA_KEY] = shown
     if counters:
-        metadata[COUNTERS_KEY] = counters
-    if held and (due or running):
-        metadata[RUNNING_KEY] = running
-    return replace(ckpt, metadata=metadata)
+        out[COUNTERS_KEY] = counters
+    if running:
+        out[RUNNING_KEY] = running
+    return out

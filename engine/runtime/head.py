@@ -68,9 +68,10 @@ def _mark_delta_keys(run: RunHandle, ckpt: Checkpoint) -> Checkpoint:
     every = run.graph.schema.delta_keys
     parent = _parent(run, ckpt)
     held = isinstance(run.held, HeldSaves)
-    overwritten = {ch for r in run.results.values() for ch, v in r.writes if ch in every and overwrite_value(v)[0]} \
-        if ckpt.source in ("loop", "update") else ()
-    return mark_delta_keys(ckpt, parent, every, overwritten=overwritten, held=held,
+    stepped = ckpt.source in ("loop", "update")
+    writes = [(ch, v) for r in run.results.values() for ch, v in r.writes if ch in every] if stepped else []
+    return mark_delta_keys(ckpt, parent, every, overwritten={ch for ch, v in writes if overwrite_value(v)[0]},
+                           written={ch for ch, _ in writes} if stepped else None, held=held,
                            parent_held=held and parent is not None and _held_id(run) == parent.id)
 
 

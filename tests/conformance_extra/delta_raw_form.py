@@ -115,3 +115,16 @@ def case_delta_key_under_exit_durability(api, tmp):
         heads.append([_shown(head.checkpoint["channel_values"]["items"]) if "items" in head.checkpoint["channel_values"]
                       else None, head.metadata.get("counters_since_delta_snapshot")])
     return {"heads": heads, "state": app.get_state(cfg).values}
+
+
+def case_delta_key_not_written_by_a_threads_first_update_is_left_out(api, tmp):
+    Delta, _ = _delta(api)
+    State = TypedDict("State", {"items": Annotated[list, Delta(_concat, list, snapshot_frequency=1)],  # noqa: UP013
+                                "other": Annotated[list, Delta(_concat, list, snapshot_frequency=1000)]})
+    saver = api.InMemorySaver()
+    app = (api.StateGraph(State).add_node("n", lambda s: {}).add_edge(api.START, "n").add_edge("n", api.END)
+           .compile(checkpointer=saver))
+    cfg = {"configurable": {"thread_id": "t"}}
+    app.update_state(cfg, {"other": ["o"]}, as_node="n")
+    app.update_state(cfg, {"items": ["i"]}, as_node="n")
+    return {"raw": _raw(saver, cfg), "state": app.get_state(cfg).values}
