@@ -107,3 +107,29 @@ def test_patching_langgraphs_snapshot_bound_bounds_the_engine_and_is_undone(comp
             assert (0, True) in sources  # two supersteps after the input: a snapshot, written or not
         assert delta_record.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT == default
         assert served.DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT == default
+
+
+def test_a_raw_checkpoint_with_a_snapshot_put_into_another_saver_keeps_the_whole_value():
+    source = engine.InMemorySaver()
+    _app(source, freq=1).invoke({"items": ["a"], "other": ""}, CFG)
+    raw = source.get_tuple(CFG)
+    assert isinstance(raw.checkpoint["channel_values"]["items"], DeltaSnapshot)
+    copy = engine.InMemorySaver()
+    copy.put({"configurable": {"thread_id": "c", "checkpoint_ns": ""}}, raw.checkpoint, raw.metadata,
+             raw.checkpoint["channel_versions"])
+    assert _app(copy).get_state({"configurable": {"thread_id": "c"}}).values["items"] == ["a"]
+
+
+def test_the_served_snapshot_helpers(compat_on):
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot  # type: ignore[import-not-found]
+    from langgraph.pregel._checkpoint import (  # type: ignore[import-not-found]
+        delta_channels_to_snapshot,
+        exit_delta_task_id,
+    )
+
+    assert _DeltaSnapshot is DeltaSnapshot
+    assert exit_delta_task_id(12, "abcdef01-2222-3333-4444-555566667777") == "00000012-2222-3333-4444-555566667777"
+    channels = {"x": DeltaChannel(_concat, list, snapshot_frequency=3), "y": DeltaChannel(_concat, list)}
+    assert delta_channels_to_snapshot(channels, {"x": (3, 3), "y": (2, 2)}) == {"x"}
+    assert delta_channels_to_snapshot(channels, {"x": (2, 2), "y": (0, 4999)}) == set()
+    assert delta_channels_to_snapshot(channels, {"y": (0, 5000)}) == {"y"}

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .data import Checkpoint, PendingWrite, as_source
-from .delta_record import DELTA_KEY, RUNNING_KEY
+from .delta_record import DELTA_KEY, RUNNING_KEY, DeltaSnapshot
 from .ids import now_iso
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES
 
@@ -104,7 +104,8 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
             values[name] = parent.values[name]
             versions[name] = parent.versions.get(name, cid)
         elif name in values_in:
-            values[name] = values_in[name]
+            value = values_in[name]  # a delta key's snapshot: its whole value
+            values[name] = value.value if isinstance(value, DeltaSnapshot) else value
             versions[name] = cid
     meta = get_checkpoint_metadata(config, metadata or {})
     kept = {k: (None if k == "channel_values" else v) for k, v in checkpoint.items()}
