@@ -104,8 +104,7 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
             values[name] = parent.values[name]
             versions[name] = parent.versions.get(name, cid)
         elif name in values_in:
-            value = values_in[name]  # a delta key's snapshot: its whole value
-            values[name] = value.value if isinstance(value, DeltaSnapshot) else value
+            values[name] = _whole(values_in[name])
             versions[name] = cid
     meta = get_checkpoint_metadata(config, metadata or {})
     kept = {k: (None if k == "channel_values" else v) for k, v in checkpoint.items()}
@@ -118,6 +117,11 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
         metadata={**{k: v for k, v in meta.items() if k not in ("source", "step")},
                   LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": triggers}},
     )
+
+
+def _whole(value: Any) -> Any:
+    """A channel value as put: a delta key's snapshot is its whole value."""
+    return value.value if isinstance(value, DeltaSnapshot) else value
 
 
 def lg_parts(ckpt: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -90,32 +90,39 @@ class CompatModule(types.ModuleType):
     # behaviour; undoing the patch (a set back or a delete) restores the engine's value.
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
-        if name.isupper():
-            for target in _constant_homes(self, name):
-                _ORIGINALS.setdefault((id(target), name), (target, getattr(target, name)))
-                setattr(target, name, value)
+        if not name.startswith("__"):
+            for target, attr in _homes(self, name):
+                _ORIGINALS.setdefault((id(target), attr), getattr(target, attr))
+                setattr(target, attr, value)
 
     def __delattr__(self, name: str) -> None:
         super().__delattr__(name)
-        if name.isupper():
-            for target in _constant_homes(self, name):
-                kept = _ORIGINALS.pop((id(target), name), None)
-                if kept is not None:
-                    setattr(target, name, kept[1])
+        if not name.startswith("__"):
+            for target, attr in _homes(self, name):
+                if (id(target), attr) in _ORIGINALS:
+                    setattr(target, attr, _ORIGINALS.pop((id(target), attr)))
 
 
-_ORIGINALS: dict[tuple[int, str], tuple[types.ModuleType, Any]] = {}
-"""(engine module, constant) -> the module and its value before a patch forwarded to it."""
+_ORIGINALS: dict[tuple[int, str], Any] = {}
+"""(id of an engine module, attribute) -> its value before a patch was forwarded to it."""
 
 
-def _constant_homes(module: types.ModuleType, name: str) -> list[types.ModuleType]:
-    """The engine modules holding the constant `name` served by `module`: those of its chain
-    that export it, or the module such a one names for it in its `__patched_in__`."""
+def _homes(module: types.ModuleType, name: str) -> list[tuple[types.ModuleType, str]]:
+    """Where the engine reads the served `name` of `module`, when a patch of it must go
+    there too: a constant (an upper-case name) of a chain module that exports it, or what a
+    chain module's `__patched_in__` names for it (a module, or `(module name, attribute)`)."""
     sub = module.__name__[len("langgraph."):] if "." in module.__name__ else ""
-    homes = []
+    homes: list[tuple[types.ModuleType, str]] = []
     for mod in (m for m in (_engine_module(n) for n in chain(sub)) if m is not None):
-        if name in _exported(mod):
-            homes.append(getattr(mod, "__patched_in__", {}).get(name, mod))
+        if name not in _exported(mod):
+            continue
+        home = vars(mod).get("__patched_in__", {}).get(name)
+        if isinstance(home, tuple):
+            homes.append((importlib.import_module(home[0]), home[1]))
+        elif isinstance(home, types.ModuleType):
+            homes.append((home, name))
+        elif name.isupper():
+            homes.append((mod, name))
     return homes
 
 

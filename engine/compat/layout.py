@@ -71,6 +71,7 @@ the few private names the agent libraries import (RunnableCallable, patch_config
 DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are, and a few more that
 are cheap and exact (engine/compat/private: coerce_timeout_policy, the raw-checkpoint
 helpers of `pregel._checkpoint` and its delta snapshot bound, `checkpoint.serde.types._DeltaSnapshot`,
+`pregel.remote._V3_SUPPORTED_KWARGS` and `_merge_tracing_headers`,
 `graph.state._warn_invalid_state_schema`, `graph.message._messages_delta_reducer`)."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
@@ -118,7 +119,7 @@ PREGEL_MODULES: dict[str, tuple[str, ...]] = {
     "pregel.main": ("engine.pregel_api",),
     "pregel.protocol": ("engine.pregel_api.graph", "engine.compat.pregel_protocol_names"),
     "pregel.types": ("engine.types", "engine"),  # (deprecated: LangGraph warns)
-    "pregel.remote": ("engine.compat.pregel_names",),
+    "pregel.remote": ("engine.compat.pregel_names", "engine.compat.private.pregel_remote"),
     "pregel.debug": ("engine.streaming.debug",),
 }
 PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)
