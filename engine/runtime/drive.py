@@ -33,69 +33,61 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
     without one). A run that fails is left failed (its `error` set), never raised here:
     each caller decides what a failure means to it. The graph's `step_timeout` bounds each
     superstep. When the caller gives up (cancelled, or the generator closed), the run is
-    cancelled: nothing more runs, what was saved stays."""
+    cancelled: nothing more runs, what was saved stays.
+
+    The loop: start when new, then run the pending tasks and commit, again, until the run
+    ends or pauses (then the async save overrides are awaited and the last chunks go out)
+    or a hook stops it. (One generator: a chunk passes through no other layer here.)"""
     overrides = run.saver if type(run.saver) is RoutedSaver else None  # async save overrides to await
     if overrides is not None:
         overrides.bind(asyncio.get_running_loop())
+    chunks = collector.chunks if collector is not None else None
+    step_timeout = run.graph.step_timeout
+    began: int | None = None  # the step whose superstep `before_superstep` was told of
     try:
-        async with aclosing(_moves(run, hooks, collector, overrides)) as moves:
-            async for chunk in moves:
-                yield chunk
+        if run.status == "new":
+            await run.start()
+        while True:
+            while chunks:
+                yield chunks.popleft()
+            if run.status != "ready":
+                break
+            if hooks is not None:
+                began, verdict = await _before_move(run, hooks, began)
+                if verdict is not _GO:
+                    if verdict is _STOP:
+                        return
+                    if verdict is _AGAIN:
+                        continue
+                    break  # the run ended while its gate was awaited
+            if run.pending:
+                if hooks is None and takes_lone_superstep(run, collector):
+                    await lone_superstep(run, chunks)  # run, kept and committed in one go
+                    continue
+                if _streams_tasks(run, hooks, collector, step_timeout):
+                    async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
+                        async for chunk in live:
+                            yield chunk
+                else:
+                    await _run_tasks(run, hooks, chunks)
+                if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
+                    return
+                continue
+            if not run.ready_to_commit:
+                break
+            if hooks is None:
+                run.commit(report=False)
+            elif await hooks.after_commit(run, run.commit()):
+                return
+        if overrides is not None:
+            await _settle(run, overrides)
+        while chunks:
+            yield chunks.popleft()
     except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
         run.cancel()                                  # what was saved stays (and "exit" saves)
         if overrides is not None:
             await _settle(run, overrides)
         raise
-
-
-async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamCollector | None,
-                 overrides: RoutedSaver | None) -> AsyncGenerator[Any, None]:
-    """The loop of `drive()`: start when new, then run the pending tasks and commit, again,
-    until the run ends or pauses (then the async save overrides are awaited and the last
-    chunks go out) or a hook stops it; the collector's chunks as they come."""
-    chunks = collector.chunks if collector is not None else None
-    step_timeout = run.graph.step_timeout
-    began: int | None = None  # the step whose superstep `before_superstep` was told of
-    if run.status == "new":
-        await run.start()
-    while True:
-        if chunks:
-            while chunks:
-                yield chunks.popleft()
-        if run.status != "ready":
-            break
-        if hooks is not None:
-            began, verdict = await _before_move(run, hooks, began)
-            if verdict is not _GO:
-                if verdict is _STOP:
-                    return
-                if verdict is _AGAIN:
-                    continue
-                break  # the run ended while its gate was awaited
-        if run.pending:
-            if hooks is None and takes_lone_superstep(run, collector):
-                await lone_superstep(run, chunks)  # run, kept and committed in one go
-                continue
-            if _streams_tasks(run, hooks, collector, step_timeout):
-                async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
-                    async for chunk in live:
-                        yield chunk
-            else:
-                await _run_tasks(run, hooks, chunks)
-            if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
-                return
-            continue
-        if not run.ready_to_commit:
-            break
-        if hooks is None:
-            run.commit(report=False)
-        elif await hooks.after_commit(run, run.commit()):
-            return
-    if overrides is not None:
-        await _settle(run, overrides)
-    if chunks:
-        while chunks:
-            yield chunks.popleft()
 
 
 async def _run_tasks(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
@@ -178,6 +170,7 @@ class Waker:
     task_events = False
     """A task's events wake the driver only for the chunks they make (the collector's)."""
     wants_diffs = False
+    wants_ids = False
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()

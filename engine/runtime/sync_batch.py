@@ -48,7 +48,7 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
             started = time.perf_counter()
             outcome: tuple[PlannedTask, NodeRunner, TaskContext, Any, BaseException | None, str, float]
             try:
-                outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx.config, ctx.writer),
+                outcome = (task, runner, ctx, context.run(runner.call_sync, state, ctx),
                            None, "", started)
             except Exception as exc:
                 outcome = (task, runner, ctx, None, exc, tb.format_exc(), started)

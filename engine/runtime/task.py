@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING, Applied, Channel
@@ -20,6 +20,7 @@ from .injected import runtime_for
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
+    from .context import TaskContext
 
 __all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update", "as_items"]
 
@@ -43,6 +44,10 @@ class TaskResult:
     resume: list[Any]
     applied: dict[str, Applied]
     """Keys as the router saw them (this task's writes applied), reused by the commit."""
+    folded: dict[str, Any] | None = None
+    """The state the router saw (the snapshot `folded_on` with `applied`), a dict nobody
+    else holds: a commit of this task alone makes it the new state, nothing copied again."""
+    folded_on: Any = None
     duration_s: float = 0.0
     replayed: bool = False
     cached: bool = False
@@ -105,10 +110,8 @@ def normalize_update(
     node: str, result: Any, channels: Mapping[str, Channel]
 ) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command[Any] | None]:
     """(writes, dropped keys, update as streamed, the Command if one was returned)."""
-    if type(result) is dict:  # the common case, first
-        plain = [(k, v) for k, v in result.items() if k in channels]
-        if len(plain) == len(result):
-            return plain, (), result, None
+    if type(result) is dict and result.keys() <= channels.keys():  # the common case, first
+        return list(result.items()), (), result, None
     if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
         return _normalize_many(node, result, channels)
     command = result if isinstance(result, Command) else None
@@ -248,7 +251,7 @@ class NodeRunner:
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
         "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call", "config_kw",
-        "quick",
+        "quick", "inline", "edge_routes", "branch_why",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -283,6 +286,10 @@ class NodeRunner:
         if not (self.is_subgraph or self.is_runnable or name == START):
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
+        self.edge_routes = tuple((e, f"edge:{name}") for e in self.edges)
+        """The routes its plain edges take, as a TaskResult lists them: made once."""
+        self.branch_why = f"branch:{name}"
+        """The reason of a route its routers chose."""
         self.branches = tuple(_branch_plan(b) for b in branches)
         """(branch, whether its router takes `config`, the view of its input schema or None,
         whether its state parameter is hinted with a schema class: then it sees only the
@@ -293,17 +300,22 @@ class NodeRunner:
         self.plain_sync = not (self.is_async or self.is_subgraph or retry or self.async_router
                                or cache_policy is not None or timeout is not None)
         """A sync node with no retry, cache or timeout: a fan-out may batch it on worker threads."""
+        self.inline = self.plain_sync and name != START
+        """Plain sync code that invoke's own loop may call on its thread (execute.runs_inline)."""
         self.bare_call = not (self.is_runnable or self.wants_writer or self.wants_config or self.injected)
         """The node takes the state alone: call_sync calls it with nothing else to gather."""
 
-    def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+    def call_sync(self, state: Any, ctx: TaskContext) -> Any:
+        """Call the node with `state` and what it asks for of its task's context `ctx`
+        (its config, its stream writer, injected arguments)."""
         if self.bare_call:
             return self.fn(state)
+        config = ctx.config
         if self.is_runnable:
             return self.fn.invoke(state, config)
         kwargs: dict[str, Any] = {}
         if self.wants_writer:
-            kwargs["writer"] = writer
+            kwargs["writer"] = ctx.writer
         if self.injected:
             kwargs.update(_injected_kwargs(self.injected))
         if self.wants_config:
@@ -312,10 +324,10 @@ class NodeRunner:
             return self.fn(state, config, **kwargs)
         return self.fn(state, **kwargs)
 
-    async def call_async(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+    async def call_async(self, state: Any, ctx: TaskContext) -> Any:
         if self.is_runnable:
-            return await self.fn.ainvoke(state, config)
-        result = self.call_sync(state, config, writer)
+            return await self.fn.ainvoke(state, ctx.config)
+        result = self.call_sync(state, ctx)
         if inspect.isawaitable(result):
             result = await result
         return result
