@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .protocols import RunHandle
 
-__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "run_concurrently", "plain_sync", "route_output", "NOT_ANSWERED",
+__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently", "plain_sync", "route_output", "NOT_ANSWERED",
            "HANDLER_TRIGGER"]
 
 NOT_ANSWERED: Any = object()
@@ -143,7 +143,7 @@ def runs_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     async API calls on the loop (`call_node`'s `_call_inline`), the superstep's only task
     with no timeout or recorded answer: `execute_inline(on_loop=True)`."""
     return (runner.quick and runner.inline and task.timeout is None and len(run.plan) == 1
-            and run.options.answers is None and _may_inline(run, runner, task))
+            and run.options.answers is None and may_run_on_loop(run, runner, task))
 
 
 def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> TaskResult:
@@ -376,7 +376,7 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
     if run.inline_sync and len(run.plan) == 1:
         # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
         return call_as_sync(runner.call_sync, state, ctx)
-    if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
+    if runner.quick and len(run.plan) == 1 and may_run_on_loop(run, runner, task):
         return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
     # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
@@ -384,7 +384,7 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
         WORKERS.submit(context.run, _timed, runner.call_sync, state, ctx))
     if type(output) is Exited:  # the node's sys.exit() & co, raised here as a plain raise
         raise output.exc
-    if len(run.plan) == 1 and _may_inline(run, runner, task):
+    if len(run.plan) == 1 and may_run_on_loop(run, runner, task):
         runner.quick = took < QUICK_S
     return output
 
@@ -403,7 +403,7 @@ that then takes over 5x this goes back to the workers. So the async API costs wh
 does per superstep, and the loop is never held longer than the node was seen to take."""
 
 
-def _may_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
+def may_run_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
     return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
             and not hasattr(run.graph, "input_node"))
