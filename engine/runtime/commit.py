@@ -43,7 +43,7 @@ def commit_checked(run: RunHandle, *, report: bool = True) -> StepCommitted | No
             else f"cannot commit: the run is {run.status}"
         )
     try:
-        return commit_superstep(run, report=report or bool(run.listening), diffs=report or run.wants_diffs)
+        return commit_superstep(run, "loop", report or run.listening, report or run.wants_diffs)
     except Exception as exc:
         run.fail(exc)
         raise

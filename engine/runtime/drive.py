@@ -38,9 +38,7 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
     The loop: start when new, then run the pending tasks and commit, again, until the run
     ends or pauses (then the async save overrides are awaited and the last chunks go out)
     or a hook stops it. (One generator: a chunk passes through no other layer here.)"""
-    overrides = run.saver if type(run.saver) is RoutedSaver else None  # async save overrides to await
-    if overrides is not None:
-        overrides.bind(asyncio.get_running_loop())
+    overrides = _bound_overrides(run)
     chunks = collector.chunks if collector is not None else None
     step_timeout = run.graph.step_timeout
     began: int | None = None  # the step whose superstep `before_superstep` was told of
@@ -79,15 +77,22 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
                 run.commit(report=False)
             elif await hooks.after_commit(run, run.commit()):
                 return
-        if overrides is not None:
-            await _settle(run, overrides)
+        await _settle(run, overrides)
         while chunks:
             yield chunks.popleft()
     except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
         run.cancel()                                  # what was saved stays (and "exit" saves)
-        if overrides is not None:
-            await _settle(run, overrides)
+        await _settle(run, overrides)
         raise
+
+
+def _bound_overrides(run: RunHandle) -> RoutedSaver | None:
+    """The run's saver when it routes to a subclass's async save overrides (to await), bound
+    to the running loop; else None."""
+    overrides = run.saver if type(run.saver) is RoutedSaver else None
+    if overrides is not None:
+        overrides.bind(asyncio.get_running_loop())
+    return overrides
 
 
 async def _run_tasks(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
@@ -151,8 +156,11 @@ async def _streamed_tasks(run: RunHandle, collector: StreamCollector | None,
             yield chunk
 
 
-async def _settle(run: RunHandle, overrides: RoutedSaver) -> None:
-    """Await a saver subclass's async save overrides still running; one that failed fails the run."""
+async def _settle(run: RunHandle, overrides: RoutedSaver | None) -> None:
+    """Await a saver subclass's async save overrides still running (None: none); one that
+    failed fails the run."""
+    if overrides is None:
+        return
     try:
         await overrides.settle()
     except Exception as exc:

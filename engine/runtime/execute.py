@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .protocols import RunHandle
 
-__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently", "plain_sync", "route_output", "NOT_ANSWERED",
-           "HANDLER_TRIGGER"]
+__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently",
+           "route_output", "NOT_ANSWERED", "HANDLER_TRIGGER"]
 
 NOT_ANSWERED: Any = object()
 """What `RunOptions.answers` returns for a task the records do not answer (the node runs)."""
@@ -63,8 +63,9 @@ async def gated(run: RunHandle, gate: asyncio.Semaphore, task: PlannedTask) -> T
 
 def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
     """A task's runner, its context (for interrupt() and the stream writer) and input."""
-    runner: NodeRunner = run.graph.runners[task.name]
-    schema = run.graph.schema
+    graph = run.graph
+    runner: NodeRunner = graph.runners[task.name]
+    schema = graph.schema
     if task.is_send:
         state = task.arg
     elif runner.input_view is not None:
@@ -75,14 +76,27 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
         state = schema.node_input(run.values)
     config = run.config if run.tracer is None else \
         run.tracer.task_config(task, run.step + 1, state, run.thread_id, push_index(run, task))
-    if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
-        config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
-            run.checkpoint_ns, task.name, task.id)}}
     resumes = run.resumes
     resume_for, resume_map = resumes.by_task, resumes.by_interrupt  # empty unless resuming
     ctx = TaskContext(task.id, task.name, config, None,
                       list(resume_for.get(task.id, ())) if resume_for else None, current_task.get(), run,
                       resume_map.get(task.id) if resume_map else None)
+    if runner.dressed or task.timeout is not None:
+        _dress(run, runner, task, ctx)
+    if run.task_events:
+        run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
+                             input=state, metadata=user_metadata(run.config)))
+    return runner, ctx, state
+
+
+def _dress(run: RunHandle, runner: NodeRunner, task: PlannedTask, ctx: TaskContext) -> None:
+    """What a task's context gets beyond the plain one (`NodeRunner.dressed`, or a Send's
+    own timeout): its namespace and channels in its config, the error it handles, a
+    heartbeat on its stream writer."""
+    if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
+        config = ctx.config
+        ctx.config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
+            run.checkpoint_ns, task.name, task.id)}}
     if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
         ctx.node_error = task.arg
     if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
@@ -90,10 +104,6 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)
-    if run.task_events:
-        run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
-                             input=state, metadata=user_metadata(run.config)))
-    return runner, ctx, state
 
 
 def push_index(run: RunHandle, task: PlannedTask) -> int:
@@ -142,8 +152,9 @@ def runs_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     """Whether the task is plain sync code seen to be quick (`NodeRunner.quick`) that the
     async API calls on the loop (`call_node`'s `_call_inline`), the superstep's only task
     with no timeout or recorded answer: `execute_inline(on_loop=True)`."""
+    graph = run.graph  # (and may_run_on_loop, spelt out)
     return (runner.quick and runner.inline and task.timeout is None and len(run.plan) == 1
-            and run.options.answers is None and may_run_on_loop(run, runner, task))
+            and run.options.answers is None and graph.step_timeout is None and not hasattr(graph, "input_node"))
 
 
 def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> TaskResult:
@@ -359,10 +370,6 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
     return done_results
 
 
-def plain_sync(run: RunHandle, task: PlannedTask) -> bool:
-    return task.name != START and run.graph.runners[task.name].plain_sync and task.timeout is None
-
-
 async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
     """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
     if task.name == START:
@@ -415,7 +422,10 @@ def _call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContex
     started = time.perf_counter()
     run.__dict__["inline_call"] = True
     try:
-        output = contextvars.copy_context().run(carried, runner.call_sync, state, ctx)
+        if runner.bare_call:  # (NodeRunner.call_sync's first case, without its call)
+            output = contextvars.copy_context().run(carried, runner.fn, state)
+        else:
+            output = contextvars.copy_context().run(carried, runner.call_sync, state, ctx)
     finally:
         run.__dict__["inline_call"] = False
     runner.quick = time.perf_counter() - started < QUICK_S * 5

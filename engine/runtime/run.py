@@ -49,7 +49,7 @@ from .events import (
     StepCommitted,
     TaskFinished,
 )
-from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently
+from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, run_concurrently
 from .options import RunOptions, run_options
 from .head import stored_writes
 from .resume_values import ResumeValues
@@ -351,9 +351,10 @@ class Run:
                 raise
             self.check_after_tasks()
             return [result]
-        batchable = [t for t in pending if plain_sync(self, t)]
+        runners = self.graph.runners
         done_results: list[TaskResult] = []
-        if len(batchable) == len(pending) and self.options.answers is None:
+        if self.options.answers is None and all(runners[t.name].inline and t.timeout is None for t in pending):
+            # (every task plain sync code, a NodeRunner.inline: a fan-out of plain sync nodes)
             done_results = await run_sync_batch(self, pending)
             self.check_after_tasks()
             return done_results

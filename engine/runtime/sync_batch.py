@@ -31,14 +31,7 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
     recorded (and its writes saved) as soon as it comes back."""
     loop = asyncio.get_running_loop()
     runners = run.graph.runners
-    jobs: deque[tuple[PlannedTask, NodeRunner, TaskContext, Any, contextvars.Context]] = deque()
-    for task in tasks:
-        runner, ctx, state = prepare(run, task)
-        context = contextvars.copy_context()
-        context.run(current_task.set, ctx)
-        if run.tracer is not None:
-            context.run(run.tracer.context_var.set, ctx.config)
-        jobs.append((task, runner, ctx, state, context))
+    jobs = _prepared(run, tasks)
     back = Mailbox(loop)
     slow: set[str] = set()  # the nodes of the batch seen to take QUICK_S or more
 
@@ -51,8 +44,9 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
             back.post(_outcome(job, slow))
 
     count = min(len(tasks), _BATCH_WORKERS, max(1, int(run.config.get("max_concurrency") or _BATCH_WORKERS)))
+    own: list[tuple[Any, ...]] = []  # the outcomes of the tasks run on the loop's thread
     if all(runners[t.name].quick for t in tasks) and may_run_on_loop(run, runners[tasks[0].name], tasks[0]):
-        _on_loop(jobs, back, slow)  # quick nodes: on the loop while they stay quick, no thread hand-off
+        own = _on_loop(jobs, slow)  # quick nodes: on the loop while they stay quick, no thread hand-off
     workers = [WORKERS.submit(worker) for _ in range(min(count, len(jobs)))]
     results: list[TaskResult] = []
     taken = 0  # the batch's own outcomes taken so far (results also holds the handlers')
@@ -60,7 +54,10 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
     handlers: list[asyncio.Future[TaskResult]] = []  # error handlers, started beside the batch
     try:
         while taken < len(tasks):
-            outcomes = await back.take()
+            if own:
+                outcomes, own = own, []
+            else:
+                outcomes = await back.take()
             taken += len(outcomes)
             for outcome in outcomes:
                 result = conclude(run, *outcome)
@@ -100,6 +97,20 @@ async def run_sync_batch(run: RunHandle, tasks: Sequence[PlannedTask]) -> list[T
 Job = tuple["PlannedTask", NodeRunner, TaskContext, Any, contextvars.Context]
 
 
+def _prepared(run: RunHandle, tasks: Sequence[PlannedTask]) -> deque[Job]:
+    """Each task prepared (execute.prepare), with a context of its own to run in."""
+    jobs: deque[Job] = deque()
+    tracer = run.tracer
+    for task in tasks:
+        runner, ctx, state = prepare(run, task)
+        context = contextvars.copy_context()
+        context.run(current_task.set, ctx)
+        if tracer is not None:
+            context.run(tracer.context_var.set, ctx.config)
+        jobs.append((task, runner, ctx, state, context))
+    return jobs
+
+
 def _outcome(job: Job, slow: set[str]) -> tuple[Any, ...]:
     """Call one task's node (in its own context) and what `conclude` needs of the call;
     a node that took QUICK_S or more is noted in `slow`."""
@@ -117,11 +128,14 @@ def _outcome(job: Job, slow: set[str]) -> tuple[Any, ...]:
     return task, runner, ctx, output, None, "", started
 
 
-def _on_loop(jobs: deque[Job], back: Mailbox, slow: set[str]) -> None:
+def _on_loop(jobs: deque[Job], slow: set[str]) -> list[tuple[Any, ...]]:
     """Tasks of nodes seen to be quick (`NodeRunner.quick`: each call under QUICK_S on
     the workers) run on the loop's thread, as a quick lone node does (execute.call_node),
-    until one is slow or QUICK_S x 5 have passed: the workers take the rest."""
+    until one is slow or QUICK_S x 5 have passed: the workers take the rest. Returns
+    their outcomes."""
     budget = time.perf_counter() + QUICK_S * 5
+    done = []
     with as_sync_code():  # (no running loop visible to the nodes, as on a worker)
         while jobs and not slow and time.perf_counter() < budget:
-            back.post(_outcome(jobs.popleft(), slow))
+            done.append(_outcome(jobs.popleft(), slow))
+    return done
