@@ -267,7 +267,8 @@ class Serializer:
         if info.kind == "enum":
             return {TAG: "enum", "n": info.name, "v": v._name_}
         d, enc = depth + 1, self._enc
-        return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in self._fields(v, info)}}
+        return {TAG: "obj", "n": info.name,
+                "v": {k: (x if type(x) in plain else enc(x, d, plain)) for k, x in self._fields(v, info)}}
 
     def _enc_unknown(self, v: UnknownValue, d: int, plain: frozenset[type]) -> Any:
         """An UnknownValue goes back as it came: an unknown tag with its fields, an enum
@@ -286,8 +287,15 @@ class Serializer:
         if info.kind == "dataclass":
             return [(name, getattr(v, name)) for name, _ in info.fields]
         if info.kind == "pydantic":
+            extra = getattr(v, "__pydantic_extra__", None)
+            own = v.__dict__
+            names = _PYDANTIC_FIELDS.get(type(v))
+            if names is None:
+                names = _PYDANTIC_FIELDS[type(v)] = frozenset(type(v).model_fields)
+            if not extra and own.keys() == names:  # the instance holds exactly its fields
+                return own.items()  # in pydantic's field order, as getattr would give them
             fields = {name: getattr(v, name) for name in type(v).model_fields}
-            fields.update(getattr(v, "__pydantic_extra__", None) or {})
+            fields.update(extra or {})
             return fields.items()
         return zip(v._fields, v)
 
@@ -427,7 +435,8 @@ class Serializer:
             re, im = _pair(x)
             return complex(dec(re, d), dec(im, d))
         if tag == "obj":
-            return self._dec_obj(_str(v.get("n")), {k: dec(i, d) for k, i in _dict(x).items()})
+            fields = {k: (i if type(i) is str or i is None else dec(i, d)) for k, i in _dict(x).items()}
+            return self._dec_obj(_str(v.get("n")), fields)
         if tag == "enum":
             return self._dec_enum(_str(v.get("n")), _str(x))
         _warn(f"Checkpoint data holds a value tagged {str(tag)[:80]!r}, unknown to this version "
@@ -470,6 +479,10 @@ class Serializer:
             _warn(f"Checkpoint data holds `{name}.{member}`, which the registered enum lacks; "
                   "it is loaded as an inert UnknownValue.")
             return UnknownValue(name, member)
+
+
+_PYDANTIC_FIELDS: dict[type, frozenset[str]] = {}
+"""A registered pydantic class -> its field names (read once: `model_fields` is a property)."""
 
 
 def _written_here(v: Any, t: type) -> Any:
