@@ -288,7 +288,7 @@ class Serializer:
             return [(name, getattr(v, name)) for name, _ in info.fields]
         if info.kind == "pydantic":
             extra = getattr(v, "__pydantic_extra__", None)
-            own = v.__dict__
+            own: dict[str, Any] = v.__dict__
             names = _PYDANTIC_FIELDS.get(type(v))
             if names is None:
                 names = _PYDANTIC_FIELDS[type(v)] = frozenset(type(v).model_fields)
