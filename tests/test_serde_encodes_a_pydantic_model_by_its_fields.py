@@ -4,6 +4,7 @@ The serializer reads the instance's `__dict__` directly when it holds exactly th
 (the usual case: a message of a 10,000-message state), else field by field."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import orjson
@@ -79,3 +80,25 @@ def test_messages_round_trip_with_ids_and_their_order_of_fields() -> None:
     assert back == msgs and [type(m) for m in back] == [type(m) for m in msgs]
     first = orjson.loads(data)[0]["v"]
     assert list(first) == list(type(msgs[0]).model_fields)
+
+
+@dataclasses.dataclass
+class Box:
+    empty_list: list[Any]
+    empty_dict: dict[str, Any]
+    empty_tuple: tuple[Any, ...]
+    tagged_key: dict[str, Any]
+
+
+register_type(Box)
+
+
+def test_empty_containers_of_an_object_keep_their_kind() -> None:
+    s = Serializer()
+    box = Box([], {}, (), {"$t": "not a tag"})
+    v = orjson.loads(s.dumps(box))["v"]
+    assert v["empty_list"] == [] and v["empty_dict"] == {}
+    assert v["empty_tuple"] == {"$t": "tuple", "v": []}  # an empty tuple is still a tuple
+    assert v["tagged_key"] == {"$t": "dict", "v": {"$t": "not a tag"}}
+    back = s.loads(s.dumps(box))
+    assert back == box and type(back.empty_tuple) is tuple

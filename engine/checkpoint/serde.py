@@ -267,8 +267,16 @@ class Serializer:
         if info.kind == "enum":
             return {TAG: "enum", "n": info.name, "v": v._name_}
         d, enc = depth + 1, self._enc
-        return {TAG: "obj", "n": info.name,
-                "v": {k: (x if type(x) in plain else enc(x, d, plain)) for k, x in self._fields(v, info)}}
+        out: dict[str, Any] = {}
+        for k, x in self._fields(v, info):
+            t = type(x)
+            if t in plain:
+                out[k] = x
+            elif (t is dict or t is list) and not x:  # a message's empty metadata: as `_enc` gives it
+                out[k] = t()
+            else:
+                out[k] = enc(x, d, plain)
+        return {TAG: "obj", "n": info.name, "v": out}
 
     def _enc_unknown(self, v: UnknownValue, d: int, plain: frozenset[type]) -> Any:
         """An UnknownValue goes back as it came: an unknown tag with its fields, an enum
