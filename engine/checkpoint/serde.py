@@ -28,6 +28,8 @@ import orjson
 
 from ..errors import CheckpointDecodeError, SerializationError
 from .langchain_types import maybe_langchain
+from .serde_depth import brackets_over as _brackets_over
+from .serde_depth import depth_within as _depth_within
 from .registry import (
     GLOBAL_TYPES,
     Registry,
@@ -118,39 +120,6 @@ def _zone(name: Any) -> Any:
         _warn(f"Checkpoint data names the time zone {text[:80]!r}, unknown here; the stored UTC "
               "offset is kept instead.")
         return None
-
-
-def _depth_within(raw: Any, limit: int) -> bool:
-    """Whether containers in `raw` nest at most `limit` deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(raw, 0)]
-    while stack:
-        v, depth = stack.pop()
-        t = type(v)
-        if t is list:
-            kids: Any = v
-        elif t is dict:
-            kids = v.values()
-        else:
-            continue
-        if depth >= limit:
-            return False
-        stack.extend((x, depth + 1) for x in kids if type(x) is list or type(x) is dict)
-    return True
-
-
-def _brackets_over(data: bytes, limit: int) -> bool:
-    """Whether `data` holds more than `limit` opening brackets (`[` and `{`): only then can
-    its containers nest deeper than `limit`. Found with `find` (memchr), stopping at
-    `limit + 1`: a megabyte of text with a few brackets is not counted byte by byte."""
-    n = 0
-    for bracket in (b"[", b"{"):
-        at = data.find(bracket)
-        while at >= 0:
-            n += 1
-            if n > limit:
-                return True
-            at = data.find(bracket, at + 1)
-    return False
 
 
 def _float(v: float) -> Any:
