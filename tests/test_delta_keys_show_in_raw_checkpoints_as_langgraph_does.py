@@ -39,10 +39,21 @@ def _app(saver, freq: int = 1000, steps: int = 1):
 CFG = {"configurable": {"thread_id": "t"}}
 
 
-def test_a_saver_opened_afresh_leaves_the_delta_value_out_and_get_state_keeps_it(tmp_path):
-    path = str(tmp_path / "d.sqlite")
-    _app(SqliteSaver(path)).invoke({"items": ["a", "b"], "other": ""}, CFG)
-    fresh = SqliteSaver(path)
+@pytest.fixture(params=["sqlite", "postgres"])
+def reopen(request, tmp_path):
+    """A function making a new saver object on one store (a file, a database) each call."""
+    if request.param == "sqlite":
+        path = str(tmp_path / "d.sqlite")
+        return lambda: SqliteSaver(path)
+    from engine.checkpoint.postgres import PostgresSaver
+
+    url = request.getfixturevalue("pg_url")
+    return lambda: PostgresSaver(url)
+
+
+def test_a_saver_opened_afresh_leaves_the_delta_value_out_and_get_state_keeps_it(reopen):
+    _app(reopen()).invoke({"items": ["a", "b"], "other": ""}, CFG)
+    fresh = reopen()
     head = fresh.get_tuple(CFG)
     assert "items" not in head.checkpoint["channel_values"]
     assert head.checkpoint["channel_values"]["other"] == "o0"

@@ -23,8 +23,8 @@ The cadence (LangGraph 1.2's, settled by experiment):
   again from zero;
 - a `durability="exit"` run decides only for the checkpoint it stores: its counts run on
   through the supersteps it does not store;
-- a thread's first checkpoint, when update_state makes it, snapshots every delta key and
-  counts nothing;
+- a fork (a run from an older checkpoint), and a thread's first checkpoint when
+  update_state makes it, snapshot every delta key and count nothing;
 - a key keeps showing its snapshot while the checkpoints after it leave it unchanged.
 
 Older records (made before this entry existed) have none: their delta keys are not known,
@@ -113,9 +113,9 @@ def mark_delta_keys(ckpt: Checkpoint, parent: Checkpoint | None, every: Mapping[
     shown: dict[str, bool] = {}
     # a run's input goes to its input task, which writes the keys in the next checkpoint
     held_input = ckpt.source == "input" and any(t.trigger == "input" and t.is_send for t in ckpt.tasks)
-    if parent is None and ckpt.source == "update":  # a thread's first update: every key snapshots
-        overwritten = every
-        shown.update((k, written is None or k in written) for k in every)
+    if ckpt.source == "fork" or (parent is None and ckpt.source == "update"):
+        overwritten = every  # a fork, a thread's first update: every key snapshots (the update shows what it wrote)
+        shown.update((k, ckpt.source == "fork" or written is None or k in written) for k in every)
     counters = _counted(ckpt, every, seen if isinstance(seen, Mapping) else {}, overwritten, held_input)
     shown.update((k, shown.get(k, True)) for k in every if k not in counters)
     running = {k: list(v) for k, v in counters.items()}

@@ -128,3 +128,13 @@ def case_delta_key_not_written_by_a_threads_first_update_is_left_out(api, tmp):
     app.update_state(cfg, {"other": ["o"]}, as_node="n")
     app.update_state(cfg, {"items": ["i"]}, as_node="n")
     return {"raw": _raw(saver, cfg), "state": app.get_state(cfg).values}
+
+
+def case_delta_key_snapshots_when_a_run_forks_from_an_older_checkpoint(api, tmp):
+    saver = api.InMemorySaver()
+    app = _graph(api, saver, freq=3)
+    cfg = {"configurable": {"thread_id": "t"}}
+    app.invoke({"items": ["a"], "other": ""}, cfg)
+    older = next(s for s in app.get_state_history(cfg) if s.next == ("second",))
+    app.invoke(None, older.config)
+    return {"raw": _raw(saver, cfg), "state": app.get_state(cfg).values}
