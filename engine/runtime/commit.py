@@ -159,7 +159,7 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     cid = run.next_checkpoint_id()
     new_values, versions, changes, appended, wrote = fold_writes(
         channels, run.values, parent.versions, cid, ordered, report and diffs, graph.schema.transient_keys)
-    barriers = dict(parent.barriers)
+    barriers = dict(parent.barriers) if parent.barriers else {}
     plan = next_plan(graph, cid, ordered, barriers)
     options = run.options
     metadata = checkpoint_metadata(run) if options.parents or run.config.get("metadata") else {}

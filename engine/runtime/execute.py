@@ -126,11 +126,13 @@ def conclude(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskCon
             route_output(run, runner, task, output, result, ctx.pushed)
         except Exception as exc:  # a router's or an update's error, reported as the node's
             error, trace = exc, tb.format_exc()
-    if isinstance(error, GraphInterrupt):
+    if error is None:
+        pass
+    elif isinstance(error, GraphInterrupt):
         result.interrupts = tuple(i for i in error.interrupts if isinstance(i, Interrupt))
         result.paused = not result.interrupts  # a subgraph stopped at one of its breakpoints
         result.writes, result.routes, result.sends = [], [], []
-    elif error is not None:
+    else:
         result.error, result.traceback = error, trace
         result.writes, result.routes, result.sends = [], [], []
     result.resume = ctx.resume

@@ -27,6 +27,12 @@ __all__ = ["STREAM_MODES", "StreamCollector", "TaskState", "check_modes", "lg_tr
 
 _NO_IDS = frozenset({"values", "updates"})
 """The stream modes whose chunks show no checkpoint or task id."""
+_VALUES = frozenset({"values"})
+
+SHORT_VALUES = True
+"""Whether a stream of "values" alone (v1, nothing printed, no subgraphs, no output_keys)
+turns a StepCommitted of its own run into its chunk at once, without the dispatch through
+the views (the chunk the ValuesView makes; the tests that compare both ways set it)."""
 
 TaskState = Callable[[str, str, str, str, str], Any]
 """(checkpoint_ns, the same below the streamed graph, node name, task id, thread id) ->
@@ -112,6 +118,9 @@ class StreamCollector:
         collector (not for a stream of "values" alone: see Run.subscribe)."""
         self.wants_diffs = "events" in self.modes
         self.wants_ids = bool(subgraphs or self.modes - _NO_IDS)
+        self._short_values = (SHORT_VALUES and self.yielded == _VALUES and not self.printed and not self.v2
+                              and not subgraphs and output_keys is None)
+        """A StepCommitted of the streamed run goes straight to its chunk (see SHORT_VALUES)."""
         """Whether the chunks show checkpoint or task ids (every mode but "values" and
         "updates" can, and a subgraph's namespace does): else the run may count its ids."""
         """Whether the run must build each StepCommitted's ChannelDiffs for this collector:
@@ -241,6 +250,12 @@ class StreamCollector:
         return self.task_state(ns, below, task.name, task.id, self.thread_id)
 
     def __call__(self, event: RunEvent) -> None:
+        if self._short_values and type(event) is StepCommitted and event.namespace == self.home:
+            # (_handle, ValuesView.on and _put of this one case, spelt out: every superstep)
+            values = self.values = self.schema.output(event.values)
+            if event.wrote:
+                self.chunks.append(("values", values) if self.pairs else values)
+            return
         modes = self.modes
         if "events" in modes:
             self._put("events", event)
