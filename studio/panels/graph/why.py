@@ -66,6 +66,7 @@ class Badge(QGraphicsItem):
         x = at.x() - w / 2 if anchor == "center" else at.x()
         self._rect = QRectF(x, at.y() - h / 2, w, h)
         self.setZValue(30)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # a repaint blits it (see NodeItem)
         self.setToolTip(text)
 
     def boundingRect(self) -> QRectF:
