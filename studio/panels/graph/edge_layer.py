@@ -73,7 +73,7 @@ class EdgeLayer:
         """After the marks or the why marks changed: a highlighted or glowing edge paints
         its own item, the others only their background stroke. True when an edge's kind
         changed, so the background must be painted again (the caller resets the cache)."""
-        changed = any(e.kind != k for e, k in zip(self._edges, self._kinds))
+        changed = [e.kind for e in self._edges] != self._kinds
         if changed:
             self._rebuild()
         on = self.enabled
