@@ -15,7 +15,7 @@ from dataclasses import replace
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, get_args, get_origin, get_type_hints
 
-from .channels import MISSING, Channel, ChannelSpec, LastValue, ReducerChannel
+from .channels import MISSING, BatchReducerChannel, Channel, ChannelSpec, LastValue, ReducerChannel
 from .managed import ManagedValue, managed_of, unqualified
 from .types import Command
 
@@ -157,6 +157,10 @@ class StateSchema:
         """Keys a superstep that does not write them clears (see channels/scoped.py)."""
         self.unsaved_keys: frozenset[str] = frozenset(k for k, ch in self.channels.items() if not ch.saved)
         """Keys kept for the run only, never in a checkpoint or a saved write."""
+        self.delta_keys: dict[str, int] = {
+            k: ch.snapshot_every for k, ch in self.channels.items() if type(ch) is BatchReducerChannel}
+        """Delta keys (LangGraph's DeltaChannel) and how often LangGraph's raw checkpoint
+        form shows their whole value (see checkpoint/delta_record.py)."""
         self.plain_keys: dict[str, bool] = {
             k: type(ch) is not LastValue for k, ch in self.channels.items()
             if type(ch) is LastValue or (type(ch) is ReducerChannel and ch.fn is operator.add)}

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 EXPECTED_ROWS = (
     "`import engine` in a fresh interpreter",
+    "`from engine import StateGraph` in a fresh interpreter",
     "superstep, no checkpointer",
     "superstep, InMemorySaver",
     "superstep, SqliteSaver",

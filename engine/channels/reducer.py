@@ -120,15 +120,21 @@ class BatchReducerChannel(Channel):
     `fn(old, [write, ...]) -> new` (LangGraph's DeltaChannel). The reducer must give the
     same value for two batches folded one after the other as for the two joined, so
     writes may be replayed in batches of any size. One Overwrite in a superstep replaces
-    the value (None: the empty value); the step's other writes are dropped."""
+    the value (None: the empty value); the step's other writes are dropped.
 
-    __slots__ = ("fn", "empty", "reducer_name")
+    `snapshot_every`: how LangGraph's raw checkpoint form shows the key (the engine's
+    stores keep every value either way): as writes, with the whole value (a snapshot)
+    every this many updates (checkpoint/delta_record.py)."""
 
-    def __init__(self, key: str, fn: Callable[[Any, list[Any]], Any], empty: Callable[[], Any] | None) -> None:
+    __slots__ = ("fn", "empty", "reducer_name", "snapshot_every")
+
+    def __init__(self, key: str, fn: Callable[[Any, list[Any]], Any], empty: Callable[[], Any] | None,
+                 snapshot_every: int = 100) -> None:
         super().__init__(key)
         self.fn = fn
         self.empty = empty
         self.reducer_name = f"{reducer_display_name(fn)} (batched)"
+        self.snapshot_every = snapshot_every
 
     def initial(self) -> Any:
         return MISSING if self.empty is None else self.empty()

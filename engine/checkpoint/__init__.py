@@ -15,32 +15,33 @@ memory, and sqlite with its parts: sqlite_schema (the file: tables, opening, err
 sqlite_rows (a checkpoint's row), sqlite_cache (what a writer remembers), segments
 (appended lists).
 """
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .base import (
-    ERROR,
-    INTERRUPT,
-    RESUME,
-    ROUTE,
-    SEND,
-    BaseCheckpointSaver,
-    Checkpoint,
-    CheckpointHeader,
-    PendingWrite,
-    PlannedTask,
-    ThreadInfo,
-    new_checkpoint_id,
-    new_task_id,
-    now_iso,
-)
-from .langgraph_api import CheckpointTuple
-from .memory import InMemorySaver, MemorySaver
-from .serde import Serializer, UnknownTypeWarning, UnknownValue, register_type
-from .sqlite import SqliteSaver
+from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .base import (
+        ERROR,
+        INTERRUPT,
+        RESUME,
+        ROUTE,
+        SEND,
+        BaseCheckpointSaver,
+        Checkpoint,
+        CheckpointHeader,
+        PendingWrite,
+        PlannedTask,
+        ThreadInfo,
+        new_checkpoint_id,
+        new_task_id,
+        now_iso,
+    )
+    from .langgraph_api import CheckpointTuple
+    from .memory import InMemorySaver, MemorySaver
     from .postgres import PostgresSaver
     from .postgres_shallow import ShallowPostgresSaver
+    from .serde import Serializer, UnknownTypeWarning, UnknownValue, register_type
+    from .sqlite import SqliteSaver
 
 __all__ = [
     "BaseCheckpointSaver",
@@ -69,15 +70,14 @@ __all__ = [
     "UnknownTypeWarning",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """`PostgresSaver` and `ShallowPostgresSaver` are imported on first use (their modules and psycopg stay unloaded otherwise)."""
-    if name == "PostgresSaver":
-        from .postgres import PostgresSaver
-
-        return PostgresSaver
-    if name == "ShallowPostgresSaver":
-        from .postgres_shallow import ShallowPostgresSaver
-
-        return ShallowPostgresSaver
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".base": ("ERROR", "INTERRUPT", "RESUME", "ROUTE", "SEND", "BaseCheckpointSaver", "Checkpoint", "CheckpointHeader",
+              "PendingWrite", "PlannedTask", "ThreadInfo", "new_checkpoint_id", "new_task_id", "now_iso"),
+    ".langgraph_api": ("CheckpointTuple",),
+    ".memory": ("InMemorySaver", "MemorySaver"),
+    ".serde": ("Serializer", "UnknownTypeWarning", "UnknownValue", "register_type"),
+    ".sqlite": ("SqliteSaver",),
+    # psycopg and the PostgreSQL modules load only when one of these is asked for
+    ".postgres": ("PostgresSaver",),
+    ".postgres_shallow": ("ShallowPostgresSaver",),
+})

@@ -44,11 +44,12 @@ class DeltaHistoryAPI:
         found: dict[str, list[tuple[str, str, Any]]] = {c: [] for c in channels}
         seeds: dict[str, Any] = {}
         left = set(channels)
-        target = self.get_tuple(config)  # type: ignore[attr-defined]
+        read = getattr(self, "_history_tuple", None) or self.get_tuple  # type: ignore[attr-defined]
+        target = read(config)
         cursor = target.parent_config if target is not None else None
         seen: set[str] = set()
         while cursor is not None and left:
-            tup = self.get_tuple(cursor)  # type: ignore[attr-defined]
+            tup = read(cursor)
             if tup is None or tup.checkpoint["id"] in seen:
                 break
             seen.add(tup.checkpoint["id"])

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from ..errors import MissingCheckpointError
 from .data import ERROR
+from .delta_record import delta_view
 from .ids import ns_thread_key, split_thread_key
 from .lg_form import fresh_writes, is_lg_form, lg_parts, lg_pending, public_metadata, record_of
 from .lg_maintenance import LangGraphMaintenance
@@ -128,6 +129,17 @@ class LangGraphSaverAPI(LangGraphMaintenance):
     # -- LangGraph's forms ----------------------------------------------------------------
     def get_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
         """The checkpoint the config names (its thread's latest without a checkpoint_id)."""
+        return self._get_tuple(config)
+
+    def _history_tuple(self, config: Mapping[str, Any]) -> CheckpointTuple | None:
+        """get_tuple for `get_delta_channel_history`: with the whole values of the delta
+        keys, which the records keep (a nearer seed than LangGraph's snapshots), unless a
+        subclass replaced get_tuple."""
+        if type(self).get_tuple is not LangGraphSaverAPI.get_tuple:
+            return self.get_tuple(config)
+        return self._get_tuple(config, whole=True)
+
+    def _get_tuple(self, config: Mapping[str, Any], whole: bool = False) -> CheckpointTuple | None:
         thread_id, checkpoint_id = _address(config, "get_tuple")
         if thread_id is None:
             return None
@@ -141,7 +153,13 @@ class LangGraphSaverAPI(LangGraphMaintenance):
             found = self.load(thread_id, child.id) if child is not None else None  # type: ignore[attr-defined]
             if found is not None:
                 memo.shape(found)
-        return self._tuple(ckpt, memo=memo)
+        tup = self._tuple(ckpt, memo=memo)
+        view = delta_view(ckpt) if whole else None
+        if view:
+            written = memo.shape(ckpt).state_keys
+            tup.checkpoint["channel_values"].update(
+                (k, ckpt.values[k]) for k in view if k in written and k in ckpt.values)
+        return tup
 
     def get(self, config: Mapping[str, Any]) -> dict[str, Any] | None:
         """The checkpoint dict the config names (see get_tuple)."""

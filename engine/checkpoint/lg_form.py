@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .data import Checkpoint, PendingWrite, as_source
+from .delta_record import DELTA_KEY, RUNNING_KEY, DeltaSnapshot
 from .ids import now_iso
 from .lg_projection import INTERNAL_CHANNEL_PREFIXES
 
@@ -62,9 +63,13 @@ def is_lg_form(ckpt: Checkpoint) -> bool:
     return isinstance(ckpt.metadata.get(LG_KEY), Mapping)
 
 
+DELTA_KEYS = frozenset({DELTA_KEY, RUNNING_KEY})
+
+
 def public_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A record's metadata without the LangGraph-form entry."""
-    return {k: v for k, v in metadata.items() if k != LG_KEY}
+    """A record's metadata without the store's own entries (the LangGraph-form one, the
+    delta keys' view of delta_record.py)."""
+    return {k: v for k, v in metadata.items() if k != LG_KEY and k not in DELTA_KEYS}
 
 
 def _step(value: Any) -> int:
@@ -99,7 +104,7 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
             values[name] = parent.values[name]
             versions[name] = parent.versions.get(name, cid)
         elif name in values_in:
-            values[name] = values_in[name]
+            values[name] = _whole(values_in[name])
             versions[name] = cid
     meta = get_checkpoint_metadata(config, metadata or {})
     kept = {k: (None if k == "channel_values" else v) for k, v in checkpoint.items()}
@@ -112,6 +117,11 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
         metadata={**{k: v for k, v in meta.items() if k not in ("source", "step")},
                   LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": triggers}},
     )
+
+
+def _whole(value: Any) -> Any:
+    """A channel value as put: a delta key's snapshot is its whole value."""
+    return value.value if isinstance(value, DeltaSnapshot) else value
 
 
 def lg_parts(ckpt: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .data import DONE, ERROR, HANDLED, INTERRUPT, RESUME, ROUTE, SEND, Checkpoint, PendingWrite, PlannedTask
+from .delta_record import DeltaSnapshot, delta_view
 
 __all__ = ["LGShape", "ShapeMemo", "project_chain", "lg_writes", "INTERNAL_CHANNEL_PREFIXES"]
 
@@ -66,11 +67,19 @@ class LGShape:
                        updated=self.updated)
 
     def checkpoint(self, ckpt: Checkpoint) -> dict[str, Any]:
-        """The raw dict of `ckpt`, LangGraph's keys in LangGraph's order."""
+        """The raw dict of `ckpt`, LangGraph's keys in LangGraph's order; a delta key's value
+        as LangGraph shows it (left out, or a DeltaSnapshot)."""
         if ckpt.source == "input":
             values = {k: ckpt.values[k] for k in ckpt.values if k in self.state_keys}
         else:
             values = {k: v for k, v in ckpt.values.items() if k in self.state_keys}
+        view = delta_view(ckpt)
+        if view:  # a delta key: left out, or its whole value as a snapshot (delta_record.py)
+            for key in [k for k in view if k in values]:
+                if view[key]:
+                    values[key] = DeltaSnapshot(values[key])
+                else:
+                    del values[key]
         values.update((k, _copy(v)) for k, v in self.extra.items())
         return {"v": 4, "id": ckpt.id, "ts": ckpt.created_at, "channel_values": values,
                 "channel_versions": dict(self.versions),

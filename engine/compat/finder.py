@@ -85,6 +85,46 @@ class CompatModule(types.ModuleType):
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self.__getattr__("__all__")))
 
+    # A constant patched here (`unittest.mock.patch("langgraph.x.LIMIT", 3)`) is patched
+    # where the engine reads it too, as patching LangGraph's module changes LangGraph's
+    # behaviour; undoing the patch (a set back or a delete) restores the engine's value.
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if not name.startswith("__"):
+            for target, attr in _homes(self, name):
+                _ORIGINALS.setdefault((id(target), attr), getattr(target, attr))
+                setattr(target, attr, value)
+
+    def __delattr__(self, name: str) -> None:
+        super().__delattr__(name)
+        if not name.startswith("__"):
+            for target, attr in _homes(self, name):
+                if (id(target), attr) in _ORIGINALS:
+                    setattr(target, attr, _ORIGINALS.pop((id(target), attr)))
+
+
+_ORIGINALS: dict[tuple[int, str], Any] = {}
+"""(id of an engine module, attribute) -> its value before a patch was forwarded to it."""
+
+
+def _homes(module: types.ModuleType, name: str) -> list[tuple[types.ModuleType, str]]:
+    """Where the engine reads the served `name` of `module`, when a patch of it must go
+    there too: a constant (an upper-case name) of a chain module that exports it, or what a
+    chain module's `__patched_in__` names for it (a module, or `(module name, attribute)`)."""
+    sub = module.__name__[len("langgraph."):] if "." in module.__name__ else ""
+    homes: list[tuple[types.ModuleType, str]] = []
+    for mod in (m for m in (_engine_module(n) for n in chain(sub)) if m is not None):
+        if name not in _exported(mod):
+            continue
+        home = vars(mod).get("__patched_in__", {}).get(name)
+        if isinstance(home, tuple):
+            homes.append((importlib.import_module(home[0]), home[1]))
+        elif isinstance(home, types.ModuleType):
+            homes.append((home, name))
+        elif name.isupper():
+            homes.append((mod, name))
+    return homes
+
 
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:

@@ -70,7 +70,9 @@ the reserved strings the engine's public data carries (task paths, write channel
 the few private names the agent libraries import (RunnableCallable, patch_configurable,
 DeprecatedKwargs, CONFIG_KEY_READ/SEND), served as public ones are, and a few more that
 are cheap and exact (engine/compat/private: coerce_timeout_policy, the raw-checkpoint
-helpers of `pregel._checkpoint`, `graph.state._warn_invalid_state_schema`, `graph.message._messages_delta_reducer`)."""
+helpers of `pregel._checkpoint` and its delta snapshot bound, `checkpoint.serde.types._DeltaSnapshot`,
+`pregel.remote._V3_SUPPORTED_KWARGS` and `_merge_tracing_headers`,
+`graph.state._warn_invalid_state_schema`, `graph.message._messages_delta_reducer`)."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "typing": ("engine.compat.typing_names",),
@@ -83,7 +85,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "checkpoint.base.id": ("engine.checkpoint.base", "engine.checkpoint"),
     "checkpoint.serde.base": ("engine.checkpoint.serde_protocol",),
     "checkpoint.serde.jsonplus": ("engine.checkpoint.serde_jsonplus", "engine.checkpoint.serde"),
-    "checkpoint.serde.types": ("engine.checkpoint.serde_protocol",),
+    "checkpoint.serde.types": ("engine.checkpoint.serde_protocol", "engine.compat.private.serde_types"),
     "checkpoint.serde.encrypted": ("engine.checkpoint.serde_encrypted",),
     "prebuilt.chat_agent_executor": ("engine.prebuilt.react_agent", "engine.prebuilt", "engine.compat.prebuilt_names"),
     "prebuilt.tool_validator": ("engine.prebuilt.validation", "engine.prebuilt.tool_node", "engine.prebuilt"),
@@ -117,7 +119,7 @@ PREGEL_MODULES: dict[str, tuple[str, ...]] = {
     "pregel.main": ("engine.pregel_api",),
     "pregel.protocol": ("engine.pregel_api.graph", "engine.compat.pregel_protocol_names"),
     "pregel.types": ("engine.types", "engine"),  # (deprecated: LangGraph warns)
-    "pregel.remote": ("engine.compat.pregel_names",),
+    "pregel.remote": ("engine.compat.pregel_names", "engine.compat.private.pregel_remote"),
     "pregel.debug": ("engine.streaming.debug",),
 }
 PUBLIC = PUBLIC | frozenset(PREGEL_MODULES)

@@ -99,8 +99,7 @@ def _only_one(updates: Sequence[Any], message: str) -> None:
 
 
 def _save(graph: CompiledGraph, config: Mapping[str, Any], ckpt: Checkpoint) -> Checkpoint:
-    save_checkpoint(_run(graph, config), ckpt)
-    return ckpt
+    return save_checkpoint(_run(graph, config), ckpt)
 
 
 def _clear(graph: CompiledGraph, config: Mapping[str, Any], base: Checkpoint | None) -> Checkpoint:

@@ -42,7 +42,7 @@ def _sdk() -> Any:
     return sdk
 
 
-def _tracing_headers(headers: dict[str, str] | None) -> dict[str, str] | None:
+def merge_tracing_headers(headers: dict[str, str] | None) -> dict[str, str] | None:
     """`headers` with the current LangSmith run's trace headers (distributed tracing)."""
     import langsmith
 
@@ -205,7 +205,7 @@ class RemoteGraph(Runnable or object):  # type: ignore[misc]
                 "assistant_id": self.assistant_id, "input": input, "command": command, "config": sanitized,
                 "context": options.pop("context"), "stream_mode": handling.sent, **options,
                 "stream_subgraphs": handling.stream_subgraphs, "if_not_exists": "create",
-                "headers": _tracing_headers(headers) if self.distributed_tracing else headers, **kwargs}
+                "headers": merge_tracing_headers(headers) if self.distributed_tracing else headers, **kwargs}
         return handling, call
 
     def stream(self, input: Any, config: Mapping[str, Any] | None = None, *, context: Any = None,
@@ -305,7 +305,7 @@ class RemoteGraph(Runnable or object):  # type: ignore[misc]
         sanitized = sanitize_config(self._merged(config))
         thread_id = sanitized.get("configurable", {}).pop("thread_id", None)
         start = start_arguments(input, sanitized, kwargs.get("metadata"))  # refuses a Command it cannot send
-        sent = _tracing_headers(headers) if self.distributed_tracing else headers
+        sent = merge_tracing_headers(headers) if self.distributed_tracing else headers
         threads = getattr(client, "threads", None)
         if threads is None or not hasattr(threads, "stream"):
             raise ImportError("RemoteGraph v3 event streams need a langgraph-sdk with thread streams "

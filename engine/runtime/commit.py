@@ -164,7 +164,7 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
         source=source, created_at=now_iso() if run.durable_ids else "", values=new_values, versions=versions,
         barriers=barriers, tasks=plan, nodes_ran=nodes_ran, metadata=metadata,
     )
-    save_checkpoint(run, ckpt, appended=appended)
+    ckpt = save_checkpoint(run, ckpt, appended=appended)
     set_checkpoint(run, ckpt, owned=True)
     committed = None
     if report:

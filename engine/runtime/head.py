@@ -9,7 +9,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import DONE, SEND, Checkpoint, PendingWrite
+from ..channels.reducer import overwrite_value
+from ..checkpoint.delta_record import mark_delta_keys
 from ..types import Send
+from .durability import HeldSaves
 
 if TYPE_CHECKING:
     from .protocols import RunHandle
@@ -40,10 +43,14 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
 
 
 def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
-                    appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> None:
-    """Store the checkpoint (channels whose version is its id changed in it)."""
+                    appended: Mapping[str, tuple[str, Sequence[Any]]] | None = None) -> Checkpoint:
+    """Store the checkpoint (channels whose version is its id changed in it); the record
+    the run goes on from (with its delta keys' entries, checkpoint/delta_record.py)."""
     if run.saver is None:
-        return
+        return ckpt
+    if run.graph.schema.delta_keys:
+        ckpt = _mark_delta_keys(run, ckpt)
+    kept = ckpt
     unsaved = run.graph.schema.unsaved_keys
     if unsaved:
         ckpt = _without(ckpt, unsaved)
@@ -51,8 +58,37 @@ def save_checkpoint(run: RunHandle, ckpt: Checkpoint,
             appended = {k: v for k, v in appended.items() if k not in unsaved}
     if run.held is not None:
         run.held.save(run, ckpt, appended or None)
-        return
+        return kept
     run.saver.save(ckpt, appended=appended or None)
+    return kept
+
+
+def _mark_delta_keys(run: RunHandle, ckpt: Checkpoint) -> Checkpoint:
+    """`ckpt` with what LangGraph's form needs of its delta keys (checkpoint/delta_record.py)."""
+    every = run.graph.schema.delta_keys
+    parent = _parent(run, ckpt)
+    held = isinstance(run.held, HeldSaves)
+    stepped = ckpt.source in ("loop", "update")
+    writes = [(ch, v) for r in run.results.values() for ch, v in r.writes if ch in every] if stepped else []
+    return mark_delta_keys(ckpt, parent, every, overwritten={ch for ch, v in writes if overwrite_value(v)[0]},
+                           written={ch for ch, _ in writes} if stepped else None, held=held,
+                           parent_held=held and parent is not None and _held_id(run) == parent.id)
+
+
+def _held_id(run: RunHandle) -> str | None:
+    last = run.held.last if isinstance(run.held, HeldSaves) else None
+    return last.id if last is not None else None
+
+
+def _parent(run: RunHandle, ckpt: Checkpoint) -> Checkpoint | None:
+    """The record `ckpt` follows: the run's head, or the stored one it names."""
+    head = run.checkpoint
+    if head is not None and head.id and head.id == ckpt.parent_id:
+        return head
+    if ckpt.parent_id is None or run.saver is None:
+        return None
+    found: Checkpoint | None = run.saver.load(run.store_key, ckpt.parent_id)
+    return found
 
 
 def _without(ckpt: Checkpoint, keys: frozenset[str]) -> Checkpoint:

@@ -151,7 +151,7 @@ def _start_input(run: RunHandle, base: Checkpoint | None) -> str:
         values=values, versions=versions, barriers=dict(base.barriers) if base else {},
         tasks=tasks, nodes_ran=(), metadata=checkpoint_metadata(run),
     )
-    save_checkpoint(run, ckpt)
+    ckpt = save_checkpoint(run, ckpt)
     set_checkpoint(run, ckpt)
     run.first_step = ckpt.step + 1
     return "input"
@@ -212,7 +212,7 @@ def _fork(run: RunHandle, base: Checkpoint) -> Checkpoint:
     fork = replace(base, id=fork_id, parent_id=base.id, step=base.step + (0 if run.options.fork_same_step else 1),
                    source="fork", created_at=now_iso(), metadata=checkpoint_metadata(run),
                    tasks=tuple(replace(t, id=new_task_id(fork_id, i)) for i, t in enumerate(base.tasks)))
-    save_checkpoint(run, fork)
+    fork = save_checkpoint(run, fork)
     return fork
 
 

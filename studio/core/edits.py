@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine import START, Overwrite, add_messages
-from engine.messages import is_add_messages
+from engine import messages as engine_messages
 from engine.channels import ReducerChannel
-from engine.messages import RemoveMessage
+from engine.messages import is_add_messages
 
 from .valuediff import same
 
@@ -103,7 +103,8 @@ def _through_reducer(reducer: Any, before: Any, typed: Any) -> Any:
         old = [m for m in before if _msg_id(m)] if isinstance(before, list) else []
         by_id = {_msg_id(m): m for m in old}
         kept = {_msg_id(m) for m in typed}
-        write: list[Any] = [RemoveMessage(id=mid) for mid in by_id if mid not in kept]
+        remove = engine_messages.RemoveMessage  # the active layer's: langchain-core loads on first use, not at start-up
+        write: list[Any] = [remove(id=mid) for mid in by_id if mid not in kept]
         write += [m for m in typed if _msg_id(m) not in by_id or not same(by_id[_msg_id(m)], m)]
         return write
     if isinstance(typed, list) and isinstance(before, list) and len(typed) >= len(before) \

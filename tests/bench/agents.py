@@ -182,6 +182,16 @@ def _react_floor(tool_rounds: int) -> float:
     return time.perf_counter() - start
 
 
+def _react_share(medians: dict[str, float], floor: float) -> str:
+    """What each side adds to the floor (its graph runtime, node wrappers and callbacks), per run."""
+    own = medians["engine"] - floor
+    text = f"; the engine's own share (engine - floor) {own * 1e3:.1f} ms"
+    if "langgraph" in medians:
+        theirs = medians["langgraph"] - floor
+        text += f", LangGraph's {theirs * 1e3:.1f} ms" + (f" ({own / theirs:.2f}x)" if theirs > 0 else "")
+    return text
+
+
 def _react_row(ctx: Context) -> Row:
     p = ctx.profile
     tool_rounds = 3 if p.is_smoke else 10
@@ -196,7 +206,7 @@ def _react_row(ctx: Context) -> Row:
         langgraph=medians["langgraph"] * 1e3 if "langgraph" in medians else None,
         floor=floor * 1e3, target=Target(kind="ratio", limit=0.1),
         note="one invoke(), no checkpointer; the model is a langchain-core BaseChatModel on both sides "
-             "(its own cost is in the floor: the model and tool called in a plain loop)",
+             "(its own cost is in the floor: the model and tool called in a plain loop)" + _react_share(medians, floor),
     )
 
 

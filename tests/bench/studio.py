@@ -55,7 +55,11 @@ example_input = {{"messages": [HumanMessage(content=f"message {{i}}: " + FILLER)
 
 
 def _child(ctx: Context, workload: str, args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    # from compiled bytecode, as an installed copy runs (pip compiles at install): a bytecode cache
+    # of the bench's own, filled by the first child, with PYTHONDONTWRITEBYTECODE dropped (as the
+    # import row does); without it a machine that sets that variable times the compiler at start-up
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPYCACHEPREFIX=str(ctx.workdir / "pycache"))
     proc = subprocess.run(
         [ctx.studio_python or sys.executable, "-m", "tests.bench.studio_child", workload, json.dumps(args)],
         check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout_s,
@@ -84,11 +88,15 @@ def _startup_row(ctx: Context) -> Row:
     row = Row(key="studio.startup", workload="studio: `retrograph react_agent.py` until the window is shown",
               unit="s", target=Target(kind="max", limit=2.0))
     example = ROOT / "resources" / "examples" / "react_agent.py"
-    spawned = time.time()
-    result = _child(ctx, "startup", {"graph_file": str(example), "db": ctx.new_db("studio-startup")}, 300)
-    row.engine = result["shown_at"] - spawned
-    row.note = (f"the graph drawn at {result['drawn_at'] - spawned:.2f} s; while it imported the window said "
-                f"\"{result['waiting_text']}\"")
+    runs = []
+    for _ in range(1 + (1 if ctx.profile.is_smoke else 3)):  # the first fills the bytecode cache: not counted
+        spawned = time.time()
+        result = _child(ctx, "startup", {"graph_file": str(example), "db": ctx.new_db("studio-startup")}, 300)
+        runs.append((result["shown_at"] - spawned, result["drawn_at"] - spawned, result))
+    shown, drawn, result = sorted(runs[1:], key=lambda r: r[0])[(len(runs) - 2) // 2]  # the median start
+    row.engine = shown
+    row.note = (f"median of {len(runs) - 1} starts from compiled bytecode (first, compiling: {runs[0][0]:.2f} s); "
+                f"the graph drawn at {drawn:.2f} s; while it imported the window said \"{result['waiting_text']}\"")
     _with_exit_problem(row, result)
     return row
 

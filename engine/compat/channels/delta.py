@@ -36,7 +36,8 @@ def _plain_type(typ: Any) -> Any:
 class DeltaChannel(ValueChannel):
     """`reducer(state, [write, ...]) -> state`, one call per superstep; the reducer must be
     deterministic and give the same state for two batches as for the two joined.
-    `snapshot_frequency` (a positive int) is accepted for LangGraph's storage cadence."""
+    `snapshot_frequency` (a positive int): LangGraph's raw checkpoint shows the whole value
+    (a `_DeltaSnapshot`) every this many updates, and else leaves it out."""
 
     __slots__ = ("reducer", "snapshot_frequency")
 
@@ -101,4 +102,5 @@ class DeltaChannel(ValueChannel):
 
     def engine_channel(self, key: str) -> core.Channel:
         typ = self.typ
-        return core.BatchReducerChannel(key, stamping_ids(self.reducer), typ if callable(typ) else None)
+        return core.BatchReducerChannel(key, stamping_ids(self.reducer), typ if callable(typ) else None,
+                                        snapshot_every=self.snapshot_frequency)
