@@ -19,7 +19,7 @@ from .actions import STEPPING, Actions, build_actions, build_menus, build_toolba
 from .banner import ErrorBanner
 from .elided import ElidedLabel
 from .fitting import fits, room_for, tighten, widen_timeline
-from .stop_banner import StopBanner
+from .stop_banner import STEP_COMMANDS, StopBanner, hold_banner_timer
 from .debugging import DebugDock
 from studio.core.jsontext import parse_json_input
 from .dialogs import ThreadPicker, ask_foreign_thread
@@ -309,8 +309,22 @@ class MainWindow(QMainWindow):
         editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _on_stop(self, report: object) -> None:
-        """The "stopped because" banner shown (or hidden) above the graph; the side docks
-        keep their widths (a relayout of the window would hand the graph's column more)."""
+        """The "stopped because" banner shown (or hidden) above the graph. A step (F10, F11)
+        keeps the banner of the stop it starts from until its own stop replaces it, or for
+        STEP_HOLD_MS: hiding and showing it again moved the graph and every dock below it
+        (two window relayouts and repaints per F10)."""
+        hold = hold_banner_timer(self, lambda: self._show_stop(None))
+        if report is None and self.session.busy and self.stop_banner.isVisible() \
+                and self.session.state.command_name in STEP_COMMANDS:
+            if not hold.isActive():
+                hold.start()
+            return
+        hold.stop()
+        self._show_stop(report)
+
+    def _show_stop(self, report: object) -> None:
+        """The banner shown (or hidden); the side docks keep their widths (a relayout of the
+        window would hand the graph's column more)."""
         area = Qt.DockWidgetArea
         sides = [next((d for d in self.docks.all() if d.isVisible() and not d.isFloating()
                        and self.dockWidgetArea(d) == side), None) for side in (area.LeftDockWidgetArea,

@@ -7,6 +7,8 @@ same window action the key triggers). It goes when the run moves again.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout, \
@@ -16,7 +18,21 @@ from studio.panels._flow import FlowLayout
 
 from studio.core.records import StopReport
 
-__all__ = ["StopBanner"]
+__all__ = ["StopBanner", "STEP_COMMANDS", "STEP_HOLD_MS", "hold_banner_timer"]
+
+STEP_COMMANDS = frozenset({"step", "step into", "step out", "step superstep"})
+"""The session's commands during which the banner of the stop they start from stays up."""
+STEP_HOLD_MS = 400
+"""How long a step keeps that banner, at most (a slow node: the run is moving, it goes)."""
+
+
+def hold_banner_timer(window: QWidget, hide: Callable[[], None]) -> QTimer:
+    """The window's one timer that calls `hide` for a held banner (see MainWindow._on_stop)."""
+    timer = window.findChild(QTimer, "stopBannerHold")
+    if timer is None:
+        timer = QTimer(window, singleShot=True, interval=STEP_HOLD_MS, objectName="stopBannerHold")
+        timer.timeout.connect(hide)
+    return timer
 
 
 class StopBanner(QFrame):
@@ -112,23 +128,33 @@ class StopBanner(QFrame):
         self.setMinimumHeight(self.heightForWidth(self.width()))
 
     def show_stop(self, report: StopReport | None) -> None:
-        self.report = report
+        if report is not None and report == self.report and self.isVisible():
+            return  # the same stop again (F10 after F10): nothing to lay out or repaint
+        before, self.report = self.report, report
         if report is None:
             self.hide()
             return
-        self.setProperty("kind", report.kind)
-        self.style().unpolish(self)
-        self.style().polish(self)
+        if self.property("kind") != report.kind:
+            self.setProperty("kind", report.kind)
+            self.style().unpolish(self)
+            self.style().polish(self)
         self.title.setText(report.title)
         self.detail.setText(report.detail)
         self._show_detail()
+        self.details.setChecked(False)
+        self.details.setVisible(bool(report.trace))
+        self.trace.setPlainText(report.trace)
+        if before is None or before.keys != report.keys or not self.buttons:
+            self._make_keys(report)
+        self.show()
+        self._hold()
+
+    def _make_keys(self, report: StopReport) -> None:
+        """A button per key (made again only when the keys change: F10 after F10 keeps them)."""
         for button in self.buttons:
             self.keys.removeWidget(button)
             button.deleteLater()
         self.buttons = []
-        self.details.setChecked(False)
-        self.details.setVisible(bool(report.trace))
-        self.trace.setPlainText(report.trace)
         for name, label in report.keys:
             button = QPushButton(label, objectName="stopKey")
             button.setProperty("action", name)
@@ -136,8 +162,6 @@ class StopBanner(QFrame):
             button.clicked.connect(lambda _=False, n=name: self.keyRequested.emit(n))
             self.keys.addWidget(button)
             self.buttons.append(button)
-        self.show()
-        self._hold()
 
     def text(self) -> str:
         """What the banner says, as one string (title, detail, keys)."""

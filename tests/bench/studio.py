@@ -1,7 +1,8 @@
 """Studio benchmarks, each run offscreen in a child process (see studio_child.py).
 
 - a graph of N nodes and 2N edges laid out (off the UI thread) and drawn;
-- one node step with a 10,000-message state, until every panel is redrawn (median);
+- one node step with a 10,000-message state: the UI thread's longest stall, each step's time
+  until Qt repainted what it changed (no forced whole-window repaint), the repaints counted;
 - a database whose thread holds 100,000 checkpoints opened: until its timeline is shown,
   until all of it is in the timeline (Home), paging through it, and the process's peak memory;
 - a post-mortem of a 300-wide fan-out: each checkpoint selected, the UI thread's longest stall.
@@ -117,19 +118,24 @@ def _graph_row(ctx: Context) -> Row:
 
 
 def _step_row(ctx: Context) -> Row:
+    """F10 on a chat graph whose state holds 10,000 messages: the UI thread's longest stall
+    per step (the issue's target), with each step's time until Qt repainted what it changed."""
     p = ctx.profile
     ctx.progress(f"studio: stepping with {p.studio_messages:,} messages")
     row = Row(key="studio.step", workload=f"studio: one node step, {p.studio_messages:,}-message state, "
-              "every panel refreshed", unit="ms", target=Target(kind="max", limit=50.0))
+              "longest UI-thread stall", unit="ms", target=Target(kind="max", limit=50.0))
     graph_file = ctx.workdir / "chat_graph.py"
     graph_file.write_text(_CHAT_GRAPH.format(messages=p.studio_messages), encoding="utf-8")
     result = _child(ctx, "step", {"graph_file": str(graph_file), "db": ctx.new_db("studio-step"),
                                   "messages": p.studio_messages, "repeats": p.studio_repeats}, 600)
-    row.engine = result["median_ms"]
-    row.note = (f"median of {p.studio_repeats} steps (F10), slowest {result['max_ms']:.0f} ms; longest UI-thread "
-                f"stall opening the graph with its {p.studio_messages:,}-message input {result['open_stall_ms']:.0f} ms "
-                f"({result['open_cpu_ms']:.0f} ms CPU), while stepping {result['step_stall_ms']:.0f} ms "
-                f"({result['step_cpu_ms']:.0f} ms CPU); target 50 ms")
+    row.engine = result["step_cpu_ms"]
+    paints = ", ".join(f"{name} {n}" for name, n in sorted(result.get("paints", {}).items()))
+    row.note = (f"UI-thread CPU between two ticks of a 5 ms timer (the stall on an idle machine), worst of "
+                f"{p.studio_repeats} steps (F10), median {result['median_cpu_ms']:.0f} ms; wall-clock stall "
+                f"{result['step_stall_ms']:.0f} ms on this machine; each step shown in {result['median_ms']:.0f} ms "
+                f"(median; slowest {result['max_ms']:.0f} ms), repaints counted ({paints}); opening the graph with "
+                f"its {p.studio_messages:,}-message input: stall {result['open_stall_ms']:.0f} ms "
+                f"({result['open_cpu_ms']:.0f} ms CPU)")
     _with_exit_problem(row, result)
     return row
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QContextMenuEvent, QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
+from .edge_layer import EdgeLayer
 from .focus import NodeFocus
 from .items import NodeItem
 
@@ -45,6 +46,14 @@ class GraphCanvas(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._press: QPoint | None = None
+        # the edges at rest are drawn into the background, which Qt keeps in a pixmap until the
+        # zoom, the size or their styles change: a repaint blits them (see edge_layer.py)
+        self.layer = EdgeLayer()
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
+        super().drawBackground(painter, rect)
+        self.layer.paint(painter, rect)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         delta = event.angleDelta().y()

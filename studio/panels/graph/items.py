@@ -34,7 +34,7 @@ from studio.core.safe import total
 from studio.core.layout import ClusterBox, EdgePath, NodeBox
 
 __all__ = ["NodeMarks", "NodeItem", "LEGIBLE_PX", "ClusterItem", "EdgeItem", "EDGE_STYLES", "DOT_RADIUS", "label_font",
-           "straight_edge", "label_size", "edge_label_sizes"]
+           "straight_edge", "label_size", "edge_label_sizes", "edge_pen"]
 
 DOT_RADIUS = 5.0
 LEGIBLE_PX = 6.0
@@ -126,9 +126,15 @@ class NodeItem(QGraphicsItem):
         self.focus_ring = False
         self._contrast = False
         self._rect = QRectF(-box.w / 2, -box.h / 2, box.w, box.h)
+        # room for the count badge, the breakpoint dots and the focus ring (made once: Qt asks
+        # for it thousands of times a selection in a 300-wide graph)
+        self._bounds = self._rect.adjusted(-DOT_RADIUS - 8, -12, DOT_RADIUS + 12, 9)
         self._labels: dict[tuple[bool, str], tuple[QFont, QStaticText, QPointF]] = {}
         self.setPos(box.x, box.y)
         self.setZValue(2)
+        # kept as a small pixmap: a repaint of a strip crossing 300 nodes blits the unchanged
+        # ones instead of calling paint() for each (a change calls update(), which redraws it)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setAcceptHoverEvents(box.kind not in ("join",))
         if box.kind != "join":
             self.setToolTip(f"{box.id}\nClick: inspect · dots at left/right: break before/after · "
@@ -151,8 +157,7 @@ class NodeItem(QGraphicsItem):
             self.update()
 
     def boundingRect(self) -> QRectF:
-        # room for the count badge, the breakpoint dots and the focus ring
-        return self._rect.adjusted(-DOT_RADIUS - 8, -12, DOT_RADIUS + 12, 9)
+        return self._bounds  # never changed in place (shape() and Qt copy it)
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -420,6 +425,8 @@ class EdgeItem(QGraphicsPathItem):
         self.edge = edge
         self.kind = kind or edge.kind
         self.active = False
+        self.painted = True
+        """False while the canvas's background draws its resting line (edge_layer.py)."""
         self.setZValue(0)
         path = QPainterPath(QPointF(*edge.points[0]))
         pts = edge.points
@@ -453,6 +460,21 @@ class EdgeItem(QGraphicsPathItem):
         for item in (self, *self.childItems()):
             item.setToolTip(tip)
 
+    def arrow_polygon(self) -> QPolygonF | None:
+        """The arrowhead, in scene coordinates (the edge item sits at the origin)."""
+        return QPolygonF(self._arrow) if self._arrow is not None else None
+
+    def set_painted(self, on: bool) -> None:
+        """Whether the item paints its line and arrowhead (see edge_layer.py: at rest, the
+        canvas's background has them); its label, tooltip and hit area stay either way."""
+        if on == self.painted:
+            return
+        self.painted = on
+        for item in (self, self._head):
+            if item is not None:
+                item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, not on)
+                item.update()
+
     def set_active(self, active: bool) -> None:
         """Highlight an edge that leads from what just ran to what runs next."""
         if active != self.active:
@@ -465,7 +487,7 @@ class EdgeItem(QGraphicsPathItem):
             self._apply_pen()
 
     def _apply_pen(self, first: bool = False) -> None:
-        pen, colour = _edge_pen(self.kind, self.active)
+        pen, colour = edge_pen(self.kind, self.active)
         self.setPen(pen)  # Qt repaints the item
         if self._head is not None:
             self._head.setBrush(colour)
@@ -485,7 +507,7 @@ _PENS: dict[tuple[str, bool], tuple[QPen, QColor]] = {}
 _LABEL, _LABEL_ACTIVE = QColor("#3e4c59"), QColor("#1d4ed8")
 
 
-def _edge_pen(kind: str, active: bool) -> tuple[QPen, QColor]:
+def edge_pen(kind: str, active: bool) -> tuple[QPen, QColor]:
     """An edge's pen and colour for its kind, highlighted or not (made once each: a
     selection restyles up to 600 edges of a 300-wide graph)."""
     got = _PENS.get((kind, active))

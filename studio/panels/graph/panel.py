@@ -89,6 +89,10 @@ class _LayoutJob(QRunnable):
         self.signals.done.emit(self.generation, result)
 
 
+CAPTION_HIDE_MS = 1500
+"""An empty caption is hidden after this long (a text within it keeps the canvas still)."""
+
+
 class GraphPanel(QWidget):
     """The graph laid out by graphviz dot, drawn as items you can click, zoom and pan.
 
@@ -189,7 +193,9 @@ class GraphPanel(QWidget):
         layout.setSpacing(2)
         layout.addLayout(bar)
         self.caption = Caption()  # two lines reserved: a selection never resizes the canvas
-        self.caption.hide()  # shown with the first "why" text, then kept (see show_hover)
+        self.caption.hide()  # shown with a "why" text, hidden when it stays empty (see show_hover)
+        self._caption_hide = QTimer(self, singleShot=True, interval=CAPTION_HIDE_MS)
+        self._caption_hide.timeout.connect(self._hide_empty_caption)
         self._hovered: str | None = None
         layout.addWidget(self.caption)
         layout.addWidget(self.canvas, 1)
@@ -220,7 +226,7 @@ class GraphPanel(QWidget):
     def _show_waiting_text(self, text: str) -> None:
         if self._nodes or self._clusters:
             return  # a graph is on screen (a reload): the status line says it
-        self.scene.clear()
+        self._clear_scene()
         item = self.scene.addSimpleText(text)
         item.setBrush(QColor(MUTED))
         font = item.font()
@@ -302,7 +308,7 @@ class GraphPanel(QWidget):
 
     def _draw(self, layout: GraphLayout) -> None:
         self._layout = layout
-        self.scene.clear()
+        self._clear_scene()
         self.why.forget()
         self._nodes, self._clusters, self._edges, self._taken = {}, {}, [], []
         for box in layout.clusters:
@@ -320,6 +326,8 @@ class GraphPanel(QWidget):
             item = NodeItem(box)
             self.scene.addItem(item)
             self._nodes[box.id] = item
+        self.canvas.layer.build(self._edges, [c.sceneBoundingRect() for c in self._clusters.values()])
+        self.canvas.resetCachedContent()
         margin = 24.0
         self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
         self._apply_marks()
@@ -359,6 +367,7 @@ class GraphPanel(QWidget):
             if ends in m.taken_edges and edge.kind == "dynamic":
                 edge.set_kind("taken")
         self._update_taken(m, drawn)
+        self._sync_layer()
         if m.running and not self._pulse.isActive():
             self._pulse.start()
         elif not m.running:
@@ -368,7 +377,21 @@ class GraphPanel(QWidget):
         """Draw why the next tasks run: triggers, badges, the superstep's frame, tooltips."""
         self._why = why
         self.why.apply(why, self._nodes, self._edges, list(self._clusters.values()))
+        self._sync_layer()
         self.show_hover(self._hovered)
+
+    def _clear_scene(self) -> None:
+        self.scene.clear()
+        self.canvas.layer.clear()
+        self.canvas.resetCachedContent()
+
+    def _sync_layer(self) -> None:
+        """Highlighted and glowing edges paint their items; the rest is the background's."""
+        layer, glowing = self.canvas.layer, set(self.why.triggered)
+        shown = self.canvas.mapFromScene(self.scene.sceneRect()).boundingRect()
+        fits = self.canvas.viewport().rect().adjusted(-2, -2, 2, 2).contains(shown)
+        if layer.enable(fits, glowing) | layer.sync(glowing):
+            self.canvas.resetCachedContent()
 
     def show_hover(self, node: str | None) -> None:
         """The caption over the graph: why the hovered node runs next (or not yet); with no
@@ -383,7 +406,16 @@ class GraphPanel(QWidget):
             text = ""
         self.caption.show_text(text.replace("`", ""))
         if text:
-            self.caption.show()  # and kept shown (empty) after: hiding it would resize the canvas
+            self._caption_hide.stop()
+            self.caption.show()
+        elif not self.caption.isHidden() and not self._caption_hide.isActive():
+            self._caption_hide.start()  # hidden once it stays empty: a flicker of empty text keeps it
+
+    def _hide_empty_caption(self) -> None:
+        """The caption goes once it has nothing to say (one resize of the canvas, not one
+        per selection: a text arriving within CAPTION_HIDE_MS keeps it)."""
+        if not self.caption.full_text():
+            self.caption.hide()
 
     def _update_taken(self, marks: GraphMarks, drawn: set[tuple[str, str]]) -> None:
         for item in self._taken:
@@ -466,6 +498,7 @@ class GraphPanel(QWidget):
         self._show_zoom()
 
     def _show_zoom(self) -> None:
+        self._sync_layer()
         self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
         # room for any percentage in the label's current font (a presentation zoom enlarges it)
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))

@@ -65,11 +65,13 @@ class Badge(QGraphicsItem):
         self.font, w, h = _pill_size(text)
         x = at.x() - w / 2 if anchor == "center" else at.x()
         self._rect = QRectF(x, at.y() - h / 2, w, h)
+        self._bounds = self._rect.adjusted(-1, -1, 1, 1)
         self.setZValue(30)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # a repaint blits it (see NodeItem)
         self.setToolTip(text)
 
     def boundingRect(self) -> QRectF:
-        return self._rect.adjusted(-1, -1, 1, 1)
+        return self._bounds  # never changed in place (shape() and Qt copy it)
 
     def plate(self) -> QRectF:
         """The pill, in item coordinates (where it is before the placement moves it)."""
