@@ -130,6 +130,80 @@ def test_event_loop_keeps_ticking_while_a_node_waits(open_window, qtbot, tmp_pat
     assert ticks.count >= TICKS
 
 
+QUICK_THEN_LOOPING = """
+    import threading
+
+    class S(TypedDict):
+        threads: Annotated[list, operator.add]
+
+    def quick(s):  # microseconds: the async API would call it on the loop's thread next time
+        return {"threads": [threading.current_thread().name]}
+
+    builder = StateGraph(S)
+    builder.add_node("quick", quick)
+    builder.add_edge(START, "quick")
+    builder.add_conditional_edges("quick", lambda s: "quick" if len(s["threads"]) < 4 else END)
+    graph = builder.compile()
+    example_input = {"threads": []}
+"""
+
+QUICK_FAN_OUT = """
+    import threading
+
+    class S(TypedDict):
+        threads: Annotated[list, operator.add]
+
+    def quick(s):
+        return {"threads": [threading.current_thread().name]}
+
+    builder = StateGraph(S)
+    for name in ("a", "b", "c"):
+        builder.add_node(name, quick)
+        builder.add_edge(START, name)
+        builder.add_edge(name, "join")
+    builder.add_node("join", lambda s: {})
+    builder.add_conditional_edges("join", lambda s: ["a", "b", "c"] if len(s["threads"]) < 9 else END)
+    graph = builder.compile()
+    example_input = {"threads": []}
+"""
+
+
+QUICK_IN_A_SUBGRAPH = """
+    import threading
+
+    class S(TypedDict):
+        threads: Annotated[list, operator.add]
+
+    def quick(s):
+        return {"threads": [threading.current_thread().name]}
+
+    inner = StateGraph(S)
+    inner.add_node("quick", quick)
+    inner.add_edge(START, "quick")
+    inner.add_conditional_edges("quick", lambda s: "quick" if len(s["threads"]) < 4 else END)
+
+    builder = StateGraph(S)
+    builder.add_node("sub", inner.compile())
+    builder.add_edge(START, "sub")
+    graph = builder.compile()
+    example_input = {"threads": []}
+"""
+
+
+@pytest.mark.parametrize("body", [QUICK_THEN_LOOPING, QUICK_FAN_OUT, QUICK_IN_A_SUBGRAPH],
+                         ids=["lone", "fan_out", "subgraph"])
+def test_a_node_seen_quick_still_never_runs_on_the_ui_thread(open_window, qtbot, tmp_path: Path, body: str) -> None:
+    """The async API calls a plain sync node it has seen to be quick on the loop's thread;
+    in the studio that thread is the UI's, so a node that blocks on a later call would freeze
+    the window and Stop could not reach it. The studio's runs keep every node off it."""
+    window = open_window(write_graph(tmp_path, "quick_nodes", body))
+    outcome = act(qtbot, window, "continue_", timeout=30000)
+    assert outcome.reason == "done", panel_text(window.panels.events)
+    threads = window.session.state.values["threads"]
+    assert len(threads) >= 4
+    assert threading.main_thread().name not in threads, threads
+
+
 def test_stop_a_sync_node_discards_its_result(open_window, qtbot, tmp_path: Path, gate: Path) -> None:
     window = open_window(_gated(tmp_path, "sleepy_sync", SLEEPY.format(kind="sync"), gate))
     s = window.session

@@ -155,8 +155,10 @@ def runs_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     async API calls on the loop (`call_node`'s `_call_inline`), the superstep's only task
     with no timeout or recorded answer: `execute_inline(on_loop=True)`."""
     graph = run.graph  # (and may_run_on_loop, spelt out)
+    options = run.options
     return (runner.quick and runner.inline and task.timeout is None and len(run.plan) == 1
-            and run.options.answers is None and graph.step_timeout is None and not hasattr(graph, "input_node"))
+            and options.answers is None and not options.keep_loop_free
+            and graph.step_timeout is None and not hasattr(graph, "input_node"))
 
 
 def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> TaskResult:
@@ -414,8 +416,9 @@ does per superstep, and the loop is never held longer than the node was seen to 
 
 def may_run_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
+    # nor a debugger's run whose loop is its UI thread (RunOptions.keep_loop_free)
     return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
-            and not hasattr(run.graph, "input_node"))
+            and not hasattr(run.graph, "input_node") and not run.options.keep_loop_free)
 
 
 def _call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:

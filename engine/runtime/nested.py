@@ -112,7 +112,8 @@ def open_child(parent: RunHandle, ctx: TaskContext, graph: Any, input: Any, *, i
     child: RunHandle = graph.new_run(input, config, inline_sync=inline_sync, checkpointer=saver, checkpoint_ns=ns,
                                durability=parent.durability, options=RunOptions(
                                    fresh=fresh, record=record, replay=replay if saver is not None else None,
-                                   parents=parents, gate=gate, control=options.control))
+                                   parents=parents, gate=gate, control=options.control,
+                                   keep_loop_free=options.keep_loop_free))
     child.namespace = parent.namespace + (ctx.name,)
     if parent.__dict__.get("sync_api"):  # a subgraph of an invoke()/stream() run is one too
         child.__dict__["sync_api"] = True

@@ -3,12 +3,13 @@
 `CompiledStateGraph.new_run(..., options=RunOptions(...))` makes it; the Run reads it as
 `run.options` and, where one of its own moves changes how it goes on (a start that
 continues a saved checkpoint is `resuming` from then on), replaces it with
-`run.set_options(...)`. Four groups:
+`run.set_options(...)`. Five groups:
 
 - resume: `resuming`, `fork_same_step`, `null_resume`;
 - subgraph: `fresh`, `parents`, `gate`;
 - time travel through subgraphs: `replay`;
-- recording and recorded replay: `record`, `answers`; and the server's `control`.
+- recording and recorded replay: `record`, `answers`; the server's `control`;
+- where nodes run: `keep_loop_free`.
 """
 from __future__ import annotations
 
@@ -58,6 +59,11 @@ class RunOptions:
     own (runtime/nested.py); it may `preset_resume` the task it is asked about."""
     control: Any = None
     """A server's run control (drain requests), shared with the run's subgraphs."""
+    keep_loop_free: bool = False
+    """No node runs on the event loop's thread, however quick it was seen to be (the async
+    API otherwise calls a quick plain sync node there, skipping two thread hops). A debugger
+    whose loop is its UI thread sets it, for the run and its subgraphs: a node that blocks
+    or never returns then cannot freeze the window, and Stop still reaches it."""
 
 
 PLAIN = RunOptions()

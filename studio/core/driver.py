@@ -231,7 +231,9 @@ class RunDriver:
     async def _start(self, run_input: Any, config: dict[str, Any]) -> Run:
         run: Run = self.graph.new_run(run_input, config, context=self.settings.context,
                                       durability=self.settings.durability)
-        run.set_options(fork_same_step=True)  # a rewound branch goes on at step N+1 (its "fork" copy keeps step N)
+        # a rewound branch goes on at step N+1 (its "fork" copy keeps step N); no node runs on
+        # the loop's thread, the UI's, however quick it was: one that blocks cannot freeze the window
+        run.set_options(fork_same_step=True, keep_loop_free=True)
         self.run = run
         self._unsubscribe = run.subscribe(self._on_event)
         await run.start()
