@@ -144,3 +144,38 @@ def test_the_served_snapshot_helpers(compat_on):
     assert delta_channels_to_snapshot(channels, {"x": (3, 3), "y": (2, 2)}) == {"x"}
     assert delta_channels_to_snapshot(channels, {"x": (2, 2), "y": (0, 4999)}) == set()
     assert delta_channels_to_snapshot(channels, {"y": (0, 5000)}) == {"y"}
+
+
+def _put_chain(saver, thread: str, seed_value) -> dict:
+    """Four raw puts: `seed_value` stored at step 1, a version bump without a value after;
+    each step with one write. Returns the last config."""
+    from engine.checkpoint.ids import new_checkpoint_id
+
+    parent = None
+    for step in range(4):
+        config = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+        if parent is not None:
+            config["configurable"]["checkpoint_id"] = parent["configurable"]["checkpoint_id"]
+        values = {"items": seed_value} if step == 1 else {}
+        checkpoint = {"v": 4, "id": new_checkpoint_id(), "ts": "", "channel_values": values,
+                      "channel_versions": {"items": f"v{step}"}, "versions_seen": {}}
+        parent = saver.put(config, checkpoint, {"source": "loop", "step": step, "parents": {}},
+                           {"items": "v1"} if step == 1 else {})
+        saver.put_writes(parent, [("items", f"w{step}")], f"task-{step}")
+    return parent
+
+
+def test_a_snapshot_put_raw_reads_back_as_one_and_seeds_the_delta_history(reopen):
+    saver = reopen()
+    head = _put_chain(saver, "snap", DeltaSnapshot([10, 20]))
+    plain = _put_chain(saver, "plain", True)
+    for fresh in (saver, reopen()):  # the same object, and one opened afresh on the store
+        seed_row = fresh.get_tuple(fresh.get_tuple(head).parent_config)
+        seed_row = fresh.get_tuple(seed_row.parent_config)
+        assert seed_row.checkpoint["channel_values"]["items"] == DeltaSnapshot([10, 20])
+        assert isinstance(seed_row.checkpoint["channel_values"]["items"], DeltaSnapshot)
+        entry = fresh.get_delta_channel_history(config=head, channels=["items"])["items"]
+        assert isinstance(entry["seed"], DeltaSnapshot) and entry["seed"].value == [10, 20]
+        assert [w[2] for w in entry["writes"]] == ["w1", "w2"]
+        plain_entry = fresh.get_delta_channel_history(config=plain, channels=["items"])["items"]
+        assert plain_entry["seed"] is True  # a real True is a value, not a snapshot marker

@@ -110,7 +110,7 @@ class LangGraphSaverAPI(LangGraphMaintenance):
     def _tuple(self, ckpt: Any, with_writes: bool = True, memo: ShapeMemo | None = None) -> CheckpointTuple:
         memo = memo if memo is not None else ShapeMemo(self)
         if is_lg_form(ckpt):  # put in LangGraph's form: handed back as it was put
-            checkpoint, metadata = lg_parts(ckpt)
+            checkpoint, metadata = lg_parts(ckpt, raw=True)
             return CheckpointTuple(config=_config(ckpt.thread_id, ckpt.id) or {}, checkpoint=checkpoint,
                                    metadata=metadata, parent_config=_config(ckpt.thread_id, ckpt.parent_id),
                                    pending_writes=lg_pending(memo.writes(ckpt)) if with_writes else None)

@@ -94,6 +94,8 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
     values: dict[str, Any] = {}
     versions: dict[str, str] = {}
     triggers: dict[str, Any] = {}  # LangGraph's trigger channels: not state, kept with the bookkeeping
+    snapshots: list[str] = []  # keys put as a DeltaSnapshot (or keeping the parent's one): a raw read wraps them again
+    parent_snapshots = parent_lg.get("snapshots") or () if isinstance(parent_lg, Mapping) else ()
     for name, version in versions_in.items():
         if isinstance(name, str) and name.startswith(INTERNAL_CHANNEL_PREFIXES):
             if name in values_in:
@@ -103,9 +105,13 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
                 and name in parent_versions and parent_versions[name] == version:
             values[name] = parent.values[name]
             versions[name] = parent.versions.get(name, cid)
+            if name in parent_snapshots:
+                snapshots.append(name)
         elif name in values_in:
             values[name] = _whole(values_in[name])
             versions[name] = cid
+            if isinstance(values_in[name], DeltaSnapshot):
+                snapshots.append(name)
     meta = get_checkpoint_metadata(config, metadata or {})
     kept = {k: (None if k == "channel_values" else v) for k, v in checkpoint.items()}
     if "channel_values" not in kept:
@@ -115,7 +121,8 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
         source=as_source(meta.get("source")), created_at=str(checkpoint.get("ts") or now_iso()),
         values=values, versions=versions,
         metadata={**{k: v for k, v in meta.items() if k not in ("source", "step")},
-                  LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": triggers}},
+                  LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": triggers,
+                           **({"snapshots": snapshots} if snapshots else {})}},
     )
 
 
@@ -124,14 +131,19 @@ def _whole(value: Any) -> Any:
     return value.value if isinstance(value, DeltaSnapshot) else value
 
 
-def lg_parts(ckpt: Checkpoint) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(checkpoint dict, metadata) of a LangGraph-form record, as they were put."""
+def lg_parts(ckpt: Checkpoint, raw: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(checkpoint dict, metadata) of a LangGraph-form record, as they were put; `raw`, a
+    value put as a DeltaSnapshot is handed back as one (the engine's own reads take the
+    whole value)."""
     entry = ckpt.metadata[LG_KEY]
     kept = entry.get("checkpoint") or {}
     triggers = entry.get("channels") or {}
     versions = kept.get("channel_versions") if "channel_versions" in kept else [*ckpt.values, *triggers]
     values = {k: ckpt.values[k] if k in ckpt.values else triggers[k] for k in versions or ()
               if k in ckpt.values or k in triggers}
+    for key in entry.get("snapshots") or () if raw else ():
+        if key in values:
+            values[key] = DeltaSnapshot(values[key])
     out = {k: (values if k == "channel_values" else v) for k, v in kept.items()}
     out["id"], out["ts"] = ckpt.id, kept.get("ts", ckpt.created_at)
     return out, dict(entry.get("metadata") or {})
