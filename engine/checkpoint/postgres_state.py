@@ -80,6 +80,10 @@ WHERE thread_id = %s AND checkpoint = ANY(%s) ORDER BY wid
 """
 
 
+_SAVER_OF: dict[type, type] = {}
+"""A saver class -> the class of it that mixes StateReads in (PostgresSaver), found once."""
+
+
 class StateReads(PageReads):
     """PostgresSaver's reads for `get_state` (`load_state`) and `get_state_history`
     (`history_with_writes`)."""
@@ -105,7 +109,9 @@ class StateReads(PageReads):
         """Whether load, first_child and pending_writes are this saver's own (a subclass
         overriding one is called as it is) and no maintenance transaction is open."""
         cls = type(self)
-        saver = next(c for c in cls.__mro__ if StateReads in c.__bases__)  # PostgresSaver
+        saver = _SAVER_OF.get(cls)
+        if saver is None:
+            saver = _SAVER_OF[cls] = next(c for c in cls.__mro__ if StateReads in c.__bases__)  # PostgresSaver
         return (all(getattr(cls, name) is getattr(saver, name) for name in _READS)
                 and getattr(self._pinned, "conn", None) is None)
 

@@ -28,6 +28,8 @@ import orjson
 
 from ..errors import CheckpointDecodeError, SerializationError
 from .langchain_types import maybe_langchain
+from .serde_depth import brackets_over as _brackets_over
+from .serde_depth import depth_within as _depth_within
 from .registry import (
     GLOBAL_TYPES,
     Registry,
@@ -118,24 +120,6 @@ def _zone(name: Any) -> Any:
         _warn(f"Checkpoint data names the time zone {text[:80]!r}, unknown here; the stored UTC "
               "offset is kept instead.")
         return None
-
-
-def _depth_within(raw: Any, limit: int) -> bool:
-    """Whether containers in `raw` nest at most `limit` deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(raw, 0)]
-    while stack:
-        v, depth = stack.pop()
-        t = type(v)
-        if t is list:
-            kids: Any = v
-        elif t is dict:
-            kids = v.values()
-        else:
-            continue
-        if depth >= limit:
-            return False
-        stack.extend((x, depth + 1) for x in kids if type(x) is list or type(x) is dict)
-    return True
 
 
 def _float(v: float) -> Any:
@@ -267,7 +251,16 @@ class Serializer:
         if info.kind == "enum":
             return {TAG: "enum", "n": info.name, "v": v._name_}
         d, enc = depth + 1, self._enc
-        return {TAG: "obj", "n": info.name, "v": {k: enc(x, d, plain) for k, x in self._fields(v, info)}}
+        out: dict[str, Any] = {}
+        for k, x in self._fields(v, info):
+            t = type(x)
+            if t in plain:
+                out[k] = x
+            elif (t is dict or t is list) and not x:  # a message's empty metadata: as `_enc` gives it
+                out[k] = t()
+            else:
+                out[k] = enc(x, d, plain)
+        return {TAG: "obj", "n": info.name, "v": out}
 
     def _enc_unknown(self, v: UnknownValue, d: int, plain: frozenset[type]) -> Any:
         """An UnknownValue goes back as it came: an unknown tag with its fields, an enum
@@ -286,8 +279,15 @@ class Serializer:
         if info.kind == "dataclass":
             return [(name, getattr(v, name)) for name, _ in info.fields]
         if info.kind == "pydantic":
+            extra = getattr(v, "__pydantic_extra__", None)
+            own: dict[str, Any] = v.__dict__
+            names = _PYDANTIC_FIELDS.get(type(v))
+            if names is None:
+                names = _PYDANTIC_FIELDS[type(v)] = frozenset(type(v).model_fields)
+            if not extra and own.keys() == names:  # the instance holds exactly its fields
+                return own.items()  # in pydantic's field order, as getattr would give them
             fields = {name: getattr(v, name) for name in type(v).model_fields}
-            fields.update(getattr(v, "__pydantic_extra__", None) or {})
+            fields.update(extra or {})
             return fields.items()
         return zip(v._fields, v)
 
@@ -377,7 +377,7 @@ class Serializer:
             # untagged data skips `_dec`, so its depth is checked here (cheaply: only data
             # with more than MAX_DEPTH brackets can nest that deep)
             limit = MAX_DEPTH + headroom
-            if (data.count(b"[") + data.count(b"{") > limit) and not _depth_within(raw, limit):
+            if _brackets_over(data, limit) and not _depth_within(raw, limit):
                 raise CheckpointDecodeError(f"stored value is nested more than {MAX_DEPTH} levels deep")
             return raw
         try:
@@ -427,7 +427,8 @@ class Serializer:
             re, im = _pair(x)
             return complex(dec(re, d), dec(im, d))
         if tag == "obj":
-            return self._dec_obj(_str(v.get("n")), {k: dec(i, d) for k, i in _dict(x).items()})
+            fields = {k: (i if type(i) is str or i is None else dec(i, d)) for k, i in _dict(x).items()}
+            return self._dec_obj(_str(v.get("n")), fields)
         if tag == "enum":
             return self._dec_enum(_str(v.get("n")), _str(x))
         _warn(f"Checkpoint data holds a value tagged {str(tag)[:80]!r}, unknown to this version "
@@ -470,6 +471,10 @@ class Serializer:
             _warn(f"Checkpoint data holds `{name}.{member}`, which the registered enum lacks; "
                   "it is loaded as an inert UnknownValue.")
             return UnknownValue(name, member)
+
+
+_PYDANTIC_FIELDS: dict[type, frozenset[str]] = {}
+"""A registered pydantic class -> its field names (read once: `model_fields` is a property)."""
 
 
 def _written_here(v: Any, t: type) -> Any:

@@ -42,6 +42,7 @@ from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_e
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
 from .serde_typed_store import store_serializer
+from .sqlite_history import PagedWrites, decode_writes
 from .sqlite_sync_only import SyncOnlyReads
 from .transactions import atomic as _atomic
 from .transactions import sqlite_maintenance
@@ -114,7 +115,7 @@ def _row_name(cid: Any) -> str:
     return cid if type(cid) is str else repr(cid)[:60]
 
 
-class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
+class SqliteSaver(PagedWrites, SyncOnlyReads, BaseCheckpointSaver):
     """Checkpoints in a SQLite file (or `":memory:"`); safe to share between threads.
 
     History is listed in the order checkpoints were put, newest first; `before` names a
@@ -474,22 +475,14 @@ class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
                 f"SELECT task_id, task_name, channel, value FROM writes WHERE tid = {_TID} AND checkpoint = ? ORDER BY wid",
                 (thread_id, checkpoint_id),
             ).fetchall()
-        out = []
-        for task_id, task_name, channel, value in rows:
-            try:
-                if not (type(task_id) is str and type(task_name) is str and type(channel) is str):
-                    raise CheckpointDecodeError("its task or channel is not text")
-                decoded = self.serde.loads(value)
-            except CheckpointDecodeError as e:
-                raise CheckpointDecodeError(f"`{self.path}`, a pending write of `{checkpoint_id}`: {e}") from None
-            out.append(PendingWrite(task_id=task_id, task_name=task_name, channel=channel, value=decoded))
-        return out
+        return decode_writes(self.serde, self.path, checkpoint_id, rows)
 
     def _pages(self, columns: str, thread_id: str, before: str | None, limit: int | None,
-               size: int = 200, fetch: Any = None) -> Iterator[Any]:
+               size: int = 200, fetch: Any = None, fetch_page: Any = None) -> Iterator[Any]:
         """Rows newest first, fetched a page at a time so that a half-consumed iterator
         never holds the lock (the studio lists history while the run writes). With
-        `fetch`, yields `fetch(conn, row)` of each row, in one snapshot per page."""
+        `fetch`, yields `fetch(conn, row)` of each row, in one snapshot per page (with
+        `fetch_page`, what `fetch_page(conn, rows)` gives for the page's rows)."""
         left = max(limit, 0) if limit is not None else -1
         with self._lock, self._errors():
             conn = self._db()
@@ -507,14 +500,14 @@ class SqliteSaver(SyncOnlyReads, BaseCheckpointSaver):
         query = f"SELECT {columns} FROM checkpoints WHERE cid BETWEEN ? AND ? ORDER BY cid DESC LIMIT ?"
         while left != 0:
             page = size if left < 0 else min(left, size)
-            if fetch is None:
+            if fetch is None and fetch_page is None:
                 with self._lock, self._errors():
                     rows = self._db().execute(query, (low, bound, page)).fetchall()
                 yield from rows
             else:
                 with self._transaction("BEGIN") as conn:
                     rows = conn.execute(query, (low, bound, page)).fetchall()
-                    fetched = [fetch(conn, row) for row in rows]
+                    fetched = fetch_page(conn, rows) if fetch_page else [fetch(conn, row) for row in rows]
                 yield from fetched
             if len(rows) < page:
                 return

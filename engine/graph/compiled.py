@@ -316,9 +316,14 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
-        async with aclosing(self._drive(run, collector)) as chunks:  # a consumer that stops early
-            async for chunk in chunks:                               # cancels the running nodes
+        # a consumer that stops early cancels the running nodes; without callbacks the
+        # chunks come straight from drive() (one generator fewer for each to pass through)
+        chunks = self._drive(run, collector) if run.tracer is not None else drive(run, gated_hooks(run), collector)
+        async with aclosing(chunks):
+            async for chunk in chunks:
                 yield chunk
+        if run.tracer is None and run.status == "failed" and run.error is not None:
+            raise run.error  # (as _drive does)
         if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
             nested_outcome(run, self)
 

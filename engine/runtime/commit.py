@@ -36,13 +36,14 @@ def commit_checked(run: RunHandle, *, report: bool = True) -> StepCommitted | No
 
     Returns the StepCommitted event with a ChannelDiff per key; `report=False` (used
     by invoke() when nobody listens) skips building the diffs and returns None."""
-    if not run.ready_to_commit:
+    plan = run.plan  # (run.ready_to_commit, spelt out for a one-task superstep that ran)
+    if not (run.status == "ready" and len(plan) == 1 and plan[0].id in run.results) and not run.ready_to_commit:
         raise RuntimeError(
             f"cannot commit: {len(run.pending)} task(s) still pending" if run.pending
             else f"cannot commit: the run is {run.status}"
         )
     try:
-        return commit_superstep(run, report=report or bool(run.listening), diffs=report or run.wants_diffs)
+        return commit_superstep(run, "loop", report or run.listening, report or run.wants_diffs)
     except Exception as exc:
         run.fail(exc)
         raise
@@ -146,7 +147,13 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
     graph = run.graph
     channels = graph.schema.channels
     plan = run.plan
-    ordered = [run.results[plan[0].id]] if len(plan) == 1 else [run.results[t.id] for t in plan]
+    if len(plan) == 1:  # the usual superstep: one task
+        only = run.results[plan[0].id]
+        ordered = [only]
+        nodes_ran: tuple[str, ...] = (only.task.name,)
+    else:
+        ordered = [run.results[t.id] for t in plan]
+        nodes_ran = tuple(dict.fromkeys(r.task.name for r in ordered))
     parent = run.checkpoint
     assert parent is not None
     cid = run.next_checkpoint_id()
@@ -154,9 +161,8 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
         channels, run.values, parent.versions, cid, ordered, report and diffs, graph.schema.transient_keys)
     barriers = dict(parent.barriers)
     plan = next_plan(graph, cid, ordered, barriers)
-    nodes_ran = (ordered[0].task.name,) if len(ordered) == 1 else tuple(dict.fromkeys(r.task.name for r in ordered))
-    metadata = checkpoint_metadata(run)
     options = run.options
+    metadata = checkpoint_metadata(run) if options.parents or run.config.get("metadata") else {}
     if options.record or options.answers is not None:  # a recording run or a recorded replay (task_record.py)
         metadata[RECORD_KEY] = task_records(ordered)
     ckpt = Checkpoint(
@@ -182,7 +188,8 @@ def commit_superstep(run: RunHandle, source: CheckpointSource = "loop", report: 
 
 
 def after_commit(run: RunHandle, nodes_ran: tuple[str, ...]) -> None:
-    if run.step - run.first_step >= run.recursion_limit:
+    assert run.checkpoint is not None
+    if run.checkpoint.step - run.first_step >= run.recursion_limit:
         # as LangGraph: the superstep that reaches the limit is saved, then the run stops,
         # even when nothing is left to run
         error = GraphRecursionError(

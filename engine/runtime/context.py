@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import GraphInterrupt, mark_invalid_resume
 from ..types import Interrupt
+from .events import CustomData
 
 if TYPE_CHECKING:
     from ..checkpoint.base import Checkpoint
@@ -37,7 +39,6 @@ class TaskContext:
     task_id: str
     name: str
     config: dict[str, Any]
-    writer: Callable[[Any], None]
     resume: list[Any]
     """Resume values handed to this task, in order; the n-th interrupt() returns the n-th."""
     calls: int = 0
@@ -61,18 +62,34 @@ class TaskContext:
     """Resume values by interrupt id handed to this task (for the subgraph inside it)."""
     pushed: list[tuple[str, Any]] | None = None
     """State writes the node made while it ran (`push_message`), before what it returns."""
+    _writer: Callable[[Any], None] | None = None
 
-    def __init__(self, task_id: str, name: str, config: dict[str, Any], writer: Callable[[Any], None], *,
+    def __init__(self, task_id: str, name: str, config: dict[str, Any], writer: Callable[[Any], None] | None = None,
                  resume: list[Any] | None = None, parent: TaskContext | None = None, run: Any = None,
                  resume_map: dict[str, Any] | None = None) -> None:
-        self.task_id, self.name, self.config, self.writer = task_id, name, config, writer
+        self.task_id, self.name, self.config = task_id, name, config
         self.resume = [] if resume is None else resume
+        if writer is not None:
+            self._writer = writer
         if parent is not None:
             self.parent = parent
         if run is not None:
             self.run = run
         if resume_map is not None:
             self.resume_map = resume_map
+
+    @property
+    def writer(self) -> Callable[[Any], None]:
+        """The task's stream writer (the `custom` stream mode): made when first asked for
+        (most nodes never write), from the run's task it belongs to."""
+        writer = self._writer
+        if writer is None:
+            writer = self._writer = custom_writer(self.run, self.task_id, self.name)
+        return writer
+
+    @writer.setter
+    def writer(self, writer: Callable[[Any], None]) -> None:
+        self._writer = writer
 
     def __repr__(self) -> str:
         return f"TaskContext(task_id={self.task_id!r}, name={self.name!r}, attempt={self.attempt})"
@@ -86,6 +103,22 @@ class TaskContext:
         while ctx.parent is not None:
             ctx = ctx.parent
         return ctx
+
+
+def custom_writer(run: Any, task_id: str, name: str) -> Callable[[Any], None]:
+    """A stream writer of `run`'s task: each payload a CustomData event, emitted on the
+    run's loop thread (from a worker thread, handed to its loop)."""
+    if run is None:
+        return lambda _payload: None
+
+    def write(payload: Any) -> None:
+        event = CustomData(**run.event_fields(), task_id=task_id, name=name, payload=payload)
+        if threading.get_ident() == run.loop_thread or run.loop is None:
+            run.emit(event)
+        else:
+            run.loop.call_soon_threadsafe(run.emit, event)
+
+    return write
 
 
 current_task: ContextVar[TaskContext | None] = ContextVar("retrograph_task", default=None)

@@ -33,69 +33,66 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
     without one). A run that fails is left failed (its `error` set), never raised here:
     each caller decides what a failure means to it. The graph's `step_timeout` bounds each
     superstep. When the caller gives up (cancelled, or the generator closed), the run is
-    cancelled: nothing more runs, what was saved stays."""
-    overrides = run.saver if type(run.saver) is RoutedSaver else None  # async save overrides to await
-    if overrides is not None:
-        overrides.bind(asyncio.get_running_loop())
-    try:
-        async with aclosing(_moves(run, hooks, collector, overrides)) as moves:
-            async for chunk in moves:
-                yield chunk
-    except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
-        run.cancel()                                  # what was saved stays (and "exit" saves)
-        if overrides is not None:
-            await _settle(run, overrides)
-        raise
+    cancelled: nothing more runs, what was saved stays.
 
-
-async def _moves(run: RunHandle, hooks: DriveHooks | None, collector: StreamCollector | None,
-                 overrides: RoutedSaver | None) -> AsyncGenerator[Any, None]:
-    """The loop of `drive()`: start when new, then run the pending tasks and commit, again,
-    until the run ends or pauses (then the async save overrides are awaited and the last
-    chunks go out) or a hook stops it; the collector's chunks as they come."""
+    The loop: start when new, then run the pending tasks and commit, again, until the run
+    ends or pauses (then the async save overrides are awaited and the last chunks go out)
+    or a hook stops it. (One generator: a chunk passes through no other layer here.)"""
+    overrides = _bound_overrides(run)
     chunks = collector.chunks if collector is not None else None
     step_timeout = run.graph.step_timeout
     began: int | None = None  # the step whose superstep `before_superstep` was told of
-    if run.status == "new":
-        await run.start()
-    while True:
-        if chunks:
+    try:
+        if run.status == "new":
+            await run.start()
+        while True:
             while chunks:
                 yield chunks.popleft()
-        if run.status != "ready":
-            break
-        if hooks is not None:
-            began, verdict = await _before_move(run, hooks, began)
-            if verdict is not _GO:
-                if verdict is _STOP:
-                    return
-                if verdict is _AGAIN:
+            if run.status != "ready":
+                break
+            if hooks is not None:
+                began, verdict = await _before_move(run, hooks, began)
+                if verdict is not _GO:
+                    if verdict is _STOP:
+                        return
+                    if verdict is _AGAIN:
+                        continue
+                    break  # the run ended while its gate was awaited
+            if run.pending:
+                if hooks is None and takes_lone_superstep(run, collector):
+                    await lone_superstep(run, chunks)  # run, kept and committed in one go
                     continue
-                break  # the run ended while its gate was awaited
-        if run.pending:
-            if hooks is None and takes_lone_superstep(run, collector):
-                await lone_superstep(run, chunks)  # run, kept and committed in one go
+                if _streams_tasks(run, hooks, collector, step_timeout):
+                    async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
+                        async for chunk in live:
+                            yield chunk
+                else:
+                    await _run_tasks(run, hooks, chunks)
+                if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
+                    return
                 continue
-            if _streams_tasks(run, hooks, collector, step_timeout):
-                async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
-                    async for chunk in live:
-                        yield chunk
-            else:
-                await _run_tasks(run, hooks, chunks)
-            if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
+            if not run.ready_to_commit:
+                break
+            if hooks is None:
+                run.commit(report=False)
+            elif await hooks.after_commit(run, run.commit()):
                 return
-            continue
-        if not run.ready_to_commit:
-            break
-        if hooks is None:
-            run.commit(report=False)
-        elif await hooks.after_commit(run, run.commit()):
-            return
-    if overrides is not None:
         await _settle(run, overrides)
-    if chunks:
         while chunks:
             yield chunks.popleft()
+    except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
+        run.cancel()                                  # what was saved stays (and "exit" saves)
+        await _settle(run, overrides)
+        raise
+
+
+def _bound_overrides(run: RunHandle) -> RoutedSaver | None:
+    """The run's saver when it routes to a subclass's async save overrides (to await), bound
+    to the running loop; else None."""
+    overrides = run.saver if type(run.saver) is RoutedSaver else None
+    if overrides is not None:
+        overrides.bind(asyncio.get_running_loop())
+    return overrides
 
 
 async def _run_tasks(run: RunHandle, hooks: DriveHooks | None, chunks: Any) -> None:
@@ -159,8 +156,11 @@ async def _streamed_tasks(run: RunHandle, collector: StreamCollector | None,
             yield chunk
 
 
-async def _settle(run: RunHandle, overrides: RoutedSaver) -> None:
-    """Await a saver subclass's async save overrides still running; one that failed fails the run."""
+async def _settle(run: RunHandle, overrides: RoutedSaver | None) -> None:
+    """Await a saver subclass's async save overrides still running (None: none); one that
+    failed fails the run."""
+    if overrides is None:
+        return
     try:
         await overrides.settle()
     except Exception as exc:
@@ -178,6 +178,7 @@ class Waker:
     task_events = False
     """A task's events wake the driver only for the chunks they make (the collector's)."""
     wants_diffs = False
+    wants_ids = False
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import threading
 import time
 import traceback as tb
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from ..types import Command, Interrupt, Send
 from .caching import cache_key
 from .channel_access import with_channel_access
 from .context import TaskContext, current_task
-from .events import CustomData, TaskStarted
+from .events import TaskStarted
 from .task_metadata import user_metadata
 from .nested import ParentCommand, run_subgraph, task_namespace
 from .progress import unwatch_callbacks, watch_callbacks
@@ -38,8 +37,8 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .protocols import RunHandle
 
-__all__ = ["execute", "execute_inline", "runs_inline", "run_concurrently", "plain_sync", "route_output", "NOT_ANSWERED",
-           "HANDLER_TRIGGER"]
+__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently",
+           "route_output", "NOT_ANSWERED", "HANDLER_TRIGGER"]
 
 NOT_ANSWERED: Any = object()
 """What `RunOptions.answers` returns for a task the records do not answer (the node runs)."""
@@ -63,21 +62,11 @@ async def gated(run: RunHandle, gate: asyncio.Semaphore, task: PlannedTask) -> T
         return await execute(run, task)
 
 
-def writer_for(run: RunHandle, task: PlannedTask) -> Callable[[Any], None]:
-    def write(payload: Any) -> None:
-        event = CustomData(**run.event_fields(), task_id=task.id, name=task.name, payload=payload)
-        if threading.get_ident() == run.loop_thread or run.loop is None:
-            run.emit(event)
-        else:
-            run.loop.call_soon_threadsafe(run.emit, event)
-
-    return write
-
-
 def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext, Any]:
     """A task's runner, its context (for interrupt() and the stream writer) and input."""
-    runner: NodeRunner = run.graph.runners[task.name]
-    schema = run.graph.schema
+    graph = run.graph
+    runner: NodeRunner = graph.runners[task.name]
+    schema = graph.schema
     if task.is_send:
         state = task.arg
     elif runner.input_view is not None:
@@ -88,15 +77,27 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
         state = schema.node_input(run.values)
     config = run.config if run.tracer is None else \
         run.tracer.task_config(task, run.step + 1, state, run.thread_id, push_index(run, task))
-    if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
-        config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
-            run.checkpoint_ns, task.name, task.id)}}
     resumes = run.resumes
     resume_for, resume_map = resumes.by_task, resumes.by_interrupt  # empty unless resuming
-    ctx = TaskContext(task_id=task.id, name=task.name, config=config, writer=writer_for(run, task),
-                      resume=list(resume_for.get(task.id, ())) if resume_for else None,
-                      parent=current_task.get(), run=run,
-                      resume_map=resume_map.get(task.id) if resume_map else None)
+    ctx = TaskContext(task.id, task.name, config, None,
+                      list(resume_for.get(task.id, ())) if resume_for else None, current_task.get(), run,
+                      resume_map.get(task.id) if resume_map else None)
+    if runner.dressed or task.timeout is not None:
+        _dress(run, runner, task, ctx)
+    if run.task_events:
+        run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
+                             input=state, metadata=user_metadata(run.config)))
+    return runner, ctx, state
+
+
+def _dress(run: RunHandle, runner: NodeRunner, task: PlannedTask, ctx: TaskContext) -> None:
+    """What a task's context gets beyond the plain one (`NodeRunner.dressed`, or a Send's
+    own timeout): its namespace and channels in its config, the error it handles, a
+    heartbeat on its stream writer."""
+    if runner.wants_config:  # the node sees its own task's namespace, as in LangGraph
+        config = ctx.config
+        ctx.config = {**config, "configurable": {**config["configurable"], "checkpoint_ns": task_namespace(
+            run.checkpoint_ns, task.name, task.id)}}
     if runner.handles_errors and task.trigger.startswith(HANDLER_TRIGGER):
         ctx.node_error = task.arg
     if runner.is_runnable or runner.wants_config:  # it is given its config: with read/send of its channels
@@ -104,10 +105,6 @@ def prepare(run: RunHandle, task: PlannedTask) -> tuple[NodeRunner, TaskContext,
     timeout = runner.timeout if task.timeout is None else task.timeout
     if timeout is not None and timeout.refresh_on == "auto":
         ctx.writer = with_heartbeat(ctx.writer, ctx)
-    if run.task_events:
-        run.emit(TaskStarted(**run.event_fields(), task_id=task.id, name=task.name, trigger=task.trigger,
-                             input=state, metadata=user_metadata(run.config)))
-    return runner, ctx, state
 
 
 def push_index(run: RunHandle, task: PlannedTask) -> int:
@@ -148,13 +145,23 @@ def conclude(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskCon
 def runs_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     """Whether the task is plain sync code that invoke's own loop calls on its thread (the
     superstep's only task, no retry, timeout, cache or recorded answer): `execute_inline`."""
-    return (run.inline_sync and runner.plain_sync and task.timeout is None and len(run.plan) == 1
-            and task.name != START and run.options.answers is None)
+    return (runner.inline and run.inline_sync and task.timeout is None and len(run.plan) == 1
+            and run.options.answers is None)
 
 
-def execute_inline(run: RunHandle, task: PlannedTask) -> TaskResult:
-    """`execute()` of a task that `runs_inline`: the node called on this thread, as plain
-    sync code, and what it returned turned into a TaskResult (no coroutine on the way)."""
+def runs_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
+    """Whether the task is plain sync code seen to be quick (`NodeRunner.quick`) that the
+    async API calls on the loop (`call_node`'s `_call_inline`), the superstep's only task
+    with no timeout or recorded answer: `execute_inline(on_loop=True)`."""
+    graph = run.graph  # (and may_run_on_loop, spelt out)
+    return (runner.quick and runner.inline and task.timeout is None and len(run.plan) == 1
+            and run.options.answers is None and graph.step_timeout is None and not hasattr(graph, "input_node"))
+
+
+def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> TaskResult:
+    """`execute()` of a task that `runs_inline` (or, `on_loop`, that `runs_on_loop`): the
+    node called on this thread, as plain sync code (on the loop, in a context of its own),
+    and what it returned turned into a TaskResult (no coroutine on the way)."""
     runner, ctx, state = prepare(run, task)
     started = time.perf_counter()
     token = current_task.set(ctx)
@@ -164,7 +171,12 @@ def execute_inline(run: RunHandle, task: PlannedTask) -> TaskResult:
     error: BaseException | None = None
     trace = ""
     try:
-        output = call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
+        if on_loop:
+            output = _call_inline(run, runner, state, ctx)
+        elif runner.bare_call:  # (NodeRunner.call_sync's first case, without its call)
+            output = call_as_sync(runner.fn, state)
+        else:
+            output = call_as_sync(runner.call_sync, state, ctx)
     except asyncio.CancelledError as exc:
         error, trace = _raised_cancel(task, exc)
     except Exception as exc:  # the node's own error: kept and reported unchanged
@@ -213,7 +225,7 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
         if timeout is None and runner.retry is None:
             if run.inline_sync and len(run.plan) == 1 and runner.plain_sync and task.name != START:
                 # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
-                output = call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
+                output = call_as_sync(runner.call_sync, state, ctx)
             else:
                 output = await call_node(run, runner, task, state, ctx)
         else:
@@ -360,10 +372,6 @@ async def run_concurrently(run: RunHandle, pending: Sequence[PlannedTask]) -> li
     return done_results
 
 
-def plain_sync(run: RunHandle, task: PlannedTask) -> bool:
-    return task.name != START and run.graph.runners[task.name].plain_sync and task.timeout is None
-
-
 async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state: Any, ctx: TaskContext) -> Any:
     """Call the node: async on the loop, sync on a worker thread (or inline for invoke)."""
     if task.name == START:
@@ -371,21 +379,21 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
     if runner.is_subgraph:
         return await run_subgraph(run, runner.fn, task, state)
     if runner.is_async and not (runner.is_runnable and run.__dict__.get("sync_api")):
-        return await runner.call_async(state, ctx.config, ctx.writer)
+        return await runner.call_async(state, ctx)
     # a Runnable node of a run of the sync API (invoke, stream) is called through its
     # `invoke`, as LangGraph does: a Runnable with a sync and an async twin runs the sync one
     if run.inline_sync and len(run.plan) == 1:
         # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
-        return call_as_sync(runner.call_sync, state, ctx.config, ctx.writer)
-    if runner.quick and len(run.plan) == 1 and _may_inline(run, runner, task):
+        return call_as_sync(runner.call_sync, state, ctx)
+    if runner.quick and len(run.plan) == 1 and may_run_on_loop(run, runner, task):
         return _call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
     # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
     output, took = await asyncio.wrap_future(
-        WORKERS.submit(context.run, _timed, runner.call_sync, state, ctx.config, ctx.writer))
+        WORKERS.submit(context.run, _timed, runner.call_sync, state, ctx))
     if type(output) is Exited:  # the node's sys.exit() & co, raised here as a plain raise
         raise output.exc
-    if len(run.plan) == 1 and _may_inline(run, runner, task):
+    if len(run.plan) == 1 and may_run_on_loop(run, runner, task):
         runner.quick = took < QUICK_S
     return output
 
@@ -404,7 +412,7 @@ that then takes over 5x this goes back to the workers. So the async API costs wh
 does per superstep, and the loop is never held longer than the node was seen to take."""
 
 
-def _may_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
+def may_run_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     # not an @entrypoint's body: it may wait (task().result()) on work the loop must run
     return (runner.plain_sync and task.timeout is None and run.graph.step_timeout is None
             and not hasattr(run.graph, "input_node"))
@@ -416,7 +424,10 @@ def _call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContex
     started = time.perf_counter()
     run.__dict__["inline_call"] = True
     try:
-        output = contextvars.copy_context().run(carried, runner.call_sync, state, ctx.config, ctx.writer)
+        if runner.bare_call:  # (NodeRunner.call_sync's first case, without its call)
+            output = contextvars.copy_context().run(carried, runner.fn, state)
+        else:
+            output = contextvars.copy_context().run(carried, runner.call_sync, state, ctx)
     finally:
         run.__dict__["inline_call"] = False
     runner.quick = time.perf_counter() - started < QUICK_S * 5
@@ -449,8 +460,8 @@ def route_output(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: 
         update = parts[0] if len(parts) == 1 else parts  # LangGraph's updates: one entry per write
     result.writes, result.dropped, result.update = writes, dropped, update
     source = task.name
-    for target in runner.edges:
-        result.routes.append((target, f"edge:{source}"))
+    if runner.edge_routes:
+        result.routes += runner.edge_routes
     if command is not None:
         _command_routes(run, source, command, result)
     if runner.branches:
@@ -485,7 +496,9 @@ def _branch_routes(run: RunHandle, runner: NodeRunner, source: str, writes: list
     in `result.applied` for the commit): their answers as routes and Sends."""
     graph = run.graph
     applied_values: Mapping[str, Any]
-    applied_values, result.applied = apply_own_writes(run.values, writes, graph.schema.channels)
+    values = run.values
+    applied_values, result.applied = apply_own_writes(values, writes, graph.schema.channels)
+    result.folded, result.folded_on = applied_values, values  # (a dict of its own: the views below copy it)
     if graph.schema.managed:
         applied_values = graph.schema.with_managed(applied_values, run.step + 1, run.stop_step)
     view = graph.schema.node_input(applied_values)
@@ -498,9 +511,9 @@ def _branch_routes(run: RunHandle, runner: NodeRunner, source: str, writes: list
         seen = own_view(applied_values) if own_view is not None else view if hinted else wider
         names, sends = call_router(branch, seen, run.config, graph.node_set, wants_config)
         if len(names) == 1:  # the usual answer: one node
-            result.routes.append((names[0], "branch:" + source))
+            result.routes.append((names[0], runner.branch_why))
         elif names:
-            why = f"branch:{source}"
+            why = runner.branch_why
             result.routes += [(n, why) for n in names]
         if sends:
             result.sends += sends

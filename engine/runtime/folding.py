@@ -31,9 +31,10 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
     in order) to `values`.
     `transient`: keys that the superstep clears when none of its tasks wrote them."""
     if not report and len(ordered) == 1:
-        folded = ordered[0].applied
-        if folded and len(folded) == len(ordered[0].writes):
-            return _fold_folded(folded, values, base_versions, cid, transient)
+        only = ordered[0]
+        folded = only.applied
+        if folded and len(folded) == len(only.writes) and only.folded_on is values:
+            return _fold_folded(folded, only.folded, base_versions, cid, transient)
     grouped: dict[str, list[tuple[TaskResult, Any]]] = {}
     for result in ordered:
         for key, value in result.writes:
@@ -67,19 +68,16 @@ def fold_writes(channels: Mapping[str, Any], values: Mapping[str, Any], base_ver
     return new_values, versions, diffs, appended, tuple(grouped)
 
 
-def _fold_folded(applied: Mapping[str, Any], values: Mapping[str, Any], base_versions: Mapping[str, str], cid: str,
-                 transient: Sequence[str]) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended, tuple[str, ...]]:
+def _fold_folded(applied: Mapping[str, Any], new_values: dict[str, Any] | None, base_versions: Mapping[str, str],
+                 cid: str, transient: Sequence[str],
+                 ) -> tuple[dict[str, Any], dict[str, str], list[ChannelDiff], Appended, tuple[str, ...]]:
     """`fold_writes` of a superstep whose lone task wrote each key once and whose router
-    already folded those writes (`applied`): the same result, nothing folded again."""
-    new_values = dict(values)
+    already folded those writes (`applied`) into `new_values`, the state it saw (a dict
+    of its own, taken as it is): the same result, nothing folded or copied again."""
+    assert new_values is not None
     versions = dict(base_versions)
     appended: Appended = {}
-    for key, one in applied.items():  # (_keep, inline: this runs every superstep)
-        value = one.value
-        if value is MISSING:
-            new_values.pop(key, None)
-        else:
-            new_values[key] = value
+    for key, one in applied.items():  # (_keep without the value: `new_values` has it)
         previous_version = versions.get(key)
         versions[key] = cid
         if one.appended is not None and previous_version is not None:

@@ -39,7 +39,9 @@ def set_checkpoint(run: RunHandle, ckpt: Checkpoint, owned: bool = False) -> Non
     run.plan = ckpt.tasks
     run.results = {}
     run.unsaved_result = None
-    run.resumes.forget_answers()
+    resumes = run.resumes
+    if resumes.by_task or resumes.by_interrupt:
+        resumes.forget_answers()
 
 
 def save_checkpoint(run: RunHandle, ckpt: Checkpoint,

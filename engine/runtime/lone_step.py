@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sized
 from typing import TYPE_CHECKING
 
-from .execute import execute, execute_inline, runs_inline
+from .execute import execute, execute_inline, runs_inline, runs_on_loop
+from .task_outcome import record_result
 
 if TYPE_CHECKING:
     from .protocols import RunHandle
@@ -43,12 +44,15 @@ async def lone_superstep(run: RunHandle, chunks: Sized | None) -> None:
     early, its result kept, when the loop must take over (`chunks` to send first, a
     failure, an interrupt, an error handler's task)."""
     task = run.plan[0]
-    if run.inline_sync and runs_inline(run, run.graph.runners[task.name], task):
+    runner = run.graph.runners[task.name]
+    if runs_inline(run, runner, task):
         result = execute_inline(run, task)
+    elif runner.quick and runs_on_loop(run, runner, task):  # the async API's quick sync node
+        result = execute_inline(run, task, on_loop=True)
     else:
         result = await execute(run, task)
     try:
-        run.keep_result(result, durable=False)  # (as run_pending keeps it for a commit that follows)
+        record_result(run, result, durable=False)  # (Run.keep_result, as run_pending keeps it for a commit that follows)
     except Exception as exc:  # the saver failed: the run ends, RunFinished last
         run.fail(exc)
         raise

@@ -39,15 +39,17 @@ def next_plan(graph: PlanningGraph, cid: str, ordered: Sequence[TaskResult],
     this superstep triggered (sorted by name), then its Sends in emission order.
     `barriers` (the new checkpoint's) is updated: joins filled and used, deferred
     nodes held or released."""
-    if graph.joins:
-        _consume_joins(graph.joins, ordered, barriers)
-    if len(ordered) == 1 and not graph.deferred:  # the common case: one task, one route, no Send, no join
+    joins = graph.joins
+    if len(ordered) == 1 and not joins and not graph.deferred:  # the common case: one task, one route, no Send
         only = ordered[0]
-        if len(only.routes) == 1 and not only.sends and not graph.runners[only.task.name].joins:
-            target, why = only.routes[0]
+        routes = only.routes
+        if len(routes) == 1 and not only.sends:
+            target, why = routes[0]
             if target == END:
                 return ()
             return (PlannedTask(id=new_task_id(cid, 0), name=target, trigger=why),)
+    if joins:
+        _consume_joins(joins, ordered, barriers)
     triggered: dict[str, list[str]] = {}
     sends: list[tuple[Send, str]] = []
     for result in ordered:

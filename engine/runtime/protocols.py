@@ -128,6 +128,7 @@ class RunHandle(Protocol):
     listening: bool
     task_events: bool
     wants_diffs: bool
+    wants_ids: bool
     first_step: int
     loop_thread: int | None
     loop: asyncio.AbstractEventLoop | None

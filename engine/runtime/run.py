@@ -49,7 +49,7 @@ from .events import (
     StepCommitted,
     TaskFinished,
 )
-from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, plain_sync, run_concurrently
+from .execute import HANDLER_TRIGGER, NOT_ANSWERED, execute, run_concurrently
 from .options import RunOptions, run_options
 from .head import stored_writes
 from .resume_values import ResumeValues
@@ -87,7 +87,7 @@ class Run:
         "graph", "config", "input", "interrupt_before", "interrupt_after", "recursion_limit", "inline_sync",
         "saver", "namespace", "checkpoint_ns", "options", "run_id", "thread_id",
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
-        "listening", "task_events", "wants_diffs", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
+        "listening", "task_events", "wants_diffs", "wants_ids", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
         "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
         "unsaved_result", "__dict__",
     )
@@ -147,6 +147,9 @@ class Run:
         self.wants_diffs = False
         """Whether a listener wants each StepCommitted's ChannelDiffs (a listener says it
         does not with `wants_diffs = False`: a stream that shows no diffs)."""
+        self.wants_ids = False
+        """Whether a listener shows checkpoint and task ids, so that they must be real ones
+        (a listener says it does not with `wants_ids = False`: a stream of "values")."""
         self.first_step = 0
         """The step of the first superstep this run executes (set by `start()`)."""
         self.loop_thread: int | None = None
@@ -248,19 +251,21 @@ class Run:
         self.listening = True
         self.task_events = self.task_events or getattr(listener, "task_events", True)
         self.wants_diffs = self.wants_diffs or getattr(listener, "wants_diffs", True)
+        self.wants_ids = self.wants_ids or getattr(listener, "wants_ids", True)
 
         def unsubscribe() -> None:
             self._listeners.remove(listener)
             self.listening = bool(self._listeners)
             self.task_events = any(getattr(other, "task_events", True) for other in self._listeners)
             self.wants_diffs = any(getattr(other, "wants_diffs", True) for other in self._listeners)
+            self.wants_ids = any(getattr(other, "wants_ids", True) for other in self._listeners)
 
         return unsubscribe
 
     def next_checkpoint_id(self) -> str:
-        """The id of the checkpoint a commit makes: a real one when it is stored or watched,
-        else a cheap counter."""
-        if self.durable_ids or self._listeners:
+        """The id of the checkpoint a commit makes: a real one when it is stored or a
+        listener shows ids, else a cheap counter (unique in the run, as a real one)."""
+        if self.durable_ids or self.wants_ids:
             return new_checkpoint_id()
         self._id_count += 1
         return f"{self._id_prefix}{self._id_count}"
@@ -346,9 +351,10 @@ class Run:
                 raise
             self.check_after_tasks()
             return [result]
-        batchable = [t for t in pending if plain_sync(self, t)]
+        runners = self.graph.runners
         done_results: list[TaskResult] = []
-        if len(batchable) == len(pending) and self.options.answers is None:
+        if self.options.answers is None and all(runners[t.name].inline and t.timeout is None for t in pending):
+            # (every task plain sync code, a NodeRunner.inline: a fan-out of plain sync nodes)
             done_results = await run_sync_batch(self, pending)
             self.check_after_tasks()
             return done_results

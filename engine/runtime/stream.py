@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["STREAM_MODES", "StreamCollector", "TaskState", "check_modes", "lg_triggers"]
 
+_NO_IDS = frozenset({"values", "updates"})
+"""The stream modes whose chunks show no checkpoint or task id."""
+
 TaskState = Callable[[str, str, str, str, str], Any]
 """(checkpoint_ns, the same below the streamed graph, node name, task id, thread id) ->
 the task's `state` in a checkpoint payload."""
@@ -108,6 +111,9 @@ class StreamCollector:
         """Whether the run must make each task's TaskStarted and TaskFinished for this
         collector (not for a stream of "values" alone: see Run.subscribe)."""
         self.wants_diffs = "events" in self.modes
+        self.wants_ids = bool(subgraphs or self.modes - _NO_IDS)
+        """Whether the chunks show checkpoint or task ids (every mode but "values" and
+        "updates" can, and a subgraph's namespace does): else the run may count its ids."""
         """Whether the run must build each StepCommitted's ChannelDiffs for this collector:
         only the raw "events" mode shows them (the values view reads `wrote`)."""
 

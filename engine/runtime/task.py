@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from types import MappingProxyType
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..channels import MISSING, Applied, Channel
@@ -20,6 +21,7 @@ from .injected import runtime_for
 
 if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
+    from .context import TaskContext
 
 __all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update", "as_items"]
 
@@ -40,9 +42,15 @@ class TaskResult:
     error: BaseException | None = None
     traceback: str = ""
     interrupts: tuple[Interrupt, ...] = ()
-    resume: list[Any]
-    applied: dict[str, Applied]
-    """Keys as the router saw them (this task's writes applied), reused by the commit."""
+    resume: Sequence[Any] = ()
+    """The resume values its interrupt() calls took (the context's list, once it ran)."""
+    applied: Mapping[str, Applied] = MappingProxyType({})
+    """Keys as the router saw them (this task's writes applied), reused by the commit
+    (replaced, never changed in place: the default is shared)."""
+    folded: dict[str, Any] | None = None
+    """The state the router saw (the snapshot `folded_on` with `applied`), a dict nobody
+    else holds: a commit of this task alone makes it the new state, nothing copied again."""
+    folded_on: Any = None
     duration_s: float = 0.0
     replayed: bool = False
     cached: bool = False
@@ -60,7 +68,7 @@ class TaskResult:
     def __init__(self, task: PlannedTask, *, error: BaseException | None = None, replayed: bool = False,
                  interrupts: tuple[Interrupt, ...] = ()) -> None:
         self.task = task
-        self.writes, self.routes, self.sends, self.resume, self.applied = [], [], [], [], {}
+        self.writes, self.routes, self.sends = [], [], []
         if error is not None:
             self.error = error
         if replayed:
@@ -105,10 +113,8 @@ def normalize_update(
     node: str, result: Any, channels: Mapping[str, Channel]
 ) -> tuple[list[tuple[str, Any]], tuple[str, ...], Any, Command[Any] | None]:
     """(writes, dropped keys, update as streamed, the Command if one was returned)."""
-    if type(result) is dict:  # the common case, first
-        plain = [(k, v) for k, v in result.items() if k in channels]
-        if len(plain) == len(result):
-            return plain, (), result, None
+    if type(result) is dict and result.keys() <= channels.keys():  # the common case, first
+        return list(result.items()), (), result, None
     if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
         return _normalize_many(node, result, channels)
     command = result if isinstance(result, Command) else None
@@ -247,8 +253,8 @@ class NodeRunner:
     __slots__ = (
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
-        "input_view", "error_handler", "handles_errors", "plain_sync", "bare_call", "config_kw",
-        "quick",
+        "input_view", "error_handler", "_handles_errors", "dressed", "plain_sync", "bare_call", "config_kw",
+        "quick", "inline", "edge_routes", "branch_why",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -259,8 +265,7 @@ class NodeRunner:
         """A sync node seen to be quick: the async API runs it on the loop (execute.call_node)."""
         self.error_handler = error_handler
         """The name of the runner that handles this node's errors, or None."""
-        self.handles_errors = False
-        """True for an error handler's runner (its tasks are told the NodeError)."""
+        self._handles_errors = False
         self.input_view = input_view
         """The node's own input schema (a NodeInput), or None: it gets the whole state."""
         self.retry = retry
@@ -283,6 +288,10 @@ class NodeRunner:
         if not (self.is_subgraph or self.is_runnable or name == START):
             self.injected = injected_params(fn)
         self.edges = tuple(e for e in edges if e != END)
+        self.edge_routes = tuple((e, f"edge:{name}") for e in self.edges)
+        """The routes its plain edges take, as a TaskResult lists them: made once."""
+        self.branch_why = f"branch:{name}"
+        """The reason of a route its routers chose."""
         self.branches = tuple(_branch_plan(b) for b in branches)
         """(branch, whether its router takes `config`, the view of its input schema or None,
         whether its state parameter is hinted with a schema class: then it sees only the
@@ -290,20 +299,41 @@ class NodeRunner:
         self.async_router = any(_is_async_callable(b.router) for b in branches)
         """An `async def` router: its task is concluded off the event loop (see call_router)."""
         self.joins = tuple(joins)
-        self.plain_sync = not (self.is_async or self.is_subgraph or retry or self.async_router
-                               or cache_policy is not None or timeout is not None)
+        self._read_call_shape()
+
+    def _read_call_shape(self) -> None:
+        """The flags the per-superstep path reads of how the node is called (set once)."""
+        self.plain_sync = not (self.is_async or self.is_subgraph or self.retry or self.async_router
+                               or self.cache_policy is not None or self.timeout is not None)
         """A sync node with no retry, cache or timeout: a fan-out may batch it on worker threads."""
+        self.inline = self.plain_sync and self.name != START
+        """Plain sync code that invoke's own loop may call on its thread (execute.runs_inline)."""
         self.bare_call = not (self.is_runnable or self.wants_writer or self.wants_config or self.injected)
         """The node takes the state alone: call_sync calls it with nothing else to gather."""
+        self.dressed = bool(self.wants_config or self.is_runnable or self.timeout is not None)
+        """Its tasks' contexts get more than the plain one (execute.prepare's `_dress`)."""
 
-    def call_sync(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+    @property
+    def handles_errors(self) -> bool:
+        """True for an error handler's runner (its tasks are told the NodeError)."""
+        return self._handles_errors
+
+    @handles_errors.setter
+    def handles_errors(self, value: bool) -> None:
+        self._handles_errors = value
+        self.dressed = bool(value or self.wants_config or self.is_runnable or self.timeout is not None)
+
+    def call_sync(self, state: Any, ctx: TaskContext) -> Any:
+        """Call the node with `state` and what it asks for of its task's context `ctx`
+        (its config, its stream writer, injected arguments)."""
         if self.bare_call:
             return self.fn(state)
+        config = ctx.config
         if self.is_runnable:
             return self.fn.invoke(state, config)
         kwargs: dict[str, Any] = {}
         if self.wants_writer:
-            kwargs["writer"] = writer
+            kwargs["writer"] = ctx.writer
         if self.injected:
             kwargs.update(_injected_kwargs(self.injected))
         if self.wants_config:
@@ -312,10 +342,10 @@ class NodeRunner:
             return self.fn(state, config, **kwargs)
         return self.fn(state, **kwargs)
 
-    async def call_async(self, state: Any, config: dict[str, Any], writer: Callable[[Any], None]) -> Any:
+    async def call_async(self, state: Any, ctx: TaskContext) -> Any:
         if self.is_runnable:
-            return await self.fn.ainvoke(state, config)
-        result = self.call_sync(state, config, writer)
+            return await self.fn.ainvoke(state, ctx.config)
+        result = self.call_sync(state, ctx)
         if inspect.isawaitable(result):
             result = await result
         return result
