@@ -77,3 +77,13 @@ def test_graph_run_metadata_has_shared_keys_and_the_users_own_win() -> None:
     node = next(e["metadata"] for e in events if e["name"] == "n")
     assert (node["thread_id"], node["assistant_id"], node["ls_integration"]) == ("mine", "as", "langgraph")
     assert "secret" not in node
+
+
+def test_entrypoint_run_is_reported_as_pulled_from_start() -> None:
+    @entrypoint()
+    async def echo(n: int) -> int:
+        return n
+
+    start = next(e for e in _events(echo, 3, {}) if e["event"] == "on_chain_start" and e["name"] == "echo")
+    meta = start["metadata"]
+    assert (meta["langgraph_triggers"], meta["langgraph_path"]) == (("__start__",), ("__pregel_pull", "echo"))

@@ -140,12 +140,13 @@ class GraphTrace:
         if self.manager is None or task.name == START:
             return self.config
         checkpoint_ns = NS_SEP.join([*self.namespace, f"{task.name}:{task.id}"])
+        pushed = task.is_send and task.trigger != "input"  # an entrypoint's node is pulled from START
         metadata = {
             **shared_metadata(self.config),
             "langgraph_step": step,
             "langgraph_node": task.name,
-            "langgraph_triggers": (PUSH_PATH,) if task.is_send else (f"branch:to:{task.name}",),
-            "langgraph_path": (PUSH_PATH, push_index, False) if task.is_send else (PULL_PATH, task.name),
+            "langgraph_triggers": (PUSH_PATH,) if pushed else (START,) if task.is_send else (f"branch:to:{task.name}",),
+            "langgraph_path": (PUSH_PATH, push_index, False) if pushed else (PULL_PATH, task.name),
             "langgraph_checkpoint_ns": checkpoint_ns,
         }
         if thread_id is not None:

@@ -91,3 +91,17 @@ def case_graph_run_metadata_takes_shared_configurable_keys(api, tmp):
                      e["metadata"].get("thread_id"), e["metadata"].get("ls_integration")]
                     for e in asyncio.run(go()) if e["event"] == "on_chain_start"])
     return out
+
+
+def case_entrypoint_run_metadata_path_and_triggers(api, tmp):
+    x = extra(api)
+
+    @x.entrypoint()
+    async def echo(n: int):
+        return n
+
+    async def go():
+        return [e async for e in echo.astream_events(3, version="v2")]
+
+    return [[e["event"], e["metadata"].get("langgraph_triggers"), e["metadata"].get("langgraph_path"),
+             e["metadata"].get("langgraph_step"), e["tags"]] for e in asyncio.run(go()) if e["name"] == "echo"]
