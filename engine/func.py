@@ -227,7 +227,7 @@ class _Task:
                 await asyncio.sleep(policy.delay(attempt))
                 attempt += 1
         _TaskTrace.close(trace, value, None)
-        self._finished(scope, call_id, value, started, args, kwargs, scope.ctx.root().calls - before)
+        self._finished(scope, call_id, value, started, args, kwargs, scope.ctx.root().calls - before, later=True)
         return value
 
     def _attempt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -270,12 +270,18 @@ class _Task:
             return TaskFuture(error=exc)
 
     def _finished(self, scope: _Scope, call_id: str, value: Any, started: float,
-                  args: tuple[Any, ...], kwargs: dict[str, Any], used: int) -> None:
+                  args: tuple[Any, ...], kwargs: dict[str, Any], used: int, later: bool = False) -> None:
+        """Save a call's result; its report waits a loop turn when `later` (an async task's: so
+        its caller, woken by the result, runs first, and the update follows, as in LangGraph)."""
         scope.save(call_id, self.name, value, used)
         scope.graph.remember(self, args, kwargs, value)
-        scope.emit(TaskFinished(**scope.base(), task_id=call_id, name=self.name, trigger="call", update=value,
-                                writes=((RETURN, value),), routes=(), sends=(), dropped_keys=(),
-                                duration_s=time.perf_counter() - started))
+        event = TaskFinished(**scope.base(), task_id=call_id, name=self.name, trigger="call", update=value,
+                             writes=((RETURN, value),), routes=(), sends=(), dropped_keys=(),
+                             duration_s=time.perf_counter() - started)
+        if later:
+            asyncio.get_running_loop().call_soon(scope.emit, event)
+        else:
+            scope.emit(event)
 
     def _failed(self, scope: _Scope, call_id: str, exc: BaseException, started: float) -> None:
         import traceback

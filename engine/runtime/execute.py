@@ -30,6 +30,7 @@ from .progress import unwatch_callbacks, watch_callbacks
 from .task import NodeRunner, TaskResult, apply_own_writes, call_router, normalize_update
 from .sync_code import as_sync_code, call_as_sync
 from .timeouts import run_timed
+from .tracing import concluded
 from .workers import NODE_EXITS, WORKERS, Exited, carried
 
 if TYPE_CHECKING:
@@ -250,7 +251,8 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
     if runner.async_router and error is None:  # an async router is awaited off the loop
         return await asyncio.get_running_loop().run_in_executor(
             None, contextvars.copy_context().run, conclude, run, task, runner, ctx, output, error, trace, started)
-    return conclude(run, task, runner, ctx, output, error, trace, started)
+    # traced: the node's run ends a loop turn after its output streamed (tracing.py)
+    return await concluded(run.tracer, task, conclude, run, task, runner, ctx, output, error, trace, started)
 
 
 def _answered_or_cached(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, state: Any,

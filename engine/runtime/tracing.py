@@ -10,9 +10,10 @@ inside reports under the node, and the `messages` handler can tell which node st
 """
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..trace_policy import traced_value
 from ..constants import PULL_PATH, PUSH_PATH, START
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
 
 __all__ = ["GraphTrace", "add_handler", "messages_handler", "merge_configs", "MessagesMoves", "graph_namespace",
-           "messages_in"]
+           "messages_in", "shared_metadata", "concluded"]
 
+R = TypeVar("R")
 NS_SEP = "|"
 SHARED_CONFIGURABLE = ("thread_id", "checkpoint_id", "checkpoint_ns", "task_id", "run_id", "assistant_id", "graph_id")
 """Configurable keys a node's run metadata repeats (as LangGraph does); the rest (API keys
@@ -42,6 +44,20 @@ def add_handler(config: Mapping[str, Any] | None, handler: Any) -> dict[str, Any
         manager.add_handler(handler, inherit=True)
         config["callbacks"] = manager
     return config
+
+
+def shared_metadata(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's metadata: the config's own, then (where it has no such key) the
+    `SHARED_CONFIGURABLE` values of its configurable and `ls_integration`, as LangGraph
+    records them on the graph's run and each node's."""
+    metadata = dict(config.get("metadata") or {})
+    given = config.get("configurable") or {}
+    for key in SHARED_CONFIGURABLE:
+        value = given.get(key)
+        if isinstance(value, (str, int, float, bool)) and value != "":
+            metadata.setdefault(key, value)
+    metadata.setdefault("ls_integration", "langgraph")
+    return metadata
 
 
 def merge_configs(base: Mapping[str, Any] | None, extra: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -98,13 +114,15 @@ class GraphTrace:
         """Node name -> its TracePolicy: what the node's own run records (engine/trace_policy.py)."""
         self.manager: Any = None
         self.tasks: dict[str, Any] = {}
+        self.held: dict[str, Any] = {}
+        """Task id -> (its run, output) streamed but not ended yet (None: not ended by task_end): `concluded`."""
         self.ended_by_driver = False
         """Set by a driver that yields stream chunks after the run finished (astream): it
         ends the graph's run itself, after the last chunk, as LangGraph's tracing shows."""
 
     def start(self, input: Any) -> None:
-        if self.manager is None:
-            callbacks = self._for_config(self.config)
+        if self.manager is None:  # the graph's own run carries the shared keys too, as in LangGraph
+            callbacks = self._for_config({**self.config, "metadata": shared_metadata(self.config)})
             self.manager = callbacks.on_chain_start(None, input, name=self.name, run_id=self.root_id)
 
     def end(self, output: Any, error: BaseException | None) -> None:
@@ -122,22 +140,17 @@ class GraphTrace:
         if self.manager is None or task.name == START:
             return self.config
         checkpoint_ns = NS_SEP.join([*self.namespace, f"{task.name}:{task.id}"])
+        pushed = task.is_send and task.trigger != "input"  # an entrypoint's node is pulled from START
         metadata = {
-            **(self.config.get("metadata") or {}),
+            **shared_metadata(self.config),
             "langgraph_step": step,
             "langgraph_node": task.name,
-            "langgraph_triggers": (PUSH_PATH,) if task.is_send else (f"branch:to:{task.name}",),
-            "langgraph_path": (PUSH_PATH, push_index, False) if task.is_send else (PULL_PATH, task.name),
+            "langgraph_triggers": (PUSH_PATH,) if pushed else (START,) if task.is_send else (f"branch:to:{task.name}",),
+            "langgraph_path": (PUSH_PATH, push_index, False) if pushed else (PULL_PATH, task.name),
             "langgraph_checkpoint_ns": checkpoint_ns,
-            "ls_integration": "langgraph",
         }
         if thread_id is not None:
-            metadata["thread_id"] = thread_id
-        given = self.config.get("configurable") or {}
-        for key in SHARED_CONFIGURABLE:
-            value = given.get(key)
-            if isinstance(value, (str, int, float, bool)) and value != "":
-                metadata[key] = value
+            metadata.setdefault("thread_id", thread_id)
         parent = {**self.config, "callbacks": self.manager.get_child(f"graph:step:{step}"), "metadata": metadata}
         recorded = traced_value(self.policies.get(task.name), "process_inputs", state, task.name)
         run = self._for_config(parent).on_chain_start(None, recorded, name=task.name)
@@ -158,7 +171,28 @@ class GraphTrace:
             if tap is not None:
                 for _ in tap(run.run_id, iter([output])):
                     pass
-        run.on_chain_end(traced_value(self.policies.get(task.name), "process_outputs", output, task.name))
+        ended = traced_value(self.policies.get(task.name), "process_outputs", output, task.name)
+        if task.id in self.held:
+            self.held[task.id] = (run, ended)
+        else:
+            run.on_chain_end(ended)
+
+async def concluded(tracer: GraphTrace | None, task: PlannedTask, conclude: Callable[..., R], *args: Any) -> R:
+    """`conclude(*args)` for an async task; when traced, the task's run ends one loop turn
+    after its output streamed, as in LangGraph (a node's run there is an async stream), so
+    what the graph's stream already holds (an entrypoint's last `@task` update) is reported
+    in between."""
+    if tracer is None:
+        return conclude(*args)
+    tracer.held[task.id] = None
+    try:
+        result = conclude(*args)
+    finally:
+        held = tracer.held.pop(task.id, None)
+    if held is not None:
+        await asyncio.sleep(0)
+        held[0].on_chain_end(held[1])
+    return result
 
 
 _HANDLER_CLASS: Any = None
