@@ -15,7 +15,7 @@ savers keep them (a special channel's later write replaces the earlier one), and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .data import Checkpoint, PendingWrite, as_source
 from .delta_record import DELTA_KEY, RUNNING_KEY, DeltaSnapshot
@@ -76,6 +76,17 @@ def _step(value: Any) -> int:
     return value if type(value) is int else -1
 
 
+class _Stored(NamedTuple):
+    """What a LangGraph-form put stores of its channels."""
+
+    values: dict[str, Any]
+    versions: dict[str, str]
+    triggers: dict[str, Any]
+    """LangGraph's trigger channels: not state, kept with the bookkeeping."""
+    snapshots: list[str]
+    """Keys put as a DeltaSnapshot (or keeping the parent's one): a raw read wraps them again."""
+
+
 def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config: Mapping[str, Any],
               checkpoint: Mapping[str, Any], metadata: Mapping[str, Any] | None,
               new_versions: Mapping[str, Any] | None) -> Checkpoint:
@@ -84,34 +95,7 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
     names a version for it: stored here when `new_versions` names it (or the parent holds
     no value at that version), else the parent's stored one."""
     cid = str(checkpoint["id"])
-    values_in = checkpoint.get("channel_values") or {}
-    named = checkpoint.get("channel_versions")  # a dict without any: every value it has
-    versions_in = dict(named) if named is not None else dict.fromkeys(values_in)
-    moved = new_versions or {}
-    parent_lg = parent.metadata.get(LG_KEY) if parent is not None else None
-    parent_versions = (parent_lg.get("checkpoint") or {}).get("channel_versions") or {} \
-        if isinstance(parent_lg, Mapping) else {}
-    values: dict[str, Any] = {}
-    versions: dict[str, str] = {}
-    triggers: dict[str, Any] = {}  # LangGraph's trigger channels: not state, kept with the bookkeeping
-    snapshots: list[str] = []  # keys put as a DeltaSnapshot (or keeping the parent's one): a raw read wraps them again
-    parent_snapshots = parent_lg.get("snapshots") or () if isinstance(parent_lg, Mapping) else ()
-    for name, version in versions_in.items():
-        if isinstance(name, str) and name.startswith(INTERNAL_CHANNEL_PREFIXES):
-            if name in values_in:
-                triggers[name] = values_in[name]
-            continue
-        if name not in moved and parent is not None and name in parent.values \
-                and name in parent_versions and parent_versions[name] == version:
-            values[name] = parent.values[name]
-            versions[name] = parent.versions.get(name, cid)
-            if name in parent_snapshots:
-                snapshots.append(name)
-        elif name in values_in:
-            values[name] = _whole(values_in[name])
-            versions[name] = cid
-            if isinstance(values_in[name], DeltaSnapshot):
-                snapshots.append(name)
+    stored = _stored(cid, parent, checkpoint, new_versions or {})
     meta = get_checkpoint_metadata(config, metadata or {})
     kept = {k: (None if k == "channel_values" else v) for k, v in checkpoint.items()}
     if "channel_values" not in kept:
@@ -119,11 +103,42 @@ def record_of(key: str, parent_id: str | None, parent: Checkpoint | None, config
     return Checkpoint(
         id=cid, thread_id=key, parent_id=parent_id, step=_step(meta.get("step")),
         source=as_source(meta.get("source")), created_at=str(checkpoint.get("ts") or now_iso()),
-        values=values, versions=versions,
+        values=stored.values, versions=stored.versions,
         metadata={**{k: v for k, v in meta.items() if k not in ("source", "step")},
-                  LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": triggers,
-                           **({"snapshots": snapshots} if snapshots else {})}},
+                  LG_KEY: {"checkpoint": kept, "metadata": meta, "channels": stored.triggers,
+                           **({"snapshots": stored.snapshots} if stored.snapshots else {})}},
     )
+
+
+def _stored(cid: str, parent: Checkpoint | None, checkpoint: Mapping[str, Any], moved: Mapping[str, Any]) -> _Stored:
+    """The channels of a put checkpoint `cid`: a value at the version the parent holds it
+    at (and not in `moved`, the put's new versions) is the parent's; else the one given."""
+    values_in = checkpoint.get("channel_values") or {}
+    named = checkpoint.get("channel_versions")  # a dict without any: every value it has
+    versions_in = dict(named) if named is not None else dict.fromkeys(values_in)
+    parent_lg = parent.metadata.get(LG_KEY) if parent is not None else None
+    if not isinstance(parent_lg, Mapping):
+        parent_lg = {}
+    parent_versions = (parent_lg.get("checkpoint") or {}).get("channel_versions") or {}
+    parent_snapshots = parent_lg.get("snapshots") or ()
+    out = _Stored({}, {}, {}, [])
+    for name, version in versions_in.items():
+        if isinstance(name, str) and name.startswith(INTERNAL_CHANNEL_PREFIXES):
+            if name in values_in:
+                out.triggers[name] = values_in[name]
+            continue
+        if name not in moved and parent is not None and name in parent.values \
+                and name in parent_versions and parent_versions[name] == version:
+            out.values[name] = parent.values[name]
+            out.versions[name] = parent.versions.get(name, cid)
+            if name in parent_snapshots:
+                out.snapshots.append(name)
+        elif name in values_in:
+            out.values[name] = _whole(values_in[name])
+            out.versions[name] = cid
+            if isinstance(values_in[name], DeltaSnapshot):
+                out.snapshots.append(name)
+    return out
 
 
 def _whole(value: Any) -> Any:
