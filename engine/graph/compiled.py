@@ -310,6 +310,7 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
             run.__dict__["sync_api"] = True
         collector.saves = run.saver is not None
         collector.home, collector.home_ns = run.namespace, run.checkpoint_ns
+        collector.in_order = run.in_order  # callback chunks keep their order with child runs' events
         set_home(handlers, run.checkpoint_ns)  # a graph streamed inside a node
         if version == "v2":
             collector.as_output = self._output_instance()

@@ -389,16 +389,22 @@ class Run:
         loop is blocked in the node that runs the child (a sync invoke's one task), at once."""
         if not self._listeners:
             return
+        self.in_order(self.emit, event)
+
+    def in_order(self, deliver: Callable[[Any], None], item: Any) -> None:
+        """`deliver(item)` as `forward` delivers a child run's event: so a node's callback
+        chunks (tokens, tool events) from a worker thread keep their order with the events
+        of the runs that thread makes."""
         loop = self.loop
         if loop is None or threading.get_ident() == self.loop_thread or loop.is_closed():
-            self.emit(event)
+            deliver(item)
         elif (self.inline_sync or self.__dict__.get("inline_call")) and len(self.plan) == 1:
             if self._forward_lock is None:
                 self._forward_lock = threading.Lock()
             with self._forward_lock:  # the parent's loop is blocked in this node: deliver now, in order
-                self.emit(event)
+                deliver(item)
         else:
-            loop.call_soon_threadsafe(self.emit, event)
+            loop.call_soon_threadsafe(deliver, item)
 
     def emit_threadsafe(self, event: RunEvent) -> None:
         """Emit an event from any thread (a node's worker thread included)."""

@@ -92,6 +92,9 @@ class StreamCollector:
         self.chunks: deque[Any] = deque()
         self.values: dict[str, Any] = {}
         self.wake: Any = None
+        self.in_order: Callable[[Callable[[Any], None], Any], None] | None = None
+        """The run's `in_order` (set when the run is made): callback chunks from a node's
+        worker thread go out in order with the events of the runs that thread makes."""
         """Called after each chunk when a driver streams while tasks run (thread-safe)."""
         self.unwrap = getattr(schema, "unwrap_update", None)
         """How an @entrypoint's node update is shown (its return value), else None."""
@@ -183,8 +186,18 @@ class StreamCollector:
 
     def put_message(self, chunk: tuple[Any, dict[str, Any]], ns: tuple[str, ...] = ()) -> None:
         """A `messages` chunk, (message or token chunk, metadata), from the callback handler
-        (called on the node's thread: a deque append is atomic); `ns`, the subgraph's."""
-        self._put("messages", chunk, ns=ns)
+        (called on the node's thread); `ns`, the subgraph's."""
+        self._callback_chunk(("messages", chunk, ns))
+
+    def _callback_chunk(self, item: tuple[str, Any, tuple[str, ...]]) -> None:
+        if self.in_order is not None:
+            self.in_order(self._put_callback_chunk, item)
+        else:
+            self._put_callback_chunk(item)
+
+    def _put_callback_chunk(self, item: tuple[str, Any, tuple[str, ...]]) -> None:
+        mode, chunk, ns = item
+        self._put(mode, chunk, ns=ns)
         if self.wake is not None:
             self.wake()
 
@@ -198,9 +211,7 @@ class StreamCollector:
 
     def put_tool_event(self, payload: dict[str, Any], ns: tuple[str, ...] = ()) -> None:
         """A `tools` chunk (a tool call's start, delta, end or error) from its callback handler."""
-        self._put("tools", payload, ns=ns)
-        if self.wake is not None:
-            self.wake()
+        self._callback_chunk(("tools", payload, ns))
 
     def _config(self, checkpoint_id: str | None) -> dict[str, Any] | None:
         if checkpoint_id is None:
