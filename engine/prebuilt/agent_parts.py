@@ -19,7 +19,7 @@ from .runnable import RunnableCallable
 
 __all__ = ["AgentState", "AgentStatePydantic", "AgentStateWithStructuredResponse",
            "AgentStateWithStructuredResponsePydantic", "StructuredResponse", "StructuredResponseSchema",
-           "Prompt", "state_value", "prompt_runnable", "should_bind_tools", "underlying_model",
+           "Prompt", "state_value", "builtin_prompt", "prompt_runnable", "should_bind_tools", "underlying_model",
            "validate_chat_history", "PROMPT_RUNNABLE_NAME", "NEED_MORE_STEPS"]
 
 StructuredResponse: TypeAlias = dict[str, Any] | BaseModel
@@ -59,15 +59,24 @@ def state_value(state: Any, key: str, default: Any = None) -> Any:
     return state.get(key, default) if isinstance(state, dict) else getattr(state, key, default)
 
 
-def prompt_runnable(prompt: Prompt | None) -> Runnable[Any, Any]:
-    """state -> the messages the model is given, as a Runnable."""
+def builtin_prompt(prompt: Prompt | None) -> Callable[[Any], Any] | None:
+    """state -> the messages, for the prompts the agent writes itself (none, a string, a
+    SystemMessage); None for a user's callable or Runnable."""
     if prompt is None:
-        return RunnableCallable(lambda state: state_value(state, "messages"), name=PROMPT_RUNNABLE_NAME)
+        return lambda state: state_value(state, "messages")
     if isinstance(prompt, str):
         prompt = SystemMessage(content=prompt)
     if isinstance(prompt, SystemMessage):
         system = prompt
-        return RunnableCallable(lambda state: [system, *state_value(state, "messages")], name=PROMPT_RUNNABLE_NAME)
+        return lambda state: [system, *state_value(state, "messages")]
+    return None
+
+
+def prompt_runnable(prompt: Prompt | None) -> Runnable[Any, Any]:
+    """state -> the messages the model is given, as a Runnable."""
+    builtin = builtin_prompt(prompt)
+    if builtin is not None:
+        return RunnableCallable(builtin, name=PROMPT_RUNNABLE_NAME)
     if isinstance(prompt, Runnable):
         return prompt
     if inspect.iscoroutinefunction(prompt):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Sequence
-from typing import Any, Literal, get_type_hints
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, cast, get_type_hints
 
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -28,12 +28,14 @@ from .agent_parts import (
     AgentStatePydantic,
     AgentStateWithStructuredResponse,
     AgentStateWithStructuredResponsePydantic,
+    builtin_prompt,
     prompt_runnable,
     should_bind_tools,
     state_value,
     underlying_model,
     validate_chat_history,
 )
+from .quiet import silent
 from .runnable import RunnableCallable
 from .tool_call import TOOL_CALL_WITH_CONTEXT
 from .tool_node import ToolNode
@@ -73,6 +75,8 @@ class _Agent:
             if (tools or builtin) and should_bind_tools(model, tools, builtin=len(builtin)):
                 model = model.bind_tools([*tools, *builtin])
             self.static = prompt_runnable(prompt) | model
+        self.bound = model
+        self.messages_for = builtin_prompt(prompt)
 
     def resolve(self, state: Any, runtime: Any) -> Any:
         if self.async_dynamic:
@@ -108,15 +112,39 @@ class _Agent:
                 return {"messages": [AIMessage(id=response.id, content=NEED_MORE_STEPS)]}
         return {"messages": [response]}
 
+    def _direct(self, config: RunnableConfig) -> Callable[[Any], Any] | None:
+        """state -> the model's messages, when the model may be called on them without the
+        `prompt | model` sequence around it (the prompt is the agent's own and the sequence's
+        runs reach no handler); else None."""
+        return self.messages_for if self.messages_for is not None and silent(config) else None
+
     def call_model(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
         if self.async_dynamic:
             raise RuntimeError(_ASYNC_ONLY)
         given = self.model_input(state)
+        messages_for = self._direct(config)
+        if messages_for is not None:
+            model = self.model(state, runtime) if self.dynamic else self.bound
+            return self.answer(state, model.invoke(messages_for(given), _step_config(config)))
         return self.answer(state, self.resolve(state, runtime).invoke(given, config))
 
     async def acall_model(self, state: Any, runtime: Any, config: RunnableConfig) -> dict[str, Any]:
         given = self.model_input(state)
+        messages_for = self._direct(config)
+        if messages_for is not None:
+            if self.async_dynamic:
+                model = await self.model(state, runtime)
+            else:
+                model = self.model(state, runtime) if self.dynamic else self.bound
+            return self.answer(state, await model.ainvoke(messages_for(given), _step_config(config)))
         return self.answer(state, await (await self.aresolve(state, runtime)).ainvoke(given, config))
+
+
+def _step_config(config: RunnableConfig) -> RunnableConfig:
+    """The config a sequence gives its steps: its own run's name and id are not theirs."""
+    if "run_name" not in config and "run_id" not in config:
+        return config
+    return cast(RunnableConfig, {k: v for k, v in config.items() if k not in ("run_name", "run_id")})
 
 
 def _structured_node(agent: _Agent, response_format: Any) -> RunnableCallable:

@@ -4,7 +4,9 @@ the agent libraries build their nodes (LangGraph's private name, which they impo
 Used as a node, it is given what a plain function node is given, by parameter name:
 `config`, `writer`, `store`, `runtime`, `previous` (and `error` for an error handler),
 read from the config's runtime slot when a caller seeded one, else from the node the
-engine is running. With `trace=True` its call is a chain run of its own in the callbacks.
+engine is running. With `trace=True` its call is a chain run of its own in the callbacks;
+when no handler would see that run (quiet.py: no callbacks, no debug, no tracing, no
+run collector), the function is called in the same config context without making it.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from langchain_core.runnables.config import (
 
 from ..constants import RUNTIME_KEY
 from .config_merge import ensure_config
+from .quiet import silent
 from ..runtime.context import current_task
 from ..runtime.injected import runtime_for
 
@@ -157,7 +160,11 @@ class RunnableCallable(Runnable[Any, Any]):  # type: ignore[misc]  # langchain-c
                             "synchronous function or invoke via the async API (ainvoke, astream, etc.)")
         config = ensure_config(config)
         args, kw = self._call_args(input, config, kwargs)
-        if self.trace:
+        if self.trace and silent(config):  # its chain run would reach no handler: the call alone
+            config.pop("run_id", None)
+            with set_config_context(patch_config(config, callbacks=config["callbacks"])) as context:
+                out = context.run(self.func, *args, **kw)
+        elif self.trace:
             manager = get_callback_manager_for_config(self._tagged(config))
             run = manager.on_chain_start(None, input, name=config.get("run_name") or self.get_name(),
                                          run_id=config.pop("run_id", None))
@@ -180,14 +187,19 @@ class RunnableCallable(Runnable[Any, Any]):  # type: ignore[misc]  # langchain-c
             return self.invoke(input, config, **kwargs)
         config = ensure_config(config)
         args, kw = self._call_args(input, config, kwargs)
-        if self.trace:
+        out: Any
+        if self.trace and silent(config):  # its chain run would reach no handler: the call alone
+            config.pop("run_id", None)
+            with set_config_context(patch_config(config, callbacks=config["callbacks"])) as context:
+                out = await asyncio.create_task(self.afunc(*args, **kw), context=context)  # type: ignore[arg-type]
+        elif self.trace:
             manager = get_async_callback_manager_for_config(self._tagged(config))
             run = await manager.on_chain_start(None, input, name=config.get("run_name") or self.get_name(),
                                                run_id=config.pop("run_id", None))
             try:
                 child = patch_config(config, callbacks=run.get_child())
                 with set_config_context(child) as context:
-                    out: Any = await asyncio.create_task(self.afunc(*args, **kw), context=context)  # type: ignore[arg-type]
+                    out = await asyncio.create_task(self.afunc(*args, **kw), context=context)  # type: ignore[arg-type]
             except BaseException as exc:
                 await run.on_chain_error(exc)
                 raise

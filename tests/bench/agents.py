@@ -189,6 +189,8 @@ def _react_share(medians: dict[str, float], floor: float) -> str:
     if "langgraph" in medians:
         theirs = medians["langgraph"] - floor
         text += f", LangGraph's {theirs * 1e3:.1f} ms" + (f" ({own / theirs:.2f}x)" if theirs > 0 else "")
+        text += (f"; the floor alone is {floor / medians['langgraph']:.2f}x LangGraph, so a ratio under that "
+                 "cannot be reached by any runtime calling this model and tool")
     return text
 
 
