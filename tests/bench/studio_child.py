@@ -139,7 +139,7 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
 
     compiled = big_graph(nodes, edges)
     counts = compiled.get_graph().nx
-    times, stalls, cpus = [], [], []
+    times, stalls, cpus, slices = [], [], [], []
     for _ in range(repeats + 1):
         panel = GraphPanel()
         panel.resize(1400, 900)
@@ -159,8 +159,12 @@ async def graph_workload(app: Any, nodes: int, edges: int, repeats: int) -> dict
         panel.close()
         panel.deleteLater()
         app.processEvents()
+        drawing = getattr(panel, "last_drawing", None)
+        slices.append((getattr(drawing, "slices", 1), getattr(drawing, "largest", 0)))
     return {"seconds": statistics.median(times[1:]), "cold_seconds": times[0],
             "worst_stall_ms": max(stalls[1:]) * 1e3, "worst_cpu_ms": max(cpus[1:]) * 1e3,
+            "cold_cpu_ms": cpus[0] * 1e3, "slices": max(n for n, _ in slices),
+            "largest_slice": max(m for _, m in slices),
             "nodes": counts.number_of_nodes(),
             "edges": counts.number_of_edges()}
 
@@ -324,10 +328,11 @@ async def timeline_workload(app: Any, db: str, checkpoints: int) -> dict[str, An
             "scroll_median_ms": statistics.median(scroll_ms), "scroll_max_ms": max(scroll_ms)}
 
 
-async def wide_workload(app: Any, db: str, thread_id: str, repeats: int) -> dict[str, Any]:
+async def wide_workload(app: Any, db: str, thread_id: str, repeats: int, zoom_steps: int = 0) -> dict[str, Any]:
     """A post-mortem of a wide fan-out (its file, no code): each of its checkpoints selected
     in turn, `repeats` rounds, until every panel shows it. Per selection: the UI thread's
-    longest stall and most CPU between two ticks of the meter."""
+    longest stall and most CPU between two ticks of the meter. Then (`zoom_steps`) the graph
+    at 100% on its fan-out, dragged and zoomed a step at a time (see `_zoomed_steps`)."""
     _require_window()
     window, session = _window(db)
     if not window.open_database(db, thread_id=thread_id):
@@ -338,7 +343,7 @@ async def wide_workload(app: Any, db: str, thread_id: str, repeats: int) -> dict
     app.processEvents()
     ids = [r.id for r in session.history.rows()]
     times, stalls, cpus = [], [], []
-    for _ in range(repeats + 1):
+    for _ in range(repeats + 1 if repeats else 0):
         for cid in ids:
             meter = _StallMeter()
             start = time.perf_counter()
@@ -351,10 +356,74 @@ async def wide_workload(app: Any, db: str, thread_id: str, repeats: int) -> dict
             stalls.append(meter.stop())
             cpus.append(meter.worst_cpu)
     warm = len(ids)  # the first round draws every badge for the first time
+    result: dict[str, Any] = {"checkpoints": len(ids), "nodes": len(graph.node_ids())}
+    if repeats:
+        result.update(median_ms=statistics.median(times[warm:]) * 1e3, worst_stall_ms=max(stalls[warm:]) * 1e3,
+                      worst_cpu_ms=max(cpus[warm:]) * 1e3, median_cpu_ms=statistics.median(cpus[warm:]) * 1e3)
+    if zoom_steps:
+        result["zoom"] = await _zoomed_steps(window, zoom_steps)
     window.close()
-    return {"median_ms": statistics.median(times[warm:]) * 1e3, "worst_stall_ms": max(stalls[warm:]) * 1e3,
-            "worst_cpu_ms": max(cpus[warm:]) * 1e3, "median_cpu_ms": statistics.median(cpus[warm:]) * 1e3,
-            "checkpoints": len(ids), "nodes": len(graph.node_ids())}
+    return result
+
+
+_DRAG_PX = 40
+"""One mouse move of a drag across the canvas (the view follows the hand)."""
+_NOTCH = 1.0015 ** 120
+"""One wheel notch of zoom (the canvas's wheelEvent)."""
+
+
+async def _zoomed_steps(window: Any, steps: int) -> dict[str, Any]:
+    """The graph at 100% around `plan` (the fan-out's root, where all its edges cross the
+    view), then `steps` drags right and as many back, then `steps` wheel notches in, each
+    followed by one out. Per step: until the canvas has repainted (counted; a step with no
+    repaint is an error) and its picture is whole; the UI thread's longest stall and CPU."""
+    from PySide6.QtCore import QEvent, QObject
+
+    graph = window.panels.graph
+    canvas = graph.canvas
+    paints = [0]
+
+    class Painted(QObject):
+        def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Paint:
+                paints[0] += 1
+            return False
+
+    painted = Painted()
+    canvas.viewport().installEventFilter(painted)
+    whole = getattr(graph, "picture_whole", lambda: True)
+
+    async def step(act: Any) -> tuple[float, float]:
+        meter = _StallMeter()
+        before = paints[0]
+        if act() is not False:  # False: nothing moved (a graph narrower than the view)
+            await _until(lambda: paints[0] > before and whole(), 60.0)
+        await asyncio.sleep(0.02)
+        return meter.stop(), meter.worst_cpu
+
+    graph.set_zoom(1.0)
+    canvas.centerOn(graph.node_item("plan"))
+    await _until(whole, 60.0)
+    await asyncio.sleep(0.2)
+    bar = canvas.horizontalScrollBar()
+    def drag(dx: int) -> bool:
+        was = bar.value()
+        bar.setValue(was + dx)
+        return bar.value() != was
+
+    drags = [await step(lambda d=d: drag(d)) for d in [_DRAG_PX] * steps + [-_DRAG_PX] * steps]
+    zooms = []
+    for _ in range(steps):
+        zooms.append(await step(lambda: graph.zoom_by(_NOTCH)))
+        zooms.append(await step(lambda: graph.zoom_by(1 / _NOTCH)))
+    canvas.viewport().removeEventFilter(painted)
+    every = drags + zooms
+    return {"drags": len(drags), "zooms": len(zooms), "drag_px": _DRAG_PX,
+            "worst_cpu_ms": max(c for _, c in every) * 1e3, "worst_stall_ms": max(s for s, _ in every) * 1e3,
+            "drag_worst_cpu_ms": max(c for _, c in drags) * 1e3,
+            "drag_median_cpu_ms": statistics.median(c for _, c in drags) * 1e3,
+            "zoom_worst_cpu_ms": max(c for _, c in zooms) * 1e3,
+            "zoom_median_cpu_ms": statistics.median(c for _, c in zooms) * 1e3}
 
 
 async def probe_workload(app: Any) -> dict[str, Any]:

@@ -50,8 +50,14 @@ class GraphCanvas(QGraphicsView):
         # zoom, the size or their styles change: a repaint blits them (see edge_layer.py)
         self.layer = EdgeLayer()
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        # the viewport paints every pixel itself (drawBackground fills it): the window's style
+        # sheet turns its auto-fill off, and a viewport that is not opaque is repainted whole
+        # on every scroll step instead of moved with only the exposed strip drawn
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
+        viewport = self.viewport()
+        painter.fillRect(rect, viewport.palette().color(viewport.backgroundRole()))  # what auto-fill drew
         super().drawBackground(painter, rect)
         self.layer.paint(painter, rect)
 

@@ -5,11 +5,10 @@ comes back through a queued signal and is dropped if a newer graph was set meanw
 """
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from studio.core.layout import GraphLayout, estimate_size, layout_graph
+from studio.core.layout import GraphLayout, estimate_size
 from studio.core.records import WhyMarks
 from studio.core.records import GraphMarks, GraphShape
 from studio.panels._common import MUTED, title_label, tool_button
@@ -35,6 +34,8 @@ from .canvas import GraphCanvas
 from .caption import Caption
 from .focus import NodeFocus
 from .legend import GraphLegend
+from .drawing import Drawing
+from .layout_job import PREIMPORT_MS, LayoutJob, LayoutSignals, graphviz_ready, preimport_graphviz
 from .items import ClusterItem, EdgeItem, NodeItem, NodeMarks, edge_label_sizes, label_font, straight_edge
 from .why import WhyOverlay
 
@@ -42,51 +43,6 @@ __all__ = ["GraphPanel"]
 
 _MAX_FIT_SCALE = 1.25
 _MIN_SCALE, _MAX_SCALE = 0.05, 6.0
-
-
-def _graphviz_ready(panel: GraphPanel) -> bool:
-    """Import pygraphviz on the UI thread: importing it first on a pool thread can crash
-    shiboken's import hook (seen with PySide6 6.12)."""
-    try:
-        import pygraphviz  # noqa: F401
-    except ImportError as exc:
-        message = f"graphviz is not available ({exc}); install pygraphviz>=2.0 to draw the graph"
-        panel.status.setText(message)
-        panel.layout_failed.emit(message)
-        return False
-    return True
-
-
-PREIMPORT_MS = 250
-"""After this long (the window on screen), pygraphviz is imported on the UI thread ahead of
-the first layout (~15 ms), not inside the callback that opens the graph file."""
-
-
-def _preimport_graphviz() -> None:
-    with contextlib.suppress(ImportError):  # said when a graph is drawn (`_graphviz_ready`)
-        import pygraphviz  # noqa: F401
-
-
-class _Signals(QObject):
-    done = Signal(int, object)
-
-
-class _LayoutJob(QRunnable):
-    """Runs `layout_graph` off the UI thread and reports (generation, layout or error)."""
-
-    def __init__(self, generation: int, view: GraphShape, sizes: dict[str, tuple[float, float]],
-                 signals: _Signals, label_sizes: dict[str, tuple[float, float]] | None = None) -> None:
-        super().__init__()
-        self.setAutoDelete(True)
-        self.generation, self.view, self.sizes, self.signals = generation, view, sizes, signals
-        self.label_sizes = label_sizes
-
-    def run(self) -> None:
-        try:
-            result: Any = layout_graph(self.view, self.sizes, label_sizes=self.label_sizes)
-        except Exception as exc:  # reported in the panel, never raised on a pool thread
-            result = exc
-        self.signals.done.emit(self.generation, result)
 
 
 CAPTION_HIDE_MS = 1500
@@ -144,13 +100,17 @@ class GraphPanel(QWidget):
         self._clusters: dict[str, ClusterItem] = {}
         self._edges: list[EdgeItem] = []
         self._taken: list[EdgeItem] = []
+        self._drawing: Drawing | None = None
+        """The layout being drawn, a slice per turn of the loop (None: none)."""
+        self.last_drawing: Drawing | None = None
+        """The last layout drawn, with its slices counted (tests read it)."""
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
-        self._signals = _Signals()
+        self._signals = LayoutSignals()
         self._signals.done.connect(self._on_layout_done)
         self._pulse = QTimer(self, interval=70)
         self._pulse.timeout.connect(self._on_pulse)
-        QTimer.singleShot(PREIMPORT_MS, self, _preimport_graphviz)  # while the graph file imports
+        QTimer.singleShot(PREIMPORT_MS, self, preimport_graphviz)  # while the graph file imports
 
         self.scene = QGraphicsScene(self)
         self.why = WhyOverlay(self.scene)
@@ -205,7 +165,7 @@ class GraphPanel(QWidget):
         if view == self._view and (self._layout is not None or self._pending):
             return
         self._view = view
-        if not _graphviz_ready(self):
+        if not graphviz_ready(self.status, self.layout_failed):
             return
         self._generation += 1
         self._pending = self._generation
@@ -214,7 +174,7 @@ class GraphPanel(QWidget):
         self.status.setText(f"laying out {len(view.nodes)} nodes…")
         self._fit_header()
         self._show_waiting_text(f"laying out {len(view.nodes)} nodes…")
-        self._pool.start(_LayoutJob(self._generation, view, self._sizes(view), self._signals,
+        self._pool.start(LayoutJob(self._generation, view, self._sizes(view), self._signals,
                                     label_sizes=edge_label_sizes(view)))
 
     def show_waiting(self, text: str) -> None:
@@ -224,8 +184,8 @@ class GraphPanel(QWidget):
         self._show_waiting_text(text)
 
     def _show_waiting_text(self, text: str) -> None:
-        if self._nodes or self._clusters:
-            return  # a graph is on screen (a reload): the status line says it
+        if self._nodes or self._clusters or self._drawing is not None:
+            return  # a graph is on screen (a reload) or being drawn: the status line says it
         self._clear_scene()
         item = self.scene.addSimpleText(text)
         item.setBrush(QColor(MUTED))
@@ -291,41 +251,58 @@ class GraphPanel(QWidget):
     def _on_layout_done(self, generation: int, result: Any) -> None:
         if generation != self._generation:
             return  # a newer graph was set while this one was laid out
-        self._pending = 0
         if isinstance(result, Exception):
+            self._pending = 0
+            if self._drawing is not None:  # an older graph's drawing, left half made: finish it
+                self._drawing.finish()
+                self._draw(self._drawing)
+                self._drawing = None
+            self._end_drawing()
             message = f"layout failed: {type(result).__name__}: {result}"
             self.status.setText(message)
             self._fit_header()
             self.layout_failed.emit(message)
             return
-        self._draw(result)
-        self.last_graphviz_seconds = result.seconds
-        self.last_layout_seconds = time.perf_counter() - self._started
-        n, e = len(self._nodes), len(self._edges)
-        self.status.setText(f"{n} nodes · {e} edges" + (" · fast layout" if result.fast else ""))
-        self._fit_header()
-        self.layout_ready.emit(self.last_layout_seconds)
+        self._start_drawing(generation, result)
 
-    def _draw(self, layout: GraphLayout) -> None:
+    def _start_drawing(self, generation: int, layout: GraphLayout) -> None:
+        """Draw `layout` a slice of items per turn of the loop (see drawing.py): the canvas
+        does not repaint until it is all in, so the old picture stays until then."""
+        self.canvas.viewport().setUpdatesEnabled(False)
         self._layout = layout
         self._clear_scene()
         self.why.forget()
         self._nodes, self._clusters, self._edges, self._taken = {}, {}, [], []
-        for box in layout.clusters:
-            item = ClusterItem(box)
-            self.scene.addItem(item)
-            self._clusters[box.id] = item
-        for path in layout.edges:
-            kind = path.kind
-            if kind == "dynamic" and layout.nodes.get(path.target) and layout.nodes[path.target].kind != "any":
-                kind = "taken"  # a route seen at run time: drawn solid
-            edge = EdgeItem(path, kind)
-            self.scene.addItem(edge)
-            self._edges.append(edge)
-        for box in layout.nodes.values():
-            item = NodeItem(box)
-            self.scene.addItem(item)
-            self._nodes[box.id] = item
+        self._drawing = Drawing(layout, self.scene)
+        self._draw_slice(generation)
+
+    def _draw_slice(self, generation: int) -> None:
+        drawing = self._drawing
+        if generation != self._generation or drawing is None:
+            return  # a newer graph: its own drawing replaced this one
+        if drawing.step():
+            QTimer.singleShot(0, self, lambda: self._draw_slice(generation))
+            return
+        self._drawing = None
+        self.last_drawing = drawing
+        self._pending = 0
+        self._draw(drawing)
+        self._end_drawing()
+        self.last_graphviz_seconds = drawing.layout.seconds
+        self.last_layout_seconds = time.perf_counter() - self._started
+        n, e = len(self._nodes), len(self._edges)
+        self.status.setText(f"{n} nodes · {e} edges" + (" · fast layout" if drawing.layout.fast else ""))
+        self._fit_header()
+        self.layout_ready.emit(self.last_layout_seconds)
+
+    def _end_drawing(self) -> None:
+        if not self.canvas.viewport().updatesEnabled():
+            self.canvas.viewport().setUpdatesEnabled(True)  # one repaint of the whole canvas
+
+    def _draw(self, drawing: Drawing) -> None:
+        """The items are made: the marks, the why marks and the fit, in one go."""
+        layout = drawing.layout
+        self._nodes, self._clusters, self._edges = drawing.nodes, drawing.clusters, drawing.edges
         self.canvas.layer.build(self._edges, [c.sceneBoundingRect() for c in self._clusters.values()])
         self.canvas.resetCachedContent()
         margin = 24.0
@@ -339,7 +316,8 @@ class GraphPanel(QWidget):
     # -- marks ----------------------------------------------------------------------------
     def set_marks(self, marks: GraphMarks) -> None:
         self._marks = marks
-        self._apply_marks()
+        if self._drawing is None:  # else applied once the drawing is in
+            self._apply_marks()
 
     def _apply_marks(self) -> None:
         m = self._marks
@@ -376,6 +354,8 @@ class GraphPanel(QWidget):
     def set_why(self, why: WhyMarks) -> None:
         """Draw why the next tasks run: triggers, badges, the superstep's frame, tooltips."""
         self._why = why
+        if self._drawing is not None:
+            return  # applied once the drawing is in
         self.why.apply(why, self._nodes, self._edges, list(self._clusters.values()))
         self._sync_layer()
         self.show_hover(self._hovered)

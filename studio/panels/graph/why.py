@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsScene, 
 from studio.core.records import WhyMarks
 from studio.core.safe import total
 from .items import LEGIBLE_PX, ClusterItem, EdgeItem, NodeItem, label_font
+from .long_paths import path_item
 from .placement import GAP, FreeSpace, candidates
 
 __all__ = ["WhyOverlay", "Badge", "BADGE_COLOURS", "TRIGGER_COLOUR", "text_rects"]
@@ -383,7 +384,7 @@ def text_rects(nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
 
 def _glow(edge: EdgeItem, pair: tuple[str, str]) -> QGraphicsPathItem:
     """The amber glow under an edge that triggered `pair[1]`."""
-    glow = QGraphicsPathItem(edge.path())
+    glow = path_item(edge.path(), edge.edge.points)  # a long one strokes only what is shown
     pen = QPen(TRIGGER_COLOUR, 7.0)
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     glow.setPen(pen)
