@@ -18,6 +18,7 @@ from test_durability_async import BlockingSqlite, cfg, counter, history
 
 from engine.checkpoint import PendingWrite, PostgresSaver
 from engine.checkpoint import postgres as postgres_module
+from engine.checkpoint import postgres_run
 from engine.checkpoint.ids import new_checkpoint_id
 from engine.checkpoint.jobs import PutJob, WritesJob
 from engine.runtime import durability
@@ -142,7 +143,7 @@ def test_batches_on_a_connection_handed_in_or_without_pipelines(given: str, pg_u
     from psycopg.rows import dict_row
 
     if given == "no-pipeline":
-        monkeypatch.setattr(postgres_module, "_PIPELINES", False)
+        monkeypatch.setattr(postgres_run, "_PIPELINES", False)  # how statements run: postgres_run.py
         conn = None
     else:
         conn = psycopg.connect(pg_url, autocommit=given != "not-autocommit", row_factory=dict_row)

@@ -25,6 +25,7 @@ from ..errors import CheckpointDecodeError, CheckpointError
 from .base import NS_SEP, BaseCheckpointSaver, Checkpoint, CheckpointHeader, PendingWrite, ThreadInfo
 from .encoding import dumps_extras, encode_writes, exists_error, join_list_segments, loads_extras, no_checkpoint_error
 from .jobs import PutJob, SaveJob, WritesJob, save_each
+from .postgres_run import Tuples, count_rows
 from .postgres_state import StateReads, generic_plans
 from .postgres_sql import FIND, FIRST_CHILD, FULL, INFO, INSERT_WRITES, LOAD, PUT_SQL, ROW, VALUE_COLUMNS, put_many
 from .postgres_conns import OneConnection, PerCallConnections, migrate_pending_sends
@@ -86,28 +87,6 @@ def _list_base(info: _Info) -> ListBase | None:
     return ListBase(info.count, info.size, bool(info.tagged)) if info.kind != _VALUE else None
 
 
-class _Mismatch(Exception):
-    """A statement of a batch touched other rows than it should (its checkpoint is missing)."""
-
-
-def _count(cur: Any, sql: str) -> int:
-    """Rows a statement of `_prepare_writes` found or inserted."""
-    return len(cur.fetchall()) if sql is FIND else cur.rowcount
-
-
-def _pipelines() -> bool:
-    """Whether psycopg's libpq can pipeline (14+); else a batch is a round trip per statement."""
-    global _PIPELINES
-    if _PIPELINES is None:
-        from psycopg import Pipeline
-
-        _PIPELINES = bool(Pipeline.is_supported())
-    return _PIPELINES
-
-
-_PIPELINES: bool | None = None
-
-
 class PostgresSaver(StateReads, BaseCheckpointSaver):
     """Checkpoints in PostgreSQL; safe to share between threads and processes.
 
@@ -148,7 +127,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             self.url = conn
             try:
                 with psycopg.connect(conn, autocommit=True, connect_timeout=10) as first:
-                    ensure_schema(_Tuples(first), conn)
+                    ensure_schema(Tuples(first), conn)
             except psycopg.Error as e:
                 raise connect_error(conn, e) from None
             self._pool: Any = ConnectionPool(
@@ -160,7 +139,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             with self._pool.connection() as given:
                 info = given.info
                 self.url = f"postgresql://{info.user}@{info.host}:{info.port}/{info.dbname}"
-                ensure_schema(_Tuples(given), self.url)
+                ensure_schema(Tuples(given), self.url)
         else:
             raise TypeError(f"PostgresSaver takes a postgresql:// URL, a psycopg Connection or a "
                             f"ConnectionPool, not {type(conn).__name__}")
@@ -189,9 +168,17 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             return
         if self._pool is None:
             raise CheckpointError(f"{self!r} is closed; create a new saver to use the database")
+        pool = self._pool
         try:
-            with self._pool.connection(timeout=30) as conn:
-                yield _Tuples(conn)
+            if self._owned:  # autocommit connections of its own: no transaction to end on the way back
+                conn = pool.getconn(timeout=30)
+                try:
+                    yield Tuples(conn)
+                finally:
+                    pool.putconn(conn)
+            else:
+                with pool.connection(timeout=30) as conn:
+                    yield Tuples(conn)
         except self._psycopg.OperationalError as e:
             raise connect_error(self.url, e) from None
 
@@ -311,7 +298,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
         sql, params, expected = self._prepare_writes(thread_id, checkpoint_id, writes)
         with self.connection() as conn:
             cur = conn.execute(sql, params)
-            if _count(cur, sql) != expected:
+            if count_rows(cur, sql) != expected:
                 raise no_checkpoint_error(thread_id, checkpoint_id)
 
     def _prepare_writes(self, thread_id: str, checkpoint_id: str,
@@ -479,7 +466,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             with self.connection() as conn:
                 rows = conn.execute(
                     f"SELECT {ROW} FROM retrograph_checkpoints WHERE thread_id = %s AND seq < %s"
-                    " ORDER BY seq DESC LIMIT %s",
+                    " ORDER BY thread_id DESC, seq DESC LIMIT %s",  # as retrograph_checkpoints_by_thread: read by it
                     (thread_id, bound if bound is not None else 2**63 - 1, page),
                 ).fetchall()
             yield from (_Row(*r) for r in rows)
@@ -503,67 +490,6 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
                 " ORDER BY c.created_at DESC, c.seq DESC"
             ).fetchall()
         return [ThreadInfo(thread_id=t, checkpoints=n, latest_id=i, updated_at=at) for t, i, at, n in rows]
-
-
-class _Tuples:
-    """A connection whose queries give tuples (a connection handed in may make dicts) and
-    commit at once (one handed in may not be in autocommit mode)."""
-
-    __slots__ = ("conn", "_rows", "_idle")
-
-    def __init__(self, conn: Any) -> None:
-        from psycopg.pq import TransactionStatus
-        from psycopg.rows import tuple_row
-
-        self.conn, self._rows, self._idle = conn, tuple_row, TransactionStatus.IDLE
-
-    def execute(self, sql: Any, params: Any = None) -> Any:
-        conn = self.conn
-        cur = conn.cursor(row_factory=self._rows)
-        if conn.info.pipeline_status:  # in the caller's pipeline (LangGraph's `pipe=`): results read at once
-            with conn.pipeline() as pipe:
-                if conn.autocommit:
-                    cur.execute(sql, params)
-                else:
-                    with conn.transaction():
-                        cur.execute(sql, params)
-                pipe.sync()
-            return cur
-        if conn.autocommit:
-            return cur.execute(sql, params)
-        with conn.transaction():
-            return cur.execute(sql, params)
-
-    def transaction(self) -> Any:
-        return self.conn.transaction()
-
-    def execute_many_in_one(self, statements: Sequence[tuple[str, Any, int]]) -> None:
-        """Run `(sql, params, expected row count or -1)` statements in one transaction and
-        commit; raise, with nothing committed, when one fails or a count differs. On an
-        autocommit connection (the saver's own pool) they go as one pipeline: BEGIN, the
-        statements and COMMIT sent together, one round trip (two when a count is checked)."""
-        conn = self.conn
-        if not conn.autocommit or not _pipelines():  # a connection handed in keeps its own transactions
-            with conn.transaction():
-                for sql, params, expected in statements:
-                    cur = conn.cursor(row_factory=self._rows).execute(sql, params)
-                    if expected >= 0 and _count(cur, sql) != expected:
-                        raise _Mismatch(sql)
-            return
-        try:
-            with conn.pipeline() as pipe:
-                conn.execute("BEGIN")
-                cursors = [conn.cursor(row_factory=self._rows).execute(sql, params) for sql, params, _ in statements]
-                if any(expected >= 0 for _, _, expected in statements):
-                    pipe.sync()
-                    for cur, (sql, _, expected) in zip(cursors, statements):
-                        if expected >= 0 and _count(cur, sql) != expected:
-                            raise _Mismatch(sql)
-                conn.execute("COMMIT")
-        except BaseException:
-            if conn.info.transaction_status != self._idle:
-                conn.rollback()  # the failed transaction is left open: end it before the pool takes it back
-            raise
 
 
 def _names(data: Any) -> tuple[str, ...]:

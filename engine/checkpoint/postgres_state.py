@@ -15,25 +15,27 @@ import builtins
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import orjson
+
 from ..errors import CheckpointDecodeError
 from .base import Checkpoint, PendingWrite
+from .postgres_fast import prepared
 from .postgres_history import PageReads
+from .postgres_page import HistoryPages
 from .postgres_sql import FULL
 
 __all__ = ["STATE", "WRITES_MANY", "StateReads", "generic_plans"]
 
-_COLUMNS = "tag, " + FULL + ", size, tagged"
 STATE = f"""
-WITH RECURSIVE me AS (
-    SELECT {FULL} FROM retrograph_checkpoints WHERE thread_id = %(t)s AND id = %(c)s
-), kid AS (
-    SELECT {FULL} FROM retrograph_checkpoints
-    WHERE thread_id = %(t)s AND id = (SELECT k.id FROM retrograph_checkpoints k
-                                      WHERE k.thread_id = %(t)s AND k.parent_id = %(c)s ORDER BY k.seq LIMIT 1)
-), n AS (
-    SELECT DISTINCT e.key AS channel, e.value AS version
-    FROM (SELECT versions FROM me UNION ALL SELECT versions FROM kid) AS x,
-         LATERAL jsonb_each_text(convert_from(x.versions, 'UTF8')::jsonb) AS e
+WITH RECURSIVE pair AS MATERIALIZED (  -- the checkpoint (tag 0) and its first child (tag 1), with their inline values
+    (SELECT 0 AS tag, {FULL}, inline FROM retrograph_checkpoints WHERE thread_id = %(t)s AND id = %(c)s)
+  UNION ALL
+    (SELECT 1, {FULL}, inline FROM retrograph_checkpoints WHERE thread_id = %(t)s AND parent_id = %(c)s
+     ORDER BY seq LIMIT 1)
+), n AS MATERIALIZED (  -- the versions to read: all the checkpoint's, the child's own; none its row holds inline
+    SELECT e.key AS channel, e.value AS version
+    FROM pair p CROSS JOIN LATERAL jsonb_each_text(convert_from(p.versions, 'UTF8')::jsonb) AS e
+    WHERE (p.tag = 0 OR e.value = p.id) AND NOT EXISTS (SELECT FROM pair q WHERE q.id = e.value AND q.inline ? e.key)
 ), r(root, channel, version, base, kind, data, size, tagged, depth) AS (
     SELECT n.version, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, 0
     FROM n CROSS JOIN LATERAL (
@@ -46,23 +48,20 @@ WITH RECURSIVE me AS (
         WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
     WHERE r.kind = 2 AND r.depth < %(max_depth)s
 )
-SELECT {_COLUMNS} FROM (
-    SELECT 0 AS tag, {FULL}, NULL::bigint AS size, NULL::boolean AS tagged FROM me
-  UNION ALL
-    SELECT 1, {FULL}, NULL, NULL FROM kid
-  UNION ALL  -- a piece of a value: seq = depth, id = requested version, parent_id = channel, step = kind, next = data
-    SELECT 2, depth, root, channel, kind, NULL, NULL, data, NULL, NULL, NULL, size, tagged FROM r
-  UNION ALL  -- a small value kept in its checkpoint's row
-    SELECT 2, 0, n.version, n.channel, 0, NULL, NULL, convert_to(c.inline ->> n.channel, 'UTF8'), NULL, NULL, NULL,
-           0, NULL
-    FROM n CROSS JOIN LATERAL (
-        SELECT inline FROM retrograph_checkpoints c
-        WHERE c.thread_id = %(t)s AND c.id = n.version AND c.inline ? n.channel LIMIT 1) AS c
-  UNION ALL  -- a pending write: seq = wid, id = task id, parent_id = task name, source = channel, next = value
-    SELECT 3, w.wid, w.task_id, w.task_name, NULL, w.channel, NULL, w.value, NULL, NULL, NULL, NULL, NULL
-    FROM retrograph_writes w WHERE w.thread_id = %(t)s AND w.checkpoint = %(c)s
-) AS everything ORDER BY tag, seq
+SELECT tag, {FULL}, inline::text, NULL::bigint AS size, NULL::boolean AS tagged FROM pair
+UNION ALL  -- a piece of a value: seq = depth, id = requested version, parent_id = channel, step = kind, next = data
+SELECT 2, depth, root, channel, kind, NULL, NULL, data, NULL, NULL, NULL, NULL, size, tagged FROM r
+UNION ALL  -- a small value kept in an older checkpoint's row
+SELECT 2, 0, n.version, n.channel, 0, NULL, NULL, convert_to(c.inline ->> n.channel, 'UTF8'), NULL, NULL, NULL, NULL,
+       0, NULL
+FROM n CROSS JOIN LATERAL (
+    SELECT inline FROM retrograph_checkpoints c
+    WHERE c.thread_id = %(t)s AND c.id = n.version AND c.inline ? n.channel LIMIT 1) AS c
+UNION ALL  -- a pending write: seq = wid, id = task id, parent_id = task name, source = channel, next = value
+SELECT 3, w.wid, w.task_id, w.task_name, NULL, w.channel, NULL, w.value, NULL, NULL, NULL, NULL, NULL, NULL
+FROM retrograph_writes w WHERE w.thread_id = %(t)s AND w.checkpoint = %(c)s
 """
+_STATE = prepared("retrograph_state_v2", STATE)
 
 
 def generic_plans(conn: Any) -> None:
@@ -84,7 +83,7 @@ _SAVER_OF: dict[type, type] = {}
 """A saver class -> the class of it that mixes StateReads in (PostgresSaver), found once."""
 
 
-class StateReads(PageReads):
+class StateReads(HistoryPages, PageReads):
     """PostgresSaver's reads for `get_state` (`load_state`) and `get_state_history`
     (`history_with_writes`)."""
 
@@ -118,34 +117,52 @@ class StateReads(PageReads):
     def load_state(self, thread_id: str, checkpoint_id: str,
                    ) -> tuple[Checkpoint | None, Checkpoint | None, builtins.list[PendingWrite]]:
         """Checkpoint `checkpoint_id`, its first child (or None) and its pending writes, in
-        one statement; (None, None, []) when there is no such checkpoint."""
+        one statement; (None, None, []) when there is no such checkpoint. The child carries
+        its header, versions and extras but only the values its own superstep changed
+        (what get_state's record of that superstep reads: task_results.derive_results)."""
         if not self._own_reads():
             return _state_by_calls(self, thread_id, checkpoint_id)
+        params = {"t": thread_id, "c": checkpoint_id, "max_depth": self._max_chain}
         try:
             with self.connection() as conn:
-                rows = conn.execute(STATE, {"t": thread_id, "c": checkpoint_id, "max_depth": self._max_chain}).fetchall()
+                rows = conn.fetch_prepared(_STATE, params)
+                if rows is None:  # not a connection for the direct path, or the statement failed: psycopg says why
+                    rows = conn.execute(STATE, params).fetchall()
         except self._psycopg.DataError:  # a record the server cannot parse: the slow way names it
             return _state_by_calls(self, thread_id, checkpoint_id)
         heads: dict[int, Any] = {}
         parts: dict[tuple[str, str], builtins.list[Any]] = {}
         writes: builtins.list[tuple[Any, ...]] = []
+        part_of = self._part_of
         for tag, *cols in rows:
             if tag < 2:
-                heads[tag] = self._row_of(cols[:10])
-            elif tag == 2:  # depth, root, channel, kind, -, -, data, -, -, -, size, tagged
+                heads[tag] = row = self._row_of(cols[:10])
+                if cols[10] is not None:
+                    self._inline_parts(row, cols[10], parts)
+            elif tag == 2:  # depth, root, channel, kind, -, -, data, -, -, -, -, size, tagged
                 parts.setdefault((cols[2], cols[1]), []).append(
-                    self._part_of((cols[2], cols[0], cols[3], cols[6], cols[10], cols[11])))
+                    part_of((cols[2], cols[0], cols[3], cols[6], cols[11], cols[12])))
             else:
-                writes.append((cols[1], cols[2], cols[4], cols[6]))
+                writes.append((cols[0], cols[1], cols[2], cols[4], cols[6]))
         if 0 not in heads:
             return None, None, []
         ckpt = self._from_row(thread_id, heads[0], parts)
-        child = self._from_row(thread_id, heads[1], parts) if 1 in heads else None
-        return ckpt, child, self._writes_of(checkpoint_id, writes)
+        child = self._from_row(thread_id, heads[1], parts, own=True) if 1 in heads else None
+        writes.sort(key=_first)
+        return ckpt, child, self._writes_of(checkpoint_id, [w[1:] for w in writes])
 
-    def _from_row(self, thread_id: str, row: Any, parts: dict[tuple[str, str], builtins.list[Any]]) -> Checkpoint:
+    def _inline_parts(self, row: Any, text: str, parts: dict[tuple[str, str], builtins.list[Any]]) -> None:
+        """The values `row` keeps inline (changed by its own superstep), as value pieces."""
+        for channel, data in self._check(row, _inline_of, text).items():
+            parts[(channel, row.id)] = [self._part_of((channel, 0, 0, data, 0, None))]
+
+    def _from_row(self, thread_id: str, row: Any, parts: dict[tuple[str, str], builtins.list[Any]],
+                  own: bool = False) -> Checkpoint:
         versions = self._check(row, self._versions_of, row.versions)
-        found = [p for key in versions.items() for p in parts.get(key, ())]
+        if own:  # a child: the values its own superstep changed
+            found = [p for key in versions.items() if key[1] == row.id for p in parts.get(key, ())]
+        else:
+            found = [p for key in versions.items() for p in parts.get(key, ())]
         return self._decode(thread_id, row, versions, found)  # type: ignore[no-any-return]
 
     def _writes_of(self, checkpoint_id: str, rows: Sequence[tuple[Any, ...]]) -> builtins.list[PendingWrite]:
@@ -160,12 +177,18 @@ class StateReads(PageReads):
 
     def history_with_writes(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                             ) -> Iterator[tuple[Checkpoint, builtins.list[PendingWrite]]]:
-        """`history(...)` with each checkpoint's pending writes, a page of 100 in three
-        statements (headers, the checkpoints with their values, their writes)."""
+        """`history(...)` with each checkpoint's pending writes, a page of 100 in one
+        statement (postgres_page.py)."""
         if not self._own_reads():
             yield from ((c, self.pending_writes(thread_id, c.id)) for c in self.history(thread_id, before=before,
                                                                                          limit=limit))
             return
+        yield from self._read_pages(thread_id, before, limit)
+
+    def _paged_by_calls(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
+                        ) -> Iterator[tuple[Checkpoint, builtins.list[PendingWrite]]]:
+        """A page's headers, rows and values, then its writes: four statements a page (what
+        a page the server cannot parse is read with: the decode names what is wrong)."""
         page: builtins.list[str] = []
         for row in self._pages(thread_id, before, limit, size=100):
             page.append(row.id)
@@ -189,6 +212,21 @@ class StateReads(PageReads):
                 raise got
             if got is not None:
                 yield got, self._writes_of(cid, by_checkpoint.get(cid, ()))
+
+
+def _first(row: tuple[Any, ...]) -> Any:
+    return row[0]
+
+
+def _inline_of(text: str) -> dict[str, bytes]:
+    """A row's `inline` record (channel -> the value's stored text) as channel -> bytes."""
+    try:
+        got = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        got = None
+    if type(got) is not dict:
+        raise CheckpointDecodeError("its inline values record is malformed")
+    return {k: (v if type(v) is str else orjson.dumps(v).decode()).encode() for k, v in got.items()}
 
 
 def _state_by_calls(saver: Any, thread_id: str, checkpoint_id: str,
