@@ -5,7 +5,9 @@ The thread (the profile's `studio_checkpoints` supersteps of the *note* graph: 1
 in the standard profile) is built once per store by the engine only: LangGraph would
 take minutes to write it (its side at 10,000 is in the `history` rows). Each store is
 reopened fresh before reading, as a debugger opening it would. Targets: `get_state` of
-any checkpoint at most 0.5 ms, the first 100 of the history at most 20 ms.
+any checkpoint at most 0.5 ms, the first 100 of the history at most 20 ms. On SQLite, the
+cost of a step after 100,000 against one after 10 too (at most 1.1×: step cost flat in
+history length): the long thread and a 10-step one in the same file, continued in turns.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 
 from .graphs import ENGINE, note_graph, remove_db
 from .harness import Context, Row, Target, median_of
+from .history import step_growth
 
 __all__ = ["NAME", "run"]
 
@@ -24,9 +27,13 @@ NAME = "any_checkpoint"
 _CONFIG: dict[str, Any] = {"configurable": {"thread_id": "long"}}
 
 
-def _build(saver: Any, steps: int) -> None:
+def _build(saver: Any, steps: int, short: int = 0) -> None:
+    """The long thread; with `short`, a thread "short" of that many steps beside it."""
     graph = note_graph(ENGINE, saver)
     graph.invoke({"n": 0, "note": "", "stop": steps}, {**_CONFIG, "recursion_limit": steps + 10})
+    if short:
+        graph.invoke({"n": 0, "note": "", "stop": short},
+                     {"recursion_limit": short + 10, "configurable": {"thread_id": "short"}})
 
 
 def _load(graph: Any, checkpoint_id: str) -> Callable[[], float]:
@@ -80,11 +87,27 @@ def _sqlite(ctx: Context, steps: int) -> list[Row]:
     path = ctx.new_db("any-checkpoint")
     try:
         with SqliteSaver(path) as saver:
-            _build(saver, steps)
+            _build(saver, steps, short=10)
         with SqliteSaver(path) as saver:
-            return _rows(ctx, "SQLite", "any_checkpoint.sqlite", saver, steps)
+            rows = _rows(ctx, "SQLite", "any_checkpoint.sqlite", saver, steps)
+            if ctx.wants("any_checkpoint.sqlite.step_growth"):
+                rows.append(_step_growth_row(ctx, saver, steps))
+            return rows
     finally:
         remove_db(path)
+
+
+def _step_growth_row(ctx: Context, saver: Any, steps: int) -> Row:
+    """A step of the long thread against one of the 10-step thread beside it (both go on
+    from where they are, in turns; measured after the reads above)."""
+    done = {"long": steps, "short": 10}
+    ratio, short, long = step_growth(note_graph(ENGINE, saver), done, "long", runs=max(ctx.profile.runs, 5),
+                                     count=max(10, min(50, steps // 200)))
+    return Row(
+        key="any_checkpoint.sqlite.step_growth", workload=f"step cost after {steps:,} steps / after 10 (SQLite)",
+        unit="×", engine=ratio, floor=1.0, target=Target(kind="max", limit=1.1), comparable=False,
+        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one file",
+    )
 
 
 def _postgres(ctx: Context, steps: int) -> list[Row]:
