@@ -36,6 +36,7 @@ EXPECTED_ROWS = (
     "step cost after 300 steps / after 10, a 300-step append-only thread",
     "get_state, oldest checkpoint of a 500-step thread (SQLite)",
     "get_state_history, first 100 of a 500-step thread (SQLite)",
+    "step cost after 500 steps / after 10 (SQLite)",
     "studio: `retrograph react_agent.py` until the window is shown",
     "studio: 20-node, 40-edge graph laid out and drawn",
     "studio: 20-node, 40-edge graph laid out and drawn, longest UI-thread stall",

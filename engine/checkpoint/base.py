@@ -50,6 +50,7 @@ __all__ = [
     "BaseCheckpointSaver",
     "DeltaChannelHistory",
     "first_child",
+    "read_head",
     "read_state",
     "scan_first_child",
     "uuid6",
@@ -101,6 +102,17 @@ def read_state(saver: Any, thread_id: str, checkpoint_id: str) -> tuple[Any, Any
     first = first_child(saver, thread_id, ckpt.id)
     child = saver.load(thread_id, first) if first is not None else None
     return ckpt, child, saver.pending_writes(thread_id, ckpt.id)
+
+
+def read_head(saver: Any, thread_id: str) -> tuple[Any, builtins.list[Any]]:
+    """What `get_state` of a thread's head reads: its newest checkpoint (or None) and that
+    checkpoint's pending writes; `saver.load_head(...)` when the store reads both in one
+    snapshot (SQLite: one statement), else two calls."""
+    together = getattr(saver, "load_head", None)
+    if together is not None:
+        return together(thread_id)  # type: ignore[no-any-return]
+    ckpt = saver.load(thread_id, None)
+    return ckpt, saver.pending_writes(thread_id, ckpt.id) if ckpt is not None else []
 
 
 # The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.

@@ -43,6 +43,7 @@ from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
 from .serde_typed_store import store_serializer
 from .sqlite_history import PagedWrites, decode_writes
+from .sqlite_state import StateReads
 from .sqlite_sync_only import SyncOnlyReads
 from .transactions import atomic as _atomic
 from .transactions import sqlite_maintenance
@@ -115,7 +116,7 @@ def _row_name(cid: Any) -> str:
     return cid if type(cid) is str else repr(cid)[:60]
 
 
-class SqliteSaver(PagedWrites, SyncOnlyReads, BaseCheckpointSaver):
+class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
     """Checkpoints in a SQLite file (or `":memory:"`); safe to share between threads.
 
     History is listed in the order checkpoints were put, newest first; `before` names a

@@ -19,6 +19,7 @@ from ..checkpoint.base import (
     Checkpoint,
     PendingWrite,
     ns_thread_key,
+    read_head,
     read_state,
 )
 from ..constants import INTERRUPT_KEY
@@ -500,8 +501,7 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
         _, checkpoint_id = self.thread_of(config)
         graph, _, key = self.scope_of(config)
         if checkpoint_id is None:
-            ckpt, child = saver.load(key, None), None
-            pending = saver.pending_writes(key, ckpt.id) if ckpt is not None else []
+            (ckpt, pending), child = read_head(saver, key), None
         else:  # the record of an older step: its oldest child (the one its own superstep made;
             # later ones are forks, updates) tells what unsaved writes did
             ckpt, child, pending = read_state(saver, key, checkpoint_id)

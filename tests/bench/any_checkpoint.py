@@ -5,9 +5,9 @@ The thread (the profile's `studio_checkpoints` supersteps of the *note* graph: 1
 in the standard profile) is built once per store by the engine only: LangGraph would
 take minutes to write it (its side at 10,000 is in the `history` rows). Each store is
 reopened fresh before reading, as a debugger opening it would. Targets: `get_state` of
-any checkpoint at most 0.5 ms, the first 100 of the history at most 20 ms. On PostgreSQL,
-also the step cost of the long thread against a 10-step thread in the same database, both
-continued in turns (at most 1.1×).
+any checkpoint at most 0.5 ms, the first 100 of the history at most 20 ms. On each store,
+the cost of a step after 100,000 against one after 10 too (at most 1.1×: step cost flat in
+history length): the long thread and a 10-step one in the same store, continued in turns.
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .graphs import ENGINE, note_graph, remove_db
-from .harness import Context, Row, Target, alternate, median_of
+from .harness import Context, Row, Target, median_of
+from .history import step_growth
 
 __all__ = ["NAME", "run"]
 
@@ -26,10 +27,13 @@ NAME = "any_checkpoint"
 _CONFIG: dict[str, Any] = {"configurable": {"thread_id": "long"}}
 
 
-def _build(saver: Any, steps: int, thread_id: str = "long") -> None:
+def _build(saver: Any, steps: int, short: int = 0) -> None:
+    """The long thread; with `short`, a thread "short" of that many steps beside it."""
     graph = note_graph(ENGINE, saver)
-    graph.invoke({"n": 0, "note": "", "stop": steps},
-                 {"configurable": {"thread_id": thread_id}, "recursion_limit": steps + 10})
+    graph.invoke({"n": 0, "note": "", "stop": steps}, {**_CONFIG, "recursion_limit": steps + 10})
+    if short:
+        graph.invoke({"n": 0, "note": "", "stop": short},
+                     {"recursion_limit": short + 10, "configurable": {"thread_id": "short"}})
 
 
 def _load(graph: Any, checkpoint_id: str) -> Callable[[], float]:
@@ -83,11 +87,27 @@ def _sqlite(ctx: Context, steps: int) -> list[Row]:
     path = ctx.new_db("any-checkpoint")
     try:
         with SqliteSaver(path) as saver:
-            _build(saver, steps)
+            _build(saver, steps, short=10)
         with SqliteSaver(path) as saver:
-            return _rows(ctx, "SQLite", "any_checkpoint.sqlite", saver, steps)
+            rows = _rows(ctx, "SQLite", "any_checkpoint.sqlite", saver, steps)
+            if ctx.wants("any_checkpoint.sqlite.step_growth"):
+                rows.append(_step_growth_row(ctx, saver, steps, "SQLite", "any_checkpoint.sqlite", "file"))
+            return rows
     finally:
         remove_db(path)
+
+
+def _step_growth_row(ctx: Context, saver: Any, steps: int, label: str, key: str, where: str) -> Row:
+    """A step of the long thread against one of the 10-step thread beside it (both go on
+    from where they are, in turns; measured after the reads above)."""
+    done = {"long": steps, "short": 10}
+    ratio, short, long = step_growth(note_graph(ENGINE, saver), done, "long", runs=max(ctx.profile.runs, 5),
+                                     count=max(10, min(50, steps // 200)))
+    return Row(
+        key=f"{key}.step_growth", workload=f"step cost after {steps:,} steps / after 10 ({label})",
+        unit="×", engine=ratio, floor=1.0, target=Target(kind="max", limit=1.1), comparable=False,
+        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one {where}",
+    )
 
 
 def _postgres(ctx: Context, steps: int) -> list[Row]:
@@ -107,48 +127,14 @@ def _postgres(ctx: Context, steps: int) -> list[Row]:
     try:
         url = server.url()
         with PostgresSaver(url) as saver:
-            _build(saver, steps)
-            _build(saver, _SHORT, "short")
+            _build(saver, steps, short=10)
         with PostgresSaver(url) as saver:
             rows = _rows(ctx, "PostgreSQL", "any_checkpoint.postgres", saver, steps)
-            return [*rows, _pg_step_growth(ctx, saver, steps)]
+            if ctx.wants("any_checkpoint.postgres.step_growth"):
+                rows.append(_step_growth_row(ctx, saver, steps, "PostgreSQL", "any_checkpoint.postgres", "database"))
+            return rows
     finally:
         server.stop()
-
-
-_SHORT = 10  # supersteps of the thread a step of the long one is compared with
-
-
-def _pg_go_on(graph: Any, thread_id: str, done: dict[str, int], count: int) -> Callable[[], float]:
-    """Seconds per step of `count` more supersteps of `thread_id` (one run raising `stop`),
-    timed between its first and last streamed superstep (loading the thread is not a step)."""
-
-    def once() -> float:
-        done[thread_id] += count
-        config = {"recursion_limit": count + 10, "configurable": {"thread_id": thread_id}}
-        stamps = [time.perf_counter() for _ in graph.stream({"stop": done[thread_id]}, config, stream_mode="updates")]
-        if len(stamps) < count:
-            raise AssertionError(f"PostgreSQL: {len(stamps)} supersteps streamed, {count} expected")
-        return (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-
-    return once
-
-
-def _pg_step_growth(ctx: Context, saver: Any, steps: int) -> Row:
-    """A superstep of the long thread against one of a 10-step thread in the same database,
-    both continued in turns (so the machine's load hits both alike)."""
-    graph = note_graph(ENGINE, saver)
-    done = {"long": steps, "short": _SHORT}
-    count = max(10, min(50, steps // 20))
-    medians = alternate({"short": _pg_go_on(graph, "short", done, count), "long": _pg_go_on(graph, "long", done, count)},
-                        runs=max(ctx.profile.runs, 5), warmup=1)
-    long, short = medians["long"] * 1e6, medians["short"] * 1e6
-    return Row(
-        key="any_checkpoint.postgres.step_growth",
-        workload=f"step cost after {steps:,} steps / after {_SHORT}, a {steps:,}-step thread (PostgreSQL)",
-        unit="×", engine=long / short, floor=1.0, target=Target(kind="max", limit=1.1), comparable=False,
-        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one database",
-    )
 
 
 def run(ctx: Context) -> list[Row]:

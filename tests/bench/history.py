@@ -24,7 +24,7 @@ import orjson
 from .graphs import ENGINE, Backend, growing_log_graph, note_graph, remove_db
 from .harness import Context, Row, Target, alternate, median_of
 
-__all__ = ["NAME", "run"]
+__all__ = ["NAME", "run", "step_growth"]
 
 NAME = "history"
 
@@ -114,35 +114,45 @@ class _Thread:
 
         return once
 
-    def go_on(self, thread_id: str, count: int) -> Callable[[], float]:
-        """Seconds per step of `count` more supersteps on a thread (one run raising `stop`),
-        timed between the first and the last streamed superstep: loading the thread when
-        the run starts is not a step."""
-
-        def once() -> float:
-            self.done[thread_id] += count
-            config = {"recursion_limit": count + 10, "configurable": {"thread_id": thread_id}}
-            stamps = [time.perf_counter() for _ in self.graph.stream(
-                {"stop": self.done[thread_id]}, config, stream_mode="updates")]
-            if len(stamps) < count:
-                raise AssertionError(f"{self.backend.name}: {len(stamps)} supersteps streamed, {count} expected")
-            return (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-
-        return once
-
     def step_growth(self, runs: int) -> tuple[float, float, float]:
         """(long / short, short µs, long µs): a step of the long thread against a step of
         the 10-step thread in the same file, continued in turns."""
-        count = max(10, min(50, self.steps // 20))
-        medians = alternate({"short": self.go_on("short", count), "long": self.go_on(self.kind, count)},
-                            runs=runs, warmup=1)
-        return medians["long"] / medians["short"], medians["short"] * 1e6, medians["long"] * 1e6
+        return step_growth(self.graph, self.done, self.kind, runs=runs, count=max(10, min(50, self.steps // 20)))
+
+
+def _go_on(graph: Any, done: dict[str, int], thread_id: str, count: int) -> Callable[[], float]:
+    """Seconds per step of `count` more supersteps on a thread (one run raising `stop`),
+    timed between the first and the last streamed superstep: loading the thread when
+    the run starts is not a step."""
+
+    def once() -> float:
+        done[thread_id] += count
+        config = {"recursion_limit": count + 10, "configurable": {"thread_id": thread_id}}
+        stamps = [time.perf_counter() for _ in graph.stream({"stop": done[thread_id]}, config, stream_mode="updates")]
+        if len(stamps) < count:
+            raise AssertionError(f"thread {thread_id!r}: {len(stamps)} supersteps streamed, {count} expected")
+        return (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+
+    return once
+
+
+def step_growth(graph: Any, done: dict[str, int], long_id: str, *, runs: int, count: int,
+                ) -> tuple[float, float, float]:
+    """(long / short, short µs, long µs): a step of thread `long_id` against a step of the
+    thread "short" (same graph, same file), both continued by `count` steps in turns;
+    `done` holds each thread's `stop` so far (raised as they go on)."""
+    medians = alternate({"short": _go_on(graph, done, "short", count), "long": _go_on(graph, done, long_id, count)},
+                        runs=runs, warmup=1)
+    return medians["long"] / medians["short"], medians["short"] * 1e6, medians["long"] * 1e6
 
 
 def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str) -> list[Row]:
     runs = ctx.profile.history_loads
     engine = threads["engine"]
     has_lg = "langgraph" in threads
+    # issue 24: any checkpoint at most 1× LangGraph at 10k; the append-only thread has no
+    # LangGraph side (it stores the whole list per step), so it keeps the project's 5 ms
+    load_target = Target(kind="ratio", limit=1.0) if key == "history" else Target(kind="max", limit=5.0)
     rows = []
     for position in _POSITIONS:
         medians = alternate({name: t.load(position) for name, t in threads.items()}, runs=runs, warmup=2)
@@ -150,7 +160,7 @@ def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str
         rows.append(Row(
             key=f"{key}.load_{position}", workload=f"get_state, {position} checkpoint of {label}", unit="ms",
             engine=medians["engine"] * 1e3, langgraph=medians["langgraph"] * 1e3 if has_lg else None,
-            floor=floor * 1e3, target=Target(kind="max", limit=5.0),
+            floor=floor * 1e3, target=load_target,
             note="floor: orjson.loads of the checkpoint's values as one blob" if position == "last" else "",
         ))
     if key == "history":
@@ -166,10 +176,13 @@ def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str
             ))
     growth = {name: t.step_growth(max(ctx.profile.runs, 5)) for name, t in threads.items()}
     ratio, short, long = growth["engine"]
+    # issue 24: step cost flat in history length (≤ 1.1×); the append-only thread's state
+    # grows by an item a step (its reducer copies the list), the project's 1.5× for it
+    flat = 1.1 if key == "history" else 1.5
     rows.append(Row(
         key=f"{key}.step_growth", workload=f"step cost after {engine.steps:,} steps / after 10, {label}",
         unit="×", engine=ratio, langgraph=growth["langgraph"][0] if has_lg else None, floor=1.0,
-        target=Target(kind="max", limit=1.5), comparable=False,
+        target=Target(kind="max", limit=flat), comparable=False,
         note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one file",
     ))
     return rows
