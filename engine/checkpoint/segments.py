@@ -54,7 +54,7 @@ class Segments:
         self._next_chain = None
 
     # -- writing (inside the caller's transaction) ------------------------------------------
-    def store(self, conn: sqlite3.Connection, tid: int, data: bytes, base_sid: int | None) -> int:
+    def store(self, conn: sqlite3.Connection, tid: int, data: bytes | bytearray, base_sid: int | None) -> int:
         """Insert one segment; returns its sid. An append goes right after its base when
         the base is its chain's tip, else it starts a new chain whose origin is the base."""
         if base_sid is not None and (base_sid & _SEQ_MASK) != _SEQ_MASK:

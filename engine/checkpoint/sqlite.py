@@ -64,9 +64,12 @@ from .sqlite_rows import (
     TAGGED,
     VERSION,
     Entry,
+    NULL_BLOB,
     HeaderRow,
     StoredRow,
     header,
+    names_blob,
+    plain_blob,
     parse_inline,
     parse_versions,
 )
@@ -296,19 +299,22 @@ class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
                 staged.append((key, cast(bytes, p.data), p.held[REF] if kind == APPEND else None))
                 stored[key] = ["", 0, p.n_items, p.size, int(p.tagged)]
         extras = dumps_extras(serde, c)  # first: it names a task that cannot be stored
-        row = [  # the insert's parameters (INSERT_SLOTS); the row number and the versions record come later
+        # The insert's parameters (INSERT_SLOTS); the row number and the versions record come
+        # later. Blobs go as bytearrays, a NULL one as NULL_BLOB (see sqlite_rows.plain_blob).
+        row = [
             None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
-            orjson.dumps([t.name for t in c.tasks]), orjson.dumps(c.nodes_ran), None, extras,
-            orjson.dumps(inline) if inline else None, tid,
+            names_blob(tuple([t.name for t in c.tasks])), names_blob(c.nodes_ran), None,
+            plain_blob(extras) if extras is not None else NULL_BLOB,
+            bytearray(orjson.dumps(inline)) if inline else NULL_BLOB, tid,
         ]
         if not staged:  # one statement: its own transaction
-            row[SLOT_VERSIONS] = orjson.dumps(stored)
+            row[SLOT_VERSIONS] = bytearray(orjson.dumps(stored))
             cid = cache.insert_checkpoint(conn, row, c)
         else:
             with _atomic(conn):
                 for key, data, base_sid in staged:
-                    stored[key][REF] = self._segments.store(conn, tid, data, base_sid)
-                row[SLOT_VERSIONS] = orjson.dumps(stored)
+                    stored[key][REF] = self._segments.store(conn, tid, plain_blob(data), base_sid)
+                row[SLOT_VERSIONS] = bytearray(orjson.dumps(stored))
                 cid = cache.insert_checkpoint(conn, row, c)
         # What the next put needs: the same record with real ids and row numbers.
         vmap = stored.copy()
@@ -324,7 +330,7 @@ class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
     def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         if self.read_only:  # False for a saver that writes: no call per superstep
             self._writable()
-        rows = [(*r, thread_id, checkpoint_id) for r in encode_writes(self.serde, writes)]
+        rows = [(t, n, ch, plain_blob(v), thread_id, checkpoint_id) for t, n, ch, v in encode_writes(self.serde, writes)]
         with self._lock, self._errors():
             conn = self._db()
             if len(rows) == 1:  # one statement: its own transaction

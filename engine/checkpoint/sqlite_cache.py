@@ -21,8 +21,8 @@ __all__ = ["Known", "StaleCache", "WriteCache", "INSERT_SLOTS", "SLOT_CID", "SLO
 
 _INSERT_CHECKPOINT = (
     "INSERT INTO checkpoints(cid, tid, id, parent, step, source, created_at, next, nodes_ran, versions, extras, inline)"
-    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
-)
+    " SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, x''), NULLIF(?, x'') WHERE EXISTS (SELECT 1 FROM threads WHERE tid = ?)"
+)  # extras and inline: NULL_BLOB (an empty bytearray) stores NULL, as sqlite3 binds None slower (sqlite_rows.plain_blob)
 INSERT_SLOTS = ("cid", "tid", "id", "parent", "step", "source", "created_at", "next", "nodes_ran", "versions",
                 "extras", "inline", "guard_tid")
 """The parameters of `_INSERT_CHECKPOINT`, in order (the last one checks the thread still exists)."""

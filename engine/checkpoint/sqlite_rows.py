@@ -19,7 +19,7 @@ from ..errors import CheckpointDecodeError
 from .base import CheckpointHeader
 from .data import as_source
 
-__all__ = ["Entry", "INLINE", "HEADER_COLS", "ROW_COLS", "HeaderRow", "StoredRow", "VERSION", "REF", "COUNT", "SIZE",
+__all__ = ["Entry", "INLINE", "NULL_BLOB", "plain_blob", "names_blob", "HEADER_COLS", "ROW_COLS", "HeaderRow", "StoredRow", "VERSION", "REF", "COUNT", "SIZE",
            "TAGGED", "NO_VALUE", "INLINE_VALUE", "SEGMENTS", "parse_versions", "parse_inline", "header"]
 
 Entry = list[Any]
@@ -31,6 +31,42 @@ VERSION, REF, COUNT, SIZE, TAGGED = range(5)
 the first segment's id (`sid`); then for segments the item count, the bytes, tagged."""
 INLINE = 256
 """A changed value this small (and not a list) lives in its checkpoint's row."""
+
+NULL_BLOB = bytearray()
+"""Bound for a BLOB column that is NULL (`NULLIF(?, x'')` in the statement): see `plain_blob`."""
+_PLAIN_BLOB_MAX = 1 << 16
+
+
+def plain_blob(data: bytes) -> bytes | bytearray:
+    """`data` as a parameter sqlite3 binds as it is. sqlite3 binds int, float, str and
+    bytearray straight away but looks up an adapter for bytes and None first (about 3,000
+    machine instructions each: a fifth of a superstep's INSERT), so a small blob goes as a
+    bytearray (stored byte for byte the same); a big one stays bytes, whose copy would cost
+    more than the lookup."""
+    return bytearray(data) if len(data) <= _PLAIN_BLOB_MAX else data
+
+
+_NAMES_MAX, _NAMES_LONGEST = 4096, 512
+"""The most lists of names `_NAME_BLOBS` and `_NAMES` keep, and the longest one kept."""
+_NAME_BLOBS: dict[tuple[str, ...], bytearray] = {}
+"""The `next` / `nodes_ran` columns as written: a thread repeats the same few lists of node
+names in every row."""
+
+
+def names_blob(names: tuple[str, ...]) -> bytearray:
+    """A list of node names as its column holds it (a JSON array), ready to bind."""
+    try:
+        blob = _NAME_BLOBS.get(names)
+    except TypeError:  # a list (a caller's own Checkpoint): not kept
+        return bytearray(orjson.dumps(names))
+    if blob is None:
+        blob = bytearray(orjson.dumps(names))
+        if len(blob) <= _NAMES_LONGEST:
+            if len(_NAME_BLOBS) >= _NAMES_MAX:
+                _NAME_BLOBS.clear()
+            _NAME_BLOBS[names] = blob
+    return blob
+
 
 _PARENT = (
     "CASE WHEN typeof(parent) = 'integer' THEN"
@@ -109,7 +145,6 @@ def parse_inline(data: Any) -> dict[str, str]:
 _NAMES: dict[bytes | str, tuple[str, ...]] = {}
 """The `next` / `nodes_ran` columns already decoded: a thread repeats the same few lists of
 node names in every row, so listing 100,000 headers decodes a handful (bounded below)."""
-_NAMES_MAX, _NAMES_LONGEST = 4096, 512
 
 
 def _strings(data: Any) -> tuple[str, ...]:
