@@ -8,7 +8,8 @@ at most 0.1× LangGraph each).
 - `create_react_agent` with a fake chat model (langchain-core's BaseChatModel, replies
   picked from the conversation: a tool call until N tool results are in, then an answer)
   and one tool; the figure is milliseconds of one `invoke()` of N tool rounds. The floor
-  calls the same model and tool in a plain loop (so model and tool cost are shown).
+  calls the same model and tool in a plain loop (so model and tool cost are shown), run in
+  turn with the two sides in the same rounds.
 """
 from __future__ import annotations
 
@@ -200,8 +201,9 @@ def _react_row(ctx: Context) -> Row:
     ctx.progress(f"agents: create_react_agent, {tool_rounds} tool rounds")
     backends = [ENGINE] + ([ctx.langgraph] if ctx.langgraph else [])
     sides = {b.name: _react_side(b, tool_rounds) for b in backends}
+    sides["floor"] = lambda: _react_floor(tool_rounds)  # in the same rounds: the same load as the sides
     medians = alternate(sides, runs=max(p.runs, 5), warmup=1)
-    floor = median_of(lambda: _react_floor(tool_rounds), runs=max(p.runs, 5))
+    floor = medians["floor"]
     return Row(
         key="agents.react", workload=f"create_react_agent, fake chat model, {tool_rounds} tool rounds",
         unit="ms", engine=medians["engine"] * 1e3,
