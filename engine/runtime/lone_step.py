@@ -18,7 +18,7 @@ from collections.abc import Sized
 from typing import TYPE_CHECKING
 
 from .execute import execute, execute_inline, runs_inline, runs_on_loop
-from .plain_step import plain_ready, plain_superstep
+from .plain_step import ON_LOOP, plain_superstep, plain_way
 from .task_outcome import record_result
 
 if TYPE_CHECKING:
@@ -46,20 +46,15 @@ async def lone_superstep(run: RunHandle, chunks: Sized | None) -> None:
     failure, an interrupt, an error handler's task)."""
     task = run.plan[0]
     runner = run.graph.runners[task.name]
-    if runs_inline(run, runner, task):
-        if runner.plain_step and plain_ready(run, runner, task):  # called, routed and committed in one go
-            result = plain_superstep(run, task, runner, chunks)
-            if result is None:
-                return
-        else:
-            result = execute_inline(run, task)
+    way = plain_way(run, runner, task) if runner.plain_step else 0
+    if way:  # called, routed and committed in one go (plain_step.py)
+        result = plain_superstep(run, task, runner, chunks, on_loop=way == ON_LOOP)
+        if result is None:
+            return
+    elif runs_inline(run, runner, task):
+        result = execute_inline(run, task)
     elif runner.quick and runs_on_loop(run, runner, task):  # the async API's quick sync node
-        if runner.plain_step and plain_ready(run, runner, task):
-            result = plain_superstep(run, task, runner, chunks, on_loop=True)
-            if result is None:
-                return
-        else:
-            result = execute_inline(run, task, on_loop=True)
+        result = execute_inline(run, task, on_loop=True)
     else:
         result = await execute(run, task)
     try:

@@ -9,7 +9,7 @@ writer, the same TaskResult kept on the run, the same Checkpoint saved, the same
 StepCommitted for a listener, `after_commit` itself. Whatever is not that shape goes the
 general way from the point where it shows:
 
-- before the call (`plain_ready`): a Send's task, a node that wants more than the state,
+- before the call (`plain_way`): a Send's task, a node that wants more than the state,
   a graph with managed or transient keys, joins, deferred nodes, delta or run-only keys,
   a run with a tracer, a recording or recorded replay, metadata, resume values, task
   events or diffs to report: `lone_superstep` runs the task as before;
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from .protocols import RunHandle
     from .task import NodeRunner
 
-__all__ = ["PLAIN", "plain_ready", "plain_superstep", "plain_graph"]
+__all__ = ["PLAIN", "INLINE", "ON_LOOP", "plain_way", "plain_superstep", "plain_graph"]
 
 PLAIN = True
 """Whether `lone_superstep` makes a plain superstep with `plain_superstep` (False: always
@@ -67,21 +67,33 @@ def plain_graph(graph: Any) -> bool:
     return bool(known)
 
 
-def plain_ready(run: RunHandle, runner: NodeRunner, task: _Task) -> bool:
-    """Whether the (inline or on-loop) lone task can be made by `plain_superstep` (see the
-    module's text); the runner's own shape is `NodeRunner.plain_step`. What the run's
-    graph, config and options allow is read once per options object (`Run.set_options`
-    makes a new one)."""
+INLINE, ON_LOOP = 1, 2
+"""How `plain_way` says the lone task is called: on invoke's own thread, or on the loop's
+(the async API's quick sync node, execute.call_inline)."""
+
+
+def plain_way(run: RunHandle, runner: NodeRunner, task: _Task) -> int:
+    """How the lone task of a runner with `NodeRunner.plain_step` can be made by
+    `plain_superstep` (see the module's text): INLINE (what `runs_inline` allows), ON_LOOP
+    (what `runs_on_loop` allows), or 0: the general way. What the run's graph, config and
+    options allow is read once per options object (`Run.set_options` makes a new one)."""
     options = run.options
     cached = run.__dict__.get("plain_for")
     if cached is None or cached[0] is not options:
-        cached = run.__dict__["plain_for"] = (options, PLAIN and plain_graph(run.graph) and run.tracer is None
-                                              and options.answers is None and not options.record
-                                              and not options.parents and not run.config.get("metadata"))
-    if not cached[1] or task.is_send or run.task_events or run.wants_diffs:
-        return False
+        graph = run.graph
+        plain = (PLAIN and plain_graph(graph) and run.tracer is None and options.answers is None
+                 and not options.record and not options.parents and not run.config.get("metadata"))
+        on_loop = (plain and not options.keep_loop_free and graph.step_timeout is None
+                   and not hasattr(graph, "input_node"))  # (runs_on_loop's own tests)
+        cached = run.__dict__["plain_for"] = (options, plain, on_loop)
+    if not cached[1] or task.is_send or task.timeout is not None or run.task_events or run.wants_diffs:
+        return 0
     resumes = run.resumes
-    return not (resumes.by_task or resumes.by_interrupt)
+    if resumes.by_task or resumes.by_interrupt:
+        return 0
+    if run.inline_sync:
+        return INLINE
+    return ON_LOOP if runner.quick and cached[2] else 0
 
 
 def plain_superstep(run: RunHandle, task: PlannedTask, runner: NodeRunner, chunks: Any,
@@ -218,7 +230,7 @@ def _commit(run: RunHandle, result: TaskResult, name: str) -> None:
     )
     ckpt = save_checkpoint(run, ckpt, appended=appended)
     set_checkpoint(run, ckpt, owned=True)
-    if run.listening:
+    if run.listening and (run.values_sink is None or not run.values_sink(run.namespace, new_values, wrote)):
         run.emit(StepCommitted(
             run_id=run.run_id, thread_id=run.thread_id, step=ckpt.step, namespace=run.namespace,
             checkpoint_ns=run.checkpoint_ns, checkpoint_id=cid, parent_id=parent.id or None, source="loop",
