@@ -40,7 +40,7 @@ from .head import save_checkpoint, set_checkpoint
 from .planning import next_plan
 from .sync_code import call_as_sync
 from .task import TaskResult, apply_own_writes, await_router, resolve_targets
-from .task_outcome import record_result
+from .task_outcome import derivable, task_writes
 from .workers import NODE_EXITS
 
 if TYPE_CHECKING:
@@ -135,13 +135,15 @@ def plain_superstep(run: RunHandle, task: PlannedTask, runner: NodeRunner, chunk
     result.duration_s = time.perf_counter() - started
     if result.error is not None:
         return result
-    try:
-        if run.saver is None:  # (record_result of a task that ended well, with nothing to save)
-            run.results[task.id] = result
-            if run.node_finished is not None:
-                run.node_finished(task.name)
-        else:
-            record_result(run, result, durable=False)
+    try:  # (record_result of a task that ended well, durable=False, no task events)
+        run.results[task.id] = result
+        if run.saver is not None and run.checkpoint is not None and run.thread_id is not None:
+            if not derivable(result.writes, graph.schema.plain_keys):
+                run.save_writes(task_writes(result))
+            elif not run.inline_sync:
+                run.unsaved_result = result
+        if run.node_finished is not None:
+            run.node_finished(task.name)
     except Exception as exc:  # the saver failed: the run ends, RunFinished last
         run.fail(exc)
         raise
