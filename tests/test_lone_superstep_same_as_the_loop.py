@@ -120,7 +120,7 @@ GRAPHS: dict[str, Callable[[Any], Any]] = {
 }
 MODES = ["values", "updates", "tasks", "checkpoints", "debug"]
 
-_ID = re.compile(r"[0-9a-f]{12}-\d{6}-[0-9a-f]{6}(?:/\d+)?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{6}(?:/\d+)?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
                  r"|\d{4}-\d\d-\d\dT[\d:.]+(?:\+00:00|Z)?|[0-9a-f]{32}")
 
 

@@ -12,6 +12,8 @@ import builtins
 import itertools
 import threading
 
+import orjson
+
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import count
@@ -34,7 +36,7 @@ from .encoding import (
     loads_extras,
     no_checkpoint_error,
 )
-from .serde import DEFAULT_MAX_BYTES, Serializer
+from .serde import DEFAULT_MAX_BYTES, JSON_INT_MAX, JSON_INT_MIN, Serializer
 from .serde_typed_store import store_serializer
 from .storage_plan import ABSENT, LIST, VALUE, ListBase, plan_storage
 
@@ -94,6 +96,15 @@ def _extras(serde: Serializer, c: Checkpoint) -> bytes | _Plan | None:
     record's encoder would surely take) and there are no barriers nor metadata (a loop's
     usual checkpoint, see _Row); else the encoded record."""
     tasks = c.tasks
+    if len(tasks) == 1 and not (c.barriers or c.metadata):  # a loop's usual plan: one task
+        t = tasks[0]
+        try:
+            if (t.arg is None and not t.is_send and t.timeout is None
+                    and t.id.isascii() and t.name.isascii() and t.trigger.isascii()):
+                return ((t.id, t.name, t.trigger),)
+        except AttributeError:  # not text: the encoder says what is wrong
+            pass
+        return dumps_extras(serde, c)
     if tasks and not (c.barriers or c.metadata):
         try:
             plain = tuple([(t.id, t.name, t.trigger) for t in tasks
@@ -104,6 +115,49 @@ def _extras(serde: Serializer, c: Checkpoint) -> bytes | _Plan | None:
         if len(plain) == len(tasks):
             return plain
     return dumps_extras(serde, c)
+
+
+def _scalars_only(c: Checkpoint, blobs: Mapping[tuple[str, str], _Held]) -> list[tuple[str, bytes]] | None:
+    """`plan_storage`'s plan of a checkpoint whose changed values are all JSON scalars (an
+    int in JSON's range, a bool, None) and whose kept values the store holds, as the
+    (key, encoded value) pairs to store (kind VALUE, untagged); None for any other
+    checkpoint, which the full plan handles (and raises for)."""
+    own, values = c.id, c.values
+    scalars: list[tuple[str, bytes]] = []
+    for key, version in c.versions.items():
+        if key not in values:  # ABSENT: nothing to store
+            continue
+        if version != own:  # UNCHANGED: the store must hold it
+            if (key, version) not in blobs:
+                return None
+            continue
+        value = values[key]
+        t = type(value)
+        if t is int and JSON_INT_MIN <= value <= JSON_INT_MAX or t is bool or value is None:
+            scalars.append((key, orjson.dumps(value)))  # (as plan_storage encodes a scalar)
+            continue
+        return None
+    if not values.keys() <= c.versions.keys():
+        return None
+    return scalars
+
+
+def _apply(plan: Sequence[Any], blobs: dict[tuple[str, str], _Held], cid: str) -> None:
+    """Store a checkpoint's planned channels (storage_plan.py) under version `cid`."""
+    for p in plan:
+        kind = p.kind
+        if kind <= ABSENT:  # UNCHANGED, ABSENT: nothing to store
+            continue
+        if kind <= VALUE:  # INLINE never comes (no inline limit), VALUE
+            blobs[(p.key, cid)] = (cast(bytes, p.data), p.tagged)
+            continue
+        if kind == LIST:
+            chain = _Chain(None)
+        else:
+            chain, seq = p.held
+            if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
+                chain = _Chain(p.held)
+        blobs[(p.key, cid)] = (chain, chain.add(cast(bytes, p.data), cast(int, p.n_items), p.size, p.tagged))
 
 
 class _Row:
@@ -217,23 +271,15 @@ class InMemorySaver(BaseCheckpointSaver):
                 raise exists_error(c)
             blobs = th.blobs
             # Plan everything first: a failure leaves the store as it was.
-            plan = plan_storage(c, appended, serde, lambda key, version: blobs.get((key, version)), _list_base)
-            extras = _extras(serde, c)
-            # Apply.
-            for p in plan:
-                kind = p.kind
-                if kind <= ABSENT:  # UNCHANGED, ABSENT: nothing to store
-                    continue
-                if kind <= VALUE:  # INLINE never comes (no inline limit), VALUE
-                    blobs[(p.key, cid)] = (cast(bytes, p.data), p.tagged)
-                    continue
-                if kind == LIST:
-                    chain = _Chain(None)
-                else:
-                    chain, seq = p.held
-                    if seq != len(chain.parts) - 1:  # a branch: the base is not the chain's tip
-                        chain = _Chain(p.held)
-                blobs[(p.key, cid)] = (chain, chain.add(cast(bytes, p.data), cast(int, p.n_items), p.size, p.tagged))
+            scalars = _scalars_only(c, blobs)
+            if scalars is not None:  # (the plan of scalars and kept values, applied: see _scalars_only)
+                extras = _extras(serde, c)
+                for key, data in scalars:
+                    blobs[(key, cid)] = (data, False)
+            else:
+                plan = plan_storage(c, appended, serde, lambda key, version: blobs.get((key, version)), _list_base)
+                extras = _extras(serde, c)
+                _apply(plan, blobs, cid)
             th.rows[cid] = _Row(c, extras)
             th.position[cid] = len(th.order)
             th.order.append(cid)

@@ -16,7 +16,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.routing import RoutedSaver
-from .lone_step import lone_superstep, takes_lone_superstep
+from .lone_step import lone_superstep, plain_lone_superstep, takes_lone_superstep
 from .protocols import DriveHooks
 
 if TYPE_CHECKING:
@@ -60,7 +60,8 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
                     break  # the run ended while its gate was awaited
             if run.pending:
                 if hooks is None and takes_lone_superstep(run, collector):
-                    await lone_superstep(run, chunks)  # run, kept and committed in one go
+                    if not plain_lone_superstep(run, chunks):  # (a plain one: no coroutine)
+                        await lone_superstep(run, chunks)  # run, kept and committed in one go
                     continue
                 if _streams_tasks(run, hooks, collector, step_timeout):
                     async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .protocols import RunHandle
 
-__all__ = ["execute", "execute_inline", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently",
+__all__ = ["execute", "execute_inline", "call_inline", "raised_cancel", "conclude", "node_exit", "runs_inline", "runs_on_loop", "may_run_on_loop", "QUICK_S", "run_concurrently",
            "route_output", "NOT_ANSWERED", "HANDLER_TRIGGER"]
 
 NOT_ANSWERED: Any = object()
@@ -153,7 +153,7 @@ def runs_inline(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
 
 def runs_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bool:
     """Whether the task is plain sync code seen to be quick (`NodeRunner.quick`) that the
-    async API calls on the loop (`call_node`'s `_call_inline`), the superstep's only task
+    async API calls on the loop (`call_node`'s `call_inline`), the superstep's only task
     with no timeout or recorded answer: `execute_inline(on_loop=True)`."""
     graph = run.graph  # (and may_run_on_loop, spelt out)
     options = run.options
@@ -176,13 +176,13 @@ def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> 
     trace = ""
     try:
         if on_loop:
-            output = _call_inline(run, runner, state, ctx)
+            output = call_inline(run, runner, state, ctx)
         elif runner.bare_call:  # (NodeRunner.call_sync's first case, without its call)
             output = call_as_sync(runner.fn, state)
         else:
             output = call_as_sync(runner.call_sync, state, ctx)
     except asyncio.CancelledError as exc:
-        error, trace = _raised_cancel(task, exc)
+        error, trace = raised_cancel(task, exc)
     except Exception as exc:  # the node's own error: kept and reported unchanged
         error, trace = exc, tb.format_exc()
     except NODE_EXITS as exc:  # sys.exit(), KeyboardInterrupt, GeneratorExit raised by the node
@@ -194,7 +194,7 @@ def execute_inline(run: RunHandle, task: PlannedTask, on_loop: bool = False) -> 
     return conclude(run, task, runner, ctx, output, error, trace, started)
 
 
-def _raised_cancel(task: PlannedTask, exc: asyncio.CancelledError) -> tuple[BaseException, str]:
+def raised_cancel(task: PlannedTask, exc: asyncio.CancelledError) -> tuple[BaseException, str]:
     """A CancelledError out of a node: re-raised when the task running it is being
     cancelled from outside (torn down); raised by the node itself, a failure of the node
     like any other, as in LangGraph."""
@@ -235,7 +235,7 @@ async def execute(run: RunHandle, task: PlannedTask) -> TaskResult:
         else:
             output = await _call_with_retries(run, runner, task, state, ctx, timeout, started)
     except asyncio.CancelledError as exc:
-        error, trace = _raised_cancel(task, exc)
+        error, trace = raised_cancel(task, exc)
     except Exception as exc:  # the node's own error: kept and reported unchanged
         error, trace = exc, tb.format_exc()
     except NODE_EXITS as exc:  # sys.exit(), KeyboardInterrupt, GeneratorExit raised by the node:
@@ -390,7 +390,7 @@ async def call_node(run: RunHandle, runner: NodeRunner, task: PlannedTask, state
         # invoke's own loop waits for it: the node is plain sync code, as in LangGraph
         return call_as_sync(runner.call_sync, state, ctx)
     if runner.quick and len(run.plan) == 1 and may_run_on_loop(run, runner, task):
-        return _call_inline(run, runner, state, ctx)
+        return call_inline(run, runner, state, ctx)
     context = contextvars.copy_context()
     # on a daemon worker, not the loop's executor: a stuck node is abandoned on cancel
     output, took = await asyncio.wrap_future(
@@ -423,7 +423,7 @@ def may_run_on_loop(run: RunHandle, runner: NodeRunner, task: PlannedTask) -> bo
             and not hasattr(run.graph, "input_node") and not run.options.keep_loop_free)
 
 
-def _call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
+def call_inline(run: RunHandle, runner: NodeRunner, state: Any, ctx: TaskContext) -> Any:
     """A quick sync node on the loop, in a context of its own as on a worker; events from
     threads it starts (a graph it invokes) are delivered at once, in order, as invoke's are."""
     started = time.perf_counter()

@@ -18,13 +18,15 @@ from collections.abc import Sized
 from typing import TYPE_CHECKING
 
 from .execute import execute, execute_inline, runs_inline, runs_on_loop
+from .plain_step import ON_LOOP, plain_superstep, plain_way
 from .task_outcome import record_result
 
 if TYPE_CHECKING:
     from .protocols import RunHandle
     from .stream import StreamCollector
+    from .task import TaskResult
 
-__all__ = ["FUSED", "takes_lone_superstep", "lone_superstep"]
+__all__ = ["FUSED", "takes_lone_superstep", "lone_superstep", "plain_lone_superstep"]
 
 FUSED = True
 """Whether `drive()` makes one-task supersteps with `lone_superstep` (False: always
@@ -39,6 +41,20 @@ def takes_lone_superstep(run: RunHandle, collector: StreamCollector | None) -> b
             and (collector is None or collector.wake is None))
 
 
+def plain_lone_superstep(run: RunHandle, chunks: Sized | None) -> bool:
+    """The superstep `lone_superstep` would make, made without a coroutine when its task
+    is plain (plain_step.py: `plain_way`); False, nothing done, when it is not."""
+    task = run.plan[0]
+    runner = run.graph.runners[task.name]
+    way = plain_way(run, runner, task) if runner.plain_step else 0
+    if not way:
+        return False
+    result = plain_superstep(run, task, runner, chunks, on_loop=way == ON_LOOP)
+    if result is not None:  # not a plain output: kept, and committed, the general way
+        _keep_and_commit(run, result, chunks)
+    return True
+
+
 async def lone_superstep(run: RunHandle, chunks: Sized | None) -> None:
     """Run the superstep's only task and commit at once (see the module's text); returns
     early, its result kept, when the loop must take over (`chunks` to send first, a
@@ -51,6 +67,11 @@ async def lone_superstep(run: RunHandle, chunks: Sized | None) -> None:
         result = execute_inline(run, task, on_loop=True)
     else:
         result = await execute(run, task)
+    _keep_and_commit(run, result, chunks)
+
+
+def _keep_and_commit(run: RunHandle, result: TaskResult, chunks: Sized | None) -> None:
+    """Keep the lone task's result, then commit unless the loop must take over."""
     try:
         record_result(run, result, durable=False)  # (Run.keep_result, as run_pending keeps it for a commit that follows)
     except Exception as exc:  # the saver failed: the run ends, RunFinished last

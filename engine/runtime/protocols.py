@@ -129,6 +129,7 @@ class RunHandle(Protocol):
     task_events: bool
     wants_diffs: bool
     wants_ids: bool
+    values_sink: Callable[[tuple[str, ...], Any, tuple[str, ...]], bool] | None
     first_step: int
     loop_thread: int | None
     loop: asyncio.AbstractEventLoop | None

@@ -89,7 +89,7 @@ class Run:
         "store_key", "status", "error", "checkpoint", "values", "plan", "results", "preview", "_listeners",
         "listening", "task_events", "wants_diffs", "wants_ids", "first_step", "loop_thread", "loop", "resumes", "durable_ids", "_id_prefix",
         "_id_count", "durability", "held", "context", "tracer", "store", "node_finished", "_forward_lock",
-        "unsaved_result", "__dict__",
+        "unsaved_result", "values_sink", "__dict__",
     )
 
     def __init__(
@@ -150,6 +150,9 @@ class Run:
         self.wants_ids = False
         """Whether a listener shows checkpoint and task ids, so that they must be real ones
         (a listener says it does not with `wants_ids = False`: a stream of "values")."""
+        self.values_sink: Callable[[tuple[str, ...], Any, tuple[str, ...]], bool] | None = None
+        """The only listener's `values_sink` (stream.StreamCollector.step_values): a plain
+        superstep hands it the new state instead of building a StepCommitted."""
         self.first_step = 0
         """The step of the first superstep this run executes (set by `start()`)."""
         self.loop_thread: int | None = None
@@ -252,6 +255,7 @@ class Run:
         self.task_events = self.task_events or getattr(listener, "task_events", True)
         self.wants_diffs = self.wants_diffs or getattr(listener, "wants_diffs", True)
         self.wants_ids = self.wants_ids or getattr(listener, "wants_ids", True)
+        self.values_sink = getattr(listener, "values_sink", None) if len(self._listeners) == 1 else None
 
         def unsubscribe() -> None:
             self._listeners.remove(listener)
@@ -259,6 +263,8 @@ class Run:
             self.task_events = any(getattr(other, "task_events", True) for other in self._listeners)
             self.wants_diffs = any(getattr(other, "wants_diffs", True) for other in self._listeners)
             self.wants_ids = any(getattr(other, "wants_ids", True) for other in self._listeners)
+            listeners = self._listeners
+            self.values_sink = getattr(listeners[0], "values_sink", None) if len(listeners) == 1 else None
 
         return unsubscribe
 

@@ -124,6 +124,9 @@ class StreamCollector:
         self._short_values = (SHORT_VALUES and self.yielded == _VALUES and not self.printed and not self.v2
                               and not subgraphs and output_keys is None)
         """A StepCommitted of the streamed run goes straight to its chunk (see SHORT_VALUES)."""
+        self.values_sink = self.step_values if self._short_values else None
+        """For a run whose only listener this is: what takes a plain superstep's new state in
+        place of its StepCommitted (plain_step.py), or None when the event is needed."""
         """Whether the chunks show checkpoint or task ids (every mode but "values" and
         "updates" can, and a subgraph's namespace does): else the run may count its ids."""
         """Whether the run must build each StepCommitted's ChannelDiffs for this collector:
@@ -259,6 +262,17 @@ class StreamCollector:
         ns = self._ns or self.home_ns
         below = ns[len(self.home_ns) + 1:] if self.home_ns and self._ns else self._ns
         return self.task_state(ns, below, task.name, task.id, self.thread_id)
+
+    def step_values(self, namespace: tuple[str, ...], values: Any, wrote: tuple[str, ...]) -> bool:
+        """A superstep of the run `namespace` committed the state `values`, writing `wrote`:
+        its chunk, as `__call__` makes it of the StepCommitted (values_sink). False, nothing
+        done, when that run is not the streamed one (the event is sent then)."""
+        if namespace != self.home:
+            return False
+        values = self.values = self.schema.output(values)
+        if wrote:
+            self.chunks.append(("values", values) if self.pairs else values)
+        return True
 
     def __call__(self, event: RunEvent) -> None:
         if self._short_values and type(event) is StepCommitted and event.namespace == self.home:

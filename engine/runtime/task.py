@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ..checkpoint.base import PlannedTask
     from .context import TaskContext
 
-__all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update", "as_items"]
+__all__ = ["TaskResult", "NodeRunner", "call_router", "normalize_update", "as_items", "apply_own_writes",
+           "await_router", "resolve_targets"]
 
 
 class TaskResult:
@@ -166,7 +167,7 @@ def call_router(branch: Branch, state: Any, config: dict[str, Any], known: Seque
     """Run a conditional edge's router and resolve what it returned into nodes and Sends."""
     raw = branch.router(state, config) if wants_config else branch.router(state)
     if type(raw) is not str and inspect.isawaitable(raw):
-        raw = _await_router(branch, raw)
+        raw = await_router(branch, raw)
     return resolve_targets(branch, raw, known)
 
 
@@ -174,7 +175,7 @@ def _is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
-def _await_router(branch: Branch, awaitable: Any) -> Any:
+def await_router(branch: Branch, awaitable: Any) -> Any:
     """An async router's answer. The Run concludes such a task on a worker thread, where
     no event loop runs, so the coroutine gets a loop of its own."""
     try:
@@ -254,7 +255,7 @@ class NodeRunner:
         "name", "fn", "is_async", "is_subgraph", "is_runnable", "wants_config", "wants_writer",
         "edges", "branches", "joins", "known", "retry", "injected", "async_router", "cache_policy", "timeout",
         "input_view", "error_handler", "_handles_errors", "dressed", "plain_sync", "bare_call", "config_kw",
-        "quick", "inline", "edge_routes", "branch_why",
+        "quick", "inline", "edge_routes", "branch_why", "plain_step",
     )
 
     def __init__(self, name: str, fn: Any, edges: Sequence[str], branches: Sequence[Branch],
@@ -312,6 +313,14 @@ class NodeRunner:
         """The node takes the state alone: call_sync calls it with nothing else to gather."""
         self.dressed = bool(self.wants_config or self.is_runnable or self.timeout is not None)
         """Its tasks' contexts get more than the plain one (execute.prepare's `_dress`)."""
+        self._read_plain_step()
+
+    def _read_plain_step(self) -> None:
+        branches = self.branches
+        self.plain_step = (self.inline and self.bare_call and not self.dressed and self.input_view is None
+                           and (not branches or len(branches) == 1 and not branches[0][1] and branches[0][2] is None))
+        """Plain sync code taking the state alone, with its edges or one router taking the
+        state alone: a lone task of it may be made by plain_step.plain_superstep."""
 
     @property
     def handles_errors(self) -> bool:
@@ -322,6 +331,7 @@ class NodeRunner:
     def handles_errors(self, value: bool) -> None:
         self._handles_errors = value
         self.dressed = bool(value or self.wants_config or self.is_runnable or self.timeout is not None)
+        self._read_plain_step()
 
     def call_sync(self, state: Any, ctx: TaskContext) -> Any:
         """Call the node with `state` and what it asks for of its task's context `ctx`

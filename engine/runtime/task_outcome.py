@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .protocols import RunHandle
     from .task import TaskResult
 
-__all__ = ["record_result", "save_unsaved", "task_writes"]
+__all__ = ["record_result", "save_unsaved", "task_writes", "derivable"]
 
 
 def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
@@ -70,7 +70,7 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
         # a run of the async API they are saved all the same if control leaves the run
         # before that commit (`save_unsaved`: a chunk goes out, a hook is awaited).
         if run.saver is not None and ckpt is not None and tid is not None:
-            if durable or not _derivable(result.writes, run.graph.schema.plain_keys):
+            if durable or not derivable(result.writes, run.graph.schema.plain_keys):
                 run.save_writes(task_writes(result))
             elif not run.inline_sync:
                 run.unsaved_result = result
@@ -81,7 +81,7 @@ def record_result(run: RunHandle, result: TaskResult, *, durable: bool) -> None:
         run.node_finished(task.name)
 
 
-def _derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
+def derivable(writes: list[tuple[str, Any]], plain: dict[str, bool]) -> bool:
     """Whether history can read these writes of a one-task superstep back from the
     checkpoint it makes (graph/task_results.py): one write per key, each to a plain key
     or a list to append."""
