@@ -394,18 +394,20 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
         return self._decode(thread_id, row, versions, found)
 
     def _decode(self, thread_id: str, row: _Row, versions: dict[str, str], found: list[_Part]) -> Checkpoint:
-        head = self._check(row, _header, thread_id, row)
-        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row.extras, head.id)
+        step, nodes_ran = self._check(row, _step_and_ran, row)  # (`next` is the plan's, in `extras`)
+        cid = row.id
+        tasks, barriers, metadata = self._check(row, loads_extras, self.serde, row.extras, cid)
         chains: dict[str, list[_Part]] = {}
         for part in found:
             chains.setdefault(part.channel, []).append(part)
         values = {}
         for key, parts in chains.items():
-            parts.sort(key=lambda p: p.depth)
+            if len(parts) > 1:
+                parts.sort(key=_depth)
             top = parts[0]
             if top.size > self.serde.max_bytes:
                 raise CheckpointDecodeError(
-                    f"{self!r}: channel `{key}` of checkpoint `{head.id}` takes {top.size / _MB:.1f} MB, over the "
+                    f"{self!r}: channel `{key}` of checkpoint `{cid}` takes {top.size / _MB:.1f} MB, over the "
                     f"{self.serde.max_bytes / _MB:.0f} MB limit; it was not loaded. If you trust the database, "
                     "create the saver with `max_value_bytes=...`."
                 )
@@ -414,7 +416,7 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             else:
                 if parts[-1].kind != _LIST or any(p.kind != _APPEND for p in parts[:-1]):
                     raise CheckpointDecodeError(
-                        f"{self!r}: the stored value of channel `{key}` of checkpoint `{head.id}` is missing or "
+                        f"{self!r}: the stored value of channel `{key}` of checkpoint `{cid}` is missing or "
                         "malformed (the database was edited by hand?)"
                     )
                 blob = join_list_segments(bytes(p.data) for p in reversed(parts))
@@ -422,11 +424,11 @@ class PostgresSaver(StateReads, BaseCheckpointSaver):
             try:
                 values[key] = self.serde.loads(blob, plain=not tagged)
             except CheckpointDecodeError as e:
-                raise CheckpointDecodeError(f"{self!r}, checkpoint {head.id!r}, channel `{key}`: {e}") from None
+                raise CheckpointDecodeError(f"{self!r}, checkpoint {cid!r}, channel `{key}`: {e}") from None
         return Checkpoint(
-            id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step, source=head.source,
-            created_at=head.created_at, values=values, versions=versions, barriers=barriers, tasks=tasks,
-            nodes_ran=head.nodes_ran, metadata=metadata,
+            id=cid, thread_id=thread_id, parent_id=row.parent_id, step=step, source=row.source,
+            created_at=row.created_at, values=values, versions=versions, barriers=barriers, tasks=tasks,
+            nodes_ran=nodes_ran, metadata=metadata,
         )
 
     def _check(self, row: _Row, fn: Any, *args: Any) -> Any:
@@ -507,6 +509,18 @@ def _header(thread_id: str, row: _Row) -> CheckpointHeader:
         )
     except (ValueError, TypeError, orjson.JSONDecodeError) as e:
         raise CheckpointDecodeError(f"its record is malformed ({e})") from None
+
+
+def _step_and_ran(row: _Row) -> tuple[int, tuple[str, ...]]:
+    """What a Checkpoint takes of its row's header fields (checked as `_header` does)."""
+    try:
+        return int(row.step), _names(row.nodes_ran)
+    except (ValueError, TypeError, orjson.JSONDecodeError) as e:
+        raise CheckpointDecodeError(f"its record is malformed ({e})") from None
+
+
+def _depth(part: _Part) -> int:
+    return part.depth
 
 
 def _parse_versions(data: Any) -> dict[str, str]:

@@ -43,7 +43,8 @@ def prepared(name: str, sql: str) -> Prepared:
             order.append(match.group(1))
         return f"${order.index(match.group(1)) + 1}"
 
-    return Prepared(name.encode(), re.sub(r"%\((\w+)\)s", number, sql).encode(), tuple(order))
+    text = re.sub(r"%\((\w+)\)s", number, sql).replace("%%", "%")  # psycopg's escaped percent sign
+    return Prepared(name.encode(), text.encode(), tuple(order))
 
 
 class _Conn:
@@ -82,8 +83,8 @@ def _usable(conn: Any) -> bool:
 def fetch_prepared(conn: Any, stmt: Prepared, params: Sequence[Any]) -> list[tuple[Any, ...]] | None:
     """The rows of `stmt` run with `params` (str/int/None) on psycopg connection `conn`,
     as tuples; None when it cannot run that way here (the caller runs it through psycopg)."""
-    if not _usable(conn):
-        return None
+    if not _usable(conn) or not all(p is None or type(p) is str or type(p) is int for p in params):
+        return None  # (a list or any other value: psycopg adapts it)
     with _LOCK:
         state = _STATE.get(conn)
         if state is None:
