@@ -217,6 +217,61 @@ def test_the_head_and_its_writes_are_one_statement(tmp_path: Path) -> None:
     saver.close()
 
 
+class Log(TypedDict):
+    log: Annotated[list, operator.add]
+    n: int
+    stop: int
+
+
+def _log_graph(saver: Any) -> Any:
+    """Appends an item a step (none every seventh step: an empty segment)."""
+    g = StateGraph(Log)
+    g.add_node("add", lambda s: {"n": s["n"] + 1, "log": [] if s["n"] % 7 == 3 else [f"item {s['n']}"]})
+    g.add_edge(START, "add")
+    g.add_conditional_edges("add", lambda s: "add" if s["n"] < s["stop"] else END, ["add", END])
+    return g.compile(checkpointer=saver)
+
+
+def test_a_list_the_child_appended_is_read_as_its_own_items(tmp_path: Path) -> None:
+    saver = SqliteSaver(tmp_path / "runs.db")
+    graph = _log_graph(saver)
+    graph.invoke({"log": [], "n": 0, "stop": 180}, {"configurable": {"thread_id": "t"}, "recursion_limit": 400})
+    ids = _ids(graph, "t")
+    assert len(ids) > 180  # past two chunks of 64 appends (segments.py)
+    fork = graph.update_state({"configurable": {"thread_id": "t", "checkpoint_id": ids[100]}}, {"log": ["fork"]},
+                              as_node="add")  # a branch: its list starts a chain of its own
+    graph.invoke({"stop": 0}, {**fork, "recursion_limit": 5})
+    ids = _ids(graph, "t")
+    empty = 0
+    for cid in ids:
+        ckpt, child, writes = saver.load_state("t", cid)
+        old_ckpt, old_child, old_writes = _by_calls(saver, "t", cid)
+        assert (ckpt, writes) == (old_ckpt, old_writes)
+        if old_child is None:
+            assert child is None
+            continue
+        own = {k: v for k, v in old_child.values.items() if old_child.versions[k] == old_child.id}
+        assert child.values == own, cid
+        empty += "log" in own and len(own["log"]) == len(ckpt.values.get("log", []))
+        assert graph.snapshot(ckpt, writes, child) == graph.snapshot(old_ckpt, old_writes, old_child)
+    assert empty > 10  # appends of no items
+    def ranges(statements: list[str]) -> list[str]:
+        return [s for s in statements if " BETWEEN " in s and ("FROM chunks" in s or "FROM segments" in s)]
+
+    singles = 0
+    for cid in (ids[len(ids) // 2], ids[-3], ids[3], ids[4]):  # a chunk's middle, the first appends, the branch
+        statements, _ = _counted(saver, lambda: _state(graph, "t", cid))  # noqa: B023
+        alone, _ = _counted(saver, lambda: saver.load("t", cid))  # noqa: B023
+        # the checkpoint's list read as loading it reads it; the child's: its one segment by its id
+        assert ranges(statements) == ranges(alone), statements
+        ones = [s for s in statements if s.startswith(("SELECT data FROM segments WHERE sid = ",
+                                                       "SELECT data, ends FROM chunks WHERE sid = "))]
+        assert len(ones) <= 2, statements  # the segments table, else its chunk
+        singles += len(ones)
+    assert singles >= 3
+    saver.close()
+
+
 class _OwnLoad(SqliteSaver):
     loads = 0
 

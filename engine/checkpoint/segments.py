@@ -163,3 +163,23 @@ class Segments:
 
     def _malformed(self, checkpoint_id: str, key: str) -> CheckpointDecodeError:
         return CheckpointDecodeError(f"`{self.path}`: channel `{key}` of checkpoint `{checkpoint_id}` is malformed")
+
+    def load_one(self, conn: sqlite3.Connection, sid: int) -> bytes | None:
+        """Segment `sid` alone (the items one append added), from the segments table or its
+        chunk; None when it is in neither or its chunk is malformed (the caller loads the
+        whole value instead)."""
+        row = conn.execute("SELECT data FROM segments WHERE sid = ?", (sid,)).fetchone()
+        if row is not None:
+            return row[0] if type(row[0]) is bytes else None
+        row = conn.execute("SELECT data, ends FROM chunks WHERE sid = ?", (_chunk_of(sid),)).fetchone()
+        if row is None or type(row[0]) is not bytes or type(row[1]) is not bytes or len(row[1]) != _ENDS.size:
+            return None
+        data, ends = row[0], _ENDS.unpack(row[1])
+        i = (sid & _SEQ_MASK) % _CHUNK
+        before = ends[i - 1] if i else 0
+        if not before <= ends[i] <= len(data):
+            return None
+        if ends[i] == before:  # an append of no items
+            return b""
+        start = before + 1 if before else 0  # the comma `_close_chunk` put before it
+        return data[start:ends[i]]

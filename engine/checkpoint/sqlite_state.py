@@ -11,7 +11,9 @@ A file made before the fork index is answered with the old two reads after the s
 
 Of the child, a snapshot reads only its header, its versions and the values it changed
 itself (what `derive_results` compares with the checkpoint): only those are decoded; its
-plan and metadata are left empty. A saver class that overrides one of the reads this
+plan and metadata are left empty. A list the child appended to the checkpoint's is read as
+its own segment only (segments.py: the one after the checkpoint's) and built on the
+checkpoint's decoded list, instead of decoding the whole list twice. A saver class that overrides one of the reads this
 stands for (`load`, `first_child`, `pending_writes`, `_fetch`, `_decode`) is called as it is.
 
 `load_head` reads a thread's newest checkpoint and its pending writes the same way (what
@@ -28,7 +30,19 @@ from .base import Checkpoint, PendingWrite
 from .sqlite_children import first_child as first_child_of
 from .sqlite_children import has_fork_index
 from .sqlite_history import decode_writes
-from .sqlite_rows import INLINE_VALUE, REF, ROW_COLS, SEGMENTS, VERSION, StoredRow, header, parse_inline, parse_versions
+from .sqlite_rows import (
+    COUNT,
+    INLINE_VALUE,
+    REF,
+    ROW_COLS,
+    SEGMENTS,
+    TAGGED,
+    VERSION,
+    StoredRow,
+    header,
+    parse_inline,
+    parse_versions,
+)
 from .sqlite_schema import N_BITS, N_MASK, missing_value_error
 
 __all__ = ["StateReads"]
@@ -59,6 +73,8 @@ HEAD = (
     + _ORDER
 )
 """The thread's newest checkpoint and its pending writes."""
+_APPENDED = object()
+"""Marks a child's list read as its own segment (see `_fetch_own_changes`)."""
 _READS = ("load", "first_child", "pending_writes", "_fetch", "_decode")
 _SAVER_OF: dict[type, type] = {}
 
@@ -110,7 +126,7 @@ class StateReads:
             return None, None, []
         own, child, writes = found
         ckpt = self._decode(thread_id, *own)
-        return ckpt, self._child_of(thread_id, *child) if child is not None else None, writes
+        return ckpt, self._child_of(thread_id, ckpt, *child) if child is not None else None, writes
 
     def load_head(self, thread_id: str) -> tuple[Checkpoint | None, builtins.list[PendingWrite]]:
         """The thread's newest checkpoint (or None) and its pending writes, in one snapshot."""
@@ -173,20 +189,29 @@ class StateReads:
         if found is None and not indexed:
             first = first_child_of(conn, thread_id, checkpoint_id, False)
             found = conn.execute(_ROW, (own[0].cid >> N_BITS, first)).fetchone() if first is not None else None
-        child = self._fetch_own_changes(conn, StoredRow._make(found)) if found is not None else None
+        child = self._fetch_own_changes(conn, StoredRow._make(found), own[1]) if found is not None else None
         return own, child, decode_writes(self.serde, self.path, checkpoint_id, writes)
 
-    def _fetch_own_changes(self, conn: sqlite3.Connection, row: StoredRow) -> tuple[Any, ...]:
-        """A child's row, its versions and the bytes of the values it changed itself."""
+    def _fetch_own_changes(self, conn: sqlite3.Connection, row: StoredRow, parent: dict[str, Any]) -> tuple[Any, ...]:
+        """A child's row, its versions and the bytes of the values it changed itself; a list
+        it appended to its parent's (its segment right after the parent's) as that segment
+        alone, `(_APPENDED, items' bytes, tagged)`, built on the parent's list when decoded."""
         vmap = self._check(row, parse_versions, row.versions, row.id, row.cid)
-        data: dict[str, tuple[bytes, int]] = {}
+        data: dict[str, tuple[Any, ...]] = {}
         total = 0
         held: dict[str, str] | None = None
         for key, e in vmap.items():
             if e[VERSION] != row.id:
                 continue
             if len(e) == SEGMENTS:
-                data[key] = (self._segments.load(conn, row.id, key, *e[REF:4]), e[4])
+                base = parent.get(key)
+                if (e[COUNT] is not None and base is not None and len(base) == SEGMENTS and base[COUNT] is not None
+                        and e[REF] == base[REF] + 1 and e[COUNT] > base[COUNT]):
+                    items = self._segments.load_one(conn, e[REF])
+                    if items is not None:
+                        data[key] = (_APPENDED, items, e[TAGGED], e[COUNT])
+                        continue
+                data[key] = (self._segments.load(conn, row.id, key, *e[REF:TAGGED]), e[TAGGED])
                 total += len(data[key][0])
                 if total > self.max_checkpoint_bytes:
                     raise CheckpointDecodeError(
@@ -207,11 +232,23 @@ class StateReads:
                 data[key] = (held[key].encode(), 1)
         return row, vmap, data
 
-    def _child_of(self, thread_id: str, row: StoredRow, vmap: dict[str, Any], data: dict[str, Any]) -> Checkpoint:
+    def _value_of(self, row: StoredRow, key: str, blob: tuple[Any, ...], parent: Checkpoint) -> Any:
+        if blob[0] is not _APPENDED:
+            return self._check(row, self._load_value, key, *blob)
+        _, items, tagged, count = blob
+        old = parent.values.get(key)
+        new = self._check(row, self._load_value, key, b"[" + items + b"]", tagged)
+        if type(old) is not list or type(new) is not list or len(old) + len(new) != count:
+            raise CheckpointDecodeError(f"`{self.path}`, checkpoint {row.id!r}: channel `{key}` does not hold the "
+                                        f"{count} items its record says")
+        return old + new
+
+    def _child_of(self, thread_id: str, parent: Checkpoint, row: StoredRow, vmap: dict[str, Any],
+                  data: dict[str, Any]) -> Checkpoint:
         head = self._check(row, header, thread_id, row)
         return Checkpoint(
             id=head.id, thread_id=thread_id, parent_id=head.parent_id, step=head.step, source=head.source,
             created_at=head.created_at, versions={key: e[VERSION] for key, e in vmap.items()},
-            values={key: self._check(row, self._load_value, key, *blob) for key, blob in data.items()},
+            values={key: self._value_of(row, key, blob, parent) for key, blob in data.items()},
             nodes_ran=head.nodes_ran,
         )

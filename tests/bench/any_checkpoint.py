@@ -7,7 +7,8 @@ take minutes to write it (its side at 10,000 is in the `history` rows). Each sto
 reopened fresh before reading, as a debugger opening it would. Targets: `get_state` of
 any checkpoint at most 0.5 ms, the first 100 of the history at most 20 ms. On each store,
 the cost of a step after 100,000 against one after 10 too (at most 1.1×: step cost flat in
-history length): the long thread and a 10-step one in the same store, continued in turns.
+history length): the long thread and a 10-step one, continued in turns; on SQLite each alone
+in its own file (see history.py), on PostgreSQL both in one database.
 """
 from __future__ import annotations
 
@@ -27,13 +28,10 @@ NAME = "any_checkpoint"
 _CONFIG: dict[str, Any] = {"configurable": {"thread_id": "long"}}
 
 
-def _build(saver: Any, steps: int, short: int = 0) -> None:
-    """The long thread; with `short`, a thread "short" of that many steps beside it."""
+def _build(saver: Any, steps: int, thread_id: str = "long") -> None:
     graph = note_graph(ENGINE, saver)
-    graph.invoke({"n": 0, "note": "", "stop": steps}, {**_CONFIG, "recursion_limit": steps + 10})
-    if short:
-        graph.invoke({"n": 0, "note": "", "stop": short},
-                     {"recursion_limit": short + 10, "configurable": {"thread_id": "short"}})
+    graph.invoke({"n": 0, "note": "", "stop": steps},
+                 {"recursion_limit": steps + 10, "configurable": {"thread_id": thread_id}})
 
 
 def _load(graph: Any, checkpoint_id: str) -> Callable[[], float]:
@@ -84,29 +82,35 @@ def _rows(ctx: Context, label: str, key: str, saver: Any, steps: int) -> list[Ro
 def _sqlite(ctx: Context, steps: int) -> list[Row]:
     from engine import SqliteSaver
 
-    path = ctx.new_db("any-checkpoint")
+    path, short_path = ctx.new_db("any-checkpoint"), ctx.new_db("any-checkpoint-short")
     try:
         with SqliteSaver(path) as saver:
-            _build(saver, steps, short=10)
-        with SqliteSaver(path) as saver:
+            _build(saver, steps)
+        with SqliteSaver(short_path) as saver:
+            _build(saver, 10, "short")
+        with SqliteSaver(path) as saver, SqliteSaver(short_path) as short_saver:
             rows = _rows(ctx, "SQLite", "any_checkpoint.sqlite", saver, steps)
             if ctx.wants("any_checkpoint.sqlite.step_growth"):
-                rows.append(_step_growth_row(ctx, saver, steps, "SQLite", "any_checkpoint.sqlite", "file"))
+                rows.append(_step_growth_row(ctx, (saver, short_saver), steps, "SQLite",
+                                             "any_checkpoint.sqlite", "each in its own file"))
             return rows
     finally:
         remove_db(path)
+        remove_db(short_path)
 
 
-def _step_growth_row(ctx: Context, saver: Any, steps: int, label: str, key: str, where: str) -> Row:
-    """A step of the long thread against one of the 10-step thread beside it (both go on
-    from where they are, in turns; measured after the reads above)."""
+def _step_growth_row(ctx: Context, savers: tuple[Any, Any], steps: int, label: str, key: str,
+                     where: str) -> Row:
+    """A step of the long thread (in `savers[0]`) against one of the 10-step thread (in
+    `savers[1]`): both go on from where they are, in turns, measured after the reads above."""
+    saver, short_saver = savers
     done = {"long": steps, "short": 10}
-    ratio, short, long = step_growth(note_graph(ENGINE, saver), done, "long", runs=max(ctx.profile.runs, 5),
-                                     count=max(10, min(50, steps // 200)))
+    ratio, short, long = step_growth((note_graph(ENGINE, saver), "long"), (note_graph(ENGINE, short_saver), "short"),
+                                     done, runs=max(ctx.profile.runs, 5), count=max(10, min(50, steps // 200)))
     return Row(
         key=f"{key}.step_growth", workload=f"step cost after {steps:,} steps / after 10 ({label})",
         unit="×", engine=ratio, floor=1.0, target=Target(kind="max", limit=1.1), comparable=False,
-        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one {where}",
+        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, {where}",
     )
 
 
@@ -127,11 +131,13 @@ def _postgres(ctx: Context, steps: int) -> list[Row]:
     try:
         url = server.url()
         with PostgresSaver(url) as saver:
-            _build(saver, steps, short=10)
+            _build(saver, steps)
+            _build(saver, 10, "short")
         with PostgresSaver(url) as saver:
             rows = _rows(ctx, "PostgreSQL", "any_checkpoint.postgres", saver, steps)
             if ctx.wants("any_checkpoint.postgres.step_growth"):
-                rows.append(_step_growth_row(ctx, saver, steps, "PostgreSQL", "any_checkpoint.postgres", "database"))
+                rows.append(_step_growth_row(ctx, (saver, saver), steps, "PostgreSQL",
+                                             "any_checkpoint.postgres", "in one database"))
             return rows
     finally:
         server.stop()

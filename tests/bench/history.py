@@ -1,6 +1,6 @@
 """Long histories: a thread of N supersteps in a SQLite file, then reading it back.
 
-Two kinds of thread, each in its own file beside a 10-step thread:
+Two kinds of thread, each in its own file (and a 10-step thread in a file of its own):
 
 - *note*: each step replaces a 200-character string (flat state), on both sides;
 - *append*: each step appends a 200-character string to an `operator.add` list, engine
@@ -10,7 +10,10 @@ Then, through a freshly opened saver (as a debugger opening the file would):
 `get_state()` of the first, middle and last checkpoint; the first 100 of the history
 (`list_headers` / LangGraph's `saver.list`, and `get_state_history`); and the cost of a
 step after N steps against one after 10: both threads are continued (a new `stop`) in
-turns, so the machine's load hits both alike.
+turns, so the machine's load hits both alike. Each thread is alone in its file: a step of a
+thread that newer threads follow in one file writes more B-tree pages (its row goes inside
+the table, not at its end), whatever its length; that is where a thread sits, not how long
+it is.
 """
 from __future__ import annotations
 
@@ -32,24 +35,30 @@ _POSITIONS = ("first", "middle", "last")
 
 
 class _Thread:
-    """A thread of `steps` supersteps (and a 10-step one beside it, in the same file) built
-    in its own file; `graph` reopened on a fresh saver after the build."""
+    """A thread of `steps` supersteps built in its own file, and a 10-step thread in a file
+    of its own beside it; `graph` (and `short_graph`) reopened on fresh savers after the
+    build. Each thread alone in its file: a thread's new rows then go at the end of its
+    file's tables, whatever its length (continuing a thread that newer threads follow in
+    one file writes a B-tree page or two more a step, on both sides: not history length)."""
 
     def __init__(self, ctx: Context, backend: Backend, kind: str, steps: int) -> None:
         self.backend, self.kind, self.steps = backend, kind, steps
         self.path = ctx.new_db(f"history-{kind}-{backend.name}")
+        self.short_path = ctx.new_db(f"history-{kind}-short-{backend.name}")
         self.config: dict[str, Any] = {"configurable": {"thread_id": kind}}
         self.done = {kind: steps, "short": 10}
-        saver = backend.sqlite_saver(self.path)
-        try:
-            graph = self._graph(saver)
-            for thread_id, stop in self.done.items():
-                graph.invoke(self._first_input(stop),
-                             {"recursion_limit": stop + 10, "configurable": {"thread_id": thread_id}})
-        finally:
-            backend.close_saver(saver)
+        for path, thread_id in ((self.path, kind), (self.short_path, "short")):
+            saver = backend.sqlite_saver(path)
+            try:
+                stop = self.done[thread_id]
+                self._graph(saver).invoke(self._first_input(stop),
+                                          {"recursion_limit": stop + 10, "configurable": {"thread_id": thread_id}})
+            finally:
+                backend.close_saver(saver)
         self.saver = backend.sqlite_saver(self.path)
         self.graph = self._graph(self.saver)
+        self.short_saver = backend.sqlite_saver(self.short_path)
+        self.short_graph = self._graph(self.short_saver)
         newest_first = [s.config["configurable"]["checkpoint_id"] for s in self.graph.get_state_history(self.config)]
         if len(newest_first) < steps:
             raise AssertionError(f"{backend.name}: {len(newest_first)} checkpoints for {steps} steps")
@@ -69,7 +78,9 @@ class _Thread:
 
     def close(self) -> None:
         self.backend.close_saver(self.saver)
+        self.backend.close_saver(self.short_saver)
         remove_db(self.path)
+        remove_db(self.short_path)
 
     # -- what is measured -----------------------------------------------------------------
     def load(self, position: str) -> Callable[[], float]:
@@ -116,11 +127,12 @@ class _Thread:
 
     def step_growth(self, runs: int) -> tuple[float, float, float]:
         """(long / short, short µs, long µs): a step of the long thread against a step of
-        the 10-step thread in the same file, continued in turns."""
-        return step_growth(self.graph, self.done, self.kind, runs=runs, count=max(10, min(50, self.steps // 20)))
+        the 10-step thread, continued in turns."""
+        return step_growth((self.graph, self.kind), (self.short_graph, "short"), self.done, runs=runs,
+                           count=max(10, min(50, self.steps // 20)))
 
 
-def _go_on(graph: Any, done: dict[str, int], thread_id: str, count: int) -> Callable[[], float]:
+def _go_on(graph: Any, thread_id: str, done: dict[str, int], count: int) -> Callable[[], float]:
     """Seconds per step of `count` more supersteps on a thread (one run raising `stop`),
     timed between the first and the last streamed superstep: loading the thread when
     the run starts is not a step."""
@@ -136,12 +148,12 @@ def _go_on(graph: Any, done: dict[str, int], thread_id: str, count: int) -> Call
     return once
 
 
-def step_growth(graph: Any, done: dict[str, int], long_id: str, *, runs: int, count: int,
+def step_growth(long: tuple[Any, str], short: tuple[Any, str], done: dict[str, int], *, runs: int, count: int,
                 ) -> tuple[float, float, float]:
-    """(long / short, short µs, long µs): a step of thread `long_id` against a step of the
-    thread "short" (same graph, same file), both continued by `count` steps in turns;
-    `done` holds each thread's `stop` so far (raised as they go on)."""
-    medians = alternate({"short": _go_on(graph, done, "short", count), "long": _go_on(graph, done, long_id, count)},
+    """(long / short, short µs, long µs): a step of the long thread against a step of the
+    short one (each a (graph, thread id)), both continued by `count` steps in turns; `done`
+    holds each thread's `stop` so far (raised as they go on)."""
+    medians = alternate({"short": _go_on(*short, done, count), "long": _go_on(*long, done, count)},
                         runs=runs, warmup=1)
     return medians["long"] / medians["short"], medians["short"] * 1e6, medians["long"] * 1e6
 
@@ -183,7 +195,7 @@ def _thread_rows(ctx: Context, threads: dict[str, _Thread], label: str, key: str
         key=f"{key}.step_growth", workload=f"step cost after {engine.steps:,} steps / after 10, {label}",
         unit="×", engine=ratio, langgraph=growth["langgraph"][0] if has_lg else None, floor=1.0,
         target=Target(kind="max", limit=flat), comparable=False,
-        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, in one file",
+        note=f"engine: {long:.0f} µs vs {short:.0f} µs per step; both threads continued in turns, each in its own file",
     ))
     return rows
 
