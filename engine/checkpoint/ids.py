@@ -79,7 +79,7 @@ def _system_now_iso() -> str:
     if second != _iso_second:
         _iso_second = second
         _iso_prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{_iso_prefix}.{micros:06d}+00:00"
+    return _iso_prefix + ".%06d+00:00" % micros  # (printf-style: no format spec to parse per call)
 
 
 def new_task_id(checkpoint_id: str, index: int) -> str:

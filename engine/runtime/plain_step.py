@@ -30,8 +30,10 @@ from dataclasses import fields
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
+from ..channels import Applied, LastValue
 from ..checkpoint.base import Checkpoint, PlannedTask, now_iso
 from ..constants import END
+from ..types import Overwrite
 from .commit import after_commit
 from .context import TaskContext, current_task
 from .events import StepCommitted
@@ -185,7 +187,13 @@ def _routed(run: RunHandle, runner: NodeRunner, task: PlannedTask, output: dict[
     if not runner.branches:
         return result
     try:
-        view, result.applied = apply_own_writes(values, writes, channels)
+        if len(writes) == 1 and type(channels[writes[0][0]]) is LastValue and type(writes[0][1]) is not Overwrite:
+            key, value = writes[0]  # (apply_own_writes of one plain key's write: LastValue.apply keeps it)
+            view = dict(values)
+            view[key] = value
+            result.applied = {key: Applied(value)}
+        else:
+            view, result.applied = apply_own_writes(values, writes, channels)
         result.folded, result.folded_on = view, values
         branch = runner.branches[0][0]
         schema = run.graph.schema
