@@ -70,7 +70,7 @@ def _per_step(saver_kind: str, how: str) -> tuple[float, Counter[str]]:
 
 
 @pytest.mark.parametrize("how", ["invoke", "ainvoke"])
-@pytest.mark.parametrize(("saver_kind", "budget"), [("none", 10), ("memory", 19)])
+@pytest.mark.parametrize(("saver_kind", "budget"), [("none", 11), ("memory", 20)])
 def test_a_plain_loop_superstep_enters_few_python_functions(saver_kind: str, budget: int, how: str,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """The node, its router, and the run's own moves: at most `budget` functions entered a

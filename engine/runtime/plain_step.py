@@ -226,6 +226,31 @@ assert tuple(f.name for f in fields(PlannedTask)) == _TASK_FIELDS  # what `_comm
 assert tuple(f.name for f in fields(Checkpoint)) == _CHECKPOINT_FIELDS
 
 
+def _folded(run: RunHandle, result: TaskResult, parent: Checkpoint, cid: str
+            ) -> tuple[dict[str, Any], dict[str, str], Any, tuple[str, ...]]:
+    """`fold_writes` of the one plain task's result: the new values, versions, appended
+    lists and written keys (its router's folded state, when it has one, kept as it is)."""
+    values = run.values
+    applied = result.applied
+    if not (applied and result.folded_on is values):  # no router folded the writes
+        new_values, versions, _, appended, wrote = fold_writes(
+            run.graph.schema.channels, values, parent.versions, cid, [result], False, ())
+        return new_values, versions, appended, wrote
+    folded = result.folded  # (fold_writes' _fold_folded: the router's state kept)
+    assert folded is not None
+    versions = dict(parent.versions)
+    appended: Any = {}
+    for key, one in applied.items():
+        previous_version = versions.get(key)
+        versions[key] = cid
+        if one.appended is not None and previous_version is not None:
+            appended[key] = (previous_version, one.appended)
+    for key in folded:  # a reducer's empty value never stored yet gets a version
+        if key not in versions:
+            versions[key] = cid
+    return folded, versions, appended, tuple(applied)
+
+
 def _commit(run: RunHandle, result: TaskResult, name: str) -> None:
     """`commit_superstep` of the one plain task's result (its router's folded state, when
     it has one, becomes the new state as it is); then `set_checkpoint` and `after_commit`,
@@ -236,25 +261,7 @@ def _commit(run: RunHandle, result: TaskResult, name: str) -> None:
     parent = run.checkpoint
     assert parent is not None
     cid = run.next_checkpoint_id()
-    values = run.values
-    applied = result.applied
-    if applied and result.folded_on is values:  # (fold_writes' _fold_folded: the router's state kept)
-        new_values = result.folded
-        assert new_values is not None
-        versions = dict(parent.versions)
-        appended: Any = {}
-        for key, one in applied.items():
-            previous_version = versions.get(key)
-            versions[key] = cid
-            if one.appended is not None and previous_version is not None:
-                appended[key] = (previous_version, one.appended)
-        for key in new_values:  # a reducer's empty value never stored yet gets a version
-            if key not in versions:
-                versions[key] = cid
-        wrote = tuple(applied)
-    else:  # no router folded the writes
-        new_values, versions, _, appended, wrote = fold_writes(
-            graph.schema.channels, values, parent.versions, cid, [result], False, ())
+    new_values, versions, appended, wrote = _folded(run, result, parent, cid)
     barriers = dict(parent.barriers) if parent.barriers else {}
     routes = result.routes
     plan: tuple[PlannedTask, ...]
