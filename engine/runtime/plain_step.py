@@ -233,9 +233,9 @@ def _folded(run: RunHandle, result: TaskResult, parent: Checkpoint, cid: str
     values = run.values
     applied = result.applied
     if not (applied and result.folded_on is values):  # no router folded the writes
-        new_values, versions, _, appended, wrote = fold_writes(
+        new_values, versions, _, parts, wrote = fold_writes(
             run.graph.schema.channels, values, parent.versions, cid, [result], False, ())
-        return new_values, versions, appended, wrote
+        return new_values, versions, parts, wrote
     folded = result.folded  # (fold_writes' _fold_folded: the router's state kept)
     assert folded is not None
     versions = dict(parent.versions)
