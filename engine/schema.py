@@ -173,6 +173,8 @@ class StateSchema:
         self._only_state_keys = set(self.channels) == set(self.state_keys)
         self.root = self.state_keys == (ROOT,)
         """The state is one value: nodes get it and return its update, not dicts."""
+        self.input_is_copy = not self.root and self._builder is None and self._only_state_keys
+        """Whether `node_input(values)` is `dict(values)` (the per-superstep path copies it so)."""
         if self.root:
             self.unwrap_update = _unwrap_root  # how the updates stream shows a node's update
 

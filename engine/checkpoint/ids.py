@@ -23,20 +23,21 @@ __all__ = ["uuid6", "new_checkpoint_id", "new_task_id", "now_iso", "IdSource", "
 _PROCESS_TAG = os.urandom(3).hex()
 _last_ms = 0
 _seq = 0
+_ms_prefix = f"{0:012x}-"  # `_last_ms` as an id's first part
 
 
 def _system_checkpoint_id() -> str:
     """A unique id that sorts in creation order: milliseconds, a sequence within the
     millisecond, and a per-process tag (so two processes writing one file never clash).
     """
-    global _last_ms, _seq
+    global _last_ms, _seq, _ms_prefix
     ms = time.time_ns() // 1_000_000
-    if ms <= _last_ms:
-        ms = _last_ms
+    if ms <= _last_ms:  # (the usual case: supersteps are microseconds apart; its prefix is made)
         _seq += 1
-    else:
-        _last_ms, _seq = ms, 0
-    return f"{ms:012x}-{_seq:06x}-{_PROCESS_TAG}"
+        return _ms_prefix + "%06x-" % _seq + _PROCESS_TAG
+    _ms_prefix = f"{ms:012x}-"  # (before `_last_ms`: whoever reads the new one reads its prefix)
+    _last_ms, _seq = ms, 0
+    return f"{_ms_prefix}000000-{_PROCESS_TAG}"
 
 
 _GREGORIAN_OFFSET = 0x01B21DD213814000
@@ -78,7 +79,7 @@ def _system_now_iso() -> str:
     if second != _iso_second:
         _iso_second = second
         _iso_prefix = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{_iso_prefix}.{micros:06d}+00:00"
+    return _iso_prefix + ".%06d+00:00" % micros  # (printf-style: no format spec to parse per call)
 
 
 def new_task_id(checkpoint_id: str, index: int) -> str:

@@ -124,9 +124,11 @@ def _scalars_only(c: Checkpoint, blobs: Mapping[tuple[str, str], _Held]) -> list
     checkpoint, which the full plan handles (and raises for)."""
     own, values = c.id, c.values
     scalars: list[tuple[str, bytes]] = []
+    held = 0  # the keys of `values` seen among the versions' keys
     for key, version in c.versions.items():
         if key not in values:  # ABSENT: nothing to store
             continue
+        held += 1
         if version != own:  # UNCHANGED: the store must hold it
             if (key, version) not in blobs:
                 return None
@@ -137,7 +139,7 @@ def _scalars_only(c: Checkpoint, blobs: Mapping[tuple[str, str], _Held]) -> list
             scalars.append((key, orjson.dumps(value)))  # (as plan_storage encodes a scalar)
             continue
         return None
-    if not values.keys() <= c.versions.keys():
+    if held != len(values):  # (not values.keys() <= c.versions.keys(), without two views)
         return None
     return scalars
 
@@ -261,7 +263,9 @@ class InMemorySaver(BaseCheckpointSaver):
     ) -> None:
         c = checkpoint
         cid, serde = c.id, self.serde
-        with self._lock:
+        lock = self._lock
+        lock.acquire()  # (`with self._lock`, without the context manager: this runs every superstep)
+        try:
             if self._undo is not None:
                 self._keep_undo(c.thread_id)
             th = self._threads.get(c.thread_id)
@@ -286,6 +290,8 @@ class InMemorySaver(BaseCheckpointSaver):
             if c.parent_id is not None and c.parent_id not in th.children:
                 th.children[c.parent_id] = cid
             th.touched = next(self._clock)
+        finally:
+            lock.release()
 
     def save_writes(self, thread_id: str, checkpoint_id: str, writes: Sequence[PendingWrite]) -> None:
         encoded = encode_writes(self.serde, writes)

@@ -119,7 +119,7 @@ def push_index(run: RunHandle, task: PlannedTask) -> int:
 def conclude(run: RunHandle, task: PlannedTask, runner: NodeRunner, ctx: TaskContext, output: Any,
               error: BaseException | None, trace: str, started: float) -> TaskResult:
     """Turn what a node returned (or raised) into a TaskResult: writes and routes."""
-    result = TaskResult(task=task)
+    result = TaskResult(task)
     if error is not None and isinstance(error, ParentCommand):  # a graph invoked inside the node sent a Command to it
         output, error = error.command, None
     if error is None:

@@ -43,16 +43,24 @@ def takes_lone_superstep(run: RunHandle, collector: StreamCollector | None) -> b
 
 def plain_lone_superstep(run: RunHandle, chunks: Sized | None) -> bool:
     """The superstep `lone_superstep` would make, made without a coroutine when its task
-    is plain (plain_step.py: `plain_way`); False, nothing done, when it is not."""
-    task = run.plan[0]
-    runner = run.graph.runners[task.name]
-    way = plain_way(run, runner, task) if runner.plain_step else 0
-    if not way:
-        return False
-    result = plain_superstep(run, task, runner, chunks, on_loop=way == ON_LOOP)
-    if result is not None:  # not a plain output: kept, and committed, the general way
-        _keep_and_commit(run, result, chunks)
-    return True
+    is plain (plain_step.py: `plain_way`); False, nothing done, when it is not. Then the
+    next ones, for as long as each is plain too and `drive()` would hand it here again
+    at once: no chunk to send, the run ready, one task planned (`takes_lone_superstep`'s
+    other conditions, the graph's and the collector's, hold for the whole drive)."""
+    made = False
+    while True:
+        task = run.plan[0]
+        runner = run.graph.runners[task.name]
+        way = plain_way(run, runner, task) if runner.plain_step else 0
+        if not way:
+            return made
+        result = plain_superstep(run, task, runner, chunks, on_loop=way == ON_LOOP)
+        if result is not None:  # not a plain output: kept, and committed, the general way
+            _keep_and_commit(run, result, chunks)
+            return True
+        made = True
+        if chunks or run.status != "ready" or len(run.plan) != 1 or run.results:
+            return True
 
 
 async def lone_superstep(run: RunHandle, chunks: Sized | None) -> None:

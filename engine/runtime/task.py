@@ -66,10 +66,12 @@ class TaskResult:
     """How many of `sends` (the first ones) came from the node's own Command; the rest are
     its routers' (a recording keeps only the Command's: routers are graph code)."""
 
-    def __init__(self, task: PlannedTask, *, error: BaseException | None = None, replayed: bool = False,
+    def __init__(self, task: PlannedTask, writes: list[tuple[str, Any]] | None = None, *,
+                 error: BaseException | None = None, replayed: bool = False,
                  interrupts: tuple[Interrupt, ...] = ()) -> None:
         self.task = task
-        self.writes, self.routes, self.sends = [], [], []
+        self.writes = [] if writes is None else writes
+        self.routes, self.sends = [], []
         if error is not None:
             self.error = error
         if replayed:
