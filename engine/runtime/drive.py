@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 __all__ = ["DriveHooks", "Opened", "drive", "drive_opened", "Waker"]
 
 
+async def _nothing_after(_run: RunHandle) -> None:
+    """A drive's `finish` when its caller adds none."""
+
+
+def _nothing_then(_exc: BaseException) -> None:
+    """A drive's `failed` when its caller adds none."""
+
+
 class Opened(NamedTuple):
     """What the `open()` of `drive_opened` makes: the run to drive, its hooks and its
     collector; `finish(run)`, awaited after the last chunk of a drive that ended or was
@@ -36,8 +44,8 @@ class Opened(NamedTuple):
     run: RunHandle
     hooks: DriveHooks | None
     collector: StreamCollector | None
-    finish: Callable[[RunHandle], Awaitable[None]] | None = None
-    failed: Callable[[BaseException], None] | None = None
+    finish: Callable[[RunHandle], Awaitable[None]] = _nothing_after
+    failed: Callable[[BaseException], None] = _nothing_then
 
 
 def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
@@ -121,14 +129,18 @@ async def _drive(open: Callable[[], Opened]) -> AsyncGenerator[Any, None]:
                 yield chunks.popleft()
                 out = False
     except BaseException as exc:
-        if out or isinstance(exc, (asyncio.CancelledError, GeneratorExit)):  # the caller gave up:
-            run.cancel()  # nothing more runs, what was saved stays (and "exit" saves)
+        if _gave_up(exc, out):  # nothing more runs, what was saved stays (and "exit" saves)
+            run.cancel()
             await _settle(run, overrides)
-        if failed is not None:
-            failed(exc)
+        failed(exc)
         raise
-    if finish is not None:
-        await finish(run)
+    await finish(run)
+
+
+def _gave_up(exc: BaseException, out: bool) -> bool:
+    """Whether what ends a drive means its caller gave up: cancelled, the generator closed,
+    or anything thrown into it while a chunk was `out` with the caller."""
+    return out or isinstance(exc, (asyncio.CancelledError, GeneratorExit))
 
 
 def _bound_overrides(run: RunHandle) -> RoutedSaver | None:
