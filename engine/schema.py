@@ -191,7 +191,10 @@ class StateSchema:
     def output(self, values: Mapping[str, Any]) -> Any:
         if self.root:
             return values.get(ROOT)
-        return {k: values[k] for k in self.output_keys if k in values}
+        keys = self.output_keys
+        if len(values) == len(keys) and tuple(values) == keys:  # every output key, in order: a copy
+            return dict(values)  # (the same dict as below, made in C: a values stream's every chunk)
+        return {k: values[k] for k in keys if k in values}
 
     def input_plan(self, value: Any) -> tuple[list[tuple[str, Any]], tuple[str, ...]] | None:
         """None: the input goes to the start task (the default). A layer whose input is

@@ -11,8 +11,7 @@ import dataclasses
 import functools
 import types
 import warnings
-from contextlib import aclosing
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..checkpoint.base import (
@@ -24,9 +23,8 @@ from ..checkpoint.base import (
 )
 from ..constants import INTERRUPT_KEY
 from ..errors import MissingThreadIdError
-from ..runtime.home_gate import gated_hooks
-from ..runtime.nested import nested_outcome, nested_run
-from ..runtime.drive import Waker, drive
+from ..runtime.nested import nested_run
+from ..runtime.drive import Opened, Waker, drive_opened
 from ..runtime.run import FROM_GRAPH, Run
 from ..runtime.options import RunOptions
 from ..runtime.stream import StreamCollector
@@ -49,6 +47,7 @@ from .call_args import (
     last_values,
 )
 from .compiled_node import CompiledNode, compiled_nodes
+from .driven import opened
 from .runners import node_runners
 from .nested_state import graph_for_namespace, task_state_config
 from .snapshots import snapshot_of
@@ -236,33 +235,7 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
             warnings.warn("`durability` has no effect when no checkpointer is present.", UserWarning, stacklevel=3)
         return run
 
-    async def _drive(self, run: Run, collector: StreamCollector | None) -> AsyncGenerator[Any, None]:
-        """`drive()` with what invoke/stream add: the graph's callback run ends after the last
-        chunk, and a failed run raises its error to the caller."""
-        tracer = run.tracer
-        if tracer is not None:
-            tracer.ended_by_driver = True
-        lifecycle = None
-        if tracer is not None:  # only a call with callbacks can have GraphCallbackHandlers
-            from ..callbacks import GraphLifecycle
-
-            lifecycle = GraphLifecycle.attach(run, run.config)
-        try:
-            async with aclosing(drive(run, gated_hooks(run), collector)) as chunks:  # closed at once when we are
-                async for chunk in chunks:
-                    yield chunk
-            if lifecycle is not None:  # GraphCallbackHandlers' on_interrupt / on_resume
-                await lifecycle.flush()
-            if run.status == "failed" and run.error is not None:
-                raise run.error
-        except BaseException as exc:
-            if tracer is not None:
-                tracer.end(None, exc)
-            raise
-        if tracer is not None:
-            tracer.end(self.schema.output(run.preview or run.values), None)
-
-    async def astream(
+    def astream(
         self,
         input: Any,
         config: Mapping[str, Any] | None = None,
@@ -284,6 +257,20 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
     ) -> AsyncIterator[Any]:
         """Run the graph, yielding chunks of the chosen stream mode(s) ("updates" by default); with
         `subgraphs`, also the subgraphs' chunks, each as `(namespace, chunk)` (or `(namespace, mode, chunk)`)."""
+        # (no async generator of its own: its setup runs, as the body of one would, when the
+        # first chunk is asked for, and the chunks come straight from the drive's loop)
+        return drive_opened(functools.partial(
+            self._open_stream, input, config, kwargs, context=context, stream_mode=stream_mode,
+            print_mode=print_mode, output_keys=output_keys, interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after, durability=durability, control=control, subgraphs=subgraphs,
+            debug=debug, version=version, _inline_sync=_inline_sync, _protocol_messages=_protocol_messages))
+
+    def _open_stream(self, input: Any, config: Mapping[str, Any] | None, kwargs: dict[str, Any], *, context: Any,
+                     stream_mode: str | Sequence[str] | None, print_mode: str | Sequence[str],
+                     output_keys: str | Sequence[str] | None, interrupt_before: Sequence[str] | None,
+                     interrupt_after: Sequence[str] | None, durability: str | None, control: Any, subgraphs: bool,
+                     debug: bool | None, version: str, _inline_sync: bool, _protocol_messages: bool) -> Opened:
+        """The run `astream` drives, made when its first chunk is asked for, and its collector."""
         durability = checked_durability(durability, kwargs, "stream")
         if stream_mode is None and from_a_task(config):  # as LangGraph: a node streaming with its config
             stream_mode = "values"
@@ -318,16 +305,7 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
         run.subscribe(collector)
         if collector.wake is not None:
             run.subscribe(collector.wake)
-        # a consumer that stops early cancels the running nodes; without callbacks the
-        # chunks come straight from drive() (one generator fewer for each to pass through)
-        chunks = self._drive(run, collector) if run.tracer is not None else drive(run, gated_hooks(run), collector)
-        async with aclosing(chunks):
-            async for chunk in chunks:
-                yield chunk
-        if run.tracer is None and run.status == "failed" and run.error is not None:
-            raise run.error  # (as _drive does)
-        if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
-            nested_outcome(run, self)
+        return opened(self, run, collector)  # (a consumer that stops early cancels the running nodes)
 
     async def ainvoke(
         self,
@@ -368,10 +346,8 @@ class CompiledStateGraph(LegacyGraphAPI, RunnableSurface):
                            interrupt_after=interrupt_after, durability=durability, context=context, control=control)
         if _inline_sync:
             run.__dict__["sync_api"] = True
-        async for _ in self._drive(run, None):
+        async for _ in drive_opened(functools.partial(opened, self, run, None)):
             pass
-        if run.namespace:  # invoked inside a node: an interrupt pauses that node's task
-            nested_outcome(run, self)
         out = self.schema.output(run.preview if run.preview is not None else run.values)
         interrupts = run.interrupts
         if version == "v2":

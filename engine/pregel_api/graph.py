@@ -316,13 +316,12 @@ class Pregel(CompiledStateGraph, metaclass=_PregelType):
             kwargs["output_keys"] = self.output_channels
         return await super().ainvoke(input, config, **kwargs)
 
-    async def astream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any
-                      ) -> AsyncIterator[Any]:
-        """As on any graph; the values stream shows `stream_channels` (all channels by default)."""
+    def astream(self, input: Any, config: Mapping[str, Any] | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+        """As on any graph; the values stream shows `stream_channels` (all channels by default).
+        (The graph's own stream, handed out as it is: nothing runs before its first chunk.)"""
         if kwargs.get("output_keys") is None:
             kwargs["output_keys"] = self.stream_channels if self.stream_channels is not None else list(self.channels)
-        async for chunk in super().astream(input, config, **kwargs):
-            yield chunk
+        return super().astream(input, config, **kwargs)
 
     def _input_plan(self, value: Any) -> tuple[list[tuple[str, Any]], tuple[str, ...]] | None:
         """The input written into the input channels, their subscribers the first step's tasks."""

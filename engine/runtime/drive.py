@@ -10,10 +10,11 @@ hooks the loop tests one `is None` per move: hooks cost nothing unless given.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..checkpoint.routing import RoutedSaver
 from .lone_step import lone_superstep, plain_lone_superstep, takes_lone_superstep
@@ -23,11 +24,32 @@ if TYPE_CHECKING:
     from .protocols import RunHandle
     from .stream import StreamCollector
 
-__all__ = ["DriveHooks", "drive", "Waker"]
+__all__ = ["DriveHooks", "Opened", "drive", "drive_opened", "Waker"]
 
 
-async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
-                ) -> AsyncGenerator[Any, None]:
+async def _nothing_after(_run: RunHandle) -> None:
+    """A drive's `finish` when its caller adds none."""
+
+
+def _nothing_then(_exc: BaseException) -> None:
+    """A drive's `failed` when its caller adds none."""
+
+
+class Opened(NamedTuple):
+    """What the `open()` of `drive_opened` makes: the run to drive, its hooks and its
+    collector; `finish(run)`, awaited after the last chunk of a drive that ended or was
+    stopped by a hook (it may raise); `failed(exc)`, called with what ends the drive
+    instead (an error, the caller giving up), before it propagates."""
+
+    run: RunHandle
+    hooks: DriveHooks | None
+    collector: StreamCollector | None
+    finish: Callable[[RunHandle], Awaitable[None]] = _nothing_after
+    failed: Callable[[BaseException], None] = _nothing_then
+
+
+def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: StreamCollector | None = None,
+          ) -> AsyncGenerator[Any, None]:
     """Drive `run` (starting it when new) until it ends, pauses at an interrupt or a
     breakpoint, or a hook stops it; yields the `collector`'s chunks as they come (nothing
     without one). A run that fails is left failed (its `error` set), never raised here:
@@ -38,26 +60,44 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
     The loop: start when new, then run the pending tasks and commit, again, until the run
     ends or pauses (then the async save overrides are awaited and the last chunks go out)
     or a hook stops it. (One generator: a chunk passes through no other layer here.)"""
+    return _drive(functools.partial(Opened, run, hooks, collector))
+
+
+def drive_opened(open: Callable[[], Opened]) -> AsyncGenerator[Any, None]:
+    """`drive()` of the run `open()` makes, then its `finish`. `open()` is called when the
+    first chunk is asked for, as the body of an async generator function would run (a
+    stream's setup raises, and finds its event loop, where the stream is iterated): so an
+    `astream()` can hand out this very generator, and its chunks pass through no layer of
+    its own (tests/test_astream_chunks_pass_through_one_generator.py)."""
+    return _drive(open)
+
+
+async def _drive(open: Callable[[], Opened]) -> AsyncGenerator[Any, None]:
+    """The loop of `drive()` and `drive_opened()` (see them)."""
+    run, hooks, collector, finish, failed = open()
     overrides = _bound_overrides(run)
     chunks = collector.chunks if collector is not None else None
     step_timeout = run.graph.step_timeout
     began: int | None = None  # the step whose superstep `before_superstep` was told of
+    stopped = False  # by a hook: the run stays as it is (nothing settled, no last chunks)
+    out = False  # a chunk is out with the caller: what it throws in then means it gave up (as closing)
     try:
         if run.status == "new":
             await run.start()
         while True:
             while chunks:
+                out = True
                 yield chunks.popleft()
+                out = False
             if run.status != "ready":
                 break
             if hooks is not None:
                 began, verdict = await _before_move(run, hooks, began)
-                if verdict is not _GO:
-                    if verdict is _STOP:
-                        return
-                    if verdict is _AGAIN:
-                        continue
-                    break  # the run ended while its gate was awaited
+                if verdict is _AGAIN:
+                    continue
+                if verdict is not _GO:  # stopped by the hook, or the run ended while its gate was awaited
+                    stopped = verdict is _STOP
+                    break
             if run.pending:
                 if hooks is None and takes_lone_superstep(run, collector):
                     if not plain_lone_superstep(run, chunks):  # (a plain one: no coroutine)
@@ -66,25 +106,41 @@ async def drive(run: RunHandle, hooks: DriveHooks | None = None, collector: Stre
                 if _streams_tasks(run, hooks, collector, step_timeout):
                     async with aclosing(_streamed_tasks(run, collector, step_timeout)) as live:
                         async for chunk in live:
+                            out = True
                             yield chunk
+                            out = False
                 else:
                     await _run_tasks(run, hooks, chunks)
                 if hooks is not None and run.status == "ready" and await hooks.after_tasks(run):
-                    return
+                    stopped = True
+                    break
                 continue
             if not run.ready_to_commit:
                 break
             if hooks is None:
                 run.commit(report=False)
             elif await hooks.after_commit(run, run.commit()):
-                return
-        await _settle(run, overrides)
-        while chunks:
-            yield chunks.popleft()
-    except (asyncio.CancelledError, GeneratorExit):  # the caller gave up: nothing more runs,
-        run.cancel()                                  # what was saved stays (and "exit" saves)
-        await _settle(run, overrides)
+                stopped = True
+                break
+        if not stopped:
+            await _settle(run, overrides)
+            while chunks:
+                out = True
+                yield chunks.popleft()
+                out = False
+    except BaseException as exc:
+        if _gave_up(exc, out):  # nothing more runs, what was saved stays (and "exit" saves)
+            run.cancel()
+            await _settle(run, overrides)
+        failed(exc)
         raise
+    await finish(run)
+
+
+def _gave_up(exc: BaseException, out: bool) -> bool:
+    """Whether what ends a drive means its caller gave up: cancelled, the generator closed,
+    or anything thrown into it while a chunk was `out` with the caller."""
+    return out or isinstance(exc, (asyncio.CancelledError, GeneratorExit))
 
 
 def _bound_overrides(run: RunHandle) -> RoutedSaver | None:
