@@ -95,7 +95,10 @@ def test_a_traced_stream_also_runs_a_node_under_one() -> None:
 def test_a_superstep_of_a_values_stream_makes_only_its_chunk_calls_more_than_ainvoke() -> None:
     """Python calls (generator resumptions included) per superstep, by difference of two
     run lengths: astream's over ainvoke's are the collector's `step_values` and the
-    schema's `output` that make the chunk, and the one drive generator resumed for it."""
+    schema's `output` that make the chunk, the one drive generator resumed for it, and the
+    drive's turn that hands it the next superstep (`pending`, `takes_lone_superstep`,
+    `plain_lone_superstep`), which ainvoke skips by making the plain supersteps that
+    follow one another in one go. A second generator layer would add two more."""
 
     def calls(how: str, steps: int) -> int:
         graph = _loop(steps)
@@ -120,7 +123,7 @@ def test_a_superstep_of_a_values_stream_makes_only_its_chunk_calls_more_than_ain
         return count
 
     per_step = {how: (calls(how, 120) - calls(how, 60)) / 60 for how in ("ainvoke", "astream")}
-    assert round(per_step["astream"] - per_step["ainvoke"]) <= 3, per_step  # (a one-off call in a run: rounded away)
+    assert round(per_step["astream"] - per_step["ainvoke"]) <= 6, per_step  # (a one-off call in a run: rounded away)
 
 
 def test_nothing_runs_before_the_first_chunk_is_asked_for() -> None:
