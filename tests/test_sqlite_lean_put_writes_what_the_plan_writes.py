@@ -3,6 +3,7 @@
 row for row and byte for byte, the file the planned put writes for the same saves, and
 what it declines (lists, long texts, ints past JSON, a parent it does not remember, an
 existing id, a value without a version) the planned put stores or refuses as before."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -111,8 +112,14 @@ def _replay(calls: list[tuple[str, Any]], path: Path) -> list[tuple[str, Any]]:
 def _contents(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     with sqlite3.connect(path) as conn:
         out = {}
-        for table, key in (("threads", "tid"), ("checkpoints", "cid"), ("segments", "sid"), ("chunks", "sid"),
-                           ("origins", "chain"), ("writes", "wid")):
+        for table, key in (
+            ("threads", "tid"),
+            ("checkpoints", "cid"),
+            ("segments", "sid"),
+            ("chunks", "sid"),
+            ("origins", "chain"),
+            ("writes", "wid"),
+        ):
             cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
             typed = ", ".join(f"{c}, typeof({c})" for c in cols)
             out[table] = conn.execute(f"SELECT {typed} FROM {table} ORDER BY {key}").fetchall()
@@ -127,12 +134,22 @@ def _more_saves(calls: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """Saves the run never makes: the ones the lean put must decline or refuse."""
     saves = [args[0] for kind, args in calls if kind == "save"]
     last = saves[-1]
-    other = dataclasses.replace(last, id=last.id + "-b", parent_id=last.id, step=last.step + 1,
-                                versions={**last.versions, "n": last.id + "-b"}, values={**last.values, "n": 7})
+    other = dataclasses.replace(
+        last,
+        id=last.id + "-b",
+        parent_id=last.id,
+        step=last.step + 1,
+        versions={**last.versions, "n": last.id + "-b"},
+        values={**last.values, "n": 7},
+    )
     no_version = dataclasses.replace(other, id=last.id + "-c", values={**other.values, "extra": 1})
-    absent = dataclasses.replace(other, id=last.id + "-d", parent_id=other.id,
-                                 versions={**other.versions, "gone": last.id + "-d", "was": last.id},
-                                 values={k: v for k, v in other.values.items() if k != "maybe"})
+    absent = dataclasses.replace(
+        other,
+        id=last.id + "-d",
+        parent_id=other.id,
+        versions={**other.versions, "gone": last.id + "-d", "was": last.id},
+        values={k: v for k, v in other.values.items() if k != "maybe"},
+    )
     return [
         *calls,
         ("save", (last, None)),  # an id that exists
@@ -156,8 +173,10 @@ def test_the_lean_put_writes_the_file_the_planned_put_writes(tmp_path: Path, mon
     assert "already exists" in refused[0] and "has a value but no version" in refused[1]
     assert "no value was stored under that version in thread `t2`" in refused[2]
     assert _contents(tmp_path / "lean.db") == _contents(tmp_path / "planned.db")
-    with SqliteSaver(tmp_path / "lean.db", read_only=True) as a, SqliteSaver(tmp_path / "planned.db",
-                                                                              read_only=True) as b:
+    with (
+        SqliteSaver(tmp_path / "lean.db", read_only=True) as a,
+        SqliteSaver(tmp_path / "planned.db", read_only=True) as b,
+    ):
         assert list(a.history("t")) == list(b.history("t")) and len(list(a.history("t"))) > 15
 
 

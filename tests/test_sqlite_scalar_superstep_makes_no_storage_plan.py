@@ -1,6 +1,7 @@
 """A SqliteSaver superstep that changes only small scalars (a loop's counter) costs the
 saver a handful of Python calls and no storage plan: counted with a profiler hook, never
 timed. A step that appends to a list still goes through the plan."""
+
 from __future__ import annotations
 
 import operator
@@ -42,12 +43,14 @@ class _Counted(SqliteSaver):
 
 def _run(saver: SqliteSaver, steps: int) -> None:
     b = StateGraph(Loop)
-    b.add_node("step", lambda s: {"n": s["n"] + 1, "done": s["n"] + 1 >= steps,
-                                  **({"log": [s["n"]]} if s["n"] == 10 else {})})
+    b.add_node(
+        "step", lambda s: {"n": s["n"] + 1, "done": s["n"] + 1 >= steps, **({"log": [s["n"]]} if s["n"] == 10 else {})}
+    )
     b.add_edge(START, "step")
     b.add_conditional_edges("step", lambda s: END if s["done"] else "step", ["step", END])
     out = b.compile(checkpointer=saver).invoke(
-        {"n": 0, "done": False, "log": []}, {"configurable": {"thread_id": "loop"}, "recursion_limit": steps + 5})
+        {"n": 0, "done": False, "log": []}, {"configurable": {"thread_id": "loop"}, "recursion_limit": steps + 5}
+    )
     assert out == {"n": steps, "done": True, "log": [10]}
 
 

@@ -12,6 +12,7 @@ thread, row number or parent the saver does not remember, a changed value that i
 scalar, an unchanged channel whose entry is not the parent's, a value without a version.
 The planned put then does the whole work, checks and errors included.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -45,8 +46,7 @@ def extras_and_next(serde: Serializer, c: Checkpoint) -> tuple[bytearray | bytes
     if len(tasks) == 1 and not c.barriers and not c.metadata:
         t = tasks[0]
         name, trigger = t.name, t.trigger
-        if (not t.is_send and type(name) is str and type(trigger) is str and type(t.id) is str
-                and t.id == c.id + "/0"):
+        if not t.is_send and type(name) is str and type(trigger) is str and type(t.id) is str and t.id == c.id + "/0":
             known = _LONE.get((name, trigger))
             if known is None:
                 extras = dumps_extras(serde, c)  # the general writer: the very same bytes
@@ -65,12 +65,14 @@ def lean_put(cache: WriteCache, conn: sqlite3.Connection, c: Checkpoint, serde: 
     tid = cache.tids.get(c.thread_id)
     if tid is None:
         return False
-    n = cache.next_n.get(tid)
-    parent = cache.known.get((tid, c.parent_id)) if n is not None else None
+    n, parent_id = cache.next_n.get(tid), c.parent_id
+    if n is None or parent_id is None:
+        return False
+    parent = cache.known.get((tid, parent_id))
     if parent is None:
         return False
     pmap, own, values = parent.vmap, c.id, c.values
-    cid = (tid << N_BITS) | n  # type: ignore[operator]
+    cid = (tid << N_BITS) | n
     stored: dict[str, Entry] = {}
     vmap: dict[str, Entry] = {}
     inline: dict[str, str] = {}
@@ -98,8 +100,19 @@ def lean_put(cache: WriteCache, conn: sqlite3.Connection, c: Checkpoint, serde: 
         return False  # a value without a version: the planned put says which
     extras, nxt = extras_and_next(serde, c)
     row: list[Any] = [
-        cid, tid, own, parent.cid, c.step, c.source, c.created_at, nxt, names_blob(c.nodes_ran),
-        bytearray(orjson.dumps(stored)), extras, bytearray(orjson.dumps(inline)) if inline else NULL_BLOB, tid,
+        cid,
+        tid,
+        own,
+        parent.cid,
+        c.step,
+        c.source,
+        c.created_at,
+        nxt,
+        names_blob(c.nodes_ran),
+        bytearray(orjson.dumps(stored)),
+        extras,
+        bytearray(orjson.dumps(inline)) if inline else NULL_BLOB,
+        tid,
     ]
     try:
         inserted = conn.execute(INSERT_CHECKPOINT, row).rowcount
@@ -110,7 +123,7 @@ def lean_put(cache: WriteCache, conn: sqlite3.Connection, c: Checkpoint, serde: 
         return False
     if inserted != 1:
         raise StaleCache
-    cache.next_n[tid] = n + 1  # type: ignore[operator]
+    cache.next_n[tid] = n + 1
     known = cache.known  # (WriteCache.remember, without its call)
     known[(tid, own)] = new_known(Known, (cid, vmap))
     if len(known) > KEEP_MOST:
