@@ -38,7 +38,7 @@ from .base import (
     PendingWrite,
     ThreadInfo,
 )
-from .encoding import dumps_extras, encode_writes, loads_extras, no_checkpoint_error
+from .encoding import encode_writes, loads_extras, no_checkpoint_error
 from .segments import Segments
 from .serde import DEFAULT_MAX_BYTES, Serializer
 from .serde_typed_store import store_serializer
@@ -50,7 +50,8 @@ from .transactions import sqlite_maintenance
 from .storage_plan import ABSENT, APPEND, UNCHANGED, ListBase, plan_storage
 from .storage_plan import INLINE as INLINE_KIND
 from .sqlite_children import first_child, has_fork_index, index_forks
-from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache
+from .sqlite_cache import SLOT_VERSIONS, Known, StaleCache, WriteCache, new_known
+from .sqlite_lean import extras_and_next, lean_put
 from .sqlite_rows import (
     COUNT,
     HEADER_COLS,
@@ -254,10 +255,13 @@ class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
         if self.read_only:  # False for a saver that writes: no call per superstep
             self._writable()
         with self._lock:
-            conn = self._db()
+            conn = self._conn if self._stamp is None else None  # (a writing saver: `_db()` without its call)
+            if conn is None:
+                conn = self._db()
             try:
                 try:
-                    self._put(conn, checkpoint, appended)
+                    if not lean_put(self._cache, conn, checkpoint, self.serde):  # small scalars: one INSERT
+                        self._put(conn, checkpoint, appended)
                 except StaleCache:  # another saver deleted this thread since we cached its number
                     self._forget()
                     self._put(conn, checkpoint, appended)
@@ -298,14 +302,12 @@ class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
             else:
                 staged.append((key, cast(bytes, p.data), p.held[REF] if kind == APPEND else None))
                 stored[key] = ["", 0, p.n_items, p.size, int(p.tagged)]
-        extras = dumps_extras(serde, c)  # first: it names a task that cannot be stored
+        extras, nxt = extras_and_next(serde, c)  # first: it names a task that cannot be stored
         # The insert's parameters (INSERT_SLOTS); the row number and the versions record come
         # later. Blobs go as bytearrays, a NULL one as NULL_BLOB (see sqlite_rows.plain_blob).
         row = [
             None, tid, own, parent.cid if parent is not None else c.parent_id, c.step, c.source, c.created_at,
-            names_blob(tuple([t.name for t in c.tasks])), names_blob(c.nodes_ran), None,
-            plain_blob(extras) if extras is not None else NULL_BLOB,
-            bytearray(orjson.dumps(inline)) if inline else NULL_BLOB, tid,
+            nxt, names_blob(c.nodes_ran), None, extras, bytearray(orjson.dumps(inline)) if inline else NULL_BLOB, tid,
         ]
         if not staged:  # one statement: its own transaction
             row[SLOT_VERSIONS] = bytearray(orjson.dumps(stored))
@@ -321,7 +323,7 @@ class SqliteSaver(PagedWrites, StateReads, SyncOnlyReads, BaseCheckpointSaver):
         for key, e in stored.items():
             if e[VERSION] == "":
                 vmap[key] = [own, cid] if len(e) == INLINE_VALUE else [own, *e[REF:]]
-        cache.remember(tid, own, Known(cid, vmap))
+        cache.remember(tid, own, new_known(Known, (cid, vmap)))
 
     def _forget(self) -> None:
         self._cache.forget()
