@@ -91,3 +91,37 @@ def test_a_graph_set_while_another_is_drawn_replaces_it_whole(qtbot, panel):
     scene_nodes = [i for i in panel.scene.items() if isinstance(i, NodeItem)]
     assert len(scene_nodes) == 122, "nothing of the first graph's half-made drawing is left"
     assert panel.canvas.viewport().updatesEnabled()
+
+
+def test_no_cyclic_collection_runs_while_a_slice_is_made(qtbot, panel, monkeypatch):
+    """A full pass of the collector over a studio's heap was a 30-50 ms stall in the middle
+    of a slice; the items made live as long as the layout, so none runs while they are made."""
+    import gc
+
+    from studio.panels.graph import drawing
+
+    inside, collected = [False], []
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start" and inside[0]:
+            collected.append(info["generation"])
+
+    real = drawing.Drawing.step
+
+    def step(self) -> bool:
+        inside[0] = True
+        try:
+            return real(self)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(drawing.Drawing, "step", step)
+    gc.callbacks.append(on_gc)
+    try:
+        with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
+            panel.set_graph(_big(200))
+    finally:
+        gc.callbacks.remove(on_gc)
+    assert panel.last_drawing is not None and panel.last_drawing.slices >= 5
+    assert collected == [], "the collector ran while items were made"
+    assert gc.isenabled()

@@ -81,8 +81,9 @@ def test_selections_repaint_the_marks_and_never_the_resting_edges(qtbot, panel):
         panel.canvas.viewport().repaint()
         active = [e for e in edges if e.active]
         assert len(active) == WIDE
-        assert all(e.painted for e in active), "a highlighted edge draws its own stroke"
-        assert not any(e.painted for e in edges if not e.active), "an edge at rest is the background's"
+        assert {id(e) for e in layer.lit} == {id(e) for e in active}, "a highlighted edge's stroke is drawn over"
+        assert panel.highlights is not None and panel.highlights.shown() == WIDE
+        assert not any(e.painted for e in edges), "no edge item paints: the background and the highlights do"
     assert (layer.builds, layer.paints) == (builds, paints), "no selection redrew the resting edges"
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
-from PySide6.QtGui import QContextMenuEvent, QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt
+from PySide6.QtGui import QContextMenuEvent, QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView
 
 from .edge_layer import EdgeLayer
 from .focus import NodeFocus
 from .items import NodeItem
+from .long_paths import QUICK, LongEdgeItem, LongPathItem
+from .refine import Refiner
 
 __all__ = ["GraphCanvas", "CanvasHost"]
 
@@ -54,6 +56,32 @@ class GraphCanvas(QGraphicsView):
         # sheet turns its auto-fill off, and a viewport that is not opaque is repainted whole
         # on every scroll step instead of moved with only the exposed strip drawn
         self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+        self.refiner = Refiner(self)
+
+    def zoomed(self) -> None:
+        """The zoom changed: with many long items in view, a quick picture first (refine.py)."""
+        if self.layer.enabled:
+            return  # the whole graph fits: its edges rest in the cached background
+        shown = self.mapToScene(self.viewport().rect()).boundingRect()
+        scene = self.scene()
+        count = 0 if scene is None else sum(
+            1 for item in scene.items(shown) if isinstance(item, (LongEdgeItem, LongPathItem)) and item.isVisible())
+        self.refiner.start(count, self.viewport().width(), self._repaint_strip)
+
+    def _repaint_strip(self, rect: QRect) -> None:
+        self.viewport().repaint(rect)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        refiner = self.refiner
+        refiner.quick = QUICK[0] = refiner.painting(event.region())
+        try:
+            super().paintEvent(event)
+        finally:
+            refiner.quick = QUICK[0] = False
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt's name)
+        super().scrollContentsBy(dx, dy)
+        self.refiner.scrolled(dx, dy)
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
         viewport = self.viewport()

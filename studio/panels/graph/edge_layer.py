@@ -6,8 +6,8 @@ was most of the repaint. So the edges at rest (not highlighted, not glowing) are
 once, one path per edge style, into the view's background, which Qt keeps in a pixmap
 until the zoom, the size or the edges' styles change (`CacheBackground`). Their items
 stay on the scene, with their tooltips, hit areas and pens as before, but paint nothing
-(`ItemHasNoContents`) until they are highlighted or glow; then the item draws its
-highlighted stroke over the resting one (wider, so it covers it).
+(`ItemHasNoContents`); a highlighted or glowing one is `lit`, and the panel's `Highlights`
+item draws its highlighted stroke over the resting one (wider, so it covers it).
 
 Edges that cross a subgraph's frame are left to their items: the frame's fill would hide
 a background stroke under it. The layer is on only while the whole graph fits in the view
@@ -43,10 +43,13 @@ class EdgeLayer:
         """Times the background was painted (Qt repaints it only when its cache is invalid)."""
         self.enabled = True
         """Off: every edge paints its own item and the background has none."""
+        self.lit: list[EdgeItem] = []
+        """Layered edges highlighted or glowing: their strokes are drawn over the resting ones
+        by the panel's `Highlights` (none while the layer is off)."""
 
     def clear(self) -> None:
         """The scene was cleared: its edges are gone."""
-        self._edges, self._kinds, self._groups = [], [], []
+        self._edges, self._kinds, self._groups, self.lit = [], [], [], []
 
     def layered(self) -> list[EdgeItem]:
         return list(self._edges)
@@ -70,17 +73,22 @@ class EdgeLayer:
         self.builds += 1
 
     def sync(self, glowing: set[tuple[str, str]]) -> bool:
-        """After the marks or the why marks changed: a highlighted or glowing edge paints
-        its own item, the others only their background stroke. True when an edge's kind
-        changed, so the background must be painted again (the caller resets the cache)."""
+        """After the marks or the why marks changed: while the layer is on, no layered edge
+        paints its item, and the highlighted or glowing ones are `lit` (highlights.py draws
+        their strokes over the glows); off, every edge paints its own item. True when an
+        edge's kind changed, so the background must be painted again (the caller resets
+        the cache)."""
         changed = [e.kind for e in self._edges] != self._kinds
         if changed:
             self._rebuild()
         on = self.enabled
+        lit = []
         for edge in self._edges:
-            want = not on or edge.active or (edge.edge.source, edge.edge.target) in glowing
-            if want != edge.painted:
-                edge.set_painted(want)
+            if on and (edge.active or (edge.edge.source, edge.edge.target) in glowing):
+                lit.append(edge)
+            if edge.painted is on:
+                edge.set_painted(not on)
+        self.lit = lit
         return changed
 
     def enable(self, on: bool, glowing: set[tuple[str, str]]) -> bool:

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QStyleOptionGrap
 from studio.core.layout import EdgePath
 from .items import EdgeItem
 
-__all__ = ["LONG", "PathClip", "LongEdgeItem", "LongPathItem", "make_edge", "path_item"]
+__all__ = ["LONG", "QUICK", "PathClip", "LongEdgeItem", "LongPathItem", "make_edge", "path_item", "hairline",
+           "stroke_part"]
 
 LONG = 600.0
 """Scene units: an edge whose bounding rectangle is longer than this, either way, clips itself."""
@@ -145,51 +146,85 @@ def _extend(path: QPainterPath, segments: list[tuple[bool, tuple[Point, ...]]]) 
             path.cubicTo(QPointF(*seg[1]), QPointF(*seg[2]), QPointF(*seg[3]))
 
 
-def _paint_part(item: QGraphicsPathItem, clip: PathClip, painter: QPainter,
-                option: QStyleOptionGraphicsItem) -> bool:
-    """Stroke the part of `item`'s path in the exposed rectangle; False: paint it whole."""
-    pen = item.pen()
-    grow = pen.widthF() + 2.0  # the stroke's half width and its round cap, with a margin
-    exposed = option.exposedRect.adjusted(-grow, -grow, grow, grow)
-    if exposed.contains(item.boundingRect()):
-        return False
-    part = clip.visible(exposed)
+QUICK = [False]
+"""True while the canvas paints quick (refine.py): long items stroke hairlines."""
+
+
+def hairline(pen: QPen) -> QPen:
+    """`pen`'s colour in a cosmetic hairline: Qt's fast stroker (a quick paint, refine.py)."""
+    thin = QPen(pen.color(), 0.0)
+    thin.setCosmetic(True)
+    return thin
+
+
+def stroke_part(painter: QPainter, clip: PathClip, pen: QPen, area: QRectF, dashes: bool) -> None:
+    """Stroke with `pen` the part of `clip`'s path inside `area` (the exposed rectangle grown
+    by the stroke's reach); with `dashes`, shifted to fall where they fall on the whole path."""
+    part = clip.visible(area)
     if part is None:
-        return True
+        return
     path, before = part
-    if pen.style() != Qt.PenStyle.SolidLine and before > 0.0 and pen.widthF() > 0.0:
-        pen = QPen(pen)  # the dashes where they fall on the whole path
+    if dashes and pen.style() != Qt.PenStyle.SolidLine and before > 0.0 and pen.widthF() > 0.0:
+        pen = QPen(pen)
         pen.setDashOffset(pen.dashOffset() + before / pen.widthF())
     painter.setPen(pen)
-    painter.setBrush(item.brush())
     painter.drawPath(path)
-    return True
 
 
-class LongEdgeItem(EdgeItem):
+class _Clipped(QGraphicsPathItem):
+    """What the two long items share: their pen kept on the Python side (`pen()` makes a
+    copy each call: 14 us, for each of ~850 items a strip) and the clipped paint."""
+
+    stroke: QPen
+    clip: PathClip
+
+    _hairline: QPen | None = None
+
+    def setPen(self, pen: QPen) -> None:  # noqa: N802 (Qt's name)
+        super().setPen(pen)
+        self.stroke = QPen(pen)
+        self._grow = pen.widthF() + 2.0  # the stroke's half width and its round cap, with a margin
+        self._hairline = None  # made when a quick paint first needs it (a selection restyles ~300)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        if not self._paint_part(painter, option):
+            super().paint(painter, option, widget)
+
+    def _paint_part(self, painter: QPainter, option: QStyleOptionGraphicsItem) -> bool:
+        """Stroke the part of the path in the exposed rectangle; False: paint it whole.
+        In a quick paint (`QUICK`, refine.py) the part is a hairline."""
+        quick = QUICK[0]
+        grow = self._grow
+        area = option.exposedRect.adjusted(-grow, -grow, grow, grow)
+        if not quick and area.contains(self.boundingRect()):
+            return False
+        pen = self.stroke
+        if quick:
+            if self._hairline is None:
+                self._hairline = hairline(pen)
+            pen = self._hairline
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        stroke_part(painter, self.clip, pen, area, not quick)
+        return True
+
+
+class LongEdgeItem(EdgeItem, _Clipped):
     """An edge longer than `LONG`: strokes only what the exposed rectangle shows."""
 
     def __init__(self, edge: EdgePath, kind: str | None = None) -> None:
-        super().__init__(edge, kind)
         self.clip = PathClip(edge.points)
+        super().__init__(edge, kind)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        if not _paint_part(self, self.clip, painter, option):
-            super().paint(painter, option, widget)
 
-
-class LongPathItem(QGraphicsPathItem):
+class LongPathItem(_Clipped):
     """A plain path item (a glow under a long edge) that strokes only what is exposed."""
 
     def __init__(self, path: QPainterPath, points: Sequence[Point]) -> None:
-        super().__init__(path)
         self.clip = PathClip(points)
+        super().__init__(path)
+        self.setPen(QPen())
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        if not _paint_part(self, self.clip, painter, option):
-            super().paint(painter, option, widget)
 
 
 def _long(points: Sequence[Point]) -> bool:

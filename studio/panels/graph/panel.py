@@ -1,7 +1,8 @@
 """The graph panel: the compiled graph drawn as interactive items, with live marks.
 
-Layout runs graphviz `dot` on a worker thread (`studio.core.layout.layout_graph`); the result
-comes back through a queued signal and is dropped if a newer graph was set meanwhile.
+Layout runs graphviz `dot` on a worker thread (`layout_job.py`); the result comes back
+through a queued signal and is dropped if a newer graph was set meanwhile. Its items are made
+a slice per turn of the event loop (`drawing.py`); the canvas repaints once they are all in.
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from studio.core.collector import bulk_allocation
 from studio.core.layout import GraphLayout, estimate_size
 from studio.core.records import WhyMarks
 from studio.core.records import GraphMarks, GraphShape
@@ -33,6 +35,7 @@ from studio.panels._common import MUTED, title_label, tool_button
 from .canvas import GraphCanvas
 from .caption import Caption
 from .focus import NodeFocus
+from .highlights import Highlights
 from .legend import GraphLegend
 from .drawing import Drawing
 from .layout_job import PREIMPORT_MS, LayoutJob, LayoutSignals, graphviz_ready, preimport_graphviz
@@ -102,6 +105,8 @@ class GraphPanel(QWidget):
         self._taken: list[EdgeItem] = []
         self._drawing: Drawing | None = None
         """The layout being drawn, a slice per turn of the loop (None: none)."""
+        self.highlights: Highlights | None = None
+        """The glows and highlighted strokes of the layout drawn (highlights.py; None: none)."""
         self.last_drawing: Drawing | None = None
         """The last layout drawn, with its slices counted (tests read it)."""
         self._pool = QThreadPool(self)
@@ -199,6 +204,10 @@ class GraphPanel(QWidget):
     def is_layout_pending(self) -> bool:
         return bool(self._pending)
 
+    def picture_whole(self) -> bool:
+        """No part of the canvas waits for its full-quality repaint (see refine.py)."""
+        return self.canvas.refiner.whole()
+
     def shutdown(self) -> None:
         self._pulse.stop()
         self._pool.clear()
@@ -280,13 +289,18 @@ class GraphPanel(QWidget):
         drawing = self._drawing
         if generation != self._generation or drawing is None:
             return  # a newer graph: its own drawing replaced this one
-        if drawing.step():
+        # the items live as long as the layout and form no garbage: no cyclic collection walks
+        # the heap mid-slice (a full pass was a 30-50 ms stall of its own), and none walks them later
+        with bulk_allocation():
+            more = drawing.step()
+            if not more:
+                self._drawing = None
+                self.last_drawing = drawing
+                self._pending = 0
+                self._draw(drawing)
+        if more:
             QTimer.singleShot(0, self, lambda: self._draw_slice(generation))
             return
-        self._drawing = None
-        self.last_drawing = drawing
-        self._pending = 0
-        self._draw(drawing)
         self._end_drawing()
         self.last_graphviz_seconds = drawing.layout.seconds
         self.last_layout_seconds = time.perf_counter() - self._started
@@ -307,6 +321,8 @@ class GraphPanel(QWidget):
         self.canvas.resetCachedContent()
         margin = 24.0
         self.scene.setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin))
+        self.highlights = Highlights(self.scene.sceneRect().adjusted(-12, -12, 12, 12))
+        self.scene.addItem(self.highlights)
         self._apply_marks()
         self.set_why(self._why)
         self.focus.refresh()
@@ -361,17 +377,21 @@ class GraphPanel(QWidget):
         self.show_hover(self._hovered)
 
     def _clear_scene(self) -> None:
+        self.highlights = None  # cleared with the scene
         self.scene.clear()
         self.canvas.layer.clear()
         self.canvas.resetCachedContent()
 
     def _sync_layer(self) -> None:
-        """Highlighted and glowing edges paint their items; the rest is the background's."""
+        """Fitted, the resting edges are the background's and the highlighted or glowing ones
+        the `Highlights`' (with the glows); zoomed in, each edge paints its own item."""
         layer, glowing = self.canvas.layer, set(self.why.triggered)
         shown = self.canvas.mapFromScene(self.scene.sceneRect()).boundingRect()
         fits = self.canvas.viewport().rect().adjusted(-2, -2, 2, 2).contains(shown)
         if layer.enable(fits, glowing) | layer.sync(glowing):
             self.canvas.resetCachedContent()
+        if self.highlights is not None:
+            self.highlights.show_strokes(self.why.glows, layer.lit)
 
     def show_hover(self, node: str | None) -> None:
         """The caption over the graph: why the hovered node runs next (or not yet); with no
@@ -479,6 +499,7 @@ class GraphPanel(QWidget):
 
     def _show_zoom(self) -> None:
         self._sync_layer()
+        self.canvas.zoomed()
         self.zoom_label.setText(f"{self.zoom() * 100:.0f}%")
         # room for any percentage in the label's current font (a presentation zoom enlarges it)
         self.zoom_label.setMinimumWidth(self.zoom_label.fontMetrics().horizontalAdvance("0000%"))

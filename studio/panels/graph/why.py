@@ -124,6 +124,9 @@ class WhyOverlay:
         """Node -> its badges (what tests read)."""
         self.triggered: list[tuple[str, str]] = []
         """(source, target) of the edges drawn as triggers."""
+        self.glows: list[QGraphicsPathItem] = []
+        """The glow items under those edges: they paint nothing, the panel's `Highlights`
+        draws them (highlights.py); they keep their tooltips and hit areas."""
         self.frame: QRectF | None = None
         self._keyed: dict[Hashable, QGraphicsItem] = {}
         """The items on the scene, by what they show and where (see `_add`)."""
@@ -163,7 +166,7 @@ class WhyOverlay:
 
     def forget(self) -> None:
         """The scene was cleared (a new layout): the items are gone already."""
-        self.items, self.badges, self.triggered, self.frame = [], {}, [], None
+        self.items, self.badges, self.triggered, self.frame, self.glows = [], {}, [], None, []
         self._keyed, self._tips, self._spare, self._placed = {}, {}, {}, {}
         self._text_space = None
 
@@ -184,7 +187,7 @@ class WhyOverlay:
 
     def apply(self, why: WhyMarks, nodes: Mapping[str, NodeItem], edges: Sequence[EdgeItem],
               clusters: Sequence[ClusterItem] = ()) -> None:
-        self.badges, self.triggered, self.frame = {}, [], None
+        self.badges, self.triggered, self.frame, self.glows = {}, [], None, []
         self._wanted = {}
         added = self.added
         for name, item in nodes.items():
@@ -297,7 +300,8 @@ class WhyOverlay:
                 pair = into.get(t, pair)
             if pair not in wanted:
                 continue
-            self._add(("glow", id(edge), pair), lambda edge=edge, pair=pair: _glow(edge, pair))
+            glow = self._add(("glow", id(edge), pair), lambda edge=edge, pair=pair: _glow(edge, pair))
+            self.glows.append(glow)  # type: ignore[arg-type]
             self.triggered.append((s, t))
             label = wanted[pair]
             if label and pair not in labelled and not edge.edge.label:
@@ -389,5 +393,6 @@ def _glow(edge: EdgeItem, pair: tuple[str, str]) -> QGraphicsPathItem:
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     glow.setPen(pen)
     glow.setZValue(-1)
+    glow.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)  # drawn by highlights.py
     glow.setToolTip(f"{pair[0]} → {pair[1]}: this triggered {pair[1]}")
     return glow

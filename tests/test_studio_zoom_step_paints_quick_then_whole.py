@@ -1,0 +1,80 @@
+"""Issue 24: zoomed in on a wide fan-out, a zoom step paints its many long edges as hairlines
+at once, then repaints the canvas a strip per turn of the event loop at full quality; once
+the last strip is in, the picture is the one a full repaint draws. Counted (quick paints,
+strips, pixels), never timed."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QImage
+
+from studio.core.records import EdgeShape, GraphShape, NodeShape
+from studio.panels import GraphPanel
+
+WIDE = 120
+
+
+def _fan_out(width: int) -> GraphShape:
+    names = [f"w{i:03d}" for i in range(width)]
+    nodes = (NodeShape(id="__start__", kind="start", label="START"), NodeShape(id="plan", kind="node", label="plan"),
+             *(NodeShape(id=n, kind="node", label=n) for n in names), NodeShape(id="join", kind="node", label="join"),
+             NodeShape(id="__end__", kind="end", label="END"))
+    edges = (EdgeShape(source="__start__", target="plan", kind="edge", label=""),
+             *(EdgeShape(source="plan", target=n, kind="edge", label="") for n in names),
+             *(EdgeShape(source=n, target="join", kind="edge", label="") for n in names),
+             EdgeShape(source="join", target="__end__", kind="edge", label=""))
+    return GraphShape(name="fan", nodes=nodes, edges=edges)
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = GraphPanel()
+    qtbot.addWidget(p)
+    p.resize(900, 600)
+    p.show()
+    with qtbot.waitSignal(p.layout_ready, timeout=30_000):
+        p.set_graph(_fan_out(WIDE))
+    yield p
+    p.shutdown()
+
+
+def _image(panel: GraphPanel) -> QImage:
+    return panel.canvas.viewport().grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
+
+
+def _differing(a: QImage, b: QImage) -> int:
+    count = 0
+    for y in range(0, a.height(), 2):
+        for x in range(0, a.width(), 2):
+            p, q = a.pixel(x, y), b.pixel(x, y)
+            if p != q and max(abs((p >> s & 255) - (q >> s & 255)) for s in (0, 8, 16)) > 60:
+                count += 1
+    return count
+
+
+def test_a_zoom_step_paints_quick_then_strip_by_strip_until_whole(qtbot, panel):
+    panel.set_zoom(1.0)
+    panel.canvas.centerOn(panel.node_item("plan"))
+    qtbot.waitUntil(panel.picture_whole, timeout=10_000)
+    refiner = panel.canvas.refiner
+    quick, refined = refiner.quick_paints, refiner.refined
+    panel.zoom_by(1.2)
+    assert not panel.picture_whole()  # > QUICK_ITEMS long edges in view: quick first
+    panel.canvas.viewport().repaint()
+    assert refiner.quick_paints == quick + 1
+    qtbot.waitUntil(panel.picture_whole, timeout=10_000)
+    strips = refiner.refined - refined
+    assert 4 <= strips <= 24, strips  # a strip per turn of the loop, not one long paint
+    refined_picture = _image(panel)
+    panel.canvas.viewport().repaint()  # the full-quality repaint, in one go
+    assert refiner.quick_paints == quick + 1 and panel.picture_whole()
+    assert _differing(refined_picture, _image(panel)) == 0, "the strips make the very picture"
+
+
+def test_with_few_long_edges_a_zoom_step_paints_at_once(qtbot, panel):
+    refiner = panel.canvas.refiner
+    with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
+        panel.set_graph(_fan_out(6))  # a few short edges
+    panel.set_zoom(2.0)
+    panel.zoom_by(1.1)
+    panel.canvas.viewport().repaint()
+    assert panel.picture_whole() and refiner.quick_paints == 0
