@@ -45,6 +45,7 @@ EXPECTED_ROWS = (
     "studio: … Home: all 500 checkpoints read into the timeline",
     "studio: paging through 500 timeline rows",
     "studio: peak process memory",
+    "studio: 500-checkpoint thread opened and all of it read (Home), longest UI-thread stall",
     "post-mortem selected, longest UI-thread stall",
     "post-mortem at 100%, dragged and zoomed a step at a time, longest UI-thread stall",
     "open a 300-checkpoint LangGraph thread (SQLite)",

@@ -318,9 +318,13 @@ class BadgeDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self.wrap = wrap
 
+    def badge_of(self, index: QModelIndex) -> object:
+        """The cell's `BadgeRole` (a subclass may know it without asking the model)."""
+        return index.data(BadgeRole)
+
     @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        badge = index.data(BadgeRole)
+        badge = self.badge_of(index)
         if not badge and not self.wrap:
             super().paint(painter, option, index)
             return
@@ -381,7 +385,7 @@ class BadgeDelegate(QStyledItemDelegate):
     @total(QSize())
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         size = super().sizeHint(option, index)
-        badge = index.data(BadgeRole)
+        badge = self.badge_of(index)
         if badge:
             size = QSize(size.width() + 40, max(size.height(), 22))
         if self.wrap and option.rect.width() > 0:

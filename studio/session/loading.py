@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,7 @@ from .signals import SessionSignals
 from .tasks import ViewTasks
 from .travel import TimeTravel
 
-__all__ = ["Loading", "FIRST_PAGE", "unreadable_report"]
+__all__ = ["Loading", "FIRST_PAGE", "unreadable_report", "import_store_modules_aside"]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,15 @@ def _load_drawable(spec: str) -> LoadedGraph | LoadError:
     return result
 
 
+def _read_opening(saver: Any, thread_id: str, limit: int) -> tuple[Any, tuple[Any, ...], list[tuple[str, str]],
+                                                                    list[Any]]:
+    """On the reader's thread: `read_history` of a thread's newest page, and the events
+    its rows tell (made here, not on the UI thread: a page of 1,000 rows takes ~15 ms)."""
+    history, rows, unreadable = _read_history(saver, thread_id, limit)
+    events = convert.history_events(rows, more_before=history.more_before) if rows else []
+    return history, rows, unreadable, events
+
+
 def _alien_nodes(graph: Any, rows: Any) -> list[str]:
     """The nodes a thread's root checkpoints name that `graph` lacks (none without a graph)."""
     if graph is None:
@@ -78,6 +89,29 @@ def _alien_nodes(graph: Any, rows: Any) -> list[str]:
     known = set(graph.node_names)
     seen = dict.fromkeys(n for r in rows if not r.namespace for n in (*r.nodes, *r.next) if not n.startswith("__"))
     return [n for n in seen if n not in known]
+
+
+STORE_MODULES = ("engine.checkpoint.reading", "engine.checkpoint.sqlite")
+"""What opening a checkpoint file imports: ~30 ms on a UI thread (PySide's import hook reads
+each new module's source), so a session imports them on a thread of their own as it is made."""
+
+
+def _import_store_modules() -> None:
+    for name in STORE_MODULES:
+        try:
+            __import__(name)
+        except Exception:  # the open that needs it imports it again, and says why it cannot
+            log.debug("could not import %s ahead of an open", name, exc_info=True)
+
+
+def import_store_modules_aside() -> threading.Thread | None:
+    """Start importing `STORE_MODULES` off the UI thread (None: imported already): an
+    open_database() in a window on screen then imports nothing on the UI thread."""
+    if all(name in sys.modules for name in STORE_MODULES):
+        return None
+    thread = threading.Thread(target=_import_store_modules, name="store-modules", daemon=True)
+    thread.start()
+    return thread
 
 
 def _same_target(a: str | Path, b: str | Path) -> bool:
@@ -107,6 +141,7 @@ class Loading:
         self.poll = QTimer(signals)
         self.poll.setInterval(poll_ms)
         self.poll.timeout.connect(self._on_poll)
+        import_store_modules_aside()  # done while the window is built, before a file is opened
 
     # -- importing ---------------------------------------------------------------------
     async def _import(self, spec: str) -> LoadedGraph | LoadError:
@@ -349,7 +384,7 @@ class Loading:
         p.clear_events()
         assert s.reader is not None
         threads = await self.refresh_threads()
-        history, rows, unreadable = await s.reader.call(_read_history, thread_id, FIRST_PAGE)
+        history, rows, unreadable, events = await s.reader.call(_read_opening, thread_id, FIRST_PAGE)
         history.total = next((t.checkpoints for t in threads if t.thread_id == thread_id), None)
         s.history = history
         alien = _alien_nodes(s.graph, rows)
@@ -362,7 +397,7 @@ class Loading:
         self.pages.opened()  # older checkpoints are read as the timeline is scrolled back
         await asyncio.sleep(0)  # each panel filled in a turn of its own: the window repaints between
         if rows:  # a thread recorded earlier: its events, as the history tells them
-            self.signals.eventsAdded.emit(convert.history_events(rows, more_before=history.more_before))
+            self.signals.eventsAdded.emit(events)
             s.pending_events = True
             await asyncio.sleep(0)
         if s.graph is None:  # post-mortem without the code: the graph as the history shows it

@@ -196,6 +196,9 @@ class HistoryPages:
         self.signals.timelineExtended.emit(planned)
         for row in late:
             self.signals.timelineRowAdded.emit(row)
+        await asyncio.sleep(0)  # the timeline repaints its rows before the count under it changes
+        if s.history is not joined or s.closed:
+            return
         self.signals.timelineMore.emit(joined.older_unlisted())
         n = len(page)
         self.signals.message.emit(f"Read {n:,} older checkpoint{'s' if n != 1 else ''}"

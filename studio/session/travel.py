@@ -68,8 +68,9 @@ class TimeTravel:
         else:
             s.viewed_id = ckpt.id
         self.signals.stateChanged.emit(values)
+        await asyncio.sleep(0)  # the state, the diff and the graph's marks: each repaints in a turn of its own
         self.signals.diffChanged.emit(diff)
-        await asyncio.sleep(0)  # the state and diff panels repaint on their own, before the graph's marks
+        await asyncio.sleep(0)
         self.signals.viewChanged.emit(ckpt.id)
         if live:
             self.presenter.emit_marks()

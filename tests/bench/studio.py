@@ -5,7 +5,8 @@
 - one node step with a 10,000-message state: the UI thread's longest stall, each step's time
   until Qt repainted what it changed (no forced whole-window repaint), the repaints counted;
 - a database whose thread holds 100,000 checkpoints opened: until its timeline is shown,
-  until all of it is in the timeline (Home), paging through it, and the process's peak memory;
+  until all of it is in the timeline (Home), paging through it, the process's peak memory,
+  and the UI thread's longest stall from the open to the whole history;
 - a post-mortem of a 300-wide fan-out: each checkpoint selected, the UI thread's longest stall;
   then zoomed in to 100%, dragged and zoomed a step at a time, the longest stall per step.
 
@@ -162,6 +163,8 @@ def _timeline_rows(ctx: Context) -> list[Row]:
             unit="ms", target=Target(kind="max", limit=16.7)),
         Row(key="studio.timeline_rss", workload=f"studio: peak process memory with {n:,} checkpoints open",
             unit="MB", target=Target(kind="max", limit=500.0)),
+        Row(key="studio.timeline_stall", workload=f"studio: {n:,}-checkpoint thread opened and all of it read "
+            "(Home), longest UI-thread stall", unit="ms", target=Target(kind="max", limit=50.0)),
     ]
     _child(ctx, "probe", {}, 300)
     ctx.progress(f"studio: writing a {n:,}-checkpoint thread")
@@ -174,21 +177,26 @@ def _timeline_rows(ctx: Context) -> list[Row]:
         saver.close()
     ctx.progress("studio: opening it")
     result = _child(ctx, "timeline", {"db": db, "checkpoints": n}, 600)
-    shown, full, scroll, rss = rows
+    shown, full, scroll, rss, stall = rows
     shown.engine = result["seconds"]
-    shown.note = (f"from open_database() to the first rows drawn ({result['first_rows']:,} newest checkpoints "
-                  "read; older pages are read as the timeline scrolls back)")
+    shown.note = (f"from open_database() to Qt's first paint of the timeline's rows ({result['first_rows']:,} "
+                  "newest checkpoints read; older pages are read as the timeline scrolls back)")
     full.engine = result["full_seconds"]
-    full.note = (f"from Home in the timeline to all {result['rows']:,} rows listed ({result['older_reads']} "
-                 f"read); longest UI-thread stall from the open to the whole history "
-                 f"{result['worst_stall_ms']:.0f} ms ({result['load_cpu_ms']:.0f} ms of UI-thread CPU; opening: "
-                 f"{result['open_stall_ms']:.0f} ms, {result['open_cpu_ms']:.0f} ms CPU; target 50 ms)")
+    full.note = (f"from Home in the timeline to Qt's paint of all {result['rows']:,} rows listed "
+                 f"({result['older_reads']} read)")
+    stall.engine = result["stall_cpu_ms"]
+    stall.note = (f"UI-thread CPU between two ticks of a 5 ms timer (the stall on an idle machine), worst from "
+                  f"open_database() to the whole history painted: opening {result['open_cpu_ms']:.0f} ms, Home to "
+                  f"all rows {result['load_cpu_ms']:.0f} ms; wall-clock stall {result['worst_stall_ms']:.0f} ms on "
+                  "this machine (opening "
+                  f"{result['open_stall_ms']:.0f} ms, Home {result['load_stall_ms']:.0f} ms)")
     scroll.engine = result["scroll_median_ms"]
     scroll.note = (f"one page of the timeline scrolled and redrawn; slowest {result['scroll_max_ms']:.1f} ms;"
                    " target: a 60 Hz frame")
     rss.engine = result["peak_rss_mb"]
     rss.note = "VmHWM of the studio process (Qt, engine and the open thread)"
     _with_exit_problem(shown, result)
+    _with_exit_problem(stall, result)
     return rows
 
 

@@ -15,7 +15,9 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from studio.core.safe import total
 from studio.panels._common import BadgeDelegate, KindRole
-from .model import DepthRole, ExpandedRole, Lanes, LanesRole
+from .cells import LookOptions, unfocused
+from .model import Lanes
+from .roles import DepthRole, ExpandedRole, LanesRole
 
 __all__ = ["StepDelegate", "INDENT", "lane_x", "unfocused"]
 
@@ -27,15 +29,7 @@ _LANE_COLOURS = (QColor("#52606d"), QColor("#7e22ce"), QColor("#0f766e"), QColor
 """A branch's line, by its level: the main line slate, branches purple, teal, amber, again."""
 
 
-def unfocused(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
-    """`option` without the focus frame: a clicked cell of a read-only table is drawn as
-    part of its selected row, not boxed as if it were being edited."""
-    opt = QStyleOptionViewItem(option)
-    opt.state &= ~QStyle.StateFlag.State_HasFocus
-    return opt
-
-
-class StepDelegate(BadgeDelegate):
+class StepDelegate(LookOptions, BadgeDelegate):
     """The step column: the branch lines (see `Lanes`), a fold arrow on branch headers, the step.
 
     Each checkpoint of a branched thread sits on a dot in its branch's lane; a line joins
@@ -46,19 +40,24 @@ class StepDelegate(BadgeDelegate):
 
     @total(None)
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        depth = int(index.data(DepthRole) or 0)
-        header = index.data(KindRole) == "branch"
-        lanes = index.data(LanesRole)
+        look_of = getattr(index.model(), "look", None)
+        if look_of is not None:
+            look = look_of(index.row())
+            depth, kind, lanes, expanded = look.depth, look.kind, look.lanes, look.expanded
+        else:  # another model: its roles one at a time
+            depth, kind = int(index.data(DepthRole) or 0), index.data(KindRole)
+            lanes, expanded = index.data(LanesRole), bool(index.data(ExpandedRole))
+        header = kind == "branch"
         opt = unfocused(option)
         self.initStyleOption(opt, index)
         rect = opt.rect
         if isinstance(lanes, Lanes):
             offset = lane_x(lanes.level) + 9
-            _draw_lanes(painter, rect, lanes, header, bool(index.data(ExpandedRole)))
+            _draw_lanes(painter, rect, lanes, header, expanded)
         else:
             offset = depth * _INDENT + (14 if depth or header else 4)
             if depth or header:
-                _draw_guides(painter, rect, depth, header, bool(index.data(ExpandedRole)))
+                _draw_guides(painter, rect, depth, header, expanded)
         opt.rect = rect.adjusted(offset, 0, 0, 0)
         style = opt.widget.style() if opt.widget else None
         if style is not None:  # the step has no badge: draw the cell as Qt would, in one go

@@ -26,16 +26,13 @@ from studio.core.records import TimelineRow
 from studio.core.timeline_tree import Chain, flatten_run, tree_of
 from studio.core.valuefmt import clock
 from studio.panels._common import MUTED, BadgeRole, KindRole
+from .roles import DepthRole, ExpandedRole, IdRole, LanesRole, Look, make_look
 
 __all__ = ["TimelineModel", "DepthRole", "IdRole", "LanesRole", "Lanes"]
 
-DepthRole = Qt.ItemDataRole.UserRole + 10
-"""Indentation level of a row (0 for the main line)."""
-IdRole = Qt.ItemDataRole.UserRole + 11
-"""The checkpoint id of a row, or None for a branch header."""
-ExpandedRole = Qt.ItemDataRole.UserRole + 12
-LanesRole = Qt.ItemDataRole.UserRole + 13
-"""How the branch lines pass a row (see `Lanes`); None without branches (a straight line)."""
+LOOKS_KEPT = 2_000
+"""The most row looks kept (a few screens): scrolling through 100,000 rows keeps no look per row."""
+
 
 @dataclass(frozen=True, slots=True)
 class Lanes:
@@ -93,6 +90,8 @@ class TimelineModel(QAbstractTableModel):
         """Subgraph checkpoints whose parent checkpoint is not listed (yet)."""
         self._through: dict[int, tuple[bool, ...]] = {}
         """Chain -> the lines passing its rows (`Lanes.through`), worked out when drawn."""
+        self._looks: dict[int, Look] = {}
+        """Entry -> what its row shows (`look`), for the rows painted since the last change."""
 
     # -- building ----------------------------------------------------------------------
     def set_rows(self, rows: Iterable[TimelineRow]) -> None:
@@ -128,6 +127,7 @@ class TimelineModel(QAbstractTableModel):
     def _append(self, row: TimelineRow) -> None:
         self._sizes.clear()
         self._through.clear()
+        self._looks.clear()
         i = len(self._rows)
         self._rows.append(row)
         self._index[row.id] = i
@@ -184,12 +184,20 @@ class TimelineModel(QAbstractTableModel):
             self._insert(at, [-(r + 1), i])
 
     def _insert(self, at: int, entries: Sequence[int]) -> None:
+        self._looks.clear()  # the rows around it draw their lines on to it
         self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
         self._visible[at:at] = entries
         self.endInsertRows()
 
     def _position(self, i: int) -> int:
-        return self._visible.index(i)
+        """The visible row of entry `i` (ValueError when it is not shown). A linear history
+        shows entry i at row i, or i rows after a few headers: looked at first, so finding
+        the head of 100,000 rows is not a walk over all of them."""
+        v = self._visible
+        for at in (i, len(v) - (len(self._rows) - i)):
+            if 0 <= at < len(v) and v[at] == i:
+                return at
+        return v.index(i)
 
     def _run_shown(self, r: int) -> bool:
         """Whether chain `r` is on screen (no collapsed header above it)."""
@@ -217,6 +225,7 @@ class TimelineModel(QAbstractTableModel):
         if not self.is_header(row):
             return
         b = -self._visible[row] - 1
+        self._looks.clear()
         if b in self._collapsed:
             self._collapsed.discard(b)
             block = self._flatten_run(b)
@@ -281,6 +290,7 @@ class TimelineModel(QAbstractTableModel):
     def mark_recorded(self, marks: Mapping[str, Iterable[str]]) -> None:
         """Checkpoint id -> nodes a recorded replay answered from records: shown "node (rec)"."""
         self.recorded.update({cid: frozenset(nodes) for cid, nodes in marks.items() if nodes})
+        self._looks.clear()
         if self._visible:
             self.dataChanged.emit(self.index(0, 2), self.index(len(self._visible) - 1, 2))
 
@@ -288,6 +298,10 @@ class TimelineModel(QAbstractTableModel):
         """Move the "head" or "current" marker, repainting the two rows concerned."""
         old = getattr(self, which)
         setattr(self, which, checkpoint_id)
+        for cid in (old, checkpoint_id):
+            i = self._index.get(cid) if cid is not None else None
+            if i is not None:
+                self._looks.pop(i, None)
         for cid in (old, checkpoint_id):
             row = self.row_of(cid)
             if row >= 0:
@@ -309,11 +323,23 @@ class TimelineModel(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role not in _ANSWERED or not index.isValid():
             return None  # most roles a view asks for (icons, check states…) have no answer here
-        entry = self._visible[index.row()]
+        return self._answer(self._visible[index.row()], index.column(), role)
+
+    def look(self, row: int) -> Look:
+        """Everything visible row `row` shows, in every column: what `data()` answers, in one
+        call (a painted row asks for it once instead of a dozen roles per cell)."""
+        entry = self._visible[row]
+        hit = self._looks.get(entry)
+        if hit is None:
+            if len(self._looks) >= LOOKS_KEPT:  # scrolled far: the rows now in view are made again
+                self._looks.clear()
+            hit = self._looks[entry] = make_look(lambda col, role: self._answer(entry, col, role), len(_COLUMNS))
+        return hit
+
+    def _answer(self, entry: int, col: int, role: int) -> Any:
         if entry < 0:
-            return self._header_data(-entry - 1, index.column(), role)
+            return self._header_data(-entry - 1, col, role)
         r = self._rows[entry]
-        col = index.column()
         if r.namespace:
             return self._sub_data(entry, r, col, role)
         return self._row_data(entry, r, col, role)

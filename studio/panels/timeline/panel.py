@@ -4,36 +4,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import (QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QResizeEvent, QShowEvent)
+from PySide6.QtGui import (QFont, QFontMetrics, QGuiApplication, QKeyEvent, QResizeEvent, QShowEvent)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
     QMenu,
     QPushButton,
-    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from studio.core.records import TimelineRow
-from studio.panels._common import MUTED, BadgeDelegate, badge_font, title_label
+from studio.panels._common import MUTED, badge_font, title_label
 from studio.panels._flow import FlowLayout
+from .cells import Cell
 from .heights import RowHeights
-from .lanes import INDENT, StepDelegate, lane_x, unfocused
+from .lanes import INDENT, StepDelegate, lane_x
 from .model import ExpandedRole, IdRole, TimelineModel
 
 __all__ = ["TimelinePanel"]
 
 _INDENT = INDENT
-
-
-class _Cell(BadgeDelegate):
-    """A cell of the timeline: a badge or text, never a focus frame."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        super().paint(painter, unfocused(option), index)
 
 
 class _Table(QTableView):
@@ -116,10 +109,10 @@ class TimelinePanel(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.setItemDelegateForColumn(0, StepDelegate(self.table))
-        self.table.setItemDelegateForColumn(1, _Cell(self.table))
+        self.table.setItemDelegateForColumn(1, Cell(self.table))
         # the nodes (and a branch header's text) wrap: a row that needs more lines is taller
-        self.table.setItemDelegateForColumn(2, _Cell(self.table, wrap=True))
-        self.table.setItemDelegateForColumn(3, _Cell(self.table))
+        self.table.setItemDelegateForColumn(2, Cell(self.table, wrap=True))
+        self.table.setItemDelegateForColumn(3, Cell(self.table))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)  # a record: nothing to edit
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._on_context_menu)
