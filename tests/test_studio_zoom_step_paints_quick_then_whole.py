@@ -1,7 +1,8 @@
 """Issue 24: zoomed in on a wide fan-out, a zoom step paints its many long edges as hairlines
-at once, then repaints the canvas a strip per turn of the event loop at full quality; once
-the last strip is in, the picture is the one a full repaint draws. Counted (quick paints,
-strips, pixels), never timed."""
+at once (whole, aliased: no edge clipped), then repaints the canvas a strip per turn of the
+event loop at full quality, each strip as narrow as the long items crossing it ask (their
+count times its width bounded); once the last strip is in, the picture is the one a full
+repaint draws. Counted (quick paints, clips, strips, items crossing, pixels), never timed."""
 from __future__ import annotations
 
 import pytest
@@ -9,6 +10,8 @@ from PySide6.QtGui import QImage
 
 from studio.core.records import EdgeShape, GraphShape, NodeShape
 from studio.panels import GraphPanel
+from studio.panels.graph.long_paths import LongEdgeItem
+from studio.panels.graph.refine import MIN_STRIP, STRIP_WORK
 
 WIDE = 120
 
@@ -59,11 +62,21 @@ def test_a_zoom_step_paints_quick_then_strip_by_strip_until_whole(qtbot, panel):
     quick, refined = refiner.quick_paints, refiner.refined
     panel.zoom_by(1.2)
     assert not panel.picture_whole()  # > QUICK_ITEMS long edges in view: quick first
+    clips = [item.clip for item in panel.canvas.scene().items() if isinstance(item, LongEdgeItem)]
+    before = sum(c.clips for c in clips)
     panel.canvas.viewport().repaint()
     assert refiner.quick_paints == quick + 1
+    assert sum(c.clips for c in clips) == before, "a quick paint strokes each long edge whole, unclipped"
     qtbot.waitUntil(panel.picture_whole, timeout=10_000)
     strips = refiner.refined - refined
-    assert 4 <= strips <= 24, strips  # a strip per turn of the loop, not one long paint
+    width = panel.canvas.viewport().width()
+    assert 4 <= strips <= width // MIN_STRIP + 1, strips  # a strip per turn of the loop, not one long paint
+    assert len(refiner.strips) == strips and sum(w for w, _ in refiner.strips) >= width
+    most = max(n for _, n in refiner.strips)
+    assert most * refiner.strip_width > STRIP_WORK  # at the widest, the busiest strip would be too much
+    for w, n in refiner.strips:  # so each strip is as narrow as its work asks
+        assert w * n <= STRIP_WORK or w == MIN_STRIP, (w, n)
+    assert min(w for w, _ in refiner.strips) < refiner.strip_width < max(w for w, _ in refiner.strips) + 1
     refined_picture = _image(panel)
     panel.canvas.viewport().repaint()  # the full-quality repaint, in one go
     assert refiner.quick_paints == quick + 1 and panel.picture_whole()

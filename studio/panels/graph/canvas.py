@@ -62,11 +62,13 @@ class GraphCanvas(QGraphicsView):
         """The zoom changed: with many long items in view, a quick picture first (refine.py)."""
         if self.layer.enabled:
             return  # the whole graph fits: its edges rest in the cached background
-        shown = self.mapToScene(self.viewport().rect()).boundingRect()
-        scene = self.scene()
-        count = 0 if scene is None else sum(
-            1 for item in scene.items(shown) if isinstance(item, (LongEdgeItem, LongPathItem)) and item.isVisible())
-        self.refiner.start(count, self.viewport().width(), self._repaint_strip)
+        self.refiner.start(self._long_items(self.viewport().rect()), self.viewport().width(),
+                           self._repaint_strip, self._long_items)
+
+    def _long_items(self, rect: QRect) -> int:
+        """The visible long items (long_paths.py) whose bounds cross `rect` of the viewport."""
+        return sum(1 for item in self.items(rect)
+                   if isinstance(item, (LongEdgeItem, LongPathItem)) and item.isVisible())
 
     def _repaint_strip(self, rect: QRect) -> None:
         self.viewport().repaint(rect)

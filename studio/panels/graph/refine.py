@@ -8,6 +8,13 @@ once (Qt's cosmetic stroker: a few microseconds each), then repaints the canvas 
 strip per turn of the event loop at full quality (each strip strokes only its part of each
 edge); the picture is whole again when the last strip is in (`Refiner.whole`). A paint
 asked for meanwhile (a hover, a mark) paints quick and joins the strips to redo.
+
+A strip's cost is mostly per long item it crosses (each paints itself: ~15-20 us of Python
+and Qt per item, plus the pixels of its part), and on a fan-out ~570 edges cross every strip
+on one side of the view while hardly any cross the other. So each strip is sized by its work:
+the long items crossing it (counted from the scene's index) times its width is kept within
+`STRIP_WORK`, down to `MIN_STRIP` pixels; a strip where few cross stays wide (`strips` lists
+each strip's width and items crossing; tests read it).
 """
 from __future__ import annotations
 
@@ -17,12 +24,17 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QRect, QTimer
 from PySide6.QtGui import QRegion
 
-__all__ = ["Refiner", "QUICK_ITEMS", "STRIP_ITEMS"]
+__all__ = ["Refiner", "QUICK_ITEMS", "STRIP_ITEMS", "STRIP_WORK", "MIN_STRIP"]
 
 QUICK_ITEMS = 64
 """Long items in view from which a zoom step paints quick first."""
 STRIP_ITEMS = 48
-"""About this many long items' worth of work a strip: strips = long items / this (4 to 24)."""
+"""About this many long items' worth of work a strip: the widest strip is the view's width
+divided by long items / this (4 to 24 strips)."""
+STRIP_WORK = 24_000
+"""Long items crossing a strip times its width (pixels) a strip is kept within."""
+MIN_STRIP = 16
+"""The narrowest strip (pixels): below it, a strip's per-item cost is all that is left."""
 
 
 class Refiner(QObject):
@@ -39,9 +51,12 @@ class Refiner(QObject):
         """Strips repainted at full quality (tests read it)."""
         self.quick_paints = 0
         """Paints made quick (tests read it)."""
+        self.strips: list[tuple[int, int]] = []
+        """(width, long items crossing it) of each strip repainted since the last `start`."""
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self._next)
         self._repaint: Callable[[QRect], None] | None = None
+        self._crossing: Callable[[QRect], int] = lambda rect: 0
         self._refining = False
         """True while a strip repaints at full quality (its paint is not quick)."""
 
@@ -49,16 +64,30 @@ class Refiner(QObject):
         """Every part of the canvas painted at full quality (no strip left to redo)."""
         return self.rough is None
 
-    def start(self, long_items: int, width: int, repaint: Callable[[QRect], None]) -> bool:
+    def start(self, long_items: int, width: int, repaint: Callable[[QRect], None],
+              crossing: Callable[[QRect], int] | None = None) -> bool:
         """A zoom changed the picture: paint quick now (True) when the view holds enough
-        long items; `repaint(rect)` repaints a strip of the viewport synchronously."""
+        long items; `repaint(rect)` repaints a strip of the viewport synchronously and
+        `crossing(rect)` counts the long items a strip of it crosses (None: none counted)."""
         if long_items < QUICK_ITEMS or width <= 0:
             return False
         strips = max(4, min(24, long_items // STRIP_ITEMS))
         self.strip_width = math.ceil(width / strips)
         self.rough = QRegion()
+        self.strips = []
         self._repaint = repaint
+        if crossing is not None:
+            self._crossing = crossing
         return True
+
+    def _strip(self, box: QRect) -> QRect:
+        """The next strip at the left of `box`: as wide as its work allows (`STRIP_WORK`)."""
+        width = min(self.strip_width, box.width())
+        crossing = self._crossing(QRect(box.left(), box.top(), width, box.height()))
+        if crossing * width > STRIP_WORK:
+            width = min(width, max(MIN_STRIP, STRIP_WORK // crossing))
+        self.strips.append((width, crossing))
+        return QRect(box.left(), box.top(), width, box.height())
 
     def painting(self, region: QRegion) -> bool:
         """Before a paint of `region`: True when it is to be quick (it joins the rough area)."""
@@ -82,7 +111,7 @@ class Refiner(QObject):
             self.rough = None
             return
         box = rough.boundingRect()
-        strip = QRect(box.left(), box.top(), min(self.strip_width, box.width()), box.height())
+        strip = self._strip(box)
         self.rough = rough.subtracted(QRegion(strip))
         self._refining = True
         try:
