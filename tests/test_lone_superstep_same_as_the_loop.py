@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import operator
-import re
 import sqlite3
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
@@ -18,6 +17,7 @@ from engine import END, START, Command, InMemorySaver, NodeError, StateGraph, in
 from engine.checkpoint.sqlite import SqliteSaver
 from engine.runtime import lone_step
 from engine.runtime.run import Run
+from run_names import Names
 
 
 class S(TypedDict):
@@ -120,33 +120,7 @@ GRAPHS: dict[str, Callable[[Any], Any]] = {
 }
 MODES = ["values", "updates", "tasks", "checkpoints", "debug"]
 
-_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{6}(?:/\d+)?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                 r"|\d{4}-\d\d-\d\dT[\d:.]+(?:\+00:00|Z)?|[0-9a-f]{32}")
-
-
-class _Names:
-    """Ids and times replaced by their order of first appearance."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, str] = {}
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return _ID.sub(lambda m: self.seen.setdefault(m.group(0), f"<{len(self.seen)}>"), value)
-        if isinstance(value, dict):
-            return {self(k): self(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self(v) for v in value]
-        if isinstance(value, BaseException):
-            return f"{type(value).__name__}: {value}"
-        if hasattr(value, "__dataclass_fields__") or hasattr(value, "_fields"):
-            fields = value._asdict() if hasattr(value, "_asdict") else {
-                k: getattr(value, k) for k in value.__dataclass_fields__}
-            return {type(value).__name__: self(fields)}
-        return value
-
-
-def _history(graph: Any, config: dict, names: _Names) -> list[Any]:
+def _history(graph: Any, config: dict, names: Names) -> list[Any]:
     return [names({"values": s.values, "next": s.next, "config": s.config, "parent": s.parent_config,
                    "metadata": s.metadata, "created_at": s.created_at,
                    "tasks": [(t.id, t.name, repr(t.error), t.interrupts, t.result) for t in s.tasks]})
@@ -156,7 +130,7 @@ def _history(graph: Any, config: dict, names: _Names) -> list[Any]:
 def _run_sync(make: Callable[[Any], Any], saver: Any, how: str) -> list[Any]:
     graph = make(saver)
     config = {"configurable": {"thread_id": "t"}, "recursion_limit": 50}
-    names = _Names()
+    names = Names()
     seen: list[Any] = []
     for inputs in ({"n": 0, "log": []}, Command(resume="yes"), None):
         try:
@@ -209,7 +183,7 @@ def test_durability_modes_store_the_same_history_both_ways(durability: str, tmp_
         monkeypatch.setattr(lone_step, "FUSED", fused)
         graph = _loop(_saver("sqlite", tmp_path / f"{fused}.db"))
         config = {"configurable": {"thread_id": "t"}}
-        names = _Names()
+        names = Names()
         out = graph.invoke({"n": 0, "log": []}, config, durability=durability)
         outcomes.append((names(out), _history(graph, config, names)))
     assert outcomes[0] == outcomes[1]

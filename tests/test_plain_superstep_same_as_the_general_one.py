@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import operator
-import re
 import sqlite3
 from collections.abc import Callable
 from typing import Annotated, Any, TypedDict
@@ -20,6 +19,7 @@ import pytest
 from engine import END, START, Command, InMemorySaver, Send, StateGraph, get_stream_writer, interrupt
 from engine.checkpoint.sqlite import SqliteSaver
 from engine.runtime import execute, plain_step
+from run_names import Names
 
 
 class S(TypedDict):
@@ -134,33 +134,7 @@ GRAPHS: dict[str, Callable[[Any], Any]] = {
 HOWS = ["invoke", "ainvoke", "stream:values", "stream:updates", "stream:values,custom,updates",
         "stream:values,tasks,debug,checkpoints", "astream:values", "astream:updates,custom"]
 
-_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-f]{6}(?:/\d+)?|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                 r"|\d{4}-\d\d-\d\dT[\d:.]+(?:\+00:00|Z)?|[0-9a-f]{32}")
-
-
-class _Names:
-    """Ids and times replaced by their order of first appearance."""
-
-    def __init__(self) -> None:
-        self.seen: dict[str, str] = {}
-
-    def __call__(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return _ID.sub(lambda m: self.seen.setdefault(m.group(0), f"<{len(self.seen)}>"), value)
-        if isinstance(value, dict):
-            return {self(k): self(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self(v) for v in value]
-        if isinstance(value, BaseException):
-            return f"{type(value).__name__}: {self(str(value))}"
-        if hasattr(value, "__dataclass_fields__") or hasattr(value, "_fields"):
-            fields = value._asdict() if hasattr(value, "_asdict") else {
-                k: getattr(value, k) for k in value.__dataclass_fields__}
-            return {type(value).__name__: self(fields)}
-        return value
-
-
-def _history(graph: Any, config: dict, names: _Names) -> list[Any]:
+def _history(graph: Any, config: dict, names: Names) -> list[Any]:
     return [names({"values": s.values, "next": s.next, "config": s.config, "parent": s.parent_config,
                    "metadata": s.metadata, "created_at": s.created_at,
                    "tasks": [(t.id, t.name, repr(t.error), t.interrupts, t.result) for t in s.tasks]})
@@ -198,7 +172,7 @@ def _user_frames(value: Any) -> Any:
     return value
 
 
-def _stored(saver: Any, graph: Any, config: dict, names: _Names, path: Any) -> list[Any]:
+def _stored(saver: Any, graph: Any, config: dict, names: Names, path: Any) -> list[Any]:
     """What the saver holds: each checkpoint as loaded (its plan's triggers, barriers and
     versions included) and, in a SQLite file, every row of every table (the bytes as text),
     so an appended list stored whole instead of as its new items shows."""
@@ -221,7 +195,7 @@ def _run(make: Callable[[Any], Any], saver: Any, how: str, path: Any = None) -> 
         config["configurable"] = {"thread_id": "t"}
     api, _, modes = how.partition(":")
     mode: Any = modes.split(",") if "," in modes else modes
-    names = _Names()
+    names = Names()
     seen: list[Any] = []
     inputs_seq = [{"n": 0, "log": []}] + ([Command(resume="yes"), None] if saver is not None else [])
     for inputs in inputs_seq:

@@ -17,7 +17,7 @@ from typing import Any
 
 from .base import Checkpoint, PendingWrite
 from .postgres_fast import prepared
-from .postgres_sql import FULL
+from .postgres_sql import FULL, VALUE_PIECES
 
 __all__ = ["PAGE", "HistoryPages"]
 
@@ -29,17 +29,7 @@ WITH RECURSIVE page AS MATERIALIZED (
     SELECT DISTINCT e.key AS channel, e.value AS version
     FROM page p CROSS JOIN LATERAL jsonb_each_text(convert_from(p.versions, 'UTF8')::jsonb) AS e
     WHERE e.value <> p.id OR p.inline IS NULL OR NOT p.inline ? e.key
-), r(root, channel, version, base, kind, data, size, tagged, depth) AS (
-    SELECT n.version, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, 0
-    FROM n CROSS JOIN LATERAL (
-        SELECT * FROM retrograph_values v
-        WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
-  UNION ALL
-    SELECT r.root, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, r.depth + 1
-    FROM r CROSS JOIN LATERAL (
-        SELECT * FROM retrograph_values v
-        WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
-    WHERE r.kind = 2 AND r.depth < %(max_depth)s
+), {VALUE_PIECES}
 )
 SELECT 0 AS tag, {FULL}, inline::text, NULL::bigint AS size, NULL::boolean AS tagged FROM page
 UNION ALL  -- a piece of a value: seq = depth, id = requested version, parent_id = channel, step = kind, next = data

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FIND", "FIRST_CHILD", "FULL", "INFO", "INSERT_WRITES", "LOAD", "PUT_SQL", "ROW", "VALUE_COLUMNS", "put_many"]
+__all__ = ["FIND", "FIRST_CHILD", "FULL", "INFO", "INSERT_WRITES", "LOAD", "PUT_SQL", "ROW", "VALUE_COLUMNS", "VALUE_PIECES", "put_many"]
 
 
 _INSERT_CHECKPOINT = """
@@ -114,3 +114,18 @@ ORDER BY w.n
 """
 FIND = "SELECT 1 FROM retrograph_checkpoints WHERE thread_id = %s AND id = %s"
 FIRST_CHILD = "SELECT id FROM retrograph_checkpoints WHERE thread_id = %s AND parent_id = %s ORDER BY seq LIMIT 1"
+
+VALUE_PIECES = """r(root, channel, version, base, kind, data, size, tagged, depth) AS (
+    SELECT n.version, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, 0
+    FROM n CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
+  UNION ALL
+    SELECT r.root, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, r.depth + 1
+    FROM r CROSS JOIN LATERAL (
+        SELECT * FROM retrograph_values v
+        WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
+    WHERE r.kind = 2 AND r.depth < %(max_depth)s"""
+"""A recursive CTE `r` over the values that a CTE `n(channel, version)` names: each value's
+row, then (for a value kept as a base and a delta, kind 2) its bases, at most %(max_depth)s
+deep; `root` is the version asked for. Shared by `get_state` (STATE) and a history page (PAGE)."""

@@ -22,7 +22,7 @@ from .base import Checkpoint, PendingWrite
 from .postgres_fast import prepared
 from .postgres_history import PageReads
 from .postgres_page import HistoryPages
-from .postgres_sql import FULL
+from .postgres_sql import FULL, VALUE_PIECES
 
 __all__ = ["STATE", "WRITES_MANY", "StateReads", "generic_plans"]
 
@@ -36,17 +36,7 @@ WITH RECURSIVE pair AS MATERIALIZED (  -- the checkpoint (tag 0) and its first c
     SELECT e.key AS channel, e.value AS version
     FROM pair p CROSS JOIN LATERAL jsonb_each_text(convert_from(p.versions, 'UTF8')::jsonb) AS e
     WHERE (p.tag = 0 OR e.value = p.id) AND NOT EXISTS (SELECT FROM pair q WHERE q.id = e.value AND q.inline ? e.key)
-), r(root, channel, version, base, kind, data, size, tagged, depth) AS (
-    SELECT n.version, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, 0
-    FROM n CROSS JOIN LATERAL (
-        SELECT * FROM retrograph_values v
-        WHERE v.thread_id = %(t)s AND v.channel = n.channel AND v.version = n.version LIMIT 1) AS v
-  UNION ALL
-    SELECT r.root, v.channel, v.version, v.base, v.kind, v.data, v.size, v.tagged, r.depth + 1
-    FROM r CROSS JOIN LATERAL (
-        SELECT * FROM retrograph_values v
-        WHERE v.thread_id = %(t)s AND v.channel = r.channel AND v.version = r.base LIMIT 1) AS v
-    WHERE r.kind = 2 AND r.depth < %(max_depth)s
+), {VALUE_PIECES}
 )
 SELECT tag, {FULL}, inline::text, NULL::bigint AS size, NULL::boolean AS tagged FROM pair
 UNION ALL  -- a piece of a value: seq = depth, id = requested version, parent_id = channel, step = kind, next = data
