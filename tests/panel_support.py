@@ -32,3 +32,13 @@ def sample_graph() -> GraphShape:
              E("a", "merge", "join"), E("b", "merge", "join"), E("merge", "sub"), E("sub", "__end__"),
              E("sub:__start__", "sub:x"), E("sub:x", "sub:__end__"), E("agent", "agent|*", "dynamic", "route"))
     return GraphShape(name="sample", nodes=nodes, edges=edges)
+
+
+def fan_out(width: int, *, end: EdgeShape | None = None) -> GraphShape:
+    """START -> plan -> w000..w{width-1} -> join -> END (`end`: join's edge to END, a plain
+    edge unless given): the wide fan-out the studio's repaint and zoom tests draw."""
+    names = [f"w{i:03d}" for i in range(width)]
+    nodes = (N("__start__", "start", "START"), N("plan"), *(N(n) for n in names), N("join"), N("__end__", "end", "END"))
+    edges = (E("__start__", "plan"), *(E("plan", n) for n in names), *(E(n, "join") for n in names),
+             end or E("join", "__end__"))
+    return GraphShape(name="fan", nodes=nodes, edges=edges)

@@ -5,11 +5,11 @@ paint, pixels), never timed. Also: the "why" caption goes when it stays empty.""
 from __future__ import annotations
 
 import pytest
-from panel_support import sample_graph
+from panel_support import fan_out, sample_graph
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from studio.core.records import EdgeShape, GraphMarks, GraphShape, NodeShape, WhyMarks
+from studio.core.records import EdgeShape, GraphMarks, GraphShape, WhyMarks
 from studio.panels import GraphPanel
 from studio.panels.graph import panel as panel_module
 
@@ -17,15 +17,7 @@ WIDE = 60
 
 
 def _fan_out(width: int = WIDE) -> GraphShape:
-    names = [f"w{i:03d}" for i in range(width)]
-    nodes = (NodeShape(id="__start__", kind="start", label="START"), NodeShape(id="plan", kind="node", label="plan"),
-             *(NodeShape(id=n, kind="node", label=n) for n in names), NodeShape(id="join", kind="node", label="join"),
-             NodeShape(id="__end__", kind="end", label="END"))
-    edges = (EdgeShape(source="__start__", target="plan", kind="edge", label=""),
-             *(EdgeShape(source="plan", target=n, kind="edge", label="") for n in names),
-             *(EdgeShape(source=n, target="join", kind="edge", label="") for n in names),
-             EdgeShape(source="join", target="__end__", kind="conditional", label="done"))
-    return GraphShape(name="fan", nodes=nodes, edges=edges)
+    return fan_out(width, end=EdgeShape(source="join", target="__end__", kind="conditional", label="done"))
 
 
 @pytest.fixture

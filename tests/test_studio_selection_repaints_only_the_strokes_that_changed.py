@@ -4,24 +4,13 @@ paint each. Counted (strokes touched, items painting, pixels), never timed."""
 from __future__ import annotations
 
 import pytest
+from panel_support import fan_out
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QGraphicsItem
 
-from studio.core.records import EdgeShape, GraphMarks, GraphShape, NodeShape, WhyMarks
+from studio.core.records import GraphMarks, GraphShape, WhyMarks
 from studio.panels import GraphPanel
-
-
-def _fan_out(width: int) -> GraphShape:
-    names = [f"w{i:03d}" for i in range(width)]
-    nodes = (NodeShape(id="__start__", kind="start", label="START"), NodeShape(id="plan", kind="node", label="plan"),
-             *(NodeShape(id=n, kind="node", label=n) for n in names), NodeShape(id="join", kind="node", label="join"),
-             NodeShape(id="__end__", kind="end", label="END"))
-    edges = (EdgeShape(source="__start__", target="plan", kind="edge", label=""),
-             *(EdgeShape(source="plan", target=n, kind="edge", label="") for n in names),
-             *(EdgeShape(source=n, target="join", kind="edge", label="") for n in names),
-             EdgeShape(source="join", target="__end__", kind="edge", label=""))
-    return GraphShape(name="fan", nodes=nodes, edges=edges)
 
 
 def _why(width: int, skip: int = -1) -> WhyMarks:
@@ -63,7 +52,7 @@ def _amber(image: QImage) -> int:
 
 @pytest.mark.parametrize("width", [40, 120])
 def test_a_selection_touches_the_strokes_that_changed_whatever_the_width(qtbot, panel, width):
-    _draw(qtbot, panel, _fan_out(width))
+    _draw(qtbot, panel, fan_out(width))
     lit = panel.highlights
     assert lit is not None
     panel.set_why(_why(width))
@@ -80,7 +69,7 @@ def test_a_selection_touches_the_strokes_that_changed_whatever_the_width(qtbot, 
 
 
 def test_glows_and_highlighted_edges_are_drawn_by_one_item(qtbot, panel):
-    _draw(qtbot, panel, _fan_out(60))
+    _draw(qtbot, panel, fan_out(60))
     before = _amber(_image(panel))
     panel.set_why(_why(60))
     glowing = _amber(_image(panel))
@@ -103,10 +92,10 @@ def test_glows_and_highlighted_edges_are_drawn_by_one_item(qtbot, panel):
 
 
 def test_a_new_layout_brings_its_own_highlights(qtbot, panel):
-    _draw(qtbot, panel, _fan_out(10))
+    _draw(qtbot, panel, fan_out(10))
     panel.set_why(_why(10))
     first = panel.highlights
-    _draw(qtbot, panel, _fan_out(12))
+    _draw(qtbot, panel, fan_out(12))
     assert panel.highlights is not None and panel.highlights is not first
     assert panel.highlights.scene() is panel.scene
     panel.set_why(_why(12))

@@ -6,26 +6,14 @@ repaint draws. Counted (quick paints, clips, strips, items crossing, pixels), ne
 from __future__ import annotations
 
 import pytest
+from panel_support import fan_out
 from PySide6.QtGui import QImage
 
-from studio.core.records import EdgeShape, GraphShape, NodeShape
 from studio.panels import GraphPanel
 from studio.panels.graph.long_paths import LongEdgeItem
 from studio.panels.graph.refine import MIN_STRIP, STRIP_WORK
 
 WIDE = 120
-
-
-def _fan_out(width: int) -> GraphShape:
-    names = [f"w{i:03d}" for i in range(width)]
-    nodes = (NodeShape(id="__start__", kind="start", label="START"), NodeShape(id="plan", kind="node", label="plan"),
-             *(NodeShape(id=n, kind="node", label=n) for n in names), NodeShape(id="join", kind="node", label="join"),
-             NodeShape(id="__end__", kind="end", label="END"))
-    edges = (EdgeShape(source="__start__", target="plan", kind="edge", label=""),
-             *(EdgeShape(source="plan", target=n, kind="edge", label="") for n in names),
-             *(EdgeShape(source=n, target="join", kind="edge", label="") for n in names),
-             EdgeShape(source="join", target="__end__", kind="edge", label=""))
-    return GraphShape(name="fan", nodes=nodes, edges=edges)
 
 
 @pytest.fixture
@@ -35,7 +23,7 @@ def panel(qtbot):
     p.resize(900, 600)
     p.show()
     with qtbot.waitSignal(p.layout_ready, timeout=30_000):
-        p.set_graph(_fan_out(WIDE))
+        p.set_graph(fan_out(WIDE))
     yield p
     p.shutdown()
 
@@ -86,7 +74,7 @@ def test_a_zoom_step_paints_quick_then_strip_by_strip_until_whole(qtbot, panel):
 def test_with_few_long_edges_a_zoom_step_paints_at_once(qtbot, panel):
     refiner = panel.canvas.refiner
     with qtbot.waitSignal(panel.layout_ready, timeout=30_000):
-        panel.set_graph(_fan_out(6))  # a few short edges
+        panel.set_graph(fan_out(6))  # a few short edges
     panel.set_zoom(2.0)
     panel.zoom_by(1.1)
     panel.canvas.viewport().repaint()
