@@ -122,7 +122,7 @@ def test_get_state_of_an_old_checkpoint_is_one_statement_reading_as_many_rows_at
 
 def test_get_state_one_statement_reads_pending_writes_a_leaf_and_the_own_child(pg_url, monkeypatch):
     from engine.checkpoint.base import PendingWrite
-    from engine.checkpoint.postgres_state import _state_by_calls
+    from engine.checkpoint.base import state_by_calls
 
     saver = PostgresSaver(pg_url)
     graph = _graph(saver)
@@ -133,7 +133,7 @@ def test_get_state_one_statement_reads_pending_writes_a_leaf_and_the_own_child(p
                                      PendingWrite(task_id="a", task_name="tick", channel="log", value=["w"])])
     for cid in (*ids, fork_id, "no-such-checkpoint"):
         ckpt, child, writes = saver.load_state("t", cid)
-        whole_ckpt, whole_child, whole_writes = _state_by_calls(saver, "t", cid)
+        whole_ckpt, whole_child, whole_writes = state_by_calls(saver, "t", cid)
         assert (ckpt, writes) == (whole_ckpt, whole_writes)
         if whole_child is None:
             assert child is None

@@ -50,8 +50,11 @@ __all__ = [
     "BaseCheckpointSaver",
     "DeltaChannelHistory",
     "first_child",
+    "head_by_calls",
+    "keeps_own_methods",
     "read_head",
     "read_state",
+    "state_by_calls",
     "scan_first_child",
     "uuid6",
     "new_checkpoint_id",
@@ -96,6 +99,12 @@ def read_state(saver: Any, thread_id: str, checkpoint_id: str) -> tuple[Any, Any
     together = getattr(saver, "load_state", None)
     if together is not None:
         return together(thread_id, checkpoint_id)  # type: ignore[no-any-return]
+    return state_by_calls(saver, thread_id, checkpoint_id)
+
+
+def state_by_calls(saver: Any, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, builtins.list[Any]]:
+    """`read_state` by the saver's own calls: `load`, `first_child` (or a scan of the
+    headers), `load` of the child, `pending_writes`."""
     ckpt = saver.load(thread_id, checkpoint_id)
     if ckpt is None:
         return None, None, []
@@ -111,8 +120,28 @@ def read_head(saver: Any, thread_id: str) -> tuple[Any, builtins.list[Any]]:
     together = getattr(saver, "load_head", None)
     if together is not None:
         return together(thread_id)  # type: ignore[no-any-return]
+    return head_by_calls(saver, thread_id)
+
+
+def head_by_calls(saver: Any, thread_id: str) -> tuple[Any, builtins.list[Any]]:
+    """`read_head` by the saver's own calls: `load` of the newest, its `pending_writes`."""
     ckpt = saver.load(thread_id, None)
     return ckpt, saver.pending_writes(thread_id, ckpt.id) if ckpt is not None else []
+
+
+_MIXER_OF: dict[tuple[type, type], type] = {}
+"""(a store's class, a mixin of its reads) -> the class that mixes it in, found once."""
+
+
+def keeps_own_methods(obj: Any, mixin: type, names: Sequence[str]) -> bool:
+    """Whether `obj`'s class takes each of `names` from the class that mixes `mixin` in
+    (the store's own class): False when a subclass overrides one, so that a store's
+    one-statement read is used only where it reads what the store's own methods would."""
+    cls = type(obj)
+    owner = _MIXER_OF.get((cls, mixin))
+    if owner is None:
+        owner = _MIXER_OF[cls, mixin] = next(c for c in cls.__mro__ if mixin in c.__bases__)
+    return all(getattr(cls, name) is getattr(owner, name) for name in names)
 
 
 # The type of channel versions (LangGraph's savers are generic in it); every saver here uses str.

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ..errors import CheckpointDecodeError
-from .base import Checkpoint, PendingWrite
+from .base import Checkpoint, PendingWrite, keeps_own_methods, state_by_calls
 from .postgres_fast import prepared
 from .postgres_history import PageReads
 from .postgres_page import HistoryPages
@@ -69,10 +69,6 @@ WHERE thread_id = %s AND checkpoint = ANY(%s) ORDER BY wid
 """
 
 
-_SAVER_OF: dict[type, type] = {}
-"""A saver class -> the class of it that mixes StateReads in (PostgresSaver), found once."""
-
-
 class StateReads(HistoryPages, PageReads):
     """PostgresSaver's reads for `get_state` (`load_state`) and `get_state_history`
     (`history_with_writes`)."""
@@ -97,12 +93,7 @@ class StateReads(HistoryPages, PageReads):
     def _own_reads(self) -> bool:
         """Whether load, first_child and pending_writes are this saver's own (a subclass
         overriding one is called as it is) and no maintenance transaction is open."""
-        cls = type(self)
-        saver = _SAVER_OF.get(cls)
-        if saver is None:
-            saver = _SAVER_OF[cls] = next(c for c in cls.__mro__ if StateReads in c.__bases__)  # PostgresSaver
-        return (all(getattr(cls, name) is getattr(saver, name) for name in _READS)
-                and getattr(self._pinned, "conn", None) is None)
+        return keeps_own_methods(self, StateReads, _READS) and getattr(self._pinned, "conn", None) is None
 
     def load_state(self, thread_id: str, checkpoint_id: str,
                    ) -> tuple[Checkpoint | None, Checkpoint | None, builtins.list[PendingWrite]]:
@@ -111,7 +102,7 @@ class StateReads(HistoryPages, PageReads):
         its header, versions and extras but only the values its own superstep changed
         (what get_state's record of that superstep reads: task_results.derive_results)."""
         if not self._own_reads():
-            return _state_by_calls(self, thread_id, checkpoint_id)
+            return state_by_calls(self, thread_id, checkpoint_id)
         params = {"t": thread_id, "c": checkpoint_id, "max_depth": self._max_chain}
         try:
             with self.connection() as conn:
@@ -119,7 +110,7 @@ class StateReads(HistoryPages, PageReads):
                 if rows is None:  # not a connection for the direct path, or the statement failed: psycopg says why
                     rows = conn.execute(STATE, params).fetchall()
         except self._psycopg.DataError:  # a record the server cannot parse: the slow way names it
-            return _state_by_calls(self, thread_id, checkpoint_id)
+            return state_by_calls(self, thread_id, checkpoint_id)
         heads: dict[int, Any] = {}
         parts: dict[tuple[str, str], builtins.list[Any]] = {}
         writes: builtins.list[tuple[Any, ...]] = []
@@ -217,13 +208,3 @@ def _inline_of(text: str) -> dict[str, bytes]:
     if type(got) is not dict:
         raise CheckpointDecodeError("its inline values record is malformed")
     return {k: (v if type(v) is str else orjson.dumps(v).decode()).encode() for k, v in got.items()}
-
-
-def _state_by_calls(saver: Any, thread_id: str, checkpoint_id: str,
-                    ) -> tuple[Checkpoint | None, Checkpoint | None, builtins.list[PendingWrite]]:
-    ckpt = saver.load(thread_id, checkpoint_id)
-    if ckpt is None:
-        return None, None, []
-    first = saver.first_child(thread_id, ckpt.id)
-    child = saver.load(thread_id, first) if first is not None else None
-    return ckpt, child, saver.pending_writes(thread_id, ckpt.id)

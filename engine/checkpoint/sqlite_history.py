@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import CheckpointDecodeError
-from .base import Checkpoint, PendingWrite
+from .base import Checkpoint, PendingWrite, keeps_own_methods
 from .sqlite_rows import ROW_COLS
 from .sqlite_schema import N_BITS
 
@@ -51,9 +51,7 @@ class PagedWrites:
     _decode: Any
 
     def _own_page_reads(self) -> bool:
-        cls = type(self)
-        saver = next(c for c in cls.__mro__ if PagedWrites in c.__bases__)  # SqliteSaver
-        return all(getattr(cls, name) is getattr(saver, name) for name in _READS)
+        return keeps_own_methods(self, PagedWrites, _READS)
 
     def history_with_writes(self, thread_id: str, *, before: str | None = None, limit: int | None = None,
                             ) -> Iterator[tuple[Checkpoint, builtins.list[PendingWrite]]]:

@@ -26,7 +26,7 @@ import sqlite3
 from typing import Any
 
 from ..errors import CheckpointDecodeError
-from .base import Checkpoint, PendingWrite
+from .base import Checkpoint, PendingWrite, head_by_calls, keeps_own_methods, state_by_calls
 from .sqlite_children import first_child as first_child_of
 from .sqlite_children import has_fork_index
 from .sqlite_history import decode_writes
@@ -76,16 +76,6 @@ HEAD = (
 _APPENDED = object()
 """Marks a child's list read as its own segment (see `_fetch_own_changes`)."""
 _READS = ("load", "first_child", "pending_writes", "_fetch", "_decode")
-_SAVER_OF: dict[type, type] = {}
-
-
-def _state_by_calls(saver: Any, thread_id: str, checkpoint_id: str) -> tuple[Any, Any, builtins.list[Any]]:
-    ckpt = saver.load(thread_id, checkpoint_id)
-    if ckpt is None:
-        return None, None, []
-    first = saver.first_child(thread_id, ckpt.id)
-    child = saver.load(thread_id, first) if first is not None else None
-    return ckpt, child, saver.pending_writes(thread_id, ckpt.id)
 
 
 class StateReads:
@@ -107,12 +97,7 @@ class StateReads:
     _translate: Any
 
     def _own_state_reads(self) -> bool:
-        cls = type(self)
-        saver = _SAVER_OF.get(cls)
-        if saver is None:
-            saver = _SAVER_OF[cls] = next(c for c in cls.__mro__ if StateReads in c.__bases__)  # SqliteSaver
-        return (all(getattr(cls, name) is getattr(saver, name) for name in _READS)
-                and vars(self).keys().isdisjoint(_READS))  # nor replaced on the saver itself
+        return keeps_own_methods(self, StateReads, _READS) and vars(self).keys().isdisjoint(_READS)  # nor on the saver
 
     def load_state(self, thread_id: str, checkpoint_id: str,
                    ) -> tuple[Checkpoint | None, Checkpoint | None, builtins.list[PendingWrite]]:
@@ -120,7 +105,7 @@ class StateReads:
         versions and its own values) or None, and its pending writes, in one snapshot;
         (None, None, []) when there is no such checkpoint."""
         if not self._own_state_reads():
-            return _state_by_calls(self, thread_id, checkpoint_id)
+            return state_by_calls(self, thread_id, checkpoint_id)
         found = self._in_snapshot(self._read, thread_id, checkpoint_id)
         if found is None:
             return None, None, []
@@ -131,8 +116,7 @@ class StateReads:
     def load_head(self, thread_id: str) -> tuple[Checkpoint | None, builtins.list[PendingWrite]]:
         """The thread's newest checkpoint (or None) and its pending writes, in one snapshot."""
         if not self._own_state_reads():
-            ckpt = self.load(thread_id, None)
-            return ckpt, self.pending_writes(thread_id, ckpt.id) if ckpt is not None else []
+            return head_by_calls(self, thread_id)
         found = self._in_snapshot(self._read_head, thread_id)
         if found is None:
             return None, []

@@ -9,6 +9,7 @@ the canvas from repainting until the last slice is in (the old picture stays on 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -53,35 +54,38 @@ class Drawing:
             pass
 
     def _make(self) -> Iterator[int]:
-        layout, scene, per = self.layout, self._scene, self._per_slice
-        made = 0
-        for box in layout.clusters:
-            item = ClusterItem(box)
-            scene.addItem(item)
-            self.clusters[box.id] = item
-            made += 1
-            if made == per:
-                yield made
-                made = 0
-        for path in layout.edges:
-            kind = path.kind
-            target = layout.nodes.get(path.target)
-            if kind == "dynamic" and target is not None and target.kind != "any":
-                kind = "taken"  # a route seen at run time: drawn solid
-            edge = make_edge(path, kind)  # a long one strokes only what the view shows
-            scene.addItem(edge)
-            self.edges.append(edge)
-            made += 1
-            if made == per:
-                yield made
-                made = 0
-        for box in layout.nodes.values():
-            node = NodeItem(box)
-            scene.addItem(node)
-            self.nodes[box.id] = node
+        """The items made, counted out a slice (`per_slice` items) at a time."""
+        per, made = self._per_slice, 0
+        for _ in chain(self._make_clusters(), self._make_edges(), self._make_nodes()):
             made += 1
             if made == per:
                 yield made
                 made = 0
         if made:
             yield made
+
+    def _make_clusters(self) -> Iterator[None]:  # each yields once per item it made
+        for box in self.layout.clusters:
+            item = ClusterItem(box)
+            self._scene.addItem(item)
+            self.clusters[box.id] = item
+            yield None
+
+    def _make_edges(self) -> Iterator[None]:
+        layout = self.layout
+        for path in layout.edges:
+            kind = path.kind
+            target = layout.nodes.get(path.target)
+            if kind == "dynamic" and target is not None and target.kind != "any":
+                kind = "taken"  # a route seen at run time: drawn solid
+            edge = make_edge(path, kind)  # a long one strokes only what the view shows
+            self._scene.addItem(edge)
+            self.edges.append(edge)
+            yield None
+
+    def _make_nodes(self) -> Iterator[None]:
+        for box in self.layout.nodes.values():
+            node = NodeItem(box)
+            self._scene.addItem(node)
+            self.nodes[box.id] = node
+            yield None
